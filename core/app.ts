@@ -1,0 +1,95 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { fastifyAwilixPlugin } from '@fastify/awilix';
+import { asValue, type AwilixContainer } from 'awilix';
+import addFormats from 'ajv-formats';
+import type { Config } from './config/config.ts';
+import { createAppContainer, type Cradle } from './container.ts';
+import { openOrm, migrate } from './db/orm.ts';
+import { loadMasterKey } from './security/master-key.ts';
+import type { LoginLimits } from './auth/login-limiter.ts';
+import { accessGuard } from './auth/guard.ts';
+import { requestScope } from './http/request-scope.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { loggerOptions } from './http/logging.ts';
+import { metricsPlugin } from './metrics/metrics-plugin.ts';
+import { discoverPlugins } from './plugin-host/discover.ts';
+import { importPlugins, registerPlugins, type LoadedPlugin } from './plugin-host/load.ts';
+import { startAuditWebhook } from './events/audit-webhook.ts';
+import { healthRoutes } from './features/health/health-routes.ts';
+import { authRoutes } from './features/auth/auth-routes.ts';
+import { userRoutes } from './features/users/user-routes.ts';
+import { apiKeyRoutes } from './features/api-keys/api-key-routes.ts';
+import { settingsRoutes } from './features/settings/settings-routes.ts';
+import { auditRoutes } from './features/audit/audit-routes.ts';
+import { systemRoutes } from './features/system/system-routes.ts';
+import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts';
+
+export interface BuildOptions {
+  /** Overrides the login limits (tests of the limiter use small numbers). */
+  loginLimits?: LoginLimits;
+  /** Working directory for relative BACKPLANE_PLUGINS paths. */
+  cwd?: string;
+  /** pino level; defaults to the config's. */
+  logLevel?: string;
+}
+
+interface AppPluginOptions { container: AwilixContainer<Cradle>; plugins: LoadedPlugin[] }
+
+/** Everything Backplane adds to a Fastify instance. Wrapped with fastify-plugin so its hooks and handlers apply at the root. */
+export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance, opts: AppPluginOptions) {
+  const { container, plugins } = opts;
+  await app.register(fastifyAwilixPlugin, { container, disposeOnClose: true, disposeOnResponse: true, strictBooleanEnforced: true });
+  registerErrorHandling(app);
+  await app.register(requestScope);
+  await app.register(accessGuard);
+  await app.register(metricsPlugin);
+  await registerPlugins(app, plugins, container.cradle);
+
+  await app.register(healthRoutes);
+  await app.register(authRoutes);
+  await app.register(userRoutes);
+  await app.register(apiKeyRoutes);
+  await app.register(settingsRoutes);
+  await app.register(auditRoutes);
+  await app.register(systemRoutes);
+  await app.register(agentSelfRoutes);
+
+  const stopWebhook = startAuditWebhook(container.cradle.audit, container, app.log);
+  app.addHook('onClose', async function closeOrm() {
+    stopWebhook();
+    await container.cradle.orm.close();
+  });
+}, { name: 'backplane-app' });
+
+/**
+ * Builds a ready (not listening) app: master key, database and migrations, plugins, routes.
+ * Only the entry point listens; tests call this and use `inject` or listen on port 0.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const masterKey = loadMasterKey(config.dataDir, config.secretKey);
+  const orm = await openOrm(config.databaseUrl);
+  let app: FastifyInstance | undefined;
+  try {
+    await migrate(orm);
+    const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }));
+    const container = createAppContainer({ config, orm, masterKey, loginLimits: options.loginLimits });
+    container.register({ plugins: asValue(plugins) });
+    const instance: FastifyInstance = Fastify({
+      logger: loggerOptions(options.logLevel ?? config.logLevel),
+      trustProxy: config.trustedProxies,
+      bodyLimit: 1024 * 1024,
+      return503OnClosing: true,
+      // ajv-formats is CommonJS; its types do not line up with Fastify's plugin signature.
+      ajv: { plugins: [addFormats as never] },
+    });
+    app = instance;
+    await instance.register(backplaneApp, { container, plugins });
+    await instance.ready();
+    return instance;
+  } catch (err) {
+    if (app) await app.close().catch(() => undefined);
+    else await orm.close().catch(() => undefined);
+    throw err;
+  }
+}

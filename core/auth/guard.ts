@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Access } from './roles.ts';
+import { roleAllows } from './roles.ts';
+import type { Principal } from './principal.ts';
+import { AppError } from '../http/app-error.ts';
+import { NodeEntity } from '../db/entities/node.ts';
+import { UserEntity } from '../db/entities/user.ts';
+import { hashToken, looksLike } from '../security/tokens.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The spec's access label; every route must declare one (checked when the route is added). */
+    access?: Access;
+    /** Account-security routes: interactive JWT only, API keys refused. */
+    interactiveOnly?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const LABELS: readonly Access[] = ['public', 'auth', 'operator', 'admin', 'agent'];
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value.length > 0 ? value.trim() : undefined;
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const auth = header(request, 'authorization');
+  if (!auth) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(auth);
+  return match?.[1];
+}
+
+async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
+  // Only X-Agent-Token: user credentials never open agent routes.
+  const token = header(request, 'x-agent-token');
+  if (!token || !looksLike('node', token)) throw new AppError('AUTH_UNAUTHORIZED');
+  const node = await request.diScope.cradle.em.findOne(NodeEntity, { tokenHash: hashToken(token) });
+  if (!node) throw new AppError('AUTH_UNAUTHORIZED');
+  return { kind: 'agent', nodeId: node.id, nodeName: node.name };
+}
+
+async function userPrincipal(request: FastifyRequest): Promise<Principal> {
+  const token = bearer(request);
+  const key = header(request, 'x-api-key') ?? (token && looksLike('apiKey', token) ? token : undefined);
+  if (key) return request.diScope.cradle.apiKeys.authenticate(key);
+  if (!token) throw new AppError('AUTH_UNAUTHORIZED');
+  const claims = await request.diScope.cradle.sessionTokens.verify(token);
+  if (!claims) throw new AppError('AUTH_UNAUTHORIZED');
+  // Re-checked on every request: disabling a user, changing the role or the password revokes at once.
+  const user = await request.diScope.cradle.em.findOne(UserEntity, { id: claims.userId });
+  if (!user || user.disabled || user.tokenVersion !== claims.tokenVersion) throw new AppError('AUTH_UNAUTHORIZED');
+  return { kind: 'user', userId: user.id, username: user.username, role: user.role };
+}
+
+async function authenticateRequest(this: FastifyInstance, request: FastifyRequest): Promise<void> {
+  const { access, interactiveOnly } = request.routeOptions.config;
+  // Unmatched requests (404 handler) carry no label and need no principal.
+  if (!access || access === 'public') return;
+  if (access === 'agent') {
+    request.principal = await agentPrincipal(request);
+    return;
+  }
+  const principal = await userPrincipal(request);
+  request.principal = principal;
+  if (principal.kind !== 'user' && principal.kind !== 'apiKey') throw new AppError('AUTH_UNAUTHORIZED');
+  if (interactiveOnly && principal.kind === 'apiKey') throw new AppError('AUTH_INTERACTIVE_ONLY');
+  if (!roleAllows(principal.role, access)) throw new AppError('AUTH_FORBIDDEN');
+}
+
+function requireAccessLabel(route: RouteOptions): void {
+  const access = (route.config as { access?: Access } | undefined)?.access;
+  if (!access || !LABELS.includes(access)) {
+    throw new Error(`route ${String(route.method)} ${route.url} has no access label; add config: { access: ${LABELS.map((l) => `'${l}'`).join(' | ')} }`);
+  }
+}
+
+/** The access guard: one declarative label per route, enforced in one place. */
+export const accessGuard = fp(async function accessGuard(app: FastifyInstance) {
+  app.decorateRequest('principal', null);
+  app.addHook('onRoute', requireAccessLabel);
+  app.addHook('onRequest', authenticateRequest);
+}, { name: 'backplane-access-guard', dependencies: ['backplane-request-scope'] });

@@ -1,0 +1,17 @@
+import type { Role } from '../db/entities/user.ts';
+
+/** Who is making the request, as established by the access guard. */
+export type Principal =
+  | { kind: 'user'; userId: number; username: string; role: Role }
+  | { kind: 'apiKey'; keyId: number; name: string; role: Role; createdById: number | null }
+  | { kind: 'agent'; nodeId: number; nodeName: string };
+
+/** The name written into audit entries: a real username, never a numeric subject. */
+export function principalName(p: Principal | null): string {
+  if (!p) return '';
+  switch (p.kind) {
+    case 'user': return p.username;
+    case 'apiKey': return `api-key:${p.name}`;
+    case 'agent': return `node:${p.nodeName}`;
+  }
+}

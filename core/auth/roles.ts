@@ -1,0 +1,11 @@
+import type { Role } from '../db/entities/user.ts';
+
+/** Route access labels of the spec. */
+export type Access = 'public' | 'auth' | 'operator' | 'admin' | 'agent';
+
+const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
+const REQUIRED: Record<'auth' | 'operator' | 'admin', number> = { auth: 1, operator: 2, admin: 3 };
+
+export function roleAllows(role: Role, access: 'auth' | 'operator' | 'admin'): boolean {
+  return RANK[role] >= REQUIRED[access];
+}

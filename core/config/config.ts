@@ -1,0 +1,25 @@
+/** The typed configuration every part of the master and the agent reads. */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** `sqlite:<path>` (embedded default) or `postgres://...` (scale-out mode). */
+  databaseUrl: string;
+  /** Master key from the environment; when absent it lives in `<dataDir>/secret.key`. */
+  secretKey: string | undefined;
+  externalUrl: string | undefined;
+  trustedProxies: string[];
+  logLevel: string;
+  plugins: string[];
+  maxConcurrent: number;
+  nodeOfflineSeconds: number;
+  commandLeaseSeconds: number;
+  jwtTtlSeconds: number;
+  updateFeedUrl: string;
+  updateCheckTimeoutMs: number;
+  googleAuthUrl: string;
+  googleTokenUrl: string;
+  googleApiUrl: string;
+  /** Root of the Backplane installation: where `plugins/` and the root package.json live. */
+  projectRoot: string;
+}

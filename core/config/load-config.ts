@@ -1,0 +1,131 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve, join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import type { Config } from './config.ts';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Kind = 'string' | 'int' | 'list' | 'duration';
+interface Entry { key: keyof Config; env: string; kind: Kind; min?: number }
+
+/** One table: the environment variable, the YAML key (the config key) and how to parse it. */
+const ENTRIES: Entry[] = [
+  { key: 'host', env: 'BACKPLANE_HOST', kind: 'string' },
+  { key: 'port', env: 'BACKPLANE_PORT', kind: 'int', min: 0 },
+  { key: 'dataDir', env: 'BACKPLANE_DATA_DIR', kind: 'string' },
+  { key: 'databaseUrl', env: 'BACKPLANE_DATABASE_URL', kind: 'string' },
+  { key: 'secretKey', env: 'BACKPLANE_SECRET_KEY', kind: 'string' },
+  { key: 'externalUrl', env: 'BACKPLANE_EXTERNAL_URL', kind: 'string' },
+  { key: 'trustedProxies', env: 'BACKPLANE_TRUSTED_PROXIES', kind: 'list' },
+  { key: 'logLevel', env: 'BACKPLANE_LOG_LEVEL', kind: 'string' },
+  { key: 'plugins', env: 'BACKPLANE_PLUGINS', kind: 'list' },
+  { key: 'maxConcurrent', env: 'BACKPLANE_MAX_CONCURRENT', kind: 'int', min: 1 },
+  { key: 'nodeOfflineSeconds', env: 'BACKPLANE_NODE_OFFLINE_SECONDS', kind: 'int', min: 1 },
+  { key: 'commandLeaseSeconds', env: 'BACKPLANE_COMMAND_LEASE_SECONDS', kind: 'int', min: 1 },
+  { key: 'jwtTtlSeconds', env: 'BACKPLANE_JWT_TTL', kind: 'duration', min: 60 },
+  { key: 'updateFeedUrl', env: 'BACKPLANE_UPDATE_FEED_URL', kind: 'string' },
+  { key: 'updateCheckTimeoutMs', env: 'BACKPLANE_UPDATE_CHECK_TIMEOUT_MS', kind: 'int', min: 1 },
+  { key: 'googleAuthUrl', env: 'BACKPLANE_GOOGLE_AUTH_URL', kind: 'string' },
+  { key: 'googleTokenUrl', env: 'BACKPLANE_GOOGLE_TOKEN_URL', kind: 'string' },
+  { key: 'googleApiUrl', env: 'BACKPLANE_GOOGLE_API_URL', kind: 'string' },
+];
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function defaults(): Config {
+  return {
+    host: '0.0.0.0',
+    port: 8340,
+    dataDir: './data',
+    databaseUrl: '',
+    secretKey: undefined,
+    externalUrl: undefined,
+    trustedProxies: ['127.0.0.1', '::1'],
+    logLevel: 'info',
+    plugins: [],
+    maxConcurrent: 2,
+    nodeOfflineSeconds: 45,
+    commandLeaseSeconds: 120,
+    jwtTtlSeconds: 24 * 3600,
+    updateFeedUrl: 'https://api.github.com/repos/backplane-dev/backplane/releases/latest',
+    updateCheckTimeoutMs: 5000,
+    googleAuthUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+    googleTokenUrl: 'https://oauth2.googleapis.com/token',
+    googleApiUrl: 'https://www.googleapis.com',
+    projectRoot: PROJECT_ROOT,
+  };
+}
+
+const DURATION = /^(\d+)\s*(s|m|h|d)?$/;
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+function parseValue(entry: Entry, raw: unknown, source: string): unknown {
+  const fail = (why: string) => new ConfigError(`${source}: ${why}`);
+  switch (entry.kind) {
+    case 'string':
+      if (typeof raw !== 'string' && typeof raw !== 'number') throw fail('must be a string');
+      return String(raw);
+    case 'list':
+      if (Array.isArray(raw)) return raw.map(String).map((s) => s.trim()).filter(Boolean);
+      if (typeof raw !== 'string') throw fail('must be a comma-separated string or a list');
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'int': {
+      const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+      if (!Number.isInteger(n) || n < (entry.min ?? 0)) throw fail(`must be an integer >= ${entry.min ?? 0}`);
+      return n;
+    }
+    case 'duration': {
+      const m = DURATION.exec(String(raw).trim());
+      if (!m) throw fail('must be a duration such as 3600, 90m, 24h or 7d');
+      const seconds = Number(m[1]) * UNIT_SECONDS[m[2] ?? 's']!;
+      if (seconds < (entry.min ?? 0)) throw fail(`must be at least ${entry.min} seconds`);
+      return seconds;
+    }
+  }
+}
+
+function readFileConfig(env: NodeJS.ProcessEnv, cwd: string): { values: Record<string, unknown>; path?: string } {
+  const named = env.BACKPLANE_CONFIG;
+  const path = named ? resolve(cwd, named) : join(cwd, 'config', 'backplane.yaml');
+  if (!existsSync(path)) {
+    if (named) throw new ConfigError(`BACKPLANE_CONFIG: file not found: ${path}`);
+    return { values: {} };
+  }
+  const parsed: unknown = parseYaml(readFileSync(path, 'utf8'));
+  if (parsed === null || parsed === undefined) return { values: {}, path };
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${path}: must be a mapping of keys`);
+  return { values: parsed as Record<string, unknown>, path };
+}
+
+/**
+ * Builds the configuration: defaults, then the optional YAML file, then the environment,
+ * then explicit overrides (tests). Unknown YAML keys are an error so typos do not pass silently.
+ */
+export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; overrides?: Partial<Config> } = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const config = defaults() as unknown as Record<string, unknown>;
+  const file = readFileConfig(env, cwd);
+  const known = new Set(ENTRIES.map((e) => e.key as string));
+  for (const key of Object.keys(file.values)) {
+    if (!known.has(key)) throw new ConfigError(`${file.path}: unknown key "${key}"`);
+  }
+  for (const entry of ENTRIES) {
+    const fromFile = file.values[entry.key];
+    if (fromFile !== undefined && fromFile !== null) config[entry.key] = parseValue(entry, fromFile, `${file.path}: ${entry.key}`);
+    const fromEnv = env[entry.env];
+    if (fromEnv !== undefined && fromEnv !== '') config[entry.key] = parseValue(entry, fromEnv, entry.env);
+  }
+  Object.assign(config, options.overrides ?? {});
+  const result = config as unknown as Config;
+  result.dataDir = resolve(cwd, result.dataDir);
+  if (!result.databaseUrl) result.databaseUrl = `sqlite:${join(result.dataDir, 'backplane.db')}`;
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(result.databaseUrl)) {
+    throw new ConfigError('BACKPLANE_DATABASE_URL: must start with sqlite: or postgres://');
+  }
+  if (result.externalUrl) result.externalUrl = result.externalUrl.replace(/\/+$/, '');
+  return result;
+}

@@ -1,0 +1,85 @@
+import { createContainer, asValue, asClass, InjectionMode, type AwilixContainer } from 'awilix';
+import type { MikroORM, EntityManager } from '@mikro-orm/core';
+import type { Config } from './config/config.ts';
+import { SecretBox } from './security/secret-box.ts';
+import { deriveKey } from './security/master-key.ts';
+import { SessionTokens } from './auth/jwt.ts';
+import { LoginLimiter, type LoginLimits } from './auth/login-limiter.ts';
+import { AuditWriter } from './events/audit-writer.ts';
+import { EventBus } from './events/event-bus.ts';
+import { ProviderRegistry } from './plugin-host/registry.ts';
+import type { StorageType, NotifierType, DatabaseDriverType } from './plugin-host/contracts.ts';
+import type { LoadedPlugin } from './plugin-host/load.ts';
+import { UserService } from './features/users/user-service.ts';
+import { ApiKeyService } from './features/api-keys/api-key-service.ts';
+import { SettingsService } from './features/settings/settings-service.ts';
+import { AuthService } from './features/auth/auth-service.ts';
+import { AuditQuery } from './features/audit/audit-query.ts';
+
+/** Singletons: one per app instance. */
+export interface AppCradle {
+  config: Config;
+  orm: MikroORM;
+  secretBox: SecretBox;
+  sessionTokens: SessionTokens;
+  loginLimiter: LoginLimiter;
+  audit: AuditWriter;
+  events: EventBus;
+  storageTypes: ProviderRegistry<StorageType>;
+  notifierTypes: ProviderRegistry<NotifierType>;
+  databaseDrivers: ProviderRegistry<DatabaseDriverType>;
+  plugins: LoadedPlugin[];
+  startedAt: Date;
+}
+
+/** Per request (or per background job): the EntityManager fork and the services bound to it. */
+export interface ScopeCradle {
+  em: EntityManager;
+  users: UserService;
+  apiKeys: ApiKeyService;
+  settings: SettingsService;
+  auth: AuthService;
+  auditQuery: AuditQuery;
+}
+
+export type Cradle = AppCradle & ScopeCradle;
+
+declare module '@fastify/awilix' {
+  interface Cradle extends AppCradle {}
+  interface RequestCradle extends ScopeCradle {}
+}
+
+/**
+ * A fresh container per app instance (never awilix's module-level default, which would leak
+ * between test apps), in strict mode so a singleton can never capture a request's scope.
+ */
+export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; loginLimits?: LoginLimits }): AwilixContainer<Cradle> {
+  const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
+  container.register({
+    config: asValue(options.config),
+    orm: asValue(options.orm),
+    secretBox: asValue(new SecretBox(deriveKey(options.masterKey, 'secrets'))),
+    sessionTokens: asValue(new SessionTokens(deriveKey(options.masterKey, 'jwt'), options.config.jwtTtlSeconds)),
+    loginLimiter: asValue(new LoginLimiter(options.loginLimits)),
+    audit: asClass(AuditWriter).singleton(),
+    events: asValue(new EventBus()),
+    storageTypes: asValue(new ProviderRegistry<StorageType>('storage')),
+    notifierTypes: asValue(new ProviderRegistry<NotifierType>('notifier')),
+    databaseDrivers: asValue(new ProviderRegistry<DatabaseDriverType>('database')),
+    plugins: asValue([]),
+    startedAt: asValue(new Date()),
+    users: asClass(UserService).scoped(),
+    apiKeys: asClass(ApiKeyService).scoped(),
+    settings: asClass(SettingsService).scoped(),
+    auth: asClass(AuthService).scoped(),
+    auditQuery: asClass(AuditQuery).scoped(),
+  });
+  return container;
+}
+
+/** A scope for background work: its own EntityManager fork, disposed by the caller. */
+export function createJobScope(container: AwilixContainer<Cradle>): AwilixContainer<Cradle> {
+  const scope = container.createScope();
+  scope.register({ em: asValue(container.cradle.orm.em.fork()) });
+  return scope;
+}

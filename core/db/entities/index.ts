@@ -1,0 +1,8 @@
+import { UserEntity } from './user.ts';
+import { ApiKeyEntity } from './api-key.ts';
+import { AuditLogEntity } from './audit-log.ts';
+import { SettingEntity } from './setting.ts';
+import { NodeEntity } from './node.ts';
+
+/** Every entity core persists; plugins define none (their settings live in core rows). */
+export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity];

@@ -1,0 +1,23 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** A machine that runs tasks: the master itself (isLocal) or a remote node with an agent. */
+export const NodeEntity = defineEntity({
+  name: 'Node',
+  tableName: 'nodes',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    name: p.string().length(128).unique(),
+    isLocal: p.boolean().default(false),
+    /** SHA-256 of the long-lived agent token (`bpn_...`); the token itself is shown once. */
+    tokenHash: p.string().length(64).nullable().unique(),
+    hostname: p.string().length(255).default(''),
+    ipAddress: p.string().length(64).default(''),
+    os: p.string().length(64).default(''),
+    arch: p.string().length(64).default(''),
+    agentVersion: p.string().length(64).default(''),
+    lastSeenAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type Node = InferEntity<typeof NodeEntity>;

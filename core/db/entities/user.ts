@@ -1,0 +1,24 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export const ROLES = ['admin', 'operator', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const UserEntity = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    username: p.string().length(64).unique(),
+    passwordHash: p.string().length(255).lazy(),
+    displayName: p.string().length(128),
+    email: p.string().length(255).default(''),
+    phone: p.string().length(64).default(''),
+    role: p.enum(ROLES as unknown as Role[]).default('viewer'),
+    disabled: p.boolean().default(false),
+    /** Bumped on password, role or enabled-state changes: every JWT carrying an older value stops working. */
+    tokenVersion: p.integer().default(1),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type User = InferEntity<typeof UserEntity>;

@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { MikroORM } from '@mikro-orm/core';
+import { Migrator } from '@mikro-orm/migrations';
+import { ENTITIES } from './entities/index.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+
+export type Orm = MikroORM;
+export type DatabaseKind = 'sqlite' | 'postgresql';
+
+export function databaseKind(url: string): DatabaseKind {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgresql';
+}
+
+/**
+ * Opens the database named by the URL. The entity layer is driver-neutral; only this
+ * function knows which MikroORM driver serves the URL.
+ */
+export async function openOrm(databaseUrl: string, options: { debug?: boolean } = {}): Promise<Orm> {
+  const common = {
+    entities: ENTITIES,
+    extensions: [Migrator],
+    // Background work must take its own fork; the global context is a bug magnet.
+    allowGlobalContext: false,
+    debug: options.debug ?? false,
+    migrations: { migrationsList: MIGRATIONS, snapshot: false, transactional: true, allOrNothing: true, silent: true },
+    serialization: { forceObject: true },
+  };
+  if (databaseKind(databaseUrl) === 'sqlite') {
+    const path = databaseUrl.slice('sqlite:'.length);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const { MikroORM: SqliteOrm } = await import('@mikro-orm/sqlite');
+    const orm = await SqliteOrm.init({ ...common, dbName: path });
+    // One writer at a time: WAL lets readers proceed during writes, the busy timeout
+    // makes a second writer wait instead of failing at once.
+    await orm.em.getConnection().execute('pragma journal_mode = wal');
+    await orm.em.getConnection().execute('pragma busy_timeout = 5000');
+    await orm.em.getConnection().execute('pragma synchronous = normal');
+    return orm as unknown as Orm;
+  }
+  const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');
+  return (await PostgresOrm.init({ ...common, clientUrl: databaseUrl })) as unknown as Orm;
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((m) => m.name);
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { AppError } from '../../http/app-error.ts';
+import { auditActor, userIdOf } from '../../http/request-helpers.ts';
+import { Username, Password } from '../users/user-schemas.ts';
+import { UserView, toUserView } from '../users/user-view.ts';
+import type { Session } from './auth-service.ts';
+
+const SessionView = Type.Object({ token: Type.String(), expiresAt: Type.String({ format: 'date-time' }), user: UserView });
+const sessionView = (s: Session) => ({ token: s.token, expiresAt: s.expiresAt.toISOString(), user: toUserView(s.user) });
+
+const LoginBody = Type.Object({
+  username: Type.String({ minLength: 1, maxLength: 64 }),
+  password: Type.String({ minLength: 1, maxLength: 128 }),
+});
+
+export async function authRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/api/auth/setup/status', {
+    config: { access: 'public' },
+    schema: { response: { 200: envelopeOf(Type.Object({ initialized: Type.Boolean() })) } },
+  }, async (request) => ok({ initialized: await request.diScope.cradle.auth.initialized() }));
+
+  app.post('/api/auth/setup', {
+    config: { access: 'public' },
+    schema: {
+      body: Type.Object({ username: Username, password: Password, displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }),
+      response: { 200: envelopeOf(SessionView) },
+    },
+  }, async (request) => {
+    const { auth, loginLimiter, audit } = request.diScope.cradle;
+    await loginLimiter.attempt(request.ip, undefined);
+    const session = await auth.setup(request.body);
+    await audit.record({ principal: null, clientIp: request.ip, username: session.user.username },
+      { category: 'auth', action: 'setup', targetType: 'user', targetId: session.user.id, targetName: session.user.username });
+    return ok(sessionView(session));
+  });
+
+  app.post('/api/auth/login', {
+    config: { access: 'public' },
+    schema: { body: LoginBody, response: { 200: envelopeOf(SessionView) } },
+  }, async (request) => {
+    const { auth, audit } = request.diScope.cradle;
+    try {
+      const session = await auth.login(request.body, request.ip);
+      await audit.record({ principal: null, clientIp: request.ip, username: session.user.username },
+        { category: 'auth', action: 'login_success', targetType: 'user', targetId: session.user.id, targetName: session.user.username });
+      return ok(sessionView(session));
+    } catch (err) {
+      if (err instanceof AppError) {
+        const action = err.code === 'AUTH_RATE_LIMITED' ? 'login_rejected' : 'login_failed';
+        await audit.record({ principal: null, clientIp: request.ip, username: request.body.username },
+          { category: 'auth', action, targetType: 'user', targetName: request.body.username, detail: err.code });
+      }
+      throw err;
+    }
+  });
+
+  app.post('/api/auth/logout', {
+    config: { access: 'auth', interactiveOnly: true },
+    schema: { response: { 200: envelopeOf(Type.Object({ loggedOut: Type.Boolean() })) } },
+  }, async (request) => {
+    await request.diScope.cradle.audit.record(auditActor(request), { category: 'auth', action: 'logout' });
+    return ok({ loggedOut: true });
+  });
+
+  app.get('/api/auth/profile', {
+    config: { access: 'auth', interactiveOnly: true },
+    schema: { response: { 200: envelopeOf(UserView) } },
+  }, async (request) => ok(toUserView(await request.diScope.cradle.users.get(userIdOf(request)))));
+
+  app.put('/api/auth/password', {
+    config: { access: 'auth', interactiveOnly: true },
+    schema: {
+      body: Type.Object({ oldPassword: Type.String({ minLength: 1, maxLength: 128 }), newPassword: Password }),
+      response: { 200: envelopeOf(Type.Object({ changed: Type.Boolean(), token: Type.String(), expiresAt: Type.String({ format: 'date-time' }) })) },
+    },
+  }, async (request) => {
+    const { auth, audit } = request.diScope.cradle;
+    const session = await auth.changePassword(userIdOf(request), request.body.oldPassword, request.body.newPassword);
+    await audit.record(auditActor(request), { category: 'auth', action: 'change_password', targetType: 'user', targetId: session.user.id, targetName: session.user.username });
+    return ok({ changed: true, token: session.token, expiresAt: session.expiresAt.toISOString() });
+  });
+}

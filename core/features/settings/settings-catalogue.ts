@@ -1,0 +1,47 @@
+/**
+ * The settings an admin may read and write. Values are strings on the wire (as in the
+ * reference); each key validates its own value. Secret keys are sealed at rest and only
+ * ever returned masked.
+ */
+export interface SettingDef {
+  default: string;
+  secret?: boolean;
+  /** Returns an error message, or undefined when the value is acceptable. */
+  validate(value: string): string | undefined;
+}
+
+export const MASK = '********';
+
+const isBool = (v: string) => (v === 'true' || v === 'false' ? undefined : 'must be "true" or "false"');
+const isUrlOrEmpty = (v: string) => {
+  if (v === '') return undefined;
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : 'must be an http(s) URL';
+  } catch {
+    return 'must be an http(s) URL';
+  }
+};
+const intRange = (min: number, max: number) => (v: string) =>
+  /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max ? undefined : `must be an integer from ${min} to ${max}`;
+const maxLen = (n: number) => (v: string) => (v.length <= n ? undefined : `must be at most ${n} characters`);
+const timezone = (v: string) => {
+  if (v === '') return undefined;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: v });
+    return undefined;
+  } catch {
+    return 'must be an IANA time zone such as Europe/Berlin';
+  }
+};
+
+export const SETTINGS: Record<string, SettingDef> = {
+  site_name: { default: 'Backplane', validate: maxLen(128) },
+  language: { default: 'en', validate: (v) => (/^[a-z]{2}(-[A-Z]{2})?$/.test(v) ? undefined : 'must be a language tag such as en or zh-CN') },
+  timezone: { default: '', validate: timezone },
+  backup_notification_enabled: { default: 'true', validate: isBool },
+  bandwidth_limit: { default: '', validate: (v) => (/^(\d+(\.\d+)?[KMG]?)?$/.test(v) ? undefined : 'must be empty or a rate such as 512K, 10M or 1G (bytes per second)') },
+  audit_webhook_url: { default: '', validate: (v) => maxLen(2048)(v) ?? isUrlOrEmpty(v) },
+  audit_webhook_secret: { default: '', secret: true, validate: maxLen(256) },
+  audit_retention_days: { default: '0', validate: intRange(0, 36500) },
+};

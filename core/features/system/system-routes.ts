@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { statfs } from 'node:fs/promises';
+import { Type } from 'typebox';
+import { envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { VERSION } from '../../version.ts';
+import { databaseKind } from '../../db/orm.ts';
+import { checkForUpdate } from './update-check.ts';
+
+const PluginInfo = Type.Object({
+  name: Type.String(),
+  origin: Type.String(),
+  source: Type.String(),
+  version: Type.Union([Type.String(), Type.Null()]),
+});
+
+const SystemInfo = Type.Object({
+  version: Type.String(),
+  mode: Type.String(),
+  database: Type.String(),
+  nodeVersion: Type.String(),
+  platform: Type.String(),
+  startedAt: Type.String({ format: 'date-time' }),
+  uptimeSeconds: Type.Integer(),
+  dataDir: Type.String(),
+  diskTotal: Type.Number(),
+  diskFree: Type.Number(),
+  diskUsed: Type.Number(),
+  plugins: Type.Array(PluginInfo),
+  providers: Type.Object({
+    storage: Type.Record(Type.String(), Type.String()),
+    notifier: Type.Record(Type.String(), Type.String()),
+    database: Type.Record(Type.String(), Type.String()),
+  }),
+});
+
+export async function systemRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/api/system/info', {
+    config: { access: 'auth' },
+    schema: { response: { 200: envelopeOf(SystemInfo) } },
+  }, async (request) => {
+    const { config, startedAt, plugins, storageTypes, notifierTypes, databaseDrivers } = request.diScope.cradle;
+    const disk = await statfs(config.dataDir);
+    const total = disk.blocks * disk.bsize;
+    const free = disk.bavail * disk.bsize;
+    return ok({
+      version: VERSION,
+      mode: 'master',
+      database: databaseKind(config.databaseUrl),
+      nodeVersion: process.version,
+      platform: `${process.platform}/${process.arch}`,
+      startedAt: startedAt.toISOString(),
+      uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
+      dataDir: config.dataDir,
+      diskTotal: total,
+      diskFree: free,
+      diskUsed: total - free,
+      plugins: plugins.map((p) => ({ name: p.name, origin: p.source.origin, source: p.source.label, version: p.source.version ?? null })),
+      providers: { storage: storageTypes.owners(), notifier: notifierTypes.owners(), database: databaseDrivers.owners() },
+    });
+  });
+
+  app.get('/api/system/update-check', {
+    config: { access: 'auth' },
+    schema: {
+      response: {
+        200: envelopeOf(Type.Object({
+          currentVersion: Type.String(), latestVersion: Type.String(), hasUpdate: Type.Boolean(), releaseUrl: Type.String(),
+          releaseNotes: Type.String(), publishedAt: Type.Union([Type.String(), Type.Null()]), downloadUrl: Type.String(),
+        })),
+      },
+    },
+  }, async (request) => {
+    const { config } = request.diScope.cradle;
+    return ok(await checkForUpdate(config.updateFeedUrl, VERSION, config.updateCheckTimeoutMs));
+  });
+}

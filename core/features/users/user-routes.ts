@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { auditActor, setTotal } from '../../http/request-helpers.ts';
+import { CreateUserBody, UpdateUserBody } from './user-schemas.ts';
+import { UserView, toUserView } from './user-view.ts';
+
+export async function userRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/api/users', {
+    config: { access: 'admin' },
+    schema: { querystring: Type.Object(pageQuery(100, 1000)), response: { 200: envelopeOf(Type.Array(UserView)) } },
+  }, async (request, reply) => {
+    const [users, total] = await request.diScope.cradle.users.list(request.query);
+    setTotal(reply, total);
+    return ok(users.map(toUserView));
+  });
+
+  app.post('/api/users', {
+    config: { access: 'admin' },
+    schema: { body: CreateUserBody, response: { 200: envelopeOf(UserView) } },
+  }, async (request) => {
+    const { users, audit } = request.diScope.cradle;
+    const user = await users.create(request.body);
+    await audit.record(auditActor(request), { category: 'user', action: 'create', targetType: 'user', targetId: user.id, targetName: user.username, detail: `role=${user.role}` });
+    return ok(toUserView(user));
+  });
+
+  app.put('/api/users/:id', {
+    config: { access: 'admin' },
+    schema: { params: IdParams, body: UpdateUserBody, response: { 200: envelopeOf(UserView) } },
+  }, async (request) => {
+    const { users, audit } = request.diScope.cradle;
+    const user = await users.update(request.params.id, request.body);
+    const changed = Object.keys(request.body).map((k) => (k === 'password' ? 'password' : `${k}=${String(request.body[k as keyof typeof request.body])}`));
+    await audit.record(auditActor(request), { category: 'user', action: 'update', targetType: 'user', targetId: user.id, targetName: user.username, detail: changed.join(', ') });
+    return ok(toUserView(user));
+  });
+
+  app.delete('/api/users/:id', {
+    config: { access: 'admin' },
+    schema: { params: IdParams, response: { 200: envelopeOf(Type.Object({ deleted: Type.Boolean() })) } },
+  }, async (request) => {
+    const { users, audit } = request.diScope.cradle;
+    const actingId = request.principal?.kind === 'user' ? request.principal.userId : null;
+    const user = await users.delete(request.params.id, actingId);
+    await audit.record(auditActor(request), { category: 'user', action: 'delete', targetType: 'user', targetId: request.params.id, targetName: user.username });
+    return ok({ deleted: true });
+  });
+}

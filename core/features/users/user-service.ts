@@ -1,0 +1,90 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UserEntity, type User } from '../../db/entities/user.ts';
+import { hashPassword } from '../../auth/passwords.ts';
+import { AppError } from '../../http/app-error.ts';
+import type { CreateUserInput, UpdateUserInput } from './user-schemas.ts';
+
+export class UserService {
+  readonly #em: EntityManager;
+
+  constructor({ em }: { em: EntityManager }) {
+    this.#em = em;
+  }
+
+  async get(id: number): Promise<User> {
+    const user = await this.#em.findOne(UserEntity, { id });
+    if (!user) throw new AppError('USER_NOT_FOUND');
+    return user;
+  }
+
+  async list(page: { limit: number; offset: number }): Promise<[User[], number]> {
+    return this.#em.findAndCount(UserEntity, {}, { orderBy: { id: 'asc' }, limit: page.limit, offset: page.offset });
+  }
+
+  async create(input: CreateUserInput): Promise<User> {
+    const user = this.#em.create(UserEntity, {
+      username: input.username,
+      passwordHash: await hashPassword(input.password),
+      displayName: input.displayName ?? input.username,
+      email: input.email ?? '',
+      phone: input.phone ?? '',
+      role: input.role ?? 'viewer',
+      disabled: input.disabled ?? false,
+    });
+    try {
+      await this.#em.flush();
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) throw new AppError('USER_USERNAME_EXISTS');
+      throw err;
+    }
+    return user;
+  }
+
+  /**
+   * Updates a user. The last enabled admin can be neither demoted nor disabled; a change of
+   * password, role or enabled state bumps the token version, which revokes existing sessions.
+   */
+  async update(id: number, input: UpdateUserInput): Promise<User> {
+    return this.#em.transactional(async (em) => {
+      const user = await em.findOne(UserEntity, { id });
+      if (!user) throw new AppError('USER_NOT_FOUND');
+      const losesAdmin = user.role === 'admin' && !user.disabled && ((input.role !== undefined && input.role !== 'admin') || input.disabled === true);
+      if (losesAdmin) await this.#assertAnotherAdmin(em, user.id);
+      let revoke = false;
+      if (input.password !== undefined) {
+        user.passwordHash = await hashPassword(input.password);
+        revoke = true;
+      }
+      if (input.role !== undefined && input.role !== user.role) {
+        user.role = input.role;
+        revoke = true;
+      }
+      if (input.disabled !== undefined && input.disabled !== user.disabled) {
+        user.disabled = input.disabled;
+        revoke = true;
+      }
+      if (input.displayName !== undefined) user.displayName = input.displayName;
+      if (input.email !== undefined) user.email = input.email;
+      if (input.phone !== undefined) user.phone = input.phone;
+      if (revoke) user.tokenVersion += 1;
+      return user;
+    });
+  }
+
+  async delete(id: number, actingUserId: number | null): Promise<User> {
+    return this.#em.transactional(async (em) => {
+      const user = await em.findOne(UserEntity, { id });
+      if (!user) throw new AppError('USER_NOT_FOUND');
+      if (actingUserId === user.id) throw new AppError('USER_SELF_DELETE');
+      if (user.role === 'admin' && !user.disabled) await this.#assertAnotherAdmin(em, user.id);
+      em.remove(user);
+      return user;
+    });
+  }
+
+  async #assertAnotherAdmin(em: EntityManager, exceptId: number): Promise<void> {
+    const others = await em.count(UserEntity, { role: 'admin', disabled: false, id: { $ne: exceptId } });
+    if (others === 0) throw new AppError('USER_LAST_ADMIN');
+  }
+}

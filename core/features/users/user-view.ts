@@ -1,0 +1,30 @@
+import { Type, type Static } from 'typebox';
+import type { User } from '../../db/entities/user.ts';
+
+export const UserView = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  displayName: Type.String(),
+  email: Type.String(),
+  phone: Type.String(),
+  role: Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]),
+  disabled: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type UserView = Static<typeof UserView>;
+
+/** The only shape a user leaves the server in: no hash, no token version. */
+export function toUserView(user: User): UserView {
+  return {
+    id: user.id,
+    username: user.username,
+    displayName: user.displayName,
+    email: user.email,
+    phone: user.phone,
+    role: user.role,
+    disabled: user.disabled,
+    createdAt: user.createdAt.toISOString(),
+    updatedAt: user.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,19 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditActor } from '../events/audit-writer.ts';
+import { AppError } from './app-error.ts';
+
+export function auditActor(request: FastifyRequest): AuditActor {
+  return { principal: request.principal, clientIp: request.ip };
+}
+
+/** Lists return arrays; the total across all pages travels in `X-Total-Count`. */
+export function setTotal(reply: FastifyReply, total: number): void {
+  void reply.header('x-total-count', String(total));
+}
+
+/** The acting user's id, for operations that only a person (not a key) performs. */
+export function userIdOf(request: FastifyRequest): number {
+  const p = request.principal;
+  if (p?.kind !== 'user') throw new AppError('AUTH_INTERACTIVE_ONLY');
+  return p.userId;
+}

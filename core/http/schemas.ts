@@ -1,0 +1,20 @@
+import { Type, type TSchema } from 'typebox';
+
+/** `:id` path parameters: positive integers; anything else is 400 INVALID_ID (see the error handler). */
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+/** Shared list paging: `limit`/`offset`; the total goes in `X-Total-Count`. */
+export function pageQuery(defaultLimit: number, maxLimit: number) {
+  return {
+    limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: defaultLimit }),
+    offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  };
+}
+
+/** The success envelope as a response schema, so responses are serialised (and filtered) by schema. */
+export function envelopeOf<T extends TSchema>(data: T) {
+  return Type.Object({ code: Type.Literal('OK'), message: Type.Literal('success'), data });
+}
+
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { loadConfig, ConfigError } from './config/load-config.ts';
+import { startServer } from './server.ts';
+import { openOrm, migrate } from './db/orm.ts';
+import { resetPassword } from './features/users/reset-password.ts';
+import { VERSION } from './version.ts';
+
+const USAGE = `backplane ${VERSION}
+
+Usage:
+  backplane [serve]                                 start the master (default)
+  backplane migrate                                 apply database migrations and exit
+  backplane reset-password --username NAME --password NEW
+                                                    set a user's password offline (revokes sessions)
+  backplane agent --master URL --token-file PATH    run the node agent
+  backplane version
+
+Configuration comes from BACKPLANE_* environment variables or config/backplane.yaml (see docs/operations.md).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  switch (command) {
+    case 'serve': {
+      await startServer(loadConfig());
+      return -1; // keep running
+    }
+    case 'migrate': {
+      const orm = await openOrm(loadConfig().databaseUrl);
+      try {
+        const applied = await migrate(orm);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      } finally {
+        await orm.close();
+      }
+      return 0;
+    }
+    case 'reset-password': {
+      const { values } = parseArgs({ args: rest, options: { username: { type: 'string' }, password: { type: 'string' } } });
+      if (!values.username || !values.password) {
+        console.error('reset-password needs --username and --password');
+        return 2;
+      }
+      await resetPassword(loadConfig(), values.username, values.password);
+      console.log(`password of ${values.username} changed; existing sessions are revoked`);
+      return 0;
+    }
+    case 'agent':
+      console.error('The agent is not part of this release yet (see docs/architecture.md).');
+      return 2;
+    case 'version':
+    case '--version':
+      console.log(VERSION);
+      return 0;
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return 0;
+    default:
+      console.error(`unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    process.exitCode = 1;
+  },
+);

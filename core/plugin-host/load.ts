@@ -1,0 +1,62 @@
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { isPlugin, PLUGIN_API_VERSION, type BackplanePlugin, type ExtensionPoints } from './define-plugin.ts';
+import type { PluginSource } from './discover.ts';
+import { PluginError, type ProviderRegistry } from './registry.ts';
+import type { StorageType, NotifierType, DatabaseDriverType } from './contracts.ts';
+
+export interface LoadedPlugin {
+  name: string;
+  source: PluginSource;
+  plugin: BackplanePlugin;
+}
+
+/** Imports each source and checks brand, API version and name uniqueness; errors name the plugin. */
+export async function importPlugins(sources: PluginSource[]): Promise<LoadedPlugin[]> {
+  const loaded: LoadedPlugin[] = [];
+  const names = new Map<string, string>();
+  for (const source of sources) {
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(source.entry).href)) as Record<string, unknown>;
+    } catch (err) {
+      throw new PluginError(`plugin "${source.label}": cannot import ${source.entry}: ${(err as Error).message}`, { cause: err });
+    }
+    const plugin = mod.default ?? mod.plugin;
+    if (!isPlugin(plugin)) {
+      throw new PluginError(`plugin "${source.label}": its default export is not a Backplane plugin (make it with definePlugin())`);
+    }
+    if (plugin.apiVersion !== PLUGIN_API_VERSION) {
+      throw new PluginError(`plugin "${source.label}": declares plugin API version ${String(plugin.apiVersion)}, this Backplane supports ${PLUGIN_API_VERSION}`);
+    }
+    if (typeof plugin.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]{0,127}$/.test(plugin.name)) {
+      throw new PluginError(`plugin "${source.label}": name must be a lower-case identifier (got ${JSON.stringify(plugin.name)})`);
+    }
+    if (typeof plugin.register !== 'function') throw new PluginError(`plugin "${plugin.name}" (${source.label}): register is not a function`);
+    const clash = names.get(plugin.name);
+    if (clash) throw new PluginError(`plugin "${plugin.name}": loaded twice, from ${clash} and from ${source.label}`);
+    names.set(plugin.name, source.label);
+    loaded.push({ name: plugin.name, source, plugin });
+  }
+  return loaded;
+}
+
+export interface Registries {
+  storageTypes: ProviderRegistry<StorageType>;
+  notifierTypes: ProviderRegistry<NotifierType>;
+  databaseDrivers: ProviderRegistry<DatabaseDriverType>;
+}
+
+/** Registers each plugin as a Fastify plugin with extension points bound to its own name. */
+export async function registerPlugins(app: FastifyInstance, plugins: LoadedPlugin[], registries: Registries): Promise<void> {
+  for (const { name, plugin } of plugins) {
+    const ext: ExtensionPoints = {
+      storage: { addType: (t) => registries.storageTypes.add(t, name) },
+      notifiers: { addType: (t) => registries.notifierTypes.add(t, name) },
+      databases: { addType: (t) => registries.databaseDrivers.add(t, name) },
+    };
+    // fastify-plugin: a plugin's decorators and hooks are not hidden inside an encapsulated context.
+    await app.register(fp(plugin.register, { name: `backplane-plugin:${name}`, fastify: '5.x' }), { ext });
+  }
+}
