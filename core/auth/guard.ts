@@ -18,6 +18,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
+  interface FastifyInstance {
+    /** Every route with its access label, for diagnostics and the access-label test table. */
+    accessTable: { method: string; url: string; access: Access; interactiveOnly: boolean }[];
+  }
 }
 
 const LABELS: readonly Access[] = ['public', 'auth', 'operator', 'admin', 'agent'];
@@ -71,16 +75,25 @@ async function authenticateRequest(this: FastifyInstance, request: FastifyReques
   if (!roleAllows(principal.role, access)) throw new AppError('AUTH_FORBIDDEN');
 }
 
-function requireAccessLabel(route: RouteOptions): void {
-  const access = (route.config as { access?: Access } | undefined)?.access;
+function accessOf(route: RouteOptions): { access: Access; interactiveOnly: boolean } {
+  const config = route.config as { access?: Access; interactiveOnly?: boolean } | undefined;
+  const access = config?.access;
   if (!access || !LABELS.includes(access)) {
     throw new Error(`route ${String(route.method)} ${route.url} has no access label; add config: { access: ${LABELS.map((l) => `'${l}'`).join(' | ')} }`);
   }
+  return { access, interactiveOnly: config?.interactiveOnly === true };
 }
 
 /** The access guard: one declarative label per route, enforced in one place. */
 export const accessGuard = fp(async function accessGuard(app: FastifyInstance) {
   app.decorateRequest('principal', null);
-  app.addHook('onRoute', requireAccessLabel);
+  const table: FastifyInstance['accessTable'] = [];
+  app.decorate('accessTable', table);
+  app.addHook('onRoute', function requireAccessLabel(route) {
+    const label = accessOf(route);
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') table.push({ method, url: route.url, ...label });
+    }
+  });
   app.addHook('onRequest', authenticateRequest);
 }, { name: 'backplane-access-guard', dependencies: ['backplane-request-scope'] });
