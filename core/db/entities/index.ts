@@ -3,6 +3,8 @@ import { ApiKeyEntity } from './api-key.ts';
 import { AuditLogEntity } from './audit-log.ts';
 import { SettingEntity } from './setting.ts';
 import { NodeEntity } from './node.ts';
+import { StorageTargetEntity } from './storage-target.ts';
+import { OAuthSessionEntity } from './oauth-session.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
-export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity];
+export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity, StorageTargetEntity, OAuthSessionEntity];
