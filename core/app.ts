@@ -24,6 +24,8 @@ import { settingsRoutes } from './features/settings/settings-routes.ts';
 import { auditRoutes } from './features/audit/audit-routes.ts';
 import { systemRoutes } from './features/system/system-routes.ts';
 import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts';
+import { storageTargetRoutes } from './features/storage-targets/storage-target-routes.ts';
+import { StorageHealthMonitor } from './storage/storage-health.ts';
 
 export interface BuildOptions {
   /** Overrides the login limits (tests of the limiter use small numbers). */
@@ -32,6 +34,12 @@ export interface BuildOptions {
   cwd?: string;
   /** pino level; defaults to the config's. */
   logLevel?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    storageHealth: StorageHealthMonitor;
+  }
 }
 
 interface AppPluginOptions { container: AwilixContainer<Cradle>; plugins: LoadedPlugin[] }
@@ -54,10 +62,18 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(auditRoutes);
   await app.register(systemRoutes);
   await app.register(agentSelfRoutes);
+  await app.register(storageTargetRoutes);
+
+  const storageHealth = new StorageHealthMonitor(container, app.log);
+  app.decorate('storageHealth', storageHealth);
+  app.addHook('onReady', async function startBackgroundWork() {
+    storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
+  });
 
   const stopWebhook = startAuditWebhook(container.cradle.audit, container, app.log);
   app.addHook('onClose', async function closeOrm() {
     stopWebhook();
+    await storageHealth.stop();
     await container.cradle.orm.close();
   });
 }, { name: 'backplane-app' });
@@ -83,6 +99,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       // ajv-formats is CommonJS; its types do not line up with Fastify's plugin signature.
       ajv: { plugins: [addFormats as never] },
     });
+    container.register({ logger: asValue(instance.log) });
     app = instance;
     await instance.register(backplaneApp, { container, plugins });
     await instance.ready();

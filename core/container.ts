@@ -15,6 +15,10 @@ import { ApiKeyService } from './features/api-keys/api-key-service.ts';
 import { SettingsService } from './features/settings/settings-service.ts';
 import { AuthService } from './features/auth/auth-service.ts';
 import { AuditQuery } from './features/audit/audit-query.ts';
+import { StorageTargetOpener } from './storage/target-opener.ts';
+import { StorageTargetService } from './features/storage-targets/storage-target-service.ts';
+import { StorageOAuthFlow } from './features/storage-targets/oauth-flow.ts';
+import type { FastifyBaseLogger } from 'fastify';
 
 /** Singletons: one per app instance. */
 export interface AppCradle {
@@ -30,6 +34,8 @@ export interface AppCradle {
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
   plugins: LoadedPlugin[];
   startedAt: Date;
+  logger: FastifyBaseLogger;
+  storageOpener: StorageTargetOpener;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -40,6 +46,8 @@ export interface ScopeCradle {
   settings: SettingsService;
   auth: AuthService;
   auditQuery: AuditQuery;
+  storageTargets: StorageTargetService;
+  storageOAuth: StorageOAuthFlow;
 }
 
 export type Cradle = AppCradle & ScopeCradle;
@@ -73,6 +81,9 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     settings: asClass(SettingsService).scoped(),
     auth: asClass(AuthService).scoped(),
     auditQuery: asClass(AuditQuery).scoped(),
+    storageOpener: asClass(StorageTargetOpener).singleton(),
+    storageTargets: asClass(StorageTargetService).scoped(),
+    storageOAuth: asClass(StorageOAuthFlow).scoped(),
   });
   return container;
 }

@@ -14,6 +14,8 @@ export interface Config {
   maxConcurrent: number;
   nodeOfflineSeconds: number;
   commandLeaseSeconds: number;
+  /** Seconds between storage health checks; 0 disables them. */
+  storageHealthIntervalSeconds: number;
   jwtTtlSeconds: number;
   updateFeedUrl: string;
   updateCheckTimeoutMs: number;

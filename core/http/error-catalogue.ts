@@ -31,6 +31,19 @@ export const ERROR_CATALOGUE = {
   USER_SELF_DELETE: [400, 'You cannot delete your own account.'],
   // api keys
   API_KEY_NOT_FOUND: [404, 'API key not found.'],
+  // storage targets
+  STORAGE_TARGET_NOT_FOUND: [404, 'Storage target not found.'],
+  STORAGE_TARGET_NAME_EXISTS: [409, 'A storage target with this name already exists.'],
+  STORAGE_TARGET_IN_USE: [409, 'The storage target is used by a backup task.'],
+  STORAGE_TARGET_TYPE_IMMUTABLE: [400, 'The type of a storage target cannot be changed.'],
+  STORAGE_TARGET_INVALID_CONFIG: [400, 'The storage target configuration is invalid.'],
+  STORAGE_TARGET_TEST_FAILED: [400, 'The storage target could not be reached or written.'],
+  STORAGE_PROVIDER_UNSUPPORTED: [400, 'Unknown storage target type.'],
+  STORAGE_PROVIDER_UNAVAILABLE: [503, 'The storage type is not available on this server.'],
+  STORAGE_GOOGLE_DRIVE_TYPE_MISMATCH: [400, 'The storage target is not a Google Drive target.'],
+  STORAGE_GOOGLE_OAUTH_STATE_INVALID: [400, 'The authorisation state is unknown, expired or already used.'],
+  STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED: [400, 'Google refused the authorisation code.'],
+  STORAGE_GOOGLE_PROFILE_FAILED: [400, 'The Google account profile could not be read.'],
   // settings, audit, system
   SETTINGS_INVALID: [400, 'Invalid settings.'],
   AUDIT_FILTER_INVALID: [400, 'Invalid audit log filter.'],

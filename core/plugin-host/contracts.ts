@@ -31,8 +31,10 @@ export class ProviderError extends Error {
 }
 
 export interface ProviderDeps {
-  /** Scratch space the provider may use (agent or master data dir). */
+  /** Scratch space the provider may use (under the agent's or master's data dir). */
   tempDir: string;
+  /** Environment for external programs (e.g. BACKPLANE_RCLONE_BINARY); defaults to process.env. */
+  env?: Record<string, string | undefined>;
   log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
 }
 
@@ -40,24 +42,75 @@ export interface TestResult { success: boolean; message: string }
 
 // ---- storage ---------------------------------------------------------------------------
 export interface ObjectInfo { key: string; size: number; modifiedAt?: Date }
-export interface StorageCapabilities { range: boolean; usage: boolean; oauth: boolean }
 
+export interface StorageCapabilities {
+  /** get() honours byte ranges natively (otherwise core skips bytes itself). */
+  range: boolean;
+  /** usage() reports the backend's own capacity. */
+  usage: boolean;
+  /** The type is authorised through an OAuth flow (see StorageType.oauth). */
+  oauth: boolean;
+}
+
+/** Documentation of one config field, for catalogues and forms (derived from the schema where possible). */
+export interface OptionDoc {
+  name: string;
+  help: string;
+  required: boolean;
+  secret: boolean;
+  default?: string;
+  advanced?: boolean;
+  examples?: string[];
+}
+
+/**
+ * One saved target, bound to its settings. Keys are `/`-separated paths relative to the
+ * target's root; providers must refuse keys that would escape it.
+ */
 export interface StorageInstance {
-  /** Stores the stream under key; resolves once the object is complete and durable. */
-  put(key: string, body: Readable, meta: { size?: number; contentType?: string }): Promise<{ size: number }>;
-  /** Opens the object; `range` is inclusive byte offsets. Missing objects reject with kind `not_found`. */
+  /**
+   * Stores the stream under `key`. Resolves once the object is complete and durable. If the
+   * stream errors or is cut short, nothing must be left under `key` (write to a temporary
+   * name and rename, or use the backend's atomic upload), and the promise rejects.
+   * `meta.size`, when given, is the exact length; a stream of another length is an error.
+   */
+  put(key: string, body: Readable, meta?: { size?: number; contentType?: string; signal?: AbortSignal }): Promise<{ size: number }>;
+  /**
+   * Opens the object for reading; `range` is inclusive byte offsets (`end` absent = to the end).
+   * A missing object rejects with ProviderError kind `not_found`.
+   */
   get(key: string, range?: { start: number; end?: number }): Promise<Readable>;
+  /** Objects whose key starts with `prefix` (a folder-like prefix such as `task/2026/`), any order. */
   list(prefix: string): AsyncIterable<ObjectInfo>;
+  /** Size and time of one object, or undefined when it does not exist. */
   stat(key: string): Promise<ObjectInfo | undefined>;
   /** Idempotent: deleting a missing object succeeds. */
   delete(key: string): Promise<void>;
+  /** The backend's own capacity, where it reports one. */
   usage?(): Promise<{ usedBytes?: number; totalBytes?: number; freeBytes?: number }>;
+  /** Checks that the target is reachable and writable with these settings; never throws. */
   testConnection(): Promise<TestResult>;
   close?(): Promise<void>;
 }
 
+/** OAuth-authorised types (Google Drive): core runs the flow, the type knows the provider. */
+export interface StorageOAuth {
+  /** The URL the user's browser opens; `state` must be passed through unchanged. */
+  authUrl(config: Record<string, unknown>, params: { state: string; redirectUri: string }): string;
+  /** Exchanges the authorisation code; returns secret fields to store (e.g. `refreshToken`). */
+  exchange(config: Record<string, unknown>, params: { code: string; redirectUri: string }, deps: ProviderDeps): Promise<Record<string, string>>;
+  /** The connected account. */
+  profile?(config: Record<string, unknown>, deps: ProviderDeps): Promise<{ email: string; name: string; picture: string }>;
+}
+
 export interface StorageType extends ProviderManifest {
   capabilities: StorageCapabilities;
+  /** Groups related types for catalogues: every rclone backend has family `rclone`. */
+  family?: string;
+  /** Field documentation; when absent, core derives it from `configSchema`. */
+  options?: OptionDoc[];
+  oauth?: StorageOAuth;
+  /** `config` holds the non-secret and the (decrypted) secret fields together. */
   create(config: Record<string, unknown>, deps: ProviderDeps): StorageInstance | Promise<StorageInstance>;
 }
 

@@ -1,0 +1,184 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { StorageTargetEntity, type StorageTarget } from '../../db/entities/storage-target.ts';
+import type { StorageInstance, TestResult } from '../../plugin-host/contracts.ts';
+import { AppError } from '../../http/app-error.ts';
+import { StorageTargetOpener, providerFailure, trimReason } from '../../storage/target-opener.ts';
+import { validateConfig, splitSecrets, mergeSecrets } from '../../storage/target-config.ts';
+import type { TargetInput, TargetUpdate } from './storage-target-schemas.ts';
+
+/** A test that outlives this is reported as failed: a wrong host must never hang a request. */
+export const TEST_TIMEOUT_MS = 30_000;
+
+export async function testInstance(instance: StorageInstance, timeoutMs = TEST_TIMEOUT_MS): Promise<TestResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<TestResult>((resolve) => {
+    timer = setTimeout(() => resolve({ success: false, message: `no answer within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      instance.testConnection().catch((err: unknown) => ({ success: false, message: trimReason(err) })),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    await instance.close?.().catch(() => undefined);
+  }
+}
+
+export class StorageTargetService {
+  readonly #em: EntityManager;
+  readonly #opener: StorageTargetOpener;
+
+  constructor({ em, storageOpener }: { em: EntityManager; storageOpener: StorageTargetOpener }) {
+    this.#em = em;
+    this.#opener = storageOpener;
+  }
+
+  get opener(): StorageTargetOpener {
+    return this.#opener;
+  }
+
+  async list(page: { limit: number; offset: number }): Promise<[StorageTarget[], number]> {
+    return this.#em.findAndCount(StorageTargetEntity, {}, { orderBy: { starred: 'desc', name: 'asc' }, limit: page.limit, offset: page.offset });
+  }
+
+  async get(id: number): Promise<StorageTarget> {
+    const target = await this.#em.findOne(StorageTargetEntity, { id }, { populate: ['secrets'] });
+    if (!target) throw new AppError('STORAGE_TARGET_NOT_FOUND');
+    return target;
+  }
+
+  storedSecretKeys(target: StorageTarget): string[] {
+    return Object.entries(this.#opener.secretsOf(target)).filter(([, v]) => v !== '' && v !== undefined && v !== null).map(([k]) => k);
+  }
+
+  /** Validates an unsaved input and returns its full config. */
+  resolveInput(input: TargetInput, stored?: StorageTarget): Record<string, unknown> {
+    const type = this.#opener.type(input.type);
+    const incoming = input.config ?? {};
+    const merged = stored ? mergeSecrets(type, incoming, this.#opener.secretsOf(stored)) : { ...incoming };
+    validateConfig(type, merged);
+    return merged;
+  }
+
+  async create(input: TargetInput, extraSecrets: Record<string, unknown> = {}): Promise<StorageTarget> {
+    const type = this.#opener.type(input.type);
+    const config = { ...this.resolveInput(input), ...extraSecrets };
+    const { plain, secrets } = splitSecrets(type, config);
+    const target = this.#em.create(StorageTargetEntity, {
+      name: input.name,
+      type: input.type,
+      description: input.description ?? '',
+      enabled: input.enabled ?? true,
+      starred: false,
+      config: JSON.stringify(plain),
+      secrets: this.#opener.sealSecrets(secrets),
+      agentDirectUpload: input.agentDirectUpload ?? false,
+      quotaBytes: input.quotaBytes ?? 0,
+    });
+    await this.#flushUnique();
+    return target;
+  }
+
+  async update(id: number, input: TargetUpdate, extraSecrets: Record<string, unknown> = {}): Promise<StorageTarget> {
+    const target = await this.get(id);
+    if (input.type !== undefined && input.type !== target.type) throw new AppError('STORAGE_TARGET_TYPE_IMMUTABLE');
+    const type = this.#opener.type(target.type);
+    if (input.config !== undefined || Object.keys(extraSecrets).length > 0) {
+      const config = { ...this.resolveInput({ name: target.name, type: target.type, config: input.config ?? this.#publicConfig(target) }, target), ...extraSecrets };
+      const { plain, secrets } = splitSecrets(type, config);
+      target.config = JSON.stringify(plain);
+      target.secrets = this.#opener.sealSecrets(secrets);
+    }
+    if (input.name !== undefined) target.name = input.name;
+    if (input.description !== undefined) target.description = input.description;
+    if (input.enabled !== undefined) target.enabled = input.enabled;
+    if (input.quotaBytes !== undefined) target.quotaBytes = input.quotaBytes;
+    if (input.agentDirectUpload !== undefined) target.agentDirectUpload = input.agentDirectUpload;
+    await this.#flushUnique();
+    return target;
+  }
+
+  async delete(id: number): Promise<StorageTarget> {
+    const target = await this.get(id);
+    if (await this.#inUse(target.id)) throw new AppError('STORAGE_TARGET_IN_USE');
+    await this.#em.remove(target).flush();
+    return target;
+  }
+
+  async toggleStar(id: number): Promise<StorageTarget> {
+    const target = await this.get(id);
+    target.starred = !target.starred;
+    await this.#em.flush();
+    return target;
+  }
+
+  /** Tests a configuration that is not saved; a failure is 400 with the backend's reason. */
+  async testUnsaved(input: TargetInput): Promise<TestResult> {
+    const config = this.resolveInput(input);
+    const result = await testInstance(await this.#opener.create(input.type, config));
+    if (!result.success) throw new AppError('STORAGE_TARGET_TEST_FAILED', { message: result.message });
+    return result;
+  }
+
+  /** Tests a saved target and records the outcome on it. */
+  async testSaved(id: number): Promise<{ target: StorageTarget; result: TestResult }> {
+    const target = await this.get(id);
+    let result: TestResult;
+    try {
+      result = await testInstance(await this.#opener.open(target));
+    } catch (err) {
+      result = { success: false, message: providerFailure(err).message };
+    }
+    target.lastTestStatus = result.success ? 'success' : 'failed';
+    target.lastTestAt = new Date();
+    target.lastTestMessage = trimReason(result.message, 500);
+    await this.#em.flush();
+    return { target, result };
+  }
+
+  async usage(id: number) {
+    const target = await this.get(id);
+    const recorded = await this.#recordedUsage(target.id);
+    let diskUsage: { total: number | null; used: number | null; free: number | null } | null = null;
+    const instance = await this.#opener.open(target).catch(() => undefined);
+    if (instance?.usage) {
+      try {
+        const u = await instance.usage();
+        diskUsage = { total: u.totalBytes ?? null, used: u.usedBytes ?? null, free: u.freeBytes ?? null };
+      } catch {
+        diskUsage = null; // the backend does not report capacity right now
+      } finally {
+        await instance.close?.().catch(() => undefined);
+      }
+    }
+    return { targetId: target.id, targetName: target.name, recordCount: recorded.count, totalSize: recorded.bytes, quotaBytes: target.quotaBytes, diskUsage };
+  }
+
+  #publicConfig(target: StorageTarget): Record<string, unknown> {
+    return JSON.parse(target.config) as Record<string, unknown>;
+  }
+
+  /**
+   * Whether a backup task references the target. Tasks do not exist yet (they arrive with the
+   * backup engine, which replaces this with a query on its task-target table).
+   */
+  async #inUse(_targetId: number): Promise<boolean> {
+    return false;
+  }
+
+  /** Bytes and count of backup records held by the target; records arrive with the backup engine. */
+  async #recordedUsage(_targetId: number): Promise<{ count: number; bytes: number }> {
+    return { count: 0, bytes: 0 };
+  }
+
+  async #flushUnique(): Promise<void> {
+    try {
+      await this.#em.flush();
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) throw new AppError('STORAGE_TARGET_NAME_EXISTS');
+      throw err;
+    }
+  }
+}

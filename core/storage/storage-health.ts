@@ -1,0 +1,88 @@
+import type { AwilixContainer } from 'awilix';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Cradle } from '../container.ts';
+import { createJobScope } from '../container.ts';
+import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import { testInstance } from '../features/storage-targets/storage-target-service.ts';
+import { providerFailure, trimReason } from './target-opener.ts';
+
+export interface HealthTransition { targetId: number; name: string; from: string; to: 'healthy' | 'unhealthy'; message: string }
+
+/**
+ * Tests every enabled target periodically and records the outcome on the target. The state
+ * lives in the database, so an event fires once per transition (unhealthy, then recovered),
+ * across restarts too, not once per failed check.
+ */
+export class StorageHealthMonitor {
+  readonly #container: AwilixContainer<Cradle>;
+  readonly #log: FastifyBaseLogger;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<HealthTransition[]> | undefined;
+
+  constructor(container: AwilixContainer<Cradle>, log: FastifyBaseLogger) {
+    this.#container = container;
+    this.#log = log;
+  }
+
+  start(intervalSeconds: number): void {
+    if (intervalSeconds <= 0 || this.#timer) return;
+    this.#timer = setInterval(() => {
+      this.runOnce().catch((err: unknown) => this.#log.error({ err }, 'storage health check failed'));
+    }, intervalSeconds * 1000);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running?.catch(() => undefined);
+  }
+
+  /** One pass over all enabled targets; overlapping calls share the pass in progress. */
+  runOnce(): Promise<HealthTransition[]> {
+    this.#running ??= this.#pass().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #pass(): Promise<HealthTransition[]> {
+    const scope = createJobScope(this.#container);
+    const transitions: HealthTransition[] = [];
+    try {
+      const { em, storageOpener, events, storageOAuth } = scope.cradle;
+      await storageOAuth.purge();
+      const targets = await em.find(StorageTargetEntity, { enabled: true }, { populate: ['secrets'] });
+      for (const target of targets) {
+        let result: { success: boolean; message: string };
+        try {
+          result = await testInstance(await storageOpener.open(target));
+        } catch (err) {
+          result = { success: false, message: providerFailure(err).message };
+        }
+        const next = result.success ? 'healthy' : 'unhealthy';
+        const previous = target.healthStatus;
+        target.healthStatus = next;
+        target.healthCheckedAt = new Date();
+        target.healthMessage = trimReason(result.message, 500);
+        target.lastTestStatus = result.success ? 'success' : 'failed';
+        target.lastTestAt = target.healthCheckedAt;
+        target.lastTestMessage = target.healthMessage;
+        await em.flush();
+        const alert = next === 'unhealthy' ? previous !== 'unhealthy' : previous === 'unhealthy';
+        if (alert) {
+          transitions.push({ targetId: target.id, name: target.name, from: previous, to: next, message: result.message });
+          events.publish({
+            type: next === 'unhealthy' ? 'storage_unhealthy' : 'storage_recovered',
+            title: next === 'unhealthy' ? `Storage target "${target.name}" is unhealthy` : `Storage target "${target.name}" recovered`,
+            body: result.message,
+            fields: { targetId: target.id, targetName: target.name, targetType: target.type },
+          });
+        }
+      }
+      return transitions;
+    } finally {
+      await scope.dispose();
+    }
+  }
+}
