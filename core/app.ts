@@ -2,7 +2,6 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { fastifyAwilixPlugin } from '@fastify/awilix';
 import { asValue, type AwilixContainer } from 'awilix';
-import addFormats from 'ajv-formats';
 import type { Config } from './config/config.ts';
 import { createAppContainer, type Cradle } from './container.ts';
 import { openOrm, migrate } from './db/orm.ts';
@@ -12,6 +11,8 @@ import { accessGuard } from './auth/guard.ts';
 import { requestScope } from './http/request-scope.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { loggerOptions } from './http/logging.ts';
+import { createValidatorCompiler } from './http/validation.ts';
+import { inputGuard } from './http/input-guard.ts';
 import { metricsPlugin } from './metrics/metrics-plugin.ts';
 import { discoverPlugins } from './plugin-host/discover.ts';
 import { importPlugins, registerPlugins, type LoadedPlugin } from './plugin-host/load.ts';
@@ -51,6 +52,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   registerErrorHandling(app);
   await app.register(requestScope);
   await app.register(accessGuard);
+  await app.register(inputGuard);
   await app.register(metricsPlugin);
   await registerPlugins(app, plugins, container.cradle);
 
@@ -96,9 +98,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       trustProxy: config.trustedProxies,
       bodyLimit: 1024 * 1024,
       return503OnClosing: true,
-      // ajv-formats is CommonJS; its types do not line up with Fastify's plugin signature.
-      ajv: { plugins: [addFormats as never] },
     });
+    instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });
     app = instance;
     await instance.register(backplaneApp, { container, plugins });

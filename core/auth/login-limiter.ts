@@ -3,7 +3,7 @@ import { AppError } from '../http/app-error.ts';
 
 export interface LoginLimits { perIpPoints: number; perIpSeconds: number; perAccountFailures: number; perAccountSeconds: number }
 
-export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perIpPoints: 10, perIpSeconds: 60, perAccountFailures: 10, perAccountSeconds: 15 * 60 };
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perIpPoints: 30, perIpSeconds: 60, perAccountFailures: 10, perAccountSeconds: 15 * 60 };
 
 /**
  * Brute-force protection for login and the other pre-authentication endpoints:
@@ -19,26 +19,38 @@ export class LoginLimiter {
     this.#account = new RateLimiterMemory({ keyPrefix: 'login-account', points: limits.perAccountFailures, duration: limits.perAccountSeconds });
   }
 
-  /** Counts one attempt from this IP and refuses if the IP or the account is over its limit. */
+  /**
+   * Counts one attempt from this IP and refuses if the IP or the account is over its limit.
+   * With an account, the attempt is counted as a failure up front and only `succeeded` clears it:
+   * checking first and counting after the (slow) password check would let a burst of concurrent
+   * guesses all pass the check before any failure was recorded.
+   */
   async attempt(ip: string, account: string | undefined): Promise<void> {
-    if (account) {
-      const state = await this.#account.get(account.toLowerCase());
-      if (state && state.remainingPoints <= 0) throw limited(state.msBeforeNext);
+    const accountKey = account?.toLowerCase();
+    if (accountKey !== undefined) {
+      try {
+        await this.#account.consume(accountKey);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw limited(err.msBeforeNext);
+        throw err;
+      }
     }
     try {
       await this.#ip.consume(ip);
     } catch (err) {
+      // Refused before the password was tried: not a failure against the account.
+      if (accountKey !== undefined) await this.#account.reward(accountKey, 1);
       if (err instanceof RateLimiterRes) throw limited(err.msBeforeNext);
       throw err;
     }
   }
 
-  async failed(account: string): Promise<void> {
-    await this.#account.penalty(account.toLowerCase(), 1);
-  }
-
-  async succeeded(ip: string, account: string): Promise<void> {
-    await Promise.all([this.#ip.delete(ip), this.#account.delete(account.toLowerCase())]);
+  /**
+   * Clears the account's failures. The IP budget is deliberately not reset: otherwise one valid
+   * account would let its holder reset the budget between guesses at other accounts.
+   */
+  async succeeded(_ip: string, account: string): Promise<void> {
+    await this.#account.delete(account.toLowerCase());
   }
 }
 

@@ -5,7 +5,7 @@ import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { auditActor, setTotal } from '../../http/request-helpers.ts';
 import { principalName } from '../../auth/principal.ts';
-import { RoleSchema } from '../users/user-schemas.ts';
+import { RoleSchema, Text } from '../users/user-schemas.ts';
 import { ApiKeyView, toApiKeyView } from './api-key-service.ts';
 
 export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
@@ -24,7 +24,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin' },
     schema: {
       body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 128 }),
+        name: Text({ minLength: 1, maxLength: 128 }),
         role: RoleSchema,
         // 0 or absent: never expires. At most ten years.
         ttlHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 87600 })),
@@ -44,7 +44,8 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin' },
     schema: {
       params: IdParams,
-      body: Type.Optional(Type.Object({ disabled: Type.Optional(Type.Boolean()) })),
+      // No body at all reaches validation as null (Type.Optional is meaningless at the root): it flips the state.
+      body: Type.Union([Type.Object({ disabled: Type.Optional(Type.Boolean()) }), Type.Null()]),
       response: { 200: envelopeOf(ApiKeyView) },
     },
   }, async (request) => {

@@ -53,7 +53,8 @@ export class ApiKeyService {
       prefix: plainKey.slice(0, 12),
       keyHash: hashToken(plainKey),
       createdById: creator.id,
-      createdByName: creator.name,
+      // The column holds 64 characters; `api-key:<name>` of a key-created key can be longer (PostgreSQL would refuse the row).
+      createdByName: creator.name.slice(0, 64),
       expiresAt: input.ttlHours ? new Date(Date.now() + input.ttlHours * 3600_000) : null,
       disabled: false,
     });

@@ -5,7 +5,7 @@ import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor, userIdOf } from '../../http/request-helpers.ts';
-import { Username, Password } from '../users/user-schemas.ts';
+import { Username, Password, Text } from '../users/user-schemas.ts';
 import { UserView, toUserView } from '../users/user-view.ts';
 import type { Session } from './auth-service.ts';
 
@@ -13,7 +13,7 @@ const SessionView = Type.Object({ token: Type.String(), expiresAt: Type.String({
 const sessionView = (s: Session) => ({ token: s.token, expiresAt: s.expiresAt.toISOString(), user: toUserView(s.user) });
 
 const LoginBody = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 64 }),
+  username: Text({ minLength: 1, maxLength: 64 }),
   password: Type.String({ minLength: 1, maxLength: 128 }),
 });
 
@@ -28,13 +28,24 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/api/auth/setup', {
     config: { access: 'public' },
     schema: {
-      body: Type.Object({ username: Username, password: Password, displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }),
+      body: Type.Object({ username: Username, password: Password, displayName: Type.Optional(Text({ minLength: 1, maxLength: 128 })) }),
       response: { 200: envelopeOf(SessionView) },
     },
   }, async (request) => {
     const { auth, loginLimiter, audit } = request.diScope.cradle;
-    await loginLimiter.attempt(request.ip, undefined);
-    const session = await auth.setup(request.body);
+    let session: Session;
+    try {
+      await loginLimiter.attempt(request.ip, undefined);
+      session = await auth.setup(request.body);
+    } catch (err) {
+      // A setup attempt on an initialised installation is a probe worth recording, like a failed login.
+      if (err instanceof AppError) {
+        const action = err.code === 'AUTH_RATE_LIMITED' ? 'setup_rejected' : 'setup_failed';
+        await audit.record({ principal: null, clientIp: request.ip, username: request.body.username },
+          { category: 'auth', action, targetType: 'user', targetName: request.body.username, detail: err.code });
+      }
+      throw err;
+    }
     await audit.record({ principal: null, clientIp: request.ip, username: session.user.username },
       { category: 'auth', action: 'setup', targetType: 'user', targetId: session.user.id, targetName: session.user.username });
     return ok(sessionView(session));

@@ -47,20 +47,17 @@ export class AuthService {
 
   /**
    * Password login. Unknown user and wrong password answer alike (and take as long);
-   * attempts are limited per IP and failures per account.
+   * attempts are limited per IP and failures per account (every attempt counts as a failure until it succeeds).
    */
   async login(input: { username: string; password: string }, clientIp: string): Promise<Session> {
     await this.#limiter.attempt(clientIp, input.username);
     const user = await this.#em.findOne(UserEntity, { username: input.username }, { populate: ['passwordHash'] });
     if (!user) {
       await burnPasswordCheck(input.password);
-      await this.#limiter.failed(input.username);
       throw new AppError('AUTH_INVALID_CREDENTIALS');
     }
-    if (!(await verifyPassword(user.passwordHash, input.password))) {
-      await this.#limiter.failed(input.username);
-      throw new AppError('AUTH_INVALID_CREDENTIALS');
-    }
+    // A failure needs no further bookkeeping: attempt() already counted it against the account.
+    if (!(await verifyPassword(user.passwordHash, input.password))) throw new AppError('AUTH_INVALID_CREDENTIALS');
     // Only after the password is proven do we say the account is disabled.
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
     await this.#limiter.succeeded(clientIp, input.username);

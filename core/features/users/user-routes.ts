@@ -35,7 +35,8 @@ export async function userRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => {
     const { users, audit } = request.diScope.cradle;
     const user = await users.update(request.params.id, request.body);
-    const changed = Object.keys(request.body).map((k) => (k === 'password' ? 'password' : `${k}=${String(request.body[k as keyof typeof request.body])}`));
+    // Only fields the schema knows: unknown keys are ignored by the update and must not appear in the audit trail as changes.
+    const changed = Object.keys(request.body).filter((k) => k in UpdateUserBody.properties).map((k) => (k === 'password' ? 'password' : `${k}=${String(request.body[k as keyof typeof request.body])}`));
     await audit.record(auditActor(request), { category: 'user', action: 'update', targetType: 'user', targetId: user.id, targetName: user.username, detail: changed.join(', ') });
     return ok(toUserView(user));
   });

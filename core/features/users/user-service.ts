@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, LockMode } from '@mikro-orm/core';
+import { dialectOf } from '../../db/migrations/dialect.ts';
 import { UserEntity, type User } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -46,14 +47,16 @@ export class UserService {
    * password, role or enabled state bumps the token version, which revokes existing sessions.
    */
   async update(id: number, input: UpdateUserInput): Promise<User> {
+    // Hash before the transaction: argon2 takes a few hundred ms, and SQLite has one writer.
+    const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
     return this.#em.transactional(async (em) => {
       const user = await em.findOne(UserEntity, { id });
       if (!user) throw new AppError('USER_NOT_FOUND');
       const losesAdmin = user.role === 'admin' && !user.disabled && ((input.role !== undefined && input.role !== 'admin') || input.disabled === true);
       if (losesAdmin) await this.#assertAnotherAdmin(em, user.id);
       let revoke = false;
-      if (input.password !== undefined) {
-        user.passwordHash = await hashPassword(input.password);
+      if (passwordHash !== undefined) {
+        user.passwordHash = passwordHash;
         revoke = true;
       }
       if (input.role !== undefined && input.role !== user.role) {
@@ -83,8 +86,15 @@ export class UserService {
     });
   }
 
+  /**
+   * Inside the caller's transaction. On PostgreSQL the enabled admins are locked first, so two
+   * concurrent demotions cannot both see "another admin remains"; SQLite serialises writers anyway.
+   */
   async #assertAnotherAdmin(em: EntityManager, exceptId: number): Promise<void> {
-    const others = await em.count(UserEntity, { role: 'admin', disabled: false, id: { $ne: exceptId } });
-    if (others === 0) throw new AppError('USER_LAST_ADMIN');
+    const where = { role: 'admin' as const, disabled: false };
+    const admins = dialectOf(em.getDriver()) === 'postgresql'
+      ? await em.find(UserEntity, where, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : await em.find(UserEntity, where);
+    if (!admins.some((a) => a.id !== exceptId)) throw new AppError('USER_LAST_ADMIN');
   }
 }
