@@ -106,8 +106,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await instance.ready();
     return instance;
   } catch (err) {
+    // The ORM's close hook exists only once the app got that far; close it here in any case.
     if (app) await app.close().catch(() => undefined);
-    else await orm.close().catch(() => undefined);
+    if (await orm.isConnected().catch(() => false)) await orm.close().catch(() => undefined);
     throw err;
   }
 }

@@ -21,6 +21,11 @@ export interface ProviderManifest {
 /** Why a provider operation failed; core retries `transient` and reports the rest. */
 export type ProviderErrorKind = 'not_found' | 'auth' | 'quota' | 'unsupported' | 'transient' | 'permanent';
 
+/**
+ * A provider failure with its kind. Third-party plugins cannot import this class (they are
+ * separate packages), so core recognises any error named `ProviderError` with a valid `kind`:
+ * `Object.assign(new Error(msg), { name: 'ProviderError', kind: 'not_found' })` is equivalent.
+ */
 export class ProviderError extends Error {
   override name = 'ProviderError';
   readonly kind: ProviderErrorKind;
@@ -39,6 +44,15 @@ export interface ProviderDeps {
 }
 
 export interface TestResult { success: boolean; message: string }
+
+const KINDS: readonly ProviderErrorKind[] = ['not_found', 'auth', 'quota', 'unsupported', 'transient', 'permanent'];
+
+/** The kind of a provider error, from this class or any error shaped like it; undefined otherwise. */
+export function providerErrorKind(err: unknown): ProviderErrorKind | undefined {
+  if (!(err instanceof Error) || err.name !== 'ProviderError') return undefined;
+  const kind = (err as { kind?: unknown }).kind;
+  return KINDS.includes(kind as ProviderErrorKind) ? (kind as ProviderErrorKind) : undefined;
+}
 
 // ---- storage ---------------------------------------------------------------------------
 export interface ObjectInfo { key: string; size: number; modifiedAt?: Date }

@@ -37,6 +37,15 @@ async function exists(path: string): Promise<boolean> {
   return stat(path).then(() => true, () => false);
 }
 
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isDirectory(), () => false);
+}
+
+async function firstExisting(paths: string[]): Promise<string | undefined> {
+  for (const path of paths) if (await exists(path)) return path;
+  return undefined;
+}
+
 /** The ESM entry of an installed package: `exports["."]` (import/default), else `main`, else index.js. */
 function packageEntry(dir: string, pkg: PackageJson): string {
   const root = typeof pkg.exports === 'object' && pkg.exports !== null && '.' in pkg.exports
@@ -103,7 +112,12 @@ async function configuredSources(specs: string[], projectRoot: string, cwd: stri
       const path = resolve(cwd, spec);
       const pkg = await readJson(join(path, 'package.json')).catch(() => undefined);
       if (pkg) sources.push({ label: spec, origin: 'config', entry: packageEntry(path, pkg), version: pkg.version });
-      else if (await exists(path)) sources.push({ label: spec, origin: 'config', entry: path });
+      else if (await isDirectory(path)) {
+        // A folder without package.json is laid out like a built-in: its index.ts or index.js (ESM cannot import a folder).
+        const index = await firstExisting([join(path, 'index.ts'), join(path, 'index.js')]);
+        if (!index) throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): folder ${path} has neither a package.json nor an index.ts or index.js`);
+        sources.push({ label: spec, origin: 'config', entry: index });
+      } else if (await exists(path)) sources.push({ label: spec, origin: 'config', entry: path });
       else throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): no such file or folder: ${path}`);
       continue;
     }

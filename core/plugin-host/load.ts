@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { isPlugin, PLUGIN_API_VERSION, type BackplanePlugin, type ExtensionPoints } from './define-plugin.ts';
+import { isPlugin, PLUGIN_API_VERSION, type BackplanePlugin, type ExtensionPoints, type PluginOptions } from './define-plugin.ts';
 import type { PluginSource } from './discover.ts';
 import { PluginError, type ProviderRegistry } from './registry.ts';
 import type { StorageType, NotifierType, DatabaseDriverType } from './contracts.ts';
@@ -50,13 +50,22 @@ export interface Registries {
 
 /** Registers each plugin as a Fastify plugin with extension points bound to its own name. */
 export async function registerPlugins(app: FastifyInstance, plugins: LoadedPlugin[], registries: Registries): Promise<void> {
-  for (const { name, plugin } of plugins) {
+  for (const { name, plugin, source } of plugins) {
     const ext: ExtensionPoints = {
       storage: { addType: (t) => registries.storageTypes.add(t, name) },
       notifiers: { addType: (t) => registries.notifierTypes.add(t, name) },
       databases: { addType: (t) => registries.databaseDrivers.add(t, name) },
     };
+    // A plugin's own exception would otherwise stop boot without saying which plugin threw.
+    async function registerPlugin(instance: FastifyInstance, options: PluginOptions): Promise<void> {
+      try {
+        await plugin.register(instance, options);
+      } catch (err) {
+        if (err instanceof PluginError) throw err;
+        throw new PluginError(`plugin "${name}" (${source.label}): register failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      }
+    }
     // fastify-plugin: a plugin's decorators and hooks are not hidden inside an encapsulated context.
-    await app.register(fp(plugin.register, { name: `backplane-plugin:${name}`, fastify: '5.x' }), { ext });
+    await app.register(fp(registerPlugin, { name: `backplane-plugin:${name}`, fastify: '5.x' }), { ext });
   }
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
 import type { StorageType, StorageInstance, ProviderDeps } from '../plugin-host/contracts.ts';
-import { ProviderError } from '../plugin-host/contracts.ts';
+import { providerErrorKind } from '../plugin-host/contracts.ts';
 import type { StorageTarget } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
 
@@ -72,7 +72,7 @@ export class StorageTargetOpener {
 export function providerFailure(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const reason = trimReason(err);
-  if (err instanceof ProviderError && err.kind === 'unsupported') return new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: reason, cause: err });
+  if (providerErrorKind(err) === 'unsupported') return new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: reason, cause: err });
   return new AppError('STORAGE_TARGET_INVALID_CONFIG', { message: reason, cause: err });
 }
 

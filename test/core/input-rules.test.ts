@@ -5,7 +5,8 @@ import { build, call, setupAdmin } from '../helpers/build.ts';
 test('NUL characters anywhere in the input are a 400, never a 500', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  for (const query of [{ keyword: 'a\u0000b' }, { category: '\u0000' }, { username: 'x\u0000' }]) {
+  const queries: Record<string, string>[] = [{ keyword: 'a\u0000b' }, { category: '\u0000' }, { username: 'x\u0000' }];
+  for (const query of queries) {
     const res = await call(app, 'GET', '/api/audit-logs', { token: admin, query });
     assert.equal(res.status, 400, JSON.stringify(query));
     assert.equal(res.json.code, 'INVALID_INPUT');

@@ -1,4 +1,4 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import { Type, type Static } from 'typebox';
 import { AuditLogEntity, type AuditLog } from '../../db/entities/audit-log.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -42,6 +42,14 @@ function likeLiteral(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * `column LIKE pattern ESCAPE '\'`: SQLite has no default LIKE escape character (PostgreSQL's
+ * is the backslash), so without the clause `\%` would not mean a literal percent sign there.
+ */
+function likeEscaped(column: string, pattern: string) {
+  return { [raw((alias: string) => `${alias}.${column} like ? escape '\\'`, [pattern])]: [] };
+}
+
 export class AuditQuery {
   readonly #em: EntityManager;
 
@@ -60,7 +68,7 @@ export class AuditQuery {
     if (from || to) where.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) };
     if (filter.keyword) {
       const pattern = likeLiteral(filter.keyword);
-      where.$or = [{ detail: { $like: pattern } }, { targetName: { $like: pattern } }];
+      where.$or = [likeEscaped('detail', pattern), likeEscaped('target_name', pattern)];
     }
     return where as FilterQuery<AuditLog>;
   }

@@ -9,11 +9,10 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/api/health', { config: { access: 'public' } }, live);
 
   const ready = async () => {
-    try {
-      await app.diContainer.cradle.orm.em.fork().getConnection().execute('select 1');
-    } catch (err) {
-      throw new AppError('NOT_READY', { message: 'The database is not reachable.', cause: err });
-    }
+    // checkConnection(), not execute(): execute() silently reconnects a closed ORM, so a database
+    // that was shut down would still report ready (and be reopened by the probe).
+    const check = await app.diContainer.cradle.orm.checkConnection();
+    if (!check.ok) throw new AppError('NOT_READY', { message: 'The database is not reachable.', cause: check.error ?? check.reason });
     return ok({ status: 'ready', database: 'ok' });
   };
   app.get('/ready', { config: { access: 'public' } }, ready);

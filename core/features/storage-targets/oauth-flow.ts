@@ -5,7 +5,7 @@ import { OAuthSessionEntity } from '../../db/entities/oauth-session.ts';
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { hashToken } from '../../security/tokens.ts';
-import { ProviderError } from '../../plugin-host/contracts.ts';
+import { providerErrorKind } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import type { StorageTargetService } from './storage-target-service.ts';
@@ -103,7 +103,7 @@ export class StorageOAuthFlow {
     try {
       secrets = await type.oauth!.exchange(draft.config, { code, redirectUri: draft.redirectUri }, this.#targets.opener.deps());
     } catch (err) {
-      if (err instanceof ProviderError && err.kind === 'unsupported') throw new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: trimReason(err) });
+      if (providerErrorKind(err) === 'unsupported') throw new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: trimReason(err) });
       throw new AppError('STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED', { message: `Google refused the authorisation: ${trimReason(err)}` });
     }
     if (draft.targetId) {
