@@ -110,7 +110,7 @@ export interface StorageInstance {
 /** OAuth-authorised types (Google Drive): core runs the flow, the type knows the provider. */
 export interface StorageOAuth {
   /** The URL the user's browser opens; `state` must be passed through unchanged. */
-  authUrl(config: Record<string, unknown>, params: { state: string; redirectUri: string }): string;
+  authUrl(config: Record<string, unknown>, params: { state: string; redirectUri: string }, deps?: ProviderDeps): string;
   /** Exchanges the authorisation code; returns secret fields to store (e.g. `refreshToken`). */
   exchange(config: Record<string, unknown>, params: { code: string; redirectUri: string }, deps: ProviderDeps): Promise<Record<string, string>>;
   /** The connected account. */

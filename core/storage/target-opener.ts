@@ -37,7 +37,13 @@ export class StorageTargetOpener {
     const log = this.#log.child({ component: 'storage' });
     return {
       tempDir: join(this.#config.dataDir, 'tmp'),
-      env: process.env,
+      // Configuration that providers read as environment (YAML or env: the config wins).
+      env: {
+        ...process.env,
+        BACKPLANE_GOOGLE_AUTH_URL: this.#config.googleAuthUrl,
+        BACKPLANE_GOOGLE_TOKEN_URL: this.#config.googleTokenUrl,
+        BACKPLANE_GOOGLE_API_URL: this.#config.googleApiUrl,
+      },
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) },
     };
   }

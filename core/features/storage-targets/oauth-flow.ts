@@ -88,7 +88,7 @@ export class StorageOAuthFlow {
       usedAt: null,
     });
     await this.#em.flush();
-    return { authUrl: type.oauth.authUrl(config, { state, redirectUri }), state, redirectUri, expiresAt: expiresAt.toISOString() };
+    return { authUrl: type.oauth.authUrl(config, { state, redirectUri }, this.#targets.opener.deps()), state, redirectUri, expiresAt: expiresAt.toISOString() };
   }
 
   async complete(state: string, code: string): Promise<StorageTarget> {
