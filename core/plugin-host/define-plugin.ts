@@ -12,9 +12,9 @@ export const PLUGIN_BRAND = Symbol.for('backplane.plugin');
 
 /** What a plugin may extend; it never reaches into the container or core internals. */
 export interface ExtensionPoints {
-  storage: { addType(type: StorageType): void };
-  notifiers: { addType(type: NotifierType): void };
-  databases: { addType(type: DatabaseDriverType): void };
+  storage: { addType(type: StorageType): void; has(type: string): boolean };
+  notifiers: { addType(type: NotifierType): void; has(type: string): boolean };
+  databases: { addType(type: DatabaseDriverType): void; has(type: string): boolean };
 }
 
 export interface PluginOptions { ext: ExtensionPoints }

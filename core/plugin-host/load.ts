@@ -52,9 +52,9 @@ export interface Registries {
 export async function registerPlugins(app: FastifyInstance, plugins: LoadedPlugin[], registries: Registries): Promise<void> {
   for (const { name, plugin, source } of plugins) {
     const ext: ExtensionPoints = {
-      storage: { addType: (t) => registries.storageTypes.add(t, name) },
-      notifiers: { addType: (t) => registries.notifierTypes.add(t, name) },
-      databases: { addType: (t) => registries.databaseDrivers.add(t, name) },
+      storage: { addType: (t) => registries.storageTypes.add(t, name), has: (t) => registries.storageTypes.has(t) },
+      notifiers: { addType: (t) => registries.notifierTypes.add(t, name), has: (t) => registries.notifierTypes.has(t) },
+      databases: { addType: (t) => registries.databaseDrivers.add(t, name), has: (t) => registries.databaseDrivers.has(t) },
     };
     // A plugin's own exception would otherwise stop boot without saying which plugin threw.
     async function registerPlugin(instance: FastifyInstance, options: PluginOptions): Promise<void> {

@@ -101,9 +101,9 @@ describe('google_drive: plugin and type', { timeout: 120_000 }, () => {
     assert.equal(googleDrivePlugin.apiVersion, 1);
     const added: StorageType[] = [];
     const ext: ExtensionPoints = {
-      storage: { addType: (t) => added.push(t) },
-      notifiers: { addType: () => assert.fail('no notifiers') },
-      databases: { addType: () => assert.fail('no databases') },
+      storage: { addType: (t) => added.push(t), has: (name) => added.some((t) => t.type === name) },
+      notifiers: { addType: () => assert.fail('no notifiers'), has: () => false },
+      databases: { addType: () => assert.fail('no databases'), has: () => false },
     };
     await googleDrivePlugin.register({} as never, { ext });
     assert.equal(added.length, 1);
