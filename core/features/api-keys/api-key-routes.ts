@@ -5,7 +5,7 @@ import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { auditActor, setTotal } from '../../http/request-helpers.ts';
 import { principalName } from '../../auth/principal.ts';
-import { RoleSchema, Text } from '../users/user-schemas.ts';
+import { RoleSchema } from '../users/user-schemas.ts';
 import { ApiKeyView, toApiKeyView } from './api-key-service.ts';
 
 export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
@@ -24,7 +24,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin' },
     schema: {
       body: Type.Object({
-        name: Text({ minLength: 1, maxLength: 128 }),
+        name: Type.String({ minLength: 1, maxLength: 128 }),
         role: RoleSchema,
         // 0 or absent: never expires. At most ten years.
         ttlHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 87600 })),

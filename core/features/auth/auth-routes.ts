@@ -5,7 +5,7 @@ import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor, userIdOf } from '../../http/request-helpers.ts';
-import { Username, Password, Text } from '../users/user-schemas.ts';
+import { Username, Password } from '../users/user-schemas.ts';
 import { UserView, toUserView } from '../users/user-view.ts';
 import type { Session } from './auth-service.ts';
 
@@ -13,7 +13,7 @@ const SessionView = Type.Object({ token: Type.String(), expiresAt: Type.String({
 const sessionView = (s: Session) => ({ token: s.token, expiresAt: s.expiresAt.toISOString(), user: toUserView(s.user) });
 
 const LoginBody = Type.Object({
-  username: Text({ minLength: 1, maxLength: 64 }),
+  username: Type.String({ minLength: 1, maxLength: 64 }),
   password: Type.String({ minLength: 1, maxLength: 128 }),
 });
 
@@ -28,7 +28,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/api/auth/setup', {
     config: { access: 'public' },
     schema: {
-      body: Type.Object({ username: Username, password: Password, displayName: Type.Optional(Text({ minLength: 1, maxLength: 128 })) }),
+      body: Type.Object({ username: Username, password: Password, displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }),
       response: { 200: envelopeOf(SessionView) },
     },
   }, async (request) => {

@@ -16,7 +16,7 @@ export const GOOGLE_DRIVE = 'google_drive';
 
 export const AuthUrlBody = Type.Object({
   targetId: Type.Optional(Type.Integer({ minimum: 1 })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000]*$' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   description: Type.Optional(Type.String({ maxLength: 500 })),
   enabled: Type.Optional(Type.Boolean()),
   clientId: Type.Optional(Type.String({ maxLength: 512 })),

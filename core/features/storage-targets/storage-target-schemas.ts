@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
 
-const Name = Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000]*$' });
+const Name = Type.String({ minLength: 1, maxLength: 128 });
 const ConfigObject = Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), { maxProperties: 200 });
 
 export const TargetInput = Type.Object({
   name: Name,
   type: Type.String({ minLength: 1, maxLength: 64 }),
-  description: Type.Optional(Type.String({ maxLength: 500, pattern: '^[^\\u0000]*$' })),
+  description: Type.Optional(Type.String({ maxLength: 500 })),
   enabled: Type.Optional(Type.Boolean()),
   config: Type.Optional(ConfigObject),
   quotaBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),

@@ -1,13 +1,5 @@
 import { Type, type Static } from 'typebox';
 
-/**
- * Free text that reaches the database. NUL is refused: the SQLite driver inlines values into the
- * SQL text, where a NUL ends the statement early and turns bad input into a 500.
- */
-export function Text(options: { minLength?: number; maxLength: number }) {
-  return Type.String({ ...options, pattern: '^[^\\u0000]*$' });
-}
-
 export const Username = Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$' });
 export const Password = Type.String({ minLength: 8, maxLength: 128 });
 export const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
@@ -15,9 +7,9 @@ export const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('opera
 export const CreateUserBody = Type.Object({
   username: Username,
   password: Password,
-  displayName: Type.Optional(Text({ minLength: 1, maxLength: 128 })),
-  email: Type.Optional(Text({ maxLength: 255 })),
-  phone: Type.Optional(Text({ maxLength: 64 })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  email: Type.Optional(Type.String({ maxLength: 255 })),
+  phone: Type.Optional(Type.String({ maxLength: 64 })),
   role: Type.Optional(RoleSchema),
   disabled: Type.Optional(Type.Boolean()),
 });
@@ -25,9 +17,9 @@ export type CreateUserInput = Static<typeof CreateUserBody>;
 
 export const UpdateUserBody = Type.Object({
   password: Type.Optional(Password),
-  displayName: Type.Optional(Text({ minLength: 1, maxLength: 128 })),
-  email: Type.Optional(Text({ maxLength: 255 })),
-  phone: Type.Optional(Text({ maxLength: 64 })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  email: Type.Optional(Type.String({ maxLength: 255 })),
+  phone: Type.Optional(Type.String({ maxLength: 64 })),
   role: Type.Optional(RoleSchema),
   disabled: Type.Optional(Type.Boolean()),
 });
