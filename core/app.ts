@@ -27,6 +27,7 @@ import { systemRoutes } from './features/system/system-routes.ts';
 import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts';
 import { storageTargetRoutes } from './features/storage-targets/storage-target-routes.ts';
 import { StorageHealthMonitor } from './storage/storage-health.ts';
+import { AuditRetention } from './events/audit-retention.ts';
 
 export interface BuildOptions {
   /** Overrides the login limits (tests of the limiter use small numbers). */
@@ -40,6 +41,7 @@ export interface BuildOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     storageHealth: StorageHealthMonitor;
+    auditRetention: AuditRetention;
   }
 }
 
@@ -68,14 +70,18 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
 
   const storageHealth = new StorageHealthMonitor(container, app.log);
   app.decorate('storageHealth', storageHealth);
+  const auditRetention = new AuditRetention(container, app.log);
+  app.decorate('auditRetention', auditRetention);
   app.addHook('onReady', async function startBackgroundWork() {
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
+    auditRetention.start();
   });
 
   const stopWebhook = startAuditWebhook(container.cradle.audit, container, app.log);
   app.addHook('onClose', async function closeOrm() {
     stopWebhook();
     await storageHealth.stop();
+    auditRetention.stop();
     await container.cradle.orm.close();
   });
 }, { name: 'backplane-app' });
