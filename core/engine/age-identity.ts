@@ -1,0 +1,60 @@
+import { generateIdentity, identityToRecipient } from 'age-encryption';
+import { chmod, open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** File name of the installation's age identity, inside the data directory. */
+export const AGE_KEY_FILE = 'backup.agekey';
+
+export interface AgeKeyPair {
+  /** `AGE-SECRET-KEY-1...`: decrypts artifacts. Only the master holds it. */
+  identity: string;
+  /** `age1...`: encrypts artifacts. This is all agents ever receive. */
+  recipient: string;
+}
+
+/** The first `AGE-SECRET-KEY-` line of an age identity file (comments and blank lines ignored). */
+export function parseIdentityFile(text: string): string {
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('AGE-SECRET-KEY-')) return line;
+    throw new Error('age identity file: unexpected line (expected a comment or AGE-SECRET-KEY-...)');
+  }
+  throw new Error('age identity file: no AGE-SECRET-KEY-... line');
+}
+
+/** The standard age identity file format, as `age-keygen` writes it and `age -d -i` reads it. */
+export function formatIdentityFile(pair: AgeKeyPair, created = new Date()): string {
+  return `# created: ${created.toISOString().replace(/\.\d{3}Z$/, 'Z')}\n# public key: ${pair.recipient}\n${pair.identity}\n`;
+}
+
+/**
+ * Loads `<dataDir>/backup.agekey`, or creates it (mode 0600, exclusive create so two processes
+ * starting at once cannot overwrite each other's key) when it does not exist yet.
+ */
+export async function loadOrCreateAgeIdentity(dataDir: string): Promise<AgeKeyPair & { path: string; created: boolean }> {
+  const path = join(dataDir, AGE_KEY_FILE);
+  try {
+    const identity = parseIdentityFile(await readFile(path, 'utf8'));
+    return { identity, recipient: await identityToRecipient(identity), path, created: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const identity = await generateIdentity();
+  const pair = { identity, recipient: await identityToRecipient(identity) };
+  let handle;
+  try {
+    handle = await open(path, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateAgeIdentity(dataDir); // lost a race: use the winner's key
+    throw err;
+  }
+  try {
+    await handle.writeFile(formatIdentityFile(pair));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await chmod(path, 0o600); // the umask cannot widen it, but be explicit
+  return { ...pair, path, created: true };
+}
