@@ -139,9 +139,18 @@ export interface NotifierType extends ProviderManifest {
 }
 
 // ---- database drivers ------------------------------------------------------------------
-export interface DiscoveredDatabase { name: string; sizeBytes?: number }
+export interface DiscoveredDatabase {
+  name: string;
+  sizeBytes?: number;
+  /** The server's own database (`postgres`, `template1`, `mysql`, `sys`...): listed, but not a default backup choice. */
+  system?: boolean;
+}
 export interface DatabaseDriverInstance {
   discover(): Promise<DiscoveredDatabase[]>;
+  /**
+   * Streams a dump. `done` settles when the producer exits: it rejects (and the stream errors
+   * rather than ending) when the dump failed, so a failed dump never looks like a short artifact.
+   */
   dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }>;
   restore(stream: Readable, options: { database: string }): Promise<void>;
   testConnection(): Promise<TestResult>;
