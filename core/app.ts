@@ -26,6 +26,7 @@ import { auditRoutes } from './features/audit/audit-routes.ts';
 import { systemRoutes } from './features/system/system-routes.ts';
 import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts';
 import { storageTargetRoutes } from './features/storage-targets/storage-target-routes.ts';
+import { discoveryRoutes } from './features/discovery/discovery-routes.ts';
 import { StorageHealthMonitor } from './storage/storage-health.ts';
 import { AuditRetention } from './events/audit-retention.ts';
 
@@ -67,6 +68,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(systemRoutes);
   await app.register(agentSelfRoutes);
   await app.register(storageTargetRoutes);
+  await app.register(discoveryRoutes);
 
   const storageHealth = new StorageHealthMonitor(container, app.log);
   app.decorate('storageHealth', storageHealth);

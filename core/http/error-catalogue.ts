@@ -44,6 +44,10 @@ export const ERROR_CATALOGUE = {
   STORAGE_GOOGLE_OAUTH_STATE_INVALID: [400, 'The authorisation state is unknown, expired or already used.'],
   STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED: [400, 'Google refused the authorisation code.'],
   STORAGE_GOOGLE_PROFILE_FAILED: [400, 'The Google account profile could not be read.'],
+  // database discovery
+  DATABASE_DISCOVER_INVALID: [400, 'The connection details are invalid.'],
+  DATABASE_DISCOVER_INVALID_TYPE: [400, 'Unknown database type.'],
+  DATABASE_DISCOVER_FAILED: [400, 'The database server could not be queried.'],
   // settings, audit, system
   SETTINGS_INVALID: [400, 'Invalid settings.'],
   AUDIT_FILTER_INVALID: [400, 'Invalid audit log filter.'],

@@ -1,14 +1,15 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { StorageType, OptionDoc } from '../plugin-host/contracts.ts';
+import type { StorageType, OptionDoc, ProviderManifest } from '../plugin-host/contracts.ts';
+import type { ErrorCode } from '../http/error-catalogue.ts';
 import { AppError } from '../http/app-error.ts';
 
 export const SECRET_MASK = '********';
 
 const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
-const validators = new WeakMap<StorageType, ValidateFunction>();
+const validators = new WeakMap<ProviderManifest, ValidateFunction>();
 
-/** Validates a full (merged) config against the type's JSON Schema; 400 with per-field details. */
-export function validateConfig(type: StorageType, config: Record<string, unknown>): void {
+/** Validates a full (merged) config against the provider's JSON Schema; 400 with per-field details. */
+export function validateConfig(type: ProviderManifest, config: Record<string, unknown>, code: ErrorCode = 'STORAGE_TARGET_INVALID_CONFIG'): void {
   let validate = validators.get(type);
   if (!validate) {
     validate = ajv.compile(type.configSchema);
@@ -19,7 +20,7 @@ export function validateConfig(type: StorageType, config: Record<string, unknown
       path: `config${e.instancePath}${e.keyword === 'required' ? `/${String((e.params as { missingProperty?: string }).missingProperty)}` : ''}`,
       message: e.message ?? 'invalid',
     }));
-    throw new AppError('STORAGE_TARGET_INVALID_CONFIG', { details });
+    throw new AppError(code, { details });
   }
 }
 

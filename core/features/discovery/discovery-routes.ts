@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { AppError } from '../../http/app-error.ts';
+import { roleAllows } from '../../auth/roles.ts';
+import { validateConfig } from '../../storage/target-config.ts';
+import { trimReason } from '../../storage/target-opener.ts';
+import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+
+const DiscoverBody = Type.Object({
+  type: Type.String({ minLength: 1, maxLength: 32 }),
+  host: Type.Optional(Type.String({ maxLength: 255 })),
+  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  user: Type.Optional(Type.String({ maxLength: 255 })),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  database: Type.Optional(Type.String({ maxLength: 255 })),
+  path: Type.Optional(Type.String({ maxLength: 4096 })),
+});
+
+const Discovered = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });
+
+/** The driver serving a task type: by name or alias (`pgsql` is PostgreSQL). */
+export function driverFor(drivers: DatabaseDriverType[], type: string): DatabaseDriverType | undefined {
+  return drivers.find((d) => d.type === type || d.aliases?.includes(type));
+}
+
+export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/api/database/discover', {
+    config: { access: 'auth' },
+    schema: { body: DiscoverBody, response: { 200: envelopeOf(Type.Object({ databases: Type.Array(Discovered) })) } },
+  }, async (request) => {
+    // The spec labels this Auth; it also connects anywhere with supplied credentials, so viewers
+    // (read-only by role) are refused rather than handed a credential-testing tool.
+    const p = request.principal;
+    if ((p?.kind === 'user' || p?.kind === 'apiKey') && !roleAllows(p.role, 'operator')) throw new AppError('AUTH_FORBIDDEN');
+    const { type, ...connection } = request.body;
+    const driver = driverFor(request.diScope.cradle.databaseDrivers.list(), type);
+    if (!driver) throw new AppError('DATABASE_DISCOVER_INVALID_TYPE', { message: `Unknown database type "${type}".` });
+    const config = Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined && v !== ''));
+    validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
+    const opener = request.diScope.cradle.storageOpener;
+    try {
+      const instance = await driver.create(config, opener.deps());
+      const found = await instance.discover();
+      return ok({ databases: found.map((d) => ({ name: d.name, sizeBytes: d.sizeBytes ?? null, system: d.system ?? false })) });
+    } catch (err) {
+      throw new AppError('DATABASE_DISCOVER_FAILED', { message: trimReason(err), cause: err });
+    }
+  });
+}

@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
+import { requireOrSkip } from '../helpers/databases.ts';
+import { closedPort } from '../helpers/rclone-servers.ts';
+
+test('discovery lists PostgreSQL databases, system ones flagged', async (t) => {
+  const url = await requireOrSkip(t, 'postgres');
+  if (!url) return;
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const u = new URL(url);
+  const res = await call(app, 'POST', '/api/database/discover', {
+    token: admin, body: { type: 'pgsql', host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username) },
+  });
+  assert.equal(res.status, 200, res.body);
+  const byName = new Map(res.json.data.databases.map((d: { name: string; system: boolean; sizeBytes: number }) => [d.name, d]));
+  assert.equal((byName.get(u.pathname.slice(1)) as { system: boolean }).system, false);
+  assert.equal((byName.get('template1') as { system: boolean } | undefined)?.system ?? true, true);
+  assert.ok((byName.get(u.pathname.slice(1)) as { sizeBytes: number }).sizeBytes > 0);
+});
+
+test('discovery lists MariaDB databases', async (t) => {
+  const url = await requireOrSkip(t, 'mysql');
+  if (!url) return;
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const u = new URL(url);
+  const res = await call(app, 'POST', '/api/database/discover', {
+    token: admin, body: { type: 'mysql', host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) },
+  });
+  assert.equal(res.status, 200, res.body);
+  const names = res.json.data.databases.map((d: { name: string }) => d.name);
+  assert.ok(names.includes(u.pathname.slice(1)));
+  assert.equal(res.json.data.databases.find((d: { name: string }) => d.name === 'mysql')?.system, true);
+});
+
+test('discovery refuses bad input with coded 4xx and viewers with 403', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const unknown = await call(app, 'POST', '/api/database/discover', { token: admin, body: { type: 'oracle', host: 'x', user: 'y' } });
+  assert.equal(unknown.json.code, 'DATABASE_DISCOVER_INVALID_TYPE');
+  const missing = await call(app, 'POST', '/api/database/discover', { token: admin, body: { type: 'postgresql' } });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.json.code, 'DATABASE_DISCOVER_INVALID');
+  const port = await closedPort();
+  const refused = await call(app, 'POST', '/api/database/discover', { token: admin, body: { type: 'mysql', host: '127.0.0.1', port, user: 'root', password: 'secret-pw' } });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.json.code, 'DATABASE_DISCOVER_FAILED');
+  assert.ok(!refused.body.includes('secret-pw'));
+  const viewer = (await userWithRole(app, admin, 'viewer')).token;
+  const denied = await call(app, 'POST', '/api/database/discover', { token: viewer, body: { type: 'mysql', host: '127.0.0.1', user: 'root' } });
+  assert.equal(denied.status, 403);
+});
