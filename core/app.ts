@@ -27,6 +27,9 @@ import { systemRoutes } from './features/system/system-routes.ts';
 import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts';
 import { storageTargetRoutes } from './features/storage-targets/storage-target-routes.ts';
 import { discoveryRoutes } from './features/discovery/discovery-routes.ts';
+import { backupTaskRoutes } from './features/backup-tasks/backup-task-routes.ts';
+import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
+import { fastifySSE } from '@fastify/sse';
 import { StorageHealthMonitor } from './storage/storage-health.ts';
 import { AuditRetention } from './events/audit-retention.ts';
 
@@ -57,6 +60,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(accessGuard);
   await app.register(inputGuard);
   await app.register(metricsPlugin);
+  // Contract: a heartbeat comment every 25 s on every stream.
+  await app.register(fastifySSE, { heartbeatInterval: 25_000 });
   await registerPlugins(app, plugins, container.cradle);
 
   await app.register(healthRoutes);
@@ -69,6 +74,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(agentSelfRoutes);
   await app.register(storageTargetRoutes);
   await app.register(discoveryRoutes);
+  await app.register(backupTaskRoutes);
+  await app.register(eventStreamRoutes);
 
   const storageHealth = new StorageHealthMonitor(container, app.log);
   app.decorate('storageHealth', storageHealth);

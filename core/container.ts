@@ -18,6 +18,7 @@ import { AuditQuery } from './features/audit/audit-query.ts';
 import { StorageTargetOpener } from './storage/target-opener.ts';
 import { StorageTargetService } from './features/storage-targets/storage-target-service.ts';
 import { StorageOAuthFlow } from './features/storage-targets/oauth-flow.ts';
+import { BackupTaskService } from './features/backup-tasks/backup-task-service.ts';
 import type { FastifyBaseLogger } from 'fastify';
 
 /** Singletons: one per app instance. */
@@ -48,6 +49,7 @@ export interface ScopeCradle {
   auditQuery: AuditQuery;
   storageTargets: StorageTargetService;
   storageOAuth: StorageOAuthFlow;
+  backupTasks: BackupTaskService;
 }
 
 export type Cradle = AppCradle & ScopeCradle;
@@ -84,6 +86,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     storageOpener: asClass(StorageTargetOpener).singleton(),
     storageTargets: asClass(StorageTargetService).scoped(),
     storageOAuth: asClass(StorageOAuthFlow).scoped(),
+    backupTasks: asClass(BackupTaskService).scoped(),
   });
   return container;
 }

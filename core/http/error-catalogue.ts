@@ -11,6 +11,7 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: [413, 'The request body is too large.'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'The request content type is not supported.'],
   ROUTE_NOT_FOUND: [404, 'No such route.'],
+  NOT_ACCEPTABLE: [406, 'This endpoint only produces text/event-stream.'],
   INTERNAL_ERROR: [500, 'Internal server error.'],
   NOT_READY: [503, 'The service is not ready.'],
   // authentication
@@ -44,6 +45,11 @@ export const ERROR_CATALOGUE = {
   STORAGE_GOOGLE_OAUTH_STATE_INVALID: [400, 'The authorisation state is unknown, expired or already used.'],
   STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED: [400, 'Google refused the authorisation code.'],
   STORAGE_GOOGLE_PROFILE_FAILED: [400, 'The Google account profile could not be read.'],
+  // backup tasks
+  BACKUP_TASK_NOT_FOUND: [404, 'Backup task not found.'],
+  BACKUP_TASK_NAME_EXISTS: [409, 'A backup task with this name already exists.'],
+  BACKUP_TASK_INVALID: [400, 'The backup task is invalid.'],
+  BACKUP_TASK_BATCH_INVALID: [400, 'The batch request is invalid.'],
   // database discovery
   DATABASE_DISCOVER_INVALID: [400, 'The connection details are invalid.'],
   DATABASE_DISCOVER_INVALID_TYPE: [400, 'Unknown database type.'],

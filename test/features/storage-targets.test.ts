@@ -196,3 +196,21 @@ test('secret fields are sealed at rest, masked in every response, and kept when 
   const audit = await call(app, 'GET', '/api/audit-logs/export', { token: admin });
   assert.ok(!audit.body.includes('right-password'));
 });
+
+test('a target that a backup task stores to is in use: delete is 409 until the task lets go', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const [dirA, dirB] = [await tempDir(t), await tempDir(t)];
+  const a = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(dirA, 'a') })).json.data.id;
+  const b = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(dirB, 'b') })).json.data.id;
+  const task = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: { name: 'files', type: 'file', sourcePaths: ['/srv'], storageTargetIds: [a, b] } });
+  assert.equal(task.status, 200, task.body);
+  for (const id of [a, b]) {
+    const res = await call(app, 'DELETE', `/api/storage-targets/${id}`, { token: admin });
+    assert.equal(res.status, 409, 'the secondary target is in use too');
+    assert.equal(res.json.code, 'STORAGE_TARGET_IN_USE');
+  }
+  await call(app, 'PUT', `/api/backup/tasks/${task.json.data.id}`, { token: admin, body: { storageTargetIds: [a] } });
+  assert.equal((await call(app, 'DELETE', `/api/storage-targets/${b}`, { token: admin })).status, 200);
+  assert.equal((await call(app, 'DELETE', `/api/storage-targets/${a}`, { token: admin })).status, 409);
+});

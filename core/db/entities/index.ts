@@ -5,6 +5,7 @@ import { SettingEntity } from './setting.ts';
 import { NodeEntity } from './node.ts';
 import { StorageTargetEntity } from './storage-target.ts';
 import { OAuthSessionEntity } from './oauth-session.ts';
+import { BackupTaskEntity, BackupTaskTargetEntity } from './backup-task.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
-export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity, StorageTargetEntity, OAuthSessionEntity];
+export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity, StorageTargetEntity, OAuthSessionEntity, BackupTaskEntity, BackupTaskTargetEntity];

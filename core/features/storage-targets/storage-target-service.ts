@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { StorageTargetEntity, type StorageTarget } from '../../db/entities/storage-target.ts';
+import { BackupTaskTargetEntity } from '../../db/entities/backup-task.ts';
 import type { StorageInstance, TestResult } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
 import { StorageTargetOpener, providerFailure, trimReason } from '../../storage/target-opener.ts';
@@ -160,12 +161,9 @@ export class StorageTargetService {
     return JSON.parse(target.config) as Record<string, unknown>;
   }
 
-  /**
-   * Whether a backup task references the target. Tasks do not exist yet (they arrive with the
-   * backup engine, which replaces this with a query on its task-target table).
-   */
-  async #inUse(_targetId: number): Promise<boolean> {
-    return false;
+  /** Whether a backup task stores to the target (any position in its target list). */
+  async #inUse(targetId: number): Promise<boolean> {
+    return (await this.#em.count(BackupTaskTargetEntity, { storageTargetId: targetId })) > 0;
   }
 
   /** Bytes and count of backup records held by the target; records arrive with the backup engine. */

@@ -1,0 +1,120 @@
+import { Type, type Static } from 'typebox';
+import { NullableTimestamp, Timestamp } from '../../http/schemas.ts';
+
+const Int = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+/**
+ * Task input. Types and lengths are checked here (400 INVALID_INPUT); the rules that need the
+ * database or a parser (cron, paths, targets, dependencies, ranges) are checked by the service
+ * and answer 400 BACKUP_TASK_INVALID with per-field details.
+ */
+export const TaskInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  type: Type.String({ minLength: 1, maxLength: 64 }),
+  enabled: Type.Optional(Type.Boolean()),
+  cronExpr: Type.Optional(Type.String({ maxLength: 64 })),
+  /** Legacy single path, folded into `sourcePaths`. */
+  sourcePath: Type.Optional(Type.String({ maxLength: 500 })),
+  sourcePaths: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 100 })),
+  excludePatterns: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 200 })),
+  dbHost: Type.Optional(Type.String({ maxLength: 255 })),
+  dbPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  dbUser: Type.Optional(Type.String({ maxLength: 100 })),
+  dbPassword: Type.Optional(Type.String({ maxLength: 255 })),
+  dbName: Type.Optional(Type.String({ maxLength: 255 })),
+  dbPath: Type.Optional(Type.String({ maxLength: 500 })),
+  storageTargetIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
+  /** Legacy single target, used when `storageTargetIds` is absent. */
+  storageTargetId: Type.Optional(Id),
+  nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  tags: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
+  retentionDays: Type.Optional(Int),
+  maxBackups: Type.Optional(Int),
+  keepDaily: Type.Optional(Int),
+  keepWeekly: Type.Optional(Int),
+  keepMonthly: Type.Optional(Int),
+  keepYearly: Type.Optional(Int),
+  compression: Type.Optional(Type.String({ maxLength: 16 })),
+  encrypt: Type.Optional(Type.Boolean()),
+  slaHoursRpo: Type.Optional(Int),
+  rtoMinutes: Type.Optional(Int),
+  alertOnConsecutiveFails: Type.Optional(Int),
+  verifyEnabled: Type.Optional(Type.Boolean()),
+  verifyCronExpr: Type.Optional(Type.String({ maxLength: 64 })),
+  verifyMode: Type.Optional(Type.String({ maxLength: 16 })),
+  maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
+  dependsOnTaskIds: Type.Optional(Type.Array(Id, { maxItems: 50 })),
+});
+export type TaskInput = Static<typeof TaskInput>;
+
+/** Update: any subset; absent fields keep their stored values. */
+export const TaskUpdate = Type.Partial(TaskInput);
+export type TaskUpdate = Static<typeof TaskUpdate>;
+
+export const TaskListQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  tag: Type.Optional(Type.String({ maxLength: 64 })),
+  type: Type.Optional(Type.String({ maxLength: 64 })),
+  enabled: Type.Optional(Type.Boolean()),
+});
+export type TaskListQuery = Static<typeof TaskListQuery>;
+
+export const TaskSummary = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  type: Type.String(),
+  enabled: Type.Boolean(),
+  cronExpr: Type.String(),
+  storageTargetId: Type.Integer(),
+  storageTargetName: Type.String(),
+  storageTargetIds: Type.Array(Type.Integer()),
+  storageTargetNames: Type.Array(Type.String()),
+  nodeId: Type.Integer(),
+  nodeName: Type.String(),
+  tags: Type.String(),
+  retentionDays: Type.Integer(),
+  maxBackups: Type.Integer(),
+  keepDaily: Type.Integer(),
+  keepWeekly: Type.Integer(),
+  keepMonthly: Type.Integer(),
+  keepYearly: Type.Integer(),
+  compression: Type.String(),
+  encrypt: Type.Boolean(),
+  slaHoursRpo: Type.Integer(),
+  rtoMinutes: Type.Integer(),
+  alertOnConsecutiveFails: Type.Integer(),
+  verifyEnabled: Type.Boolean(),
+  verifyCronExpr: Type.String(),
+  verifyMode: Type.String(),
+  maintenanceWindows: Type.String(),
+  dependsOnTaskIds: Type.Array(Type.Integer()),
+  lastRunAt: NullableTimestamp,
+  lastStatus: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const TaskDetail = Type.Intersect([TaskSummary, Type.Object({
+  sourcePath: Type.String(),
+  sourcePaths: Type.Array(Type.String()),
+  excludePatterns: Type.Array(Type.String()),
+  dbHost: Type.String(),
+  dbPort: Type.Integer(),
+  dbUser: Type.String(),
+  dbName: Type.String(),
+  dbPath: Type.String(),
+  /** `********` when a password is stored, '' when not: never the password. */
+  dbPassword: Type.String(),
+  maskedFields: Type.Array(Type.String()),
+})]);
+
+export const BatchIds = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }) });
+export const BatchToggle = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }), enabled: Type.Boolean() });
+export const BatchResult = Type.Array(Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  success: Type.Boolean(),
+  error: Type.Union([Type.String(), Type.Null()]),
+}));

@@ -1,0 +1,384 @@
+import { posix, win32 } from 'node:path';
+import type { EntityManager } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Cron } from 'croner';
+import { BackupTaskEntity, BackupTaskTargetEntity, type BackupTask } from '../../db/entities/backup-task.ts';
+import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
+import { NodeEntity } from '../../db/entities/node.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import type { ProviderRegistry } from '../../plugin-host/registry.ts';
+import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+import { AppError } from '../../http/app-error.ts';
+import { validateConfig } from '../../storage/target-config.ts';
+import { driverFor } from '../discovery/discovery-routes.ts';
+import { parseMaintenanceWindows } from './maintenance-window.ts';
+import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
+import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
+
+export const DB_PASSWORD_AAD = 'backup_tasks.db_password';
+const COMPRESSIONS = ['zstd', 'gzip', 'none'];
+const VERIFY_MODES = ['quick', 'deep'];
+const MAX_DEPENDENCY_DEPTH = 64;
+
+/** A task's full, normalised state: built from the stored row and the input, then validated. */
+interface Draft {
+  name: string;
+  type: string;
+  enabled: boolean;
+  cronExpr: string;
+  sourcePaths: string[];
+  excludePatterns: string[];
+  dbHost: string;
+  dbPort: number;
+  dbUser: string;
+  dbName: string;
+  dbPath: string;
+  storageTargetIds: number[];
+  nodeId: number;
+  tags: string[];
+  retentionDays: number;
+  maxBackups: number;
+  keepDaily: number;
+  keepWeekly: number;
+  keepMonthly: number;
+  keepYearly: number;
+  compression: string;
+  encrypt: boolean;
+  slaHoursRpo: number;
+  rtoMinutes: number;
+  alertOnConsecutiveFails: number;
+  verifyEnabled: boolean;
+  verifyCronExpr: string;
+  verifyMode: string;
+  maintenanceWindows: string;
+  dependsOnTaskIds: number[];
+}
+
+type Detail = { path: string; message: string };
+
+const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
+  enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',
+  storageTargetIds: [], nodeId: 0, tags: [], retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0,
+  compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, alertOnConsecutiveFails: 1, verifyEnabled: false, verifyCronExpr: '',
+  verifyMode: 'quick', maintenanceWindows: '', dependsOnTaskIds: [],
+};
+
+/** Tags from an array or a CSV string: split on commas, trimmed, empties and repeats dropped. */
+export function normaliseTags(tags: string | string[]): string[] {
+  const parts = (Array.isArray(tags) ? tags : [tags]).flatMap((t) => t.split(','));
+  return [...new Set(parts.map((t) => t.trim()).filter((t) => t !== ''))];
+}
+
+/** Croner's parse: the expression the scheduler will use, refused now rather than at fire time. */
+export function cronError(expr: string): string | undefined {
+  try {
+    new Cron(expr, { paused: true }).stop();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.replace(/^CronPattern: /, '');
+  }
+}
+
+const unique = <T>(list: T[]): T[] => [...new Set(list)];
+
+export class BackupTaskService {
+  readonly #em: EntityManager;
+  readonly #box: SecretBox;
+  readonly #drivers: ProviderRegistry<DatabaseDriverType>;
+
+  constructor({ em, secretBox, databaseDrivers }: { em: EntityManager; secretBox: SecretBox; databaseDrivers: ProviderRegistry<DatabaseDriverType> }) {
+    this.#em = em;
+    this.#box = secretBox;
+    this.#drivers = databaseDrivers;
+  }
+
+  /** `file`, or the canonical type of the database driver serving `type` (`pgsql` -> `postgresql`). */
+  canonicalType(type: string): string | undefined {
+    if (type === 'file') return 'file';
+    return driverFor(this.#drivers.list(), type)?.type;
+  }
+
+  async list(query: TaskListQuery): Promise<[BackupTask[], number]> {
+    const where: Record<string, unknown> = {};
+    if (query.type !== undefined) where.type = this.canonicalType(query.type) ?? query.type;
+    if (query.enabled !== undefined) where.enabled = query.enabled;
+    const orderBy = { name: 'asc' } as const;
+    if (query.tag === undefined) {
+      return this.#em.findAndCount(BackupTaskEntity, where, { orderBy, limit: query.limit, offset: query.offset });
+    }
+    // Tags are a short CSV per task; an exact match is done here rather than with LIKE patterns.
+    const tag = query.tag.trim();
+    const all = (await this.#em.find(BackupTaskEntity, where, { orderBy })).filter((t) => normaliseTags(t.tags).includes(tag));
+    return [all.slice(query.offset, query.offset + query.limit), all.length];
+  }
+
+  async tags(): Promise<string[]> {
+    const rows = await this.#em.find(BackupTaskEntity, {}, { fields: ['tags'] });
+    return [...new Set(rows.flatMap((r) => normaliseTags(r.tags)))].sort((a, b) => a.localeCompare(b));
+  }
+
+  async get(id: number, em: EntityManager = this.#em): Promise<BackupTask> {
+    const task = await em.findOne(BackupTaskEntity, { id }, { populate: ['dbPassword'] });
+    if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND');
+    return task;
+  }
+
+  /** The decrypted database password of a task ('' when none): for the engine, never for responses. */
+  password(task: BackupTask): string {
+    return task.dbPassword ? this.#box.open(task.dbPassword, DB_PASSWORD_AAD) : '';
+  }
+
+  async create(input: TaskInput): Promise<BackupTask> {
+    return this.#em.transactional(async (em) => {
+      const draft = this.#merge({ ...DEFAULTS, name: input.name, type: input.type }, input);
+      await this.#validate(em, draft, undefined);
+      const task = em.create(BackupTaskEntity, { ...this.#columns(draft), lastStatus: 'idle', dbPassword: this.#sealNew(input.dbPassword) ?? '' });
+      await this.#flushUnique(em);
+      this.#link(em, task.id, draft.storageTargetIds);
+      await em.flush();
+      return task;
+    });
+  }
+
+  async update(id: number, input: TaskUpdate): Promise<BackupTask> {
+    return this.#em.transactional(async (em) => {
+      const task = await this.get(id, em);
+      const targetIds = (await em.find(BackupTaskTargetEntity, { taskId: id }, { orderBy: { position: 'asc' } })).map((l) => l.storageTargetId);
+      const draft = this.#merge(this.#draftOf(task, targetIds), input);
+      await this.#validate(em, draft, id);
+      em.assign(task, this.#columns(draft));
+      const sealed = this.#sealNew(input.dbPassword);
+      if (sealed !== undefined) task.dbPassword = sealed;
+      if (draft.storageTargetIds.join(',') !== targetIds.join(',')) {
+        await em.nativeDelete(BackupTaskTargetEntity, { taskId: id });
+        this.#link(em, id, draft.storageTargetIds);
+      }
+      await this.#flushUnique(em);
+      return task;
+    });
+  }
+
+  /** Deletes the task and its target links, and drops it from other tasks' dependencies. */
+  async delete(id: number): Promise<BackupTask> {
+    return this.#em.transactional(async (em) => {
+      const task = await this.get(id, em);
+      await em.nativeDelete(BackupTaskTargetEntity, { taskId: id });
+      for (const other of await em.find(BackupTaskEntity, { id: { $ne: id } })) {
+        const deps = jsonList<number>(other.dependsOnTaskIds);
+        if (deps.includes(id)) other.dependsOnTaskIds = JSON.stringify(deps.filter((d) => d !== id));
+      }
+      em.remove(task);
+      await em.flush();
+      return task;
+    });
+  }
+
+  /** Sets `enabled`, or flips it when `enabled` is undefined. */
+  async toggle(id: number, enabled?: boolean): Promise<BackupTask> {
+    const task = await this.get(id);
+    task.enabled = enabled ?? !task.enabled;
+    await this.#em.flush();
+    return task;
+  }
+
+  async summaries(tasks: BackupTask[]) {
+    const refs = await this.#refs(tasks);
+    return tasks.map((t) => toTaskSummary(t, refs.get(t.id)!));
+  }
+
+  async detail(task: BackupTask) {
+    const refs = await this.#refs([task]);
+    return toTaskDetail(task, refs.get(task.id)!, task.dbPassword !== '' && task.dbPassword !== undefined && task.dbPassword !== null);
+  }
+
+  async #refs(tasks: BackupTask[]): Promise<Map<number, TaskRefs>> {
+    const ids = tasks.map((t) => t.id);
+    const links = ids.length ? await this.#em.find(BackupTaskTargetEntity, { taskId: { $in: ids } }, { orderBy: { taskId: 'asc', position: 'asc' } }) : [];
+    const targetIds = unique(links.map((l) => l.storageTargetId));
+    const targets = targetIds.length ? await this.#em.find(StorageTargetEntity, { id: { $in: targetIds } }, { fields: ['id', 'name'] }) : [];
+    const targetName = new Map(targets.map((t) => [t.id, t.name]));
+    const nodeIds = unique(tasks.map((t) => t.nodeId).filter((n) => n > 0));
+    const nodes = nodeIds.length ? await this.#em.find(NodeEntity, { id: { $in: nodeIds } }, { fields: ['id', 'name'] }) : [];
+    const nodeName = new Map(nodes.map((n) => [n.id, n.name]));
+    return new Map(tasks.map((t) => [t.id, {
+      targets: links.filter((l) => l.taskId === t.id).map((l) => ({ id: l.storageTargetId, name: targetName.get(l.storageTargetId) ?? '' })),
+      nodeName: t.nodeId === 0 ? 'master' : nodeName.get(t.nodeId) ?? '',
+    }]));
+  }
+
+  #draftOf(t: BackupTask, storageTargetIds: number[]): Draft {
+    return {
+      name: t.name, type: t.type, enabled: t.enabled, cronExpr: t.cronExpr, sourcePaths: jsonList(t.sourcePaths), excludePatterns: jsonList(t.excludePatterns),
+      dbHost: t.dbHost, dbPort: t.dbPort, dbUser: t.dbUser, dbName: t.dbName, dbPath: t.dbPath, storageTargetIds, nodeId: t.nodeId,
+      tags: normaliseTags(t.tags), retentionDays: t.retentionDays, maxBackups: t.maxBackups, keepDaily: t.keepDaily, keepWeekly: t.keepWeekly,
+      keepMonthly: t.keepMonthly, keepYearly: t.keepYearly, compression: t.compression, encrypt: t.encrypt, slaHoursRpo: t.slaHoursRpo,
+      rtoMinutes: t.rtoMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
+      verifyMode: t.verifyMode, maintenanceWindows: t.maintenanceWindows, dependsOnTaskIds: jsonList(t.dependsOnTaskIds),
+    };
+  }
+
+  /** Applies the fields the input carries; strings are trimmed, lists de-duplicated. */
+  #merge(base: Draft, input: TaskUpdate): Draft {
+    const d: Draft = { ...base };
+    const str = (v: string | undefined, current: string) => (v === undefined ? current : v.trim());
+    d.name = str(input.name, d.name);
+    d.type = str(input.type, d.type);
+    d.cronExpr = str(input.cronExpr, d.cronExpr);
+    d.verifyCronExpr = str(input.verifyCronExpr, d.verifyCronExpr);
+    d.maintenanceWindows = str(input.maintenanceWindows, d.maintenanceWindows);
+    d.dbHost = str(input.dbHost, d.dbHost);
+    d.dbUser = str(input.dbUser, d.dbUser);
+    d.dbName = str(input.dbName, d.dbName);
+    d.dbPath = str(input.dbPath, d.dbPath);
+    d.compression = str(input.compression, d.compression).toLowerCase();
+    d.verifyMode = str(input.verifyMode, d.verifyMode).toLowerCase();
+    if (input.sourcePaths !== undefined || input.sourcePath !== undefined) {
+      d.sourcePaths = unique([...(input.sourcePaths ?? []), ...(input.sourcePaths === undefined && input.sourcePath ? [input.sourcePath] : [])].map((s) => s.trim()).filter((s) => s !== ''));
+    }
+    if (input.excludePatterns !== undefined) d.excludePatterns = unique(input.excludePatterns.map((s) => s.trim()).filter((s) => s !== ''));
+    if (input.storageTargetIds !== undefined) d.storageTargetIds = unique(input.storageTargetIds);
+    else if (input.storageTargetId !== undefined) d.storageTargetIds = [input.storageTargetId];
+    if (input.dependsOnTaskIds !== undefined) d.dependsOnTaskIds = unique(input.dependsOnTaskIds);
+    if (input.tags !== undefined) d.tags = normaliseTags(input.tags);
+    for (const key of ['enabled', 'encrypt', 'verifyEnabled'] as const) if (input[key] !== undefined) d[key] = input[key];
+    for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'alertOnConsecutiveFails'] as const) {
+      if (input[key] !== undefined) d[key] = input[key];
+    }
+    return d;
+  }
+
+  /** Every rule at once; the type is canonicalised in place. 400 BACKUP_TASK_INVALID lists each failure. */
+  async #validate(em: EntityManager, d: Draft, selfId: number | undefined): Promise<void> {
+    const details: Detail[] = [];
+    const fail = (path: string, message: string) => details.push({ path, message });
+
+    if (d.name === '') fail('name', 'must not be blank');
+    const type = this.canonicalType(d.type);
+    if (!type) fail('type', `unknown task type "${d.type}"; known: ${['file', ...this.#drivers.list().flatMap((x) => [x.type, ...(x.aliases ?? [])])].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`);
+    else d.type = type;
+
+    if (d.cronExpr !== '') {
+      const err = cronError(d.cronExpr);
+      if (err) fail('cronExpr', `invalid cron expression: ${err}`);
+    }
+    if (d.verifyCronExpr !== '') {
+      const err = cronError(d.verifyCronExpr);
+      if (err) fail('verifyCronExpr', `invalid cron expression: ${err}`);
+    } else if (d.verifyEnabled) {
+      fail('verifyCronExpr', 'is required when verifyEnabled is true');
+    }
+    if (!VERIFY_MODES.includes(d.verifyMode)) fail('verifyMode', `must be one of ${VERIFY_MODES.join(', ')}`);
+    if (!COMPRESSIONS.includes(d.compression)) fail('compression', `must be one of ${COMPRESSIONS.join(', ')}`);
+
+    if (type === 'file') {
+      if (d.sourcePaths.length === 0) fail('sourcePaths', 'a file task needs at least one source path');
+      d.sourcePaths.forEach((p, i) => {
+        if (p.includes('\0') || !(posix.isAbsolute(p) || win32.isAbsolute(p))) fail(`sourcePaths/${i}`, 'must be an absolute path');
+      });
+    } else if (type) {
+      this.#validateConnection(d, type, fail);
+    }
+
+    for (const key of ['retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes'] as const) {
+      if (d[key] < 0) fail(key, 'must be 0 or more');
+    }
+    if (d.alertOnConsecutiveFails < 1) fail('alertOnConsecutiveFails', 'must be 1 or more');
+
+    const tags = d.tags.join(',');
+    if (tags.length > 500) fail('tags', 'at most 500 characters in all');
+    d.tags.forEach((t, i) => { if (t.length > 64) fail(`tags/${i}`, 'at most 64 characters'); });
+
+    if (d.maintenanceWindows !== '') {
+      try {
+        parseMaintenanceWindows(d.maintenanceWindows);
+      } catch (err) {
+        fail('maintenanceWindows', (err as Error).message);
+      }
+    }
+
+    if (d.storageTargetIds.length === 0) fail('storageTargetIds', 'at least one storage target is required');
+    else {
+      const found = new Set((await em.find(StorageTargetEntity, { id: { $in: d.storageTargetIds } }, { fields: ['id'] })).map((t) => t.id));
+      d.storageTargetIds.forEach((id, i) => { if (!found.has(id)) fail(`storageTargetIds/${i}`, `storage target ${id} does not exist`); });
+    }
+
+    if (d.nodeId !== 0 && !(await em.findOne(NodeEntity, { id: d.nodeId }, { fields: ['id'] }))) fail('nodeId', `node ${d.nodeId} does not exist (0 = master)`);
+
+    if (d.dependsOnTaskIds.length > 0) await this.#validateDependencies(em, d.dependsOnTaskIds, selfId, fail);
+
+    if (details.length > 0) throw new AppError('BACKUP_TASK_INVALID', { details });
+  }
+
+  /** The connection fields a driver's schema declares, checked by that schema; a database name when it has one. */
+  #validateConnection(d: Draft, type: string, fail: (path: string, message: string) => void): void {
+    const driver = driverFor(this.#drivers.list(), type)!;
+    const props = (driver.configSchema as { properties?: Record<string, unknown> }).properties ?? {};
+    const fields: Record<string, keyof Draft> = { host: 'dbHost', port: 'dbPort', user: 'dbUser', path: 'dbPath' };
+    const conn: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(fields)) {
+      const value = d[field];
+      if (key in props && value !== '' && value !== 0) conn[key] = value;
+    }
+    if ('path' in props && d.dbPath !== '' && !(posix.isAbsolute(d.dbPath) || win32.isAbsolute(d.dbPath))) fail('dbPath', 'must be an absolute path');
+    if ('database' in props && d.dbName === '') fail('dbName', 'is required');
+    try {
+      validateConfig(driver, conn, 'BACKUP_TASK_INVALID');
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      for (const detail of (err.details ?? []) as Detail[]) {
+        const key = detail.path.replace(/^config\/?/, '').split('/')[0] ?? '';
+        fail(fields[key] ?? (key || 'type'), detail.message);
+      }
+    }
+  }
+
+  async #validateDependencies(em: EntityManager, deps: number[], selfId: number | undefined, fail: (path: string, message: string) => void): Promise<void> {
+    const all = await em.find(BackupTaskEntity, {}, { fields: ['id', 'dependsOnTaskIds'] });
+    const graph = new Map(all.map((t) => [t.id, jsonList<number>(t.dependsOnTaskIds)]));
+    deps.forEach((id, i) => {
+      if (id === selfId) fail(`dependsOnTaskIds/${i}`, 'a task cannot depend on itself');
+      else if (!graph.has(id)) fail(`dependsOnTaskIds/${i}`, `task ${id} does not exist`);
+    });
+    if (selfId === undefined) return; // nothing can depend on a task that does not exist yet
+    graph.set(selfId, deps);
+    // A cycle through this task exists when one of its dependencies leads back to it.
+    const seen = new Set<number>();
+    const reaches = (id: number, depth: number): boolean => {
+      if (id === selfId) return true;
+      if (seen.has(id) || depth > MAX_DEPENDENCY_DEPTH) return false;
+      seen.add(id);
+      return (graph.get(id) ?? []).some((next) => reaches(next, depth + 1));
+    };
+    if (deps.some((id) => id !== selfId && reaches(id, 1))) fail('dependsOnTaskIds', 'the dependencies form a cycle');
+  }
+
+  #columns(d: Draft) {
+    return {
+      name: d.name, type: d.type, enabled: d.enabled, cronExpr: d.cronExpr, sourcePaths: JSON.stringify(d.sourcePaths),
+      excludePatterns: JSON.stringify(d.excludePatterns), dbHost: d.dbHost, dbPort: d.dbPort, dbUser: d.dbUser, dbName: d.dbName, dbPath: d.dbPath,
+      nodeId: d.nodeId, tags: d.tags.join(','), retentionDays: d.retentionDays, maxBackups: d.maxBackups, keepDaily: d.keepDaily,
+      keepWeekly: d.keepWeekly, keepMonthly: d.keepMonthly, keepYearly: d.keepYearly, compression: d.compression, encrypt: d.encrypt,
+      slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, verifyEnabled: d.verifyEnabled,
+      verifyCronExpr: d.verifyCronExpr, verifyMode: d.verifyMode, maintenanceWindows: d.maintenanceWindows, dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds),
+    };
+  }
+
+  /** A new sealed password, or undefined to keep the stored one (absent, empty or the mask). */
+  #sealNew(password: string | undefined): string | undefined {
+    if (password === undefined || password === '' || password === PASSWORD_MASK) return undefined;
+    return this.#box.seal(password, DB_PASSWORD_AAD);
+  }
+
+  #link(em: EntityManager, taskId: number, targetIds: number[]): void {
+    targetIds.forEach((storageTargetId, position) => em.create(BackupTaskTargetEntity, { taskId, storageTargetId, position }));
+  }
+
+  async #flushUnique(em: EntityManager): Promise<void> {
+    try {
+      await em.flush();
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) throw new AppError('BACKUP_TASK_NAME_EXISTS');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppEvent } from '../../events/event-bus.ts';
+import { requireEventStreamAccept } from '../../http/sse-accept.ts';
+
+const message = (e: AppEvent) => ({ id: String(e.id), event: e.type, data: { type: e.type, title: e.title, body: e.body, fields: e.fields, timestamp: e.timestamp } });
+
+/**
+ * `GET /api/events/stream`: application events as server-sent events. Every event carries an
+ * `id`; a client reconnecting with `Last-Event-ID` first gets what it missed (from a bounded
+ * buffer), then live events. Heartbeat comments keep idle proxies from closing the stream.
+ */
+export async function eventStreamRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/api/events/stream', { config: { access: 'auth' }, sse: 'only', preValidation: requireEventStreamAccept }, async (request, reply) => {
+    const { events } = request.diScope.cradle;
+    // Subscribe before replaying, queueing live events, so nothing falls between the two.
+    const queued: AppEvent[] = [];
+    let live = false;
+    const unsubscribe = events.subscribe((e) => {
+      if (live) void reply.sse.send(message(e)).catch(() => undefined);
+      else queued.push(e);
+    });
+    reply.sse.onClose(unsubscribe);
+    reply.sse.keepAlive();
+    // Headers go out now, not with the first event: clients see the stream open at once.
+    reply.sse.sendHeaders();
+    const last = Number(reply.sse.lastEventId ?? '');
+    const missed = Number.isSafeInteger(last) && last > 0 ? events.since(last) : [];
+    for (const e of missed) await reply.sse.send(message(e));
+    const sent = missed.at(-1)?.id ?? (Number.isSafeInteger(last) ? last : 0);
+    for (const e of queued) if (e.id > sent) await reply.sse.send(message(e));
+    live = true;
+  });
+}
