@@ -8,6 +8,7 @@ import {
   type ProviderDeps,
   type TestResult,
 } from '../../core/plugin-host/contracts.ts';
+import { oneDatabase } from '../../core/plugin-host/config-fields.ts';
 import { runDump, runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
 import { mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
@@ -22,13 +23,6 @@ const DISCOVER_SQL = `
     LEFT JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = s.SCHEMA_NAME
    GROUP BY s.SCHEMA_NAME
    ORDER BY s.SCHEMA_NAME`;
-
-function oneDatabase(databases: string[]): string {
-  if (databases.length !== 1 || typeof databases[0] !== 'string') {
-    throw new ProviderError('permanent', 'mysql: a dump covers exactly one database (run one dump per database)');
-  }
-  return databases[0];
-}
 
 export class MysqlDriver implements DatabaseDriverInstance {
   readonly #config: MysqlConfig;
@@ -95,7 +89,7 @@ export class MysqlDriver implements DatabaseDriverInstance {
   }
 
   async dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }> {
-    const args = mysqldumpArgs(this.#config, oneDatabase(options.databases));
+    const args = mysqldumpArgs(this.#config, oneDatabase('mysql', options.databases));
     return runDump(this.#tool(this.#deps.env?.BACKPLANE_MYSQLDUMP_BINARY ?? 'mysqldump', args));
   }
 

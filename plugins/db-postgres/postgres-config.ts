@@ -1,4 +1,5 @@
-import { ProviderError, type JsonSchema } from '../../core/plugin-host/contracts.ts';
+import { configReaders } from '../../core/plugin-host/config-fields.ts';
+import type { JsonSchema } from '../../core/plugin-host/contracts.ts';
 
 export interface PostgresConfig {
   host: string;
@@ -28,23 +29,7 @@ export const postgresConfigSchema: JsonSchema = {
   },
 };
 
-function text(config: Record<string, unknown>, key: string, required: boolean): string | undefined {
-  const value = config[key];
-  if (value === undefined || value === null || value === '') {
-    if (required) throw new ProviderError('permanent', `postgresql: "${key}" is required`);
-    return undefined;
-  }
-  if (typeof value !== 'string' || value.includes('\0')) throw new ProviderError('permanent', `postgresql: "${key}" must be a string`);
-  return value;
-}
-
-function integer(config: Record<string, unknown>, key: string, fallback: number, max: number): number {
-  const value = config[key] ?? fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new ProviderError('permanent', `postgresql: "${key}" must be an integer from 1 to ${max}`);
-  }
-  return value;
-}
+const { text, integer } = configReaders('postgresql');
 
 export function parsePostgresConfig(config: Record<string, unknown>): PostgresConfig {
   const database = text(config, 'database', false);

@@ -9,6 +9,7 @@ import {
   type ProviderDeps,
   type TestResult,
 } from '../../core/plugin-host/contracts.ts';
+import { oneDatabase } from '../../core/plugin-host/config-fields.ts';
 import { runDump, runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
 import { pgDumpArgs, pgEnv, psqlRestoreArgs } from './postgres-argv.ts';
 import { parsePostgresConfig, postgresConfigSchema, type PostgresConfig } from './postgres-config.ts';
@@ -22,13 +23,6 @@ const DISCOVER_SQL = `
          CASE WHEN has_database_privilege(datname, 'CONNECT') THEN pg_database_size(oid) END AS size
     FROM pg_database
    ORDER BY datname`;
-
-function oneDatabase(databases: string[]): string {
-  if (databases.length !== 1 || typeof databases[0] !== 'string' || databases[0] === '' || databases[0].includes('\0')) {
-    throw new ProviderError('permanent', 'postgresql: a dump covers exactly one database (run one dump per database)');
-  }
-  return databases[0];
-}
 
 export class PostgresDriver implements DatabaseDriverInstance {
   readonly #config: PostgresConfig;
@@ -97,14 +91,14 @@ export class PostgresDriver implements DatabaseDriverInstance {
   }
 
   async dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }> {
-    const database = oneDatabase(options.databases);
+    const database = oneDatabase('postgresql', options.databases);
     const binary = this.#deps.env?.BACKPLANE_PG_DUMP_BINARY ?? 'pg_dump';
     this.#deps.log.info(`postgresql: dumping database ${database} with ${basename(binary)}`);
     return runDump(this.#tool(binary, pgDumpArgs(this.#config, database)));
   }
 
   async restore(stream: Readable, options: { database: string }): Promise<void> {
-    const database = oneDatabase([options.database]);
+    const database = oneDatabase('postgresql', [options.database]);
     const binary = this.#deps.env?.BACKPLANE_PSQL_BINARY ?? 'psql';
     await runRestore(this.#tool(binary, psqlRestoreArgs(this.#config, database)), stream);
   }
