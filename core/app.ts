@@ -6,6 +6,8 @@ import type { Config } from './config/config.ts';
 import { createAppContainer, type Cradle } from './container.ts';
 import { openOrm, migrate } from './db/orm.ts';
 import { loadMasterKey } from './security/master-key.ts';
+import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
+import { backupRecordRoutes } from './features/backup-records/backup-record-routes.ts';
 import type { LoginLimits } from './auth/login-limiter.ts';
 import { accessGuard } from './auth/guard.ts';
 import { requestScope } from './http/request-scope.ts';
@@ -75,20 +77,33 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(storageTargetRoutes);
   await app.register(discoveryRoutes);
   await app.register(backupTaskRoutes);
+  await app.register(backupRecordRoutes);
   await app.register(eventStreamRoutes);
 
   const storageHealth = new StorageHealthMonitor(container, app.log);
   app.decorate('storageHealth', storageHealth);
   const auditRetention = new AuditRetention(container, app.log);
   app.decorate('auditRetention', auditRetention);
+  const { backupRuns, scheduler, recordDeleter } = container.cradle;
+  let deletionSweep: NodeJS.Timeout | undefined;
   app.addHook('onReady', async function startBackgroundWork() {
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
     auditRetention.start();
+    // Order matters: settle what a crash left running before the scheduler checks for overlap.
+    const recovered = await backupRuns.recover();
+    if (recovered.failed > 0 || recovered.requeued > 0) app.log.warn(recovered, 'backup records recovered after restart');
+    await scheduler.start();
+    const sweep = (): void => void recordDeleter.retryPending().catch((err: unknown) => app.log.error({ err }, 'deletion retry failed'));
+    sweep();
+    deletionSweep = setInterval(sweep, 10 * 60_000).unref();
   });
 
   const stopWebhook = startAuditWebhook(container.cradle.audit, container, app.log);
   app.addHook('onClose', async function closeOrm() {
     stopWebhook();
+    scheduler.stop();
+    if (deletionSweep) clearInterval(deletionSweep);
+    await backupRuns.stop();
     await storageHealth.stop();
     auditRetention.stop();
     await container.cradle.orm.close();
@@ -106,7 +121,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   try {
     await migrate(orm);
     const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }));
-    const container = createAppContainer({ config, orm, masterKey, loginLimits: options.loginLimits });
+    const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
+    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, loginLimits: options.loginLimits });
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
       logger: loggerOptions(options.logLevel ?? config.logLevel),

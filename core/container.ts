@@ -20,6 +20,16 @@ import { StorageTargetService } from './features/storage-targets/storage-target-
 import { StorageOAuthFlow } from './features/storage-targets/oauth-flow.ts';
 import { BackupTaskService } from './features/backup-tasks/backup-task-service.ts';
 import type { FastifyBaseLogger } from 'fastify';
+import { Registry } from 'prom-client';
+import { BackupMetrics } from './metrics/backup-metrics.ts';
+import { RecordLogHub } from './backup/record-log.ts';
+import { BackupExecutor } from './backup/backup-executor.ts';
+import { RecordDeleter } from './backup/record-deleter.ts';
+import { RetentionService } from './backup/retention-service.ts';
+import { BackupRuns } from './backup/backup-runs.ts';
+import { BackupScheduler } from './backup/scheduler.ts';
+import type { AgeKeyPair } from './engine/age-identity.ts';
+import { BackupRecordService } from './features/backup-records/backup-record-service.ts';
 
 /** Singletons: one per app instance. */
 export interface AppCradle {
@@ -37,6 +47,17 @@ export interface AppCradle {
   startedAt: Date;
   logger: FastifyBaseLogger;
   storageOpener: StorageTargetOpener;
+  metricsRegistry: Registry;
+  backupMetrics: BackupMetrics;
+  /** The installation's age key pair; only `recipient` ever leaves the master. */
+  ageKeys: AgeKeyPair;
+  ageRecipient: string;
+  recordLogs: RecordLogHub;
+  backupExecutor: BackupExecutor;
+  recordDeleter: RecordDeleter;
+  retention: RetentionService;
+  backupRuns: BackupRuns;
+  scheduler: BackupScheduler;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -50,6 +71,7 @@ export interface ScopeCradle {
   storageTargets: StorageTargetService;
   storageOAuth: StorageOAuthFlow;
   backupTasks: BackupTaskService;
+  backupRecords: BackupRecordService;
 }
 
 export type Cradle = AppCradle & ScopeCradle;
@@ -63,7 +85,7 @@ declare module '@fastify/awilix' {
  * A fresh container per app instance (never awilix's module-level default, which would leak
  * between test apps), in strict mode so a singleton can never capture a request's scope.
  */
-export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; loginLimits?: LoginLimits }): AwilixContainer<Cradle> {
+export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; ageKeys: AgeKeyPair; loginLimits?: LoginLimits }): AwilixContainer<Cradle> {
   const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   container.register({
     config: asValue(options.config),
@@ -87,6 +109,17 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     storageTargets: asClass(StorageTargetService).scoped(),
     storageOAuth: asClass(StorageOAuthFlow).scoped(),
     backupTasks: asClass(BackupTaskService).scoped(),
+    backupRecords: asClass(BackupRecordService).scoped(),
+    metricsRegistry: asValue(new Registry()),
+    backupMetrics: asClass(BackupMetrics).singleton(),
+    ageKeys: asValue(options.ageKeys),
+    ageRecipient: asValue(options.ageKeys.recipient),
+    recordLogs: asClass(RecordLogHub).singleton(),
+    backupExecutor: asClass(BackupExecutor).singleton(),
+    recordDeleter: asClass(RecordDeleter).singleton(),
+    retention: asClass(RetentionService).singleton(),
+    backupRuns: asClass(BackupRuns).singleton(),
+    scheduler: asClass(BackupScheduler).singleton(),
   });
   return container;
 }

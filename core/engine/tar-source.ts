@@ -44,6 +44,11 @@ export interface TarSourceOptions {
   /** Something could not be archived (missing, unreadable, vanished, special file); it was skipped. */
   onWarning?: (message: string, path: string) => void;
   signal?: AbortSignal;
+  /**
+   * Receives each entry once it is written. When given, entries are not collected in
+   * `manifest` (which then stays empty), so a huge tree costs no memory for its list.
+   */
+  onEntry?: (entry: ManifestEntry) => void;
 }
 
 export interface TarSource {
@@ -95,6 +100,7 @@ function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string,
 export function createTarSource(options: TarSourceOptions): TarSource {
   const pack = tar.pack();
   const manifest: ManifestEntry[] = [];
+  const record = options.onEntry ?? ((entry: ManifestEntry): void => void manifest.push(entry));
   const excludes = options.excludes ?? [];
   const warn = (message: string, path: string): void => options.onWarning?.(message, path);
   const signal = options.signal;
@@ -165,7 +171,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
       }
       entry.end(undefined);
       await done;
-      manifest.push({ path: header.name, size, mtime: fst.mtime, mode: fst.mode & 0o7777, type: 'file' });
+      record({ path: header.name, size, mtime: fst.mtime, mode: fst.mode & 0o7777, type: 'file' });
     } finally {
       await handle.close().catch(() => undefined);
     }
@@ -194,7 +200,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
         return;
       }
       await addHeaderOnly({ name, type: 'symlink', linkname, mode, mtime: st.mtime, uid: st.uid, gid: st.gid });
-      manifest.push({ path: name, size: 0, mtime: st.mtime, mode, type: 'symlink', linkname });
+      record({ path: name, size: 0, mtime: st.mtime, mode, type: 'symlink', linkname });
     } else if (st.isDirectory()) {
       let children: string[] = [];
       try {
@@ -204,7 +210,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
       }
       if (name !== '') {
         await addHeaderOnly({ name, type: 'directory', mode, mtime: st.mtime, uid: st.uid, gid: st.gid });
-        manifest.push({ path: name, size: 0, mtime: st.mtime, mode, type: 'directory' });
+        record({ path: name, size: 0, mtime: st.mtime, mode, type: 'directory' });
       }
       for (const child of children) await walk(join(abs, child));
     } else {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
+import { type Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
 import { VERSION } from '../version.ts';
 
 declare module 'fastify' {
@@ -15,7 +15,7 @@ declare module 'fastify' {
  * so ids in paths cannot blow up cardinality.
  */
 export const metricsPlugin = fp(async function metricsPlugin(app: FastifyInstance) {
-  const registry = new Registry();
+  const registry = app.diContainer.cradle.metricsRegistry;
   collectDefaultMetrics({ register: registry });
   new Gauge({ name: 'backplane_app_info', help: 'Backplane version (always 1)', labelNames: ['version'], registers: [registry] }).set({ version: VERSION }, 1);
   const requests = new Counter({ name: 'backplane_http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status_code'], registers: [registry] });

@@ -158,5 +158,7 @@ export interface DatabaseDriverInstance {
 export interface DatabaseDriverType extends ProviderManifest {
   /** Task types this driver serves, e.g. `['postgresql', 'pgsql']`. */
   aliases?: string[];
+  /** The raw dump's file extension, before compression and encryption (default `sql`). */
+  artifactExtension?: string;
   create(config: Record<string, unknown>, deps: ProviderDeps): DatabaseDriverInstance | Promise<DatabaseDriverInstance>;
 }

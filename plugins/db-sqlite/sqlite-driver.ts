@@ -106,6 +106,7 @@ export class SqliteDriver implements DatabaseDriverInstance {
 export const sqliteType: DatabaseDriverType = {
   type: 'sqlite',
   aliases: ['sqlite'],
+  artifactExtension: 'sqlite',
   displayName: 'SQLite',
   description: 'A consistent online backup of one SQLite file (the SQLite backup API), restored atomically after an integrity check.',
   configSchema: sqliteConfigSchema,

@@ -48,6 +48,8 @@ export const BackupTaskEntity = defineEntity({
     /** JSON array of task ids this task depends on. */
     dependsOnTaskIds: p.text().default('[]'),
     lastRunAt: p.datetime().nullable(),
+    /** The last cron fire time acted on (run or skipped); catch-up after downtime starts from here. */
+    lastScheduledAt: p.datetime().nullable(),
     lastStatus: p.string().length(16).default('idle'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),

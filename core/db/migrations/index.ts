@@ -1,10 +1,12 @@
 import { Migration001Initial } from './001-initial.ts';
 import { Migration002StorageTargets } from './002-storage-targets.ts';
 import { Migration003BackupTasks } from './003-backup-tasks.ts';
+import { Migration004BackupRecords } from './004-backup-records.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
   { name: 'Migration001Initial', class: Migration001Initial },
   { name: 'Migration002StorageTargets', class: Migration002StorageTargets },
   { name: 'Migration003BackupTasks', class: Migration003BackupTasks },
+  { name: 'Migration004BackupRecords', class: Migration004BackupRecords },
 ];

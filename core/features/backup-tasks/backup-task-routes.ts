@@ -6,7 +6,8 @@ import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor, setTotal } from '../../http/request-helpers.ts';
 import type { BackupTask } from '../../db/entities/backup-task.ts';
-import { TaskInput, TaskUpdate, TaskListQuery, TaskSummary, TaskDetail, BatchIds, BatchToggle, BatchResult } from './backup-task-schemas.ts';
+import { TaskInput, TaskUpdate, TaskListQuery, TaskSummary, TaskDetail, BatchIds, BatchToggle, BatchResult, BatchRunResult, RunAccepted } from './backup-task-schemas.ts';
+import { principalName } from '../../auth/principal.ts';
 
 export const MAX_BATCH = 100;
 
@@ -68,6 +69,7 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
   }, async (request) => {
     const { backupTasks } = request.diScope.cradle;
     const task = await backupTasks.create(request.body);
+    await request.diScope.cradle.scheduler.sync(task.id);
     await audit(request, 'create', task, `type=${task.type}`);
     return ok(await backupTasks.detail(task));
   });
@@ -78,6 +80,7 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
   }, async (request) => {
     const { backupTasks } = request.diScope.cradle;
     const task = await backupTasks.update(request.params.id, request.body);
+    await request.diScope.cradle.scheduler.sync(task.id);
     await audit(request, 'update', task, Object.keys(request.body).join(', '));
     return ok(await backupTasks.detail(task));
   });
@@ -87,6 +90,7 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
     schema: { params: IdParams, response: { 200: envelopeOf(Type.Object({ deleted: Type.Boolean() })) } },
   }, async (request) => {
     const task = await request.diScope.cradle.backupTasks.delete(request.params.id);
+    await request.diScope.cradle.scheduler.sync(request.params.id);
     await audit(request, 'delete', { id: request.params.id, name: task.name });
     return ok({ deleted: true });
   });
@@ -102,6 +106,7 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
   }, async (request) => {
     const { backupTasks } = request.diScope.cradle;
     const task = await backupTasks.toggle(request.params.id, request.body?.enabled);
+    await request.diScope.cradle.scheduler.sync(task.id);
     await audit(request, 'toggle', task, `enabled=${task.enabled}`);
     return ok((await backupTasks.summaries([task]))[0]!);
   });
@@ -114,6 +119,7 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
     const { enabled } = request.body;
     return ok(await eachTask(batchIds(request.body.ids), async (id) => {
       const task = await backupTasks.toggle(id, enabled);
+      await request.diScope.cradle.scheduler.sync(id);
       await audit(request, 'toggle', task, `enabled=${enabled} (batch)`);
       return task;
     }));
@@ -126,8 +132,40 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
     const { backupTasks } = request.diScope.cradle;
     return ok(await eachTask(batchIds(request.body.ids), async (id) => {
       const task = await backupTasks.delete(id);
+      await request.diScope.cradle.scheduler.sync(id);
       await audit(request, 'delete', { id, name: task.name }, 'batch');
       return task;
     }));
+  });
+
+  app.post('/api/backup/tasks/:id/run', {
+    config: { access: 'operator' },
+    schema: { params: IdParams, response: { 200: envelopeOf(RunAccepted) } },
+  }, async (request) => {
+    const { backupRuns, backupTasks } = request.diScope.cradle;
+    const task = await backupTasks.get(request.params.id);
+    const record = await backupRuns.request(task.id, { trigger: 'manual', triggeredBy: principalName(request.principal) });
+    await audit(request, 'manual_run', task, `record ${record.id}`);
+    return ok({ recordId: record.id, taskId: task.id, status: record.status });
+  });
+
+  app.post('/api/backup/tasks/batch/run', {
+    config: { access: 'operator' },
+    schema: { body: BatchIds, response: { 200: envelopeOf(BatchRunResult) } },
+  }, async (request) => {
+    const { backupRuns, backupTasks } = request.diScope.cradle;
+    const results = [];
+    for (const id of batchIds(request.body.ids)) {
+      try {
+        const task = await backupTasks.get(id);
+        const record = await backupRuns.request(id, { trigger: 'manual', triggeredBy: principalName(request.principal) });
+        await audit(request, 'manual_run', task, `record ${record.id} (batch)`);
+        results.push({ id, name: task.name, success: true, error: null, code: null, recordId: record.id });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        results.push({ id, name: '', success: false, error: err.message, code: err.code, recordId: null });
+      }
+    }
+    return ok(results);
   });
 }

@@ -118,3 +118,14 @@ export const BatchResult = Type.Array(Type.Object({
   success: Type.Boolean(),
   error: Type.Union([Type.String(), Type.Null()]),
 }));
+
+export const BatchRunResult = Type.Array(Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  success: Type.Boolean(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  code: Type.Union([Type.String(), Type.Null()]),
+  recordId: Type.Union([Type.Integer(), Type.Null()]),
+}));
+
+export const RunAccepted = Type.Object({ recordId: Type.Integer(), taskId: Type.Integer(), status: Type.String() });

@@ -1,3 +1,4 @@
+import { BackupRecordEntity } from '../../db/entities/backup-record.ts';
 import { posix, win32 } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
@@ -158,10 +159,17 @@ export class BackupTaskService {
     });
   }
 
-  /** Deletes the task and its target links, and drops it from other tasks' dependencies. */
+  /**
+   * Deletes the task and its target links, and drops it from other tasks' dependencies. Its
+   * records and their artifacts stay (a backup outlives the job that made it); refused while a
+   * run is queued or running.
+   */
   async delete(id: number): Promise<BackupTask> {
     return this.#em.transactional(async (em) => {
       const task = await this.get(id, em);
+      if (await em.count(BackupRecordEntity, { taskId: id, status: { $in: ['queued', 'running'] } }) > 0) {
+        throw new AppError('BACKUP_TASK_ALREADY_RUNNING', { message: `Task "${task.name}" has a queued or running backup; delete it once the run ends.` });
+      }
       await em.nativeDelete(BackupTaskTargetEntity, { taskId: id });
       for (const other of await em.find(BackupTaskEntity, { id: { $ne: id } })) {
         const deps = jsonList<number>(other.dependsOnTaskIds);

@@ -24,6 +24,7 @@ export async function settingsRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => {
     const { settings, audit } = request.diScope.cradle;
     const changed = await settings.update(request.body);
+    if (changed.includes('timezone')) await request.diScope.cradle.scheduler.reload();
     // Names only: a secret's value never reaches the audit log.
     await audit.record(auditActor(request), { category: 'settings', action: 'update', targetType: 'settings', detail: changed.join(', ') });
     return ok(await settings.publicView());

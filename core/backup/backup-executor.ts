@@ -1,0 +1,230 @@
+import type { MikroORM, EntityManager } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord, type RecordStatus } from '../db/entities/backup-record.ts';
+import { BackupTaskEntity, BackupTaskTargetEntity, type BackupTask } from '../db/entities/backup-task.ts';
+import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { ProviderRegistry } from '../plugin-host/registry.ts';
+import type { DatabaseDriverType, StorageInstance } from '../plugin-host/contracts.ts';
+import type { EventBus } from '../events/event-bus.ts';
+import type { BackupMetrics } from '../metrics/backup-metrics.ts';
+import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine/pipeline.ts';
+import { compressionExtension, type Compression } from '../engine/compression.ts';
+import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { openTaskSource } from './task-source.ts';
+import { ManifestWriter } from './manifest-writer.ts';
+import { storageKey, fileNameOf } from './storage-key.ts';
+import type { RecordLogHub } from './record-log.ts';
+
+export interface ExecutorDeps {
+  orm: MikroORM;
+  storageOpener: StorageTargetOpener;
+  secretBox: SecretBox;
+  databaseDrivers: ProviderRegistry<DatabaseDriverType>;
+  events: EventBus;
+  backupMetrics: BackupMetrics;
+  recordLogs: RecordLogHub;
+  ageRecipient: string;
+  logger: FastifyBaseLogger;
+}
+
+export interface ExecutionOutcome {
+  record: BackupRecord;
+  status: RecordStatus;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function human(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = bytes;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}
+
+/**
+ * Runs one queued record to its end: source -> pipeline -> every target, then writes the
+ * truth into the record and its copies. The record becomes `success` only when every target
+ * confirmed a complete object of the checksummed size; `partial` when some did; otherwise
+ * `failed` (or `cancelled` when the master stopped it), and no target keeps an object.
+ */
+export class BackupExecutor {
+  readonly #d: ExecutorDeps;
+
+  constructor(deps: ExecutorDeps) {
+    this.#d = deps;
+  }
+
+  async execute(recordId: number, signal: AbortSignal): Promise<ExecutionOutcome> {
+    const { orm, recordLogs, backupMetrics } = this.#d;
+    const em = orm.em.fork();
+    const record = await em.findOneOrFail(BackupRecordEntity, { id: recordId });
+    const task = await em.findOne(BackupTaskEntity, { id: record.taskId }, { populate: ['dbPassword'] });
+    const started = new Date();
+    record.status = 'running';
+    record.startedAt = started;
+    await em.flush();
+    await recordLogs.open(recordId, 'running');
+    const log = (level: 'info' | 'warn' | 'error', text: string): void => void recordLogs.line(recordId, level, text);
+    backupMetrics.running.inc();
+    let status: RecordStatus = 'failed';
+    try {
+      if (!task) throw new Error('the task was deleted before the run started');
+      task.lastRunAt = started;
+      task.lastStatus = 'running';
+      await em.flush();
+      log('info', `backup of task "${task.name}" (${task.type}) started, trigger ${record.trigger} by ${record.triggeredBy}`);
+      status = await this.#run(em, record, task, signal, log);
+    } catch (err) {
+      status = signal.aborted ? 'cancelled' : 'failed';
+      record.errorMessage = (signal.aborted ? `cancelled: ${message(signal.reason)}` : message(err)).slice(0, 2000);
+      log('error', record.errorMessage);
+    } finally {
+      backupMetrics.running.dec();
+    }
+    const completed = new Date();
+    record.status = status;
+    record.completedAt = completed;
+    record.durationMs = completed.getTime() - started.getTime();
+    if (task) task.lastStatus = status;
+    await em.flush();
+    log(status === 'success' ? 'info' : status === 'partial' ? 'warn' : 'error', `backup ${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
+    recordLogs.setStatus(recordId, status);
+    await recordLogs.close(recordId, status);
+    backupMetrics.runs.inc({ type: record.type, status, trigger: record.trigger });
+    backupMetrics.duration.observe({ type: record.type, status }, record.durationMs / 1000);
+    if (status === 'success' || status === 'partial') backupMetrics.bytes.inc({ type: record.type }, record.fileSize);
+    this.#publish(record);
+    return { record, status };
+  }
+
+  async #run(em: EntityManager, record: BackupRecord, task: BackupTask, signal: AbortSignal, log: (level: 'info' | 'warn' | 'error', text: string) => void): Promise<RecordStatus> {
+    const { storageOpener, secretBox, databaseDrivers, orm, recordLogs } = this.#d;
+    const links = await em.find(BackupTaskTargetEntity, { taskId: task.id }, { orderBy: { position: 'asc' } });
+    const targets = await em.find(StorageTargetEntity, { id: { $in: links.map((l) => l.storageTargetId) } });
+    const byId = new Map(targets.map((t) => [t.id, t]));
+    const ordered = links.map((l) => byId.get(l.storageTargetId)).filter((t) => t !== undefined);
+    if (ordered.length === 0) throw new Error('the task has no storage target');
+
+    const compression = task.compression as Compression;
+    const encrypted = task.encrypt;
+    record.compression = compression;
+    record.encrypted = encrypted;
+
+    const manifest = task.type === 'file' ? new ManifestWriter(orm, record.id) : undefined;
+    const source = await openTaskSource(task, {
+      drivers: databaseDrivers.list(),
+      deps: storageOpener.deps(),
+      password: task.dbPassword ? secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
+      onWarning: (text) => log('warn', text),
+      onEntry: (entry) => manifest?.add(entry),
+      signal,
+    });
+    // A source failing later rejects here; the pipeline sees the same failure as a stream error.
+    source.done.catch(() => undefined);
+
+    const extension = `${source.extension}${compressionExtension(compression)}${encrypted ? '.age' : ''}`;
+    const key = storageKey(task.name, record.id, record.startedAt ?? new Date(), extension);
+    record.storagePath = key;
+    record.fileName = fileNameOf(key);
+
+    const copies = ordered.map((t) => em.create(BackupRecordCopyEntity, { recordId: record.id, storageTargetId: t.id, storageTargetName: t.name, storagePath: key, status: 'pending' }));
+    await em.flush();
+
+    const opened: PipelineTarget[] = [];
+    const instances: StorageInstance[] = [];
+    for (const [i, target] of ordered.entries()) {
+      const copy = copies[i]!;
+      if (!target.enabled) {
+        copy.status = 'failed';
+        copy.error = 'the storage target is disabled';
+        log('warn', `target "${target.name}": disabled, skipped`);
+        continue;
+      }
+      try {
+        const instance = await storageOpener.open(target);
+        instances.push(instance);
+        opened.push({ id: target.id, name: target.name, instance, key });
+      } catch (err) {
+        copy.status = 'failed';
+        copy.error = message(err).slice(0, 2000);
+        log('error', `target "${target.name}": ${copy.error}`);
+      }
+    }
+    if (opened.length === 0) {
+      source.stream.destroy();
+      await em.flush();
+      throw new Error('no storage target could be opened');
+    }
+    log('info', `writing ${key} to ${opened.map((t) => `"${t.name}"`).join(', ')} (${compression}${encrypted ? ', age-encrypted' : ''})`);
+
+    let result: PipelineResult;
+    try {
+      result = await runPipeline({
+        source: source.stream,
+        compression,
+        ...(encrypted ? { recipient: this.#d.ageRecipient } : {}),
+        targets: opened,
+        signal,
+        onProgress: (p) => recordLogs.progress(record.id, { bytesRead: p.bytesRead, bytesStored: p.bytesStored, speedBps: Math.round(p.rate), elapsedSeconds: Math.round(p.elapsedMs / 1000) }, `${human(p.bytesRead)} read, ${human(p.bytesStored)} stored, ${human(p.rate)}/s`),
+      });
+      // Every target failing stops the source early; its own error would hide the targets' reasons.
+      if (result.status !== 'failed') await source.done;
+    } catch (err) {
+      for (const copy of copies) if (copy.status === 'pending') { copy.status = 'failed'; copy.error = message(err).slice(0, 2000); }
+      await manifest?.discard().catch(() => undefined);
+      await em.flush();
+      throw err;
+    } finally {
+      await Promise.allSettled(instances.map((i) => i.close?.()));
+    }
+
+    for (const r of result.results) {
+      const copy = copies.find((c) => c.storageTargetId === r.targetId)!;
+      copy.status = r.status;
+      copy.attempts = r.attempts;
+      if (r.status === 'success') copy.fileSize = r.size ?? result.size;
+      else {
+        copy.error = (r.error ?? 'failed').slice(0, 2000);
+        log('error', `target "${r.name}" failed after ${r.attempts} attempt(s): ${copy.error}`);
+      }
+    }
+    const stored = copies.filter((c) => c.status === 'success').length;
+    const status: RecordStatus = stored === 0 ? 'failed' : stored === copies.length ? 'success' : 'partial';
+    if (status === 'failed') {
+      await manifest?.discard().catch(() => undefined);
+      record.errorMessage = copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+      await em.flush();
+      return 'failed';
+    }
+    record.fileSize = result.size;
+    record.rawSize = result.rawBytes;
+    record.checksum = result.checksum;
+    if (status === 'partial') record.errorMessage = copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+    if (manifest) {
+      try {
+        await manifest.finish();
+        record.hasManifest = true;
+      } catch (err) {
+        log('warn', `the file list could not be stored (${message(err)}); the artifact is complete, its contents cannot be browsed`);
+      }
+    }
+    log('info', `stored ${human(result.size)} (from ${human(result.rawBytes)}), sha256 ${result.checksum}${manifest ? `, ${manifest.count} entries` : ''}`);
+    await em.flush();
+    return status;
+  }
+
+  #publish(record: BackupRecord): void {
+    const type = record.status === 'success' ? 'backup_success' : record.status === 'partial' ? 'backup_partial' : record.status === 'cancelled' ? 'backup_cancelled' : 'backup_failed';
+    this.#d.events.publish({
+      type,
+      title: `Backup ${record.status}: ${record.taskName}`,
+      body: record.status === 'success' ? `Stored ${record.fileName}.` : record.errorMessage,
+      fields: { recordId: record.id, taskId: record.taskId, taskName: record.taskName, status: record.status, fileSize: record.fileSize, durationSeconds: Math.round(record.durationMs / 1000) },
+    });
+  }
+}

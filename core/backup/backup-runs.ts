@@ -1,0 +1,222 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { BackupTaskEntity } from '../db/entities/backup-task.ts';
+import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import { AppError } from '../http/app-error.ts';
+import type { AuditWriter } from '../events/audit-writer.ts';
+import type { BackupMetrics } from '../metrics/backup-metrics.ts';
+import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import { parseMaintenanceWindows, withinMaintenanceWindows } from '../features/backup-tasks/maintenance-window.ts';
+import type { BackupExecutor } from './backup-executor.ts';
+import type { RetentionService } from './retention-service.ts';
+import { scheduleTimeZone } from './time-zone.ts';
+
+export type RunTrigger = 'manual' | 'scheduled' | 'catch_up' | 'dependency';
+
+export interface RunRequest {
+  trigger: RunTrigger;
+  /** Username, or `system`. */
+  triggeredBy: string;
+}
+
+const SYSTEM = { principal: null, clientIp: '', username: 'system' } as const;
+
+/**
+ * Starts runs and owns the master's run slots: a record is created `queued`, waits for one of
+ * `maxConcurrent` slots (FIFO), then runs on the executor. One queued-or-running record per
+ * task at a time (overlap is refused, not queued twice). On start-up it settles what a crash
+ * left behind; on shutdown it cancels what is running.
+ */
+export class BackupRuns {
+  readonly #orm: MikroORM;
+  readonly #executor: BackupExecutor;
+  readonly #retention: RetentionService;
+  readonly #audit: AuditWriter;
+  readonly #metrics: BackupMetrics;
+  readonly #opener: StorageTargetOpener;
+  readonly #log: FastifyBaseLogger;
+  readonly #maxConcurrent: number;
+  readonly #queue: number[] = [];
+  readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  /** Tasks with a run being created right now (closes the check-then-insert race in one process). */
+  readonly #claiming = new Set<number>();
+  #stopping = false;
+
+  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config }: {
+    orm: MikroORM; backupExecutor: BackupExecutor; retention: RetentionService; audit: AuditWriter; backupMetrics: BackupMetrics;
+    storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number };
+  }) {
+    this.#orm = orm;
+    this.#executor = backupExecutor;
+    this.#retention = retention;
+    this.#audit = audit;
+    this.#metrics = backupMetrics;
+    this.#opener = storageOpener;
+    this.#log = logger.child({ component: 'backup-runs' });
+    this.#maxConcurrent = Math.max(1, config.maxConcurrent);
+  }
+
+  /**
+   * Queues a run of the task. Refuses (AppError) when the task is missing, already has a queued
+   * or running record, is outside its maintenance windows (every trigger), or runs on a node.
+   */
+  async request(taskId: number, req: RunRequest): Promise<BackupRecord> {
+    if (this.#stopping) throw new AppError('SERVICE_UNAVAILABLE', { message: 'The server is shutting down.' });
+    if (this.#claiming.has(taskId)) throw new AppError('BACKUP_TASK_ALREADY_RUNNING');
+    this.#claiming.add(taskId);
+    try {
+      const em = this.#orm.em.fork();
+      const task = await em.findOne(BackupTaskEntity, { id: taskId });
+      if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND');
+      if (task.nodeId !== 0) throw new AppError('NODE_OFFLINE', { message: `Task "${task.name}" runs on node ${task.nodeId}; agent execution is not available on this master yet.` });
+      const active = await em.count(BackupRecordEntity, { taskId, status: { $in: ['queued', 'running'] } });
+      if (active > 0) throw new AppError('BACKUP_TASK_ALREADY_RUNNING', { message: `Task "${task.name}" already has a queued or running backup.` });
+      const windows = parseMaintenanceWindows(task.maintenanceWindows);
+      if (!withinMaintenanceWindows(windows, new Date(), await scheduleTimeZone(this.#orm))) {
+        throw new AppError('BACKUP_TASK_OUTSIDE_WINDOW', { message: `Task "${task.name}" may only run within: ${task.maintenanceWindows}.` });
+      }
+      const record = em.create(BackupRecordEntity, {
+        taskId, taskName: task.name, type: task.type, nodeId: task.nodeId, status: 'queued',
+        trigger: req.trigger, triggeredBy: req.triggeredBy.slice(0, 100), compression: task.compression, encrypted: task.encrypt,
+      });
+      await em.flush();
+      this.#enqueue(record.id);
+      return record;
+    } finally {
+      this.#claiming.delete(taskId);
+    }
+  }
+
+  get runningCount(): number {
+    return this.#running.size;
+  }
+
+  get queuedCount(): number {
+    return this.#queue.length;
+  }
+
+  /** Resolves once nothing is queued or running (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0 || this.#queue.length > 0) {
+      await Promise.allSettled([...this.#running.values()].map((r) => r.done));
+      if (this.#running.size === 0 && this.#queue.length > 0) await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  #enqueue(recordId: number): void {
+    this.#queue.push(recordId);
+    this.#metrics.queued.set(this.#queue.length);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (!this.#stopping && this.#running.size < this.#maxConcurrent && this.#queue.length > 0) {
+      const recordId = this.#queue.shift()!;
+      this.#metrics.queued.set(this.#queue.length);
+      const controller = new AbortController();
+      const done = this.#execute(recordId, controller.signal).finally(() => {
+        this.#running.delete(recordId);
+        this.#pump();
+      });
+      this.#running.set(recordId, { controller, done });
+    }
+  }
+
+  async #execute(recordId: number, signal: AbortSignal): Promise<void> {
+    try {
+      const { record, status } = await this.#executor.execute(recordId, signal);
+      if (status === 'success' || status === 'partial') {
+        await this.#retention.applyForTask(record.taskId).catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
+      }
+      if (status === 'success' && !this.#stopping) await this.#runDependents(record.taskId);
+    } catch (err) {
+      // The executor records its own failures; reaching here means the database itself failed.
+      this.#log.error({ err, recordId }, 'backup run crashed');
+      await this.#markFailed([recordId], `internal error: ${err instanceof Error ? err.message : String(err)}`).catch(() => undefined);
+    }
+  }
+
+  async #runDependents(upstreamId: number): Promise<void> {
+    const em = this.#orm.em.fork();
+    const candidates = await em.find(BackupTaskEntity, { enabled: true });
+    const dependents = candidates.filter((t) => (JSON.parse(t.dependsOnTaskIds) as number[]).includes(upstreamId));
+    for (const task of dependents) {
+      try {
+        const record = await this.request(task.id, { trigger: 'dependency', triggeredBy: 'system' });
+        await this.#audit.record(SYSTEM, { category: 'backup_task', action: 'dependency_run', targetType: 'backup_task', targetId: task.id, targetName: task.name, detail: `after task ${upstreamId}; record ${record.id}` });
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        this.#metrics.skipped.inc({ reason: err instanceof AppError ? err.code.toLowerCase() : 'error' });
+        await this.#audit.record(SYSTEM, { category: 'backup_task', action: 'dependency_skip', targetType: 'backup_task', targetId: task.id, targetName: task.name, detail: why });
+      }
+    }
+  }
+
+  /**
+   * Start-up: records a crash left `running` become `failed` and any object their run may have
+   * completed is removed (the record never reached `success`, so nothing may depend on it);
+   * records left `queued` are queued again.
+   */
+  async recover(): Promise<{ failed: number; requeued: number }> {
+    const em = this.#orm.em.fork();
+    const running = await em.find(BackupRecordEntity, { status: 'running' });
+    if (running.length > 0) {
+      await this.#removePartialObjects(running);
+      await this.#markFailed(running.map((r) => r.id), 'the master stopped while this backup was running (crash or kill); any partial artifact was removed');
+      for (const r of running) this.#log.warn({ recordId: r.id, taskId: r.taskId }, 'backup left running by a previous process marked failed');
+    }
+    const queued = await em.find(BackupRecordEntity, { status: 'queued' }, { orderBy: { id: 'asc' } });
+    for (const r of queued) this.#enqueue(r.id);
+    return { failed: running.length, requeued: queued.length };
+  }
+
+  async #removePartialObjects(records: BackupRecord[]): Promise<void> {
+    const em = this.#orm.em.fork();
+    const copies = await em.find(BackupRecordCopyEntity, { recordId: { $in: records.map((r) => r.id) } });
+    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } })).map((t) => [t.id, t]));
+    for (const copy of copies) {
+      const target = targets.get(copy.storageTargetId);
+      if (!target || copy.storagePath === '') continue;
+      try {
+        const instance = await this.#opener.open(target);
+        try {
+          await instance.delete(copy.storagePath);
+        } finally {
+          await instance.close?.();
+        }
+        copy.status = 'deleted';
+      } catch (err) {
+        copy.status = 'failed';
+        copy.error = `could not remove the partial object: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000);
+        this.#log.error({ err, recordId: copy.recordId, target: target.name }, 'partial object left on a target after a crash');
+      }
+    }
+    await em.flush();
+  }
+
+  async #markFailed(ids: number[], reason: string): Promise<void> {
+    const em = this.#orm.em.fork();
+    const now = new Date();
+    for (const record of await em.find(BackupRecordEntity, { id: { $in: ids } })) {
+      record.status = 'failed';
+      record.errorMessage = reason;
+      record.completedAt = now;
+      if (record.startedAt) record.durationMs = now.getTime() - record.startedAt.getTime();
+    }
+    await em.nativeUpdate(BackupRecordCopyEntity, { recordId: { $in: ids }, status: 'pending' }, { status: 'failed', error: reason });
+    const taskIds = [...new Set((await em.find(BackupRecordEntity, { id: { $in: ids } })).map((r) => r.taskId))];
+    await em.nativeUpdate(BackupTaskEntity, { id: { $in: taskIds }, lastStatus: 'running' }, { lastStatus: 'failed' });
+    await em.flush();
+  }
+
+  /** Shutdown: nothing new starts, queued records stay queued (picked up at next start), running ones are cancelled. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#queue.length = 0;
+    for (const { controller } of this.#running.values()) controller.abort(new Error('the master is shutting down'));
+    await Promise.allSettled([...this.#running.values()].map((r) => r.done));
+  }
+}
+
+

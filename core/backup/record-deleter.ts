@@ -1,0 +1,90 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity } from '../db/entities/backup-record.ts';
+import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import { AppError } from '../http/app-error.ts';
+import type { StorageTargetOpener } from '../storage/target-opener.ts';
+
+export interface DeleteOutcome {
+  deleted: boolean;
+  /** Why a copy could not be deleted (the row is kept and the deletion retried). */
+  error?: string;
+}
+
+/**
+ * Deletes a record the only safe way round: every stored copy first, then the row. A copy that
+ * cannot be deleted keeps the row (marked `deleteRequestedAt`), so no object is ever orphaned
+ * without a record pointing at it; `retryPending` finishes such deletions later.
+ */
+export class RecordDeleter {
+  readonly #orm: MikroORM;
+  readonly #opener: StorageTargetOpener;
+  readonly #log: FastifyBaseLogger;
+
+  constructor({ orm, storageOpener, logger }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
+    this.#orm = orm;
+    this.#opener = storageOpener;
+    this.#log = logger.child({ component: 'record-deleter' });
+  }
+
+  async delete(recordId: number): Promise<DeleteOutcome> {
+    const em = this.#orm.em.fork();
+    const record = await em.findOne(BackupRecordEntity, { id: recordId });
+    if (!record) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    if (record.status === 'queued' || record.status === 'running') throw new AppError('BACKUP_RECORD_RUNNING');
+    if (record.locked) throw new AppError('BACKUP_RECORD_LOCKED');
+    record.deleteRequestedAt ??= new Date();
+    await em.flush();
+
+    const copies = await em.find(BackupRecordCopyEntity, { recordId, status: { $in: ['success', 'pending'] } });
+    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } })).map((t) => [t.id, t]));
+    const errors: string[] = [];
+    for (const copy of copies) {
+      const target = targets.get(copy.storageTargetId);
+      if (!target) {
+        // The target's configuration is gone: nothing here can reach the object any more.
+        this.#log.warn({ recordId, storageTargetId: copy.storageTargetId }, 'storage target no longer exists; copy forgotten');
+        copy.status = 'deleted';
+        continue;
+      }
+      try {
+        const instance = await this.#opener.open(target);
+        try {
+          await instance.delete(copy.storagePath);
+        } finally {
+          await instance.close?.();
+        }
+        copy.status = 'deleted';
+      } catch (err) {
+        const why = `${target.name}: ${err instanceof Error ? err.message : String(err)}`;
+        copy.error = `delete failed: ${why}`.slice(0, 2000);
+        errors.push(why);
+        this.#log.error({ err, recordId, target: target.name }, 'artifact copy could not be deleted; will retry');
+      }
+    }
+    await em.flush();
+    if (errors.length > 0) return { deleted: false, error: errors.join('; ') };
+
+    await em.transactional(async (tx) => {
+      await tx.nativeDelete(BackupRecordEntryEntity, { recordId });
+      await tx.nativeDelete(BackupRecordLogEntity, { recordId });
+      await tx.nativeDelete(BackupRecordCopyEntity, { recordId });
+      await tx.nativeDelete(BackupRecordEntity, { id: recordId });
+    });
+    return { deleted: true };
+  }
+
+  /** Finishes deletions that failed before; returns how many records are now gone. */
+  async retryPending(): Promise<number> {
+    const pending = await this.#orm.em.fork().find(BackupRecordEntity, { deleteRequestedAt: { $ne: null }, locked: false }, { fields: ['id'] });
+    let done = 0;
+    for (const { id } of pending) {
+      try {
+        if ((await this.delete(id)).deleted) done++;
+      } catch (err) {
+        if (!(err instanceof AppError)) this.#log.error({ err, recordId: id }, 'retrying a deletion failed');
+      }
+    }
+    return done;
+  }
+}

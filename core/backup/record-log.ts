@@ -1,0 +1,120 @@
+import { EventEmitter } from 'node:events';
+import type { MikroORM } from '@mikro-orm/core';
+import { BackupRecordLogEntity } from '../db/entities/backup-record.ts';
+import type { RecordStatus } from '../db/entities/backup-record.ts';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface ProgressInfo {
+  bytesRead: number;
+  bytesStored: number;
+  speedBps: number;
+  elapsedSeconds: number;
+}
+
+/** What a record's log stream carries (the reference's LogEvent, with `sequence` as the SSE id). */
+export interface LogEvent {
+  recordId: number;
+  sequence: number;
+  level: LogLevel | 'progress';
+  message: string;
+  timestamp: string;
+  completed: boolean;
+  status: RecordStatus;
+  progress?: ProgressInfo;
+}
+
+/** A record keeps at most this many lines; a run spraying warnings must not fill the database. */
+export const MAX_LINES = 2000;
+
+interface Live {
+  seq: number;
+  lines: number;
+  status: RecordStatus;
+  /** Persisting is serialised per record so `seq` order is the table's order. */
+  chain: Promise<void>;
+}
+
+/**
+ * Per-record logs: lines are persisted (`backup_record_logs`) so a stream replays them after a
+ * restart, and published to live subscribers; progress is published only. Each record's lines
+ * are numbered from 1; progress and the final event carry the last line's number, so resuming
+ * from any id never skips a line.
+ */
+export class RecordLogHub {
+  readonly #orm: MikroORM;
+  readonly #emitter = new EventEmitter();
+  readonly #live = new Map<number, Live>();
+
+  constructor({ orm }: { orm: MikroORM }) {
+    this.#orm = orm;
+    this.#emitter.setMaxListeners(0);
+  }
+
+  /** Starts (or resumes, after a restart) a record's log. */
+  async open(recordId: number, status: RecordStatus): Promise<void> {
+    const em = this.#orm.em.fork();
+    const last = await em.findOne(BackupRecordLogEntity, { recordId }, { orderBy: { seq: 'desc' }, fields: ['seq'] });
+    const count = await em.count(BackupRecordLogEntity, { recordId });
+    this.#live.set(recordId, { seq: last?.seq ?? 0, lines: count, status, chain: Promise.resolve() });
+  }
+
+  setStatus(recordId: number, status: RecordStatus): void {
+    const live = this.#live.get(recordId);
+    if (live) live.status = status;
+  }
+
+  /** Appends a line; resolves once it is stored (callers may ignore the promise). */
+  line(recordId: number, level: LogLevel, message: string): Promise<void> {
+    const live = this.#live.get(recordId);
+    if (!live) return Promise.resolve();
+    if (live.lines >= MAX_LINES) return live.chain;
+    live.lines++;
+    const text = live.lines === MAX_LINES ? `${message} (log limit of ${MAX_LINES} lines reached; later lines are dropped)` : message;
+    const event: LogEvent = { recordId, sequence: ++live.seq, level, message: text.slice(0, 4000), timestamp: new Date().toISOString(), completed: false, status: live.status };
+    live.chain = live.chain.then(async () => {
+      try {
+        await this.#orm.em.fork().insert(BackupRecordLogEntity, { recordId, seq: event.sequence, level, message: event.message, createdAt: new Date(event.timestamp) });
+      } catch {
+        // a log line must never fail the backup; it still reaches live subscribers
+      }
+    });
+    this.#emitter.emit(String(recordId), event);
+    return live.chain;
+  }
+
+  progress(recordId: number, progress: ProgressInfo, message: string): void {
+    const live = this.#live.get(recordId);
+    if (!live) return;
+    this.#emitter.emit(String(recordId), { recordId, sequence: live.seq, level: 'progress', message, timestamp: new Date().toISOString(), completed: false, status: live.status, progress } satisfies LogEvent);
+  }
+
+  /** Ends the log: waits for the stored lines, then tells subscribers the terminal status. */
+  async close(recordId: number, status: RecordStatus): Promise<void> {
+    const live = this.#live.get(recordId);
+    if (!live) return;
+    await live.chain;
+    this.#live.delete(recordId);
+    this.#emitter.emit(String(recordId), finalEvent(recordId, live.seq, status));
+  }
+
+  isLive(recordId: number): boolean {
+    return this.#live.has(recordId);
+  }
+
+  subscribe(recordId: number, listener: (event: LogEvent) => void): () => void {
+    const name = String(recordId);
+    this.#emitter.on(name, listener);
+    return () => this.#emitter.off(name, listener);
+  }
+
+  /** Stored lines after `afterSeq`, oldest first. */
+  async stored(recordId: number, afterSeq: number, status: RecordStatus): Promise<LogEvent[]> {
+    const rows = await this.#orm.em.fork().find(BackupRecordLogEntity, { recordId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' } });
+    return rows.map((r) => ({ recordId, sequence: r.seq, level: r.level as LogLevel, message: r.message, timestamp: r.createdAt.toISOString(), completed: false, status }));
+  }
+}
+
+export function finalEvent(recordId: number, seq: number, status: RecordStatus): LogEvent {
+  return { recordId, sequence: seq, level: 'info', message: 'stream completed', timestamp: new Date().toISOString(), completed: true, status };
+}

@@ -1,0 +1,134 @@
+import { Cron } from 'croner';
+import type { MikroORM } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
+import { AppError } from '../http/app-error.ts';
+import type { AuditWriter } from '../events/audit-writer.ts';
+import type { BackupMetrics } from '../metrics/backup-metrics.ts';
+import type { BackupRuns, RunTrigger } from './backup-runs.ts';
+import { scheduleTimeZone } from './time-zone.ts';
+
+const SYSTEM = { principal: null, clientIp: '', username: 'system' } as const;
+
+/**
+ * Cron for enabled tasks, read in the `timezone` setting (default: the server's zone). A fire
+ * asks BackupRuns for a run, which refuses overlap and maintenance-window violations; those
+ * fires are audited as `scheduled_skip`, never queued. After downtime each task gets at most
+ * one catch-up run, however many fires it missed.
+ */
+export class BackupScheduler {
+  readonly #orm: MikroORM;
+  readonly #runs: BackupRuns;
+  readonly #audit: AuditWriter;
+  readonly #metrics: BackupMetrics;
+  readonly #log: FastifyBaseLogger;
+  readonly #jobs = new Map<number, Cron>();
+  #timeZone = 'UTC';
+  #started = false;
+
+  constructor({ orm, backupRuns, audit, backupMetrics, logger }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger }) {
+    this.#orm = orm;
+    this.#runs = backupRuns;
+    this.#audit = audit;
+    this.#metrics = backupMetrics;
+    this.#log = logger.child({ component: 'scheduler' });
+  }
+
+  get timeZone(): string {
+    return this.#timeZone;
+  }
+
+  /** Schedules every enabled task and gives each one that missed a fire while down one catch-up run. */
+  async start(now = new Date()): Promise<number[]> {
+    this.#started = true;
+    this.#timeZone = await scheduleTimeZone(this.#orm);
+    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true, cronExpr: { $ne: '' } });
+    const caughtUp: number[] = [];
+    for (const task of tasks) {
+      this.#schedule(task);
+      const missed = this.missedFire(task, now);
+      if (missed) {
+        caughtUp.push(task.id);
+        await this.fire(task.id, 'catch_up', missed);
+      }
+    }
+    return caughtUp;
+  }
+
+  /** The earliest fire time after the task's last activity that lies in the past, if any. */
+  missedFire(task: BackupTask, now: Date): Date | undefined {
+    const marks = [task.lastScheduledAt, task.lastRunAt, task.createdAt].filter((d): d is Date => d instanceof Date);
+    const from = new Date(Math.max(...marks.map((d) => d.getTime())));
+    try {
+      const next = new Cron(task.cronExpr, { timezone: this.#timeZone, paused: true }).nextRun(from);
+      return next && next.getTime() <= now.getTime() ? next : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Re-reads one task after a change (create, update, toggle, delete). */
+  async sync(taskId: number): Promise<void> {
+    if (!this.#started) return;
+    this.#unschedule(taskId);
+    const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
+    if (task?.enabled && task.cronExpr !== '') this.#schedule(task);
+  }
+
+  /** Re-reads every task (the time zone changed). */
+  async reload(): Promise<void> {
+    if (!this.#started) return;
+    for (const id of [...this.#jobs.keys()]) this.#unschedule(id);
+    this.#timeZone = await scheduleTimeZone(this.#orm);
+    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true, cronExpr: { $ne: '' } });
+    for (const task of tasks) this.#schedule(task);
+  }
+
+  nextRun(taskId: number): Date | null {
+    return this.#jobs.get(taskId)?.nextRun() ?? null;
+  }
+
+  stop(): void {
+    this.#started = false;
+    for (const id of [...this.#jobs.keys()]) this.#unschedule(id);
+  }
+
+  #schedule(task: BackupTask): void {
+    try {
+      const job = new Cron(task.cronExpr, { timezone: this.#timeZone, unref: true, name: `task-${task.id}` }, () => {
+        void this.fire(task.id, 'scheduled', new Date());
+      });
+      this.#jobs.set(task.id, job);
+    } catch (err) {
+      // Saved expressions are validated; one that the parser now refuses must not stop the others.
+      this.#log.error({ err, taskId: task.id }, 'task schedule could not be created');
+    }
+  }
+
+  #unschedule(taskId: number): void {
+    this.#jobs.get(taskId)?.stop();
+    this.#jobs.delete(taskId);
+  }
+
+  /** One fire: records it on the task, then runs or audits why it did not. Never throws. */
+  async fire(taskId: number, trigger: Extract<RunTrigger, 'scheduled' | 'catch_up'>, at: Date): Promise<void> {
+    try {
+      const em = this.#orm.em.fork();
+      const task = await em.findOne(BackupTaskEntity, { id: taskId });
+      if (!task?.enabled) return;
+      task.lastScheduledAt = at;
+      await em.flush();
+      const entry = { category: 'backup_task', targetType: 'backup_task', targetId: task.id, targetName: task.name } as const;
+      try {
+        const record = await this.#runs.request(task.id, { trigger, triggeredBy: 'system' });
+        await this.#audit.record(SYSTEM, { ...entry, action: trigger === 'catch_up' ? 'catch_up_run' : 'scheduled_run', detail: `record ${record.id}` });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        this.#metrics.skipped.inc({ reason: err.code.toLowerCase() });
+        await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_skip', detail: `${err.code}: ${err.message}` });
+      }
+    } catch (err) {
+      this.#log.error({ err, taskId }, 'scheduled fire failed');
+    }
+  }
+}

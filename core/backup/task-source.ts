@@ -1,0 +1,59 @@
+import type { Readable } from 'node:stream';
+import type { BackupTask } from '../db/entities/backup-task.ts';
+import type { DatabaseDriverType, ProviderDeps } from '../plugin-host/contracts.ts';
+import { createTarSource, type ManifestEntry } from '../engine/tar-source.ts';
+import { driverFor } from '../features/discovery/discovery-routes.ts';
+
+export interface TaskSource {
+  stream: Readable;
+  /** Raw artifact extension (`tar`, `sql`, `sqlite`). */
+  extension: string;
+  /** Settles when the producer is finished; rejects when it failed. */
+  done: Promise<void>;
+}
+
+export interface SourceContext {
+  drivers: DatabaseDriverType[];
+  deps: ProviderDeps;
+  /** The task's unsealed database password ('' when none). */
+  password: string;
+  onWarning: (message: string) => void;
+  onEntry: (entry: ManifestEntry) => void;
+  signal: AbortSignal;
+}
+
+/** The connection a database driver gets from a task: only the fields its schema declares. */
+export function driverConfig(driver: DatabaseDriverType, task: BackupTask, password: string): Record<string, unknown> {
+  const props = (driver.configSchema as { properties?: Record<string, unknown> }).properties ?? {};
+  const candidates: Record<string, unknown> = { host: task.dbHost, port: task.dbPort, user: task.dbUser, password, path: task.dbPath };
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(candidates)) {
+    if (key in props && value !== '' && value !== 0) config[key] = value;
+  }
+  return config;
+}
+
+export function databaseNames(task: BackupTask): string[] {
+  return task.dbName.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Opens what a task backs up as one byte stream: a tar of its paths or a database dump. */
+export async function openTaskSource(task: BackupTask, ctx: SourceContext): Promise<TaskSource> {
+  if (task.type === 'file') {
+    const tar = createTarSource({
+      paths: JSON.parse(task.sourcePaths) as string[],
+      excludes: JSON.parse(task.excludePatterns) as string[],
+      onWarning: (message) => ctx.onWarning(message),
+      onEntry: ctx.onEntry,
+      signal: ctx.signal,
+    });
+    return { stream: tar.stream, extension: 'tar', done: tar.done.then(() => undefined) };
+  }
+  const driver = driverFor(ctx.drivers, task.type);
+  if (!driver) throw new Error(`no database driver is installed for task type "${task.type}"`);
+  const instance = await driver.create(driverConfig(driver, task, ctx.password), ctx.deps);
+  const props = (driver.configSchema as { properties?: Record<string, unknown> }).properties ?? {};
+  // A driver without a `database` field (SQLite: one file) dumps what its config names.
+  const dump = await instance.dump({ databases: 'database' in props ? databaseNames(task) : [] });
+  return { stream: dump.stream, extension: driver.artifactExtension ?? 'sql', done: dump.done };
+}

@@ -1,0 +1,106 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export type RecordStatus = 'queued' | 'running' | 'success' | 'partial' | 'failed' | 'cancelled';
+export const TERMINAL_STATUSES: readonly RecordStatus[] = ['success', 'partial', 'failed', 'cancelled'];
+/** Statuses whose record holds an artifact on at least one target. */
+export const ARTIFACT_STATUSES: readonly RecordStatus[] = ['success', 'partial'];
+
+/**
+ * One run of a task. The task's name, type and settings that shape the artifact are copied in,
+ * so a record stays readable (and restorable) after its task is edited or deleted.
+ */
+export const BackupRecordEntity = defineEntity({
+  name: 'BackupRecord',
+  tableName: 'backup_records',
+  indexes: [{ properties: ['taskId', 'status'] }, { properties: ['status'] }, { properties: ['startedAt'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    taskId: p.integer(),
+    taskName: p.string().length(100),
+    type: p.string().length(64),
+    nodeId: p.integer().default(0),
+    status: p.string().length(16).$type<RecordStatus>().default('queued'),
+    /** manual | scheduled | catch_up | dependency */
+    trigger: p.string().length(16).default('manual'),
+    /** Username, or `system` for the scheduler. */
+    triggeredBy: p.string().length(100).default('system'),
+    fileName: p.string().length(255).default(''),
+    /** Stored bytes (after compression and encryption). */
+    fileSize: p.bigint('number').default(0),
+    /** Bytes the source produced (before compression). */
+    rawSize: p.bigint('number').default(0),
+    /** SHA-256 (hex) of the stored bytes; '' until the artifact is complete. */
+    checksum: p.string().length(64).default(''),
+    /** The object key, the same on every target. */
+    storagePath: p.string().length(500).default(''),
+    compression: p.string().length(8).default('zstd'),
+    encrypted: p.boolean().default(false),
+    /** True when the artifact's file list is in `backup_record_entries`. */
+    hasManifest: p.boolean().default(false),
+    errorMessage: p.text().default(''),
+    locked: p.boolean().default(false),
+    /** Set once deletion (retention or manual) began; the row goes when every copy is gone. */
+    deleteRequestedAt: p.datetime().nullable(),
+    queuedAt: p.datetime().onCreate(() => new Date()),
+    startedAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+    durationMs: p.integer().default(0),
+  },
+});
+export type BackupRecord = InferEntity<typeof BackupRecordEntity>;
+
+export type CopyStatus = 'pending' | 'success' | 'failed' | 'deleted';
+
+/** One target's copy of a record's artifact: the per-target result. */
+export const BackupRecordCopyEntity = defineEntity({
+  name: 'BackupRecordCopy',
+  tableName: 'backup_record_copies',
+  indexes: [{ properties: ['recordId'] }, { properties: ['storageTargetId', 'status'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    recordId: p.integer(),
+    storageTargetId: p.integer(),
+    storageTargetName: p.string().length(100),
+    status: p.string().length(16).$type<CopyStatus>().default('pending'),
+    storagePath: p.string().length(500).default(''),
+    fileSize: p.bigint('number').default(0),
+    attempts: p.integer().default(0),
+    error: p.text().default(''),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type BackupRecordCopy = InferEntity<typeof BackupRecordCopyEntity>;
+
+/** A record's log, one row per line, so a stream can replay it after a restart. */
+export const BackupRecordLogEntity = defineEntity({
+  name: 'BackupRecordLog',
+  tableName: 'backup_record_logs',
+  indexes: [{ properties: ['recordId', 'seq'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    recordId: p.integer(),
+    seq: p.integer(),
+    level: p.string().length(8),
+    message: p.text(),
+    createdAt: p.datetime(),
+  },
+});
+export type BackupRecordLog = InferEntity<typeof BackupRecordLogEntity>;
+
+/** One file-system entry of a file artifact (the manifest), for content browsing. */
+export const BackupRecordEntryEntity = defineEntity({
+  name: 'BackupRecordEntry',
+  tableName: 'backup_record_entries',
+  indexes: [{ properties: ['recordId', 'path'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    recordId: p.integer(),
+    path: p.text(),
+    size: p.bigint('number').default(0),
+    mtime: p.datetime(),
+    mode: p.integer().default(0),
+    /** file | directory | symlink */
+    entryType: p.string().length(16),
+  },
+});
+export type BackupRecordEntry = InferEntity<typeof BackupRecordEntryEntity>;

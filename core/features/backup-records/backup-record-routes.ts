@@ -1,0 +1,197 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { AppError } from '../../http/app-error.ts';
+import { auditActor, setTotal } from '../../http/request-helpers.ts';
+import { requireEventStreamAccept } from '../../http/sse-accept.ts';
+import { BackupRecordEntity, TERMINAL_STATUSES, type BackupRecord } from '../../db/entities/backup-record.ts';
+import { finalEvent, type LogEvent } from '../../backup/record-log.ts';
+import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
+import { recordSummary, copyResult } from './backup-record-view.ts';
+import { parseRange, checksumGuard, openArtifact } from './artifact-download.ts';
+
+export const MAX_BATCH = 100;
+
+const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', data: e });
+
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const audit = (request: FastifyRequest, action: string, record: BackupRecord, detail = '') =>
+    request.diScope.cradle.audit.record(auditActor(request), { category: 'backup_record', action, targetType: 'backup_record', targetId: record.id, targetName: record.taskName, detail });
+
+  app.get('/api/backup/records', {
+    config: { access: 'auth' },
+    schema: { querystring: RecordListQuery, response: { 200: envelopeOf(Type.Array(RecordSummary)) } },
+  }, async (request, reply) => {
+    const { backupRecords } = request.diScope.cradle;
+    const [records, total] = await backupRecords.list(request.query);
+    const copies = await backupRecords.copies(records.map((r) => r.id));
+    setTotal(reply, total);
+    return ok(records.map((r) => recordSummary(r, copies.get(r.id) ?? [])));
+  });
+
+  app.get('/api/backup/records/:id', {
+    config: { access: 'auth' },
+    schema: { params: IdParams, response: { 200: envelopeOf(RecordDetail) } },
+  }, async (request) => {
+    const { backupRecords } = request.diScope.cradle;
+    const record = await backupRecords.get(request.params.id);
+    const copies = (await backupRecords.copies([record.id])).get(record.id) ?? [];
+    return ok({ ...recordSummary(record, copies), logContent: await backupRecords.logContent(record.id), storageUploadResults: copies.map(copyResult) });
+  });
+
+  app.get('/api/backup/records/:id/logs/stream', {
+    config: { access: 'auth' },
+    sse: 'only',
+    schema: { params: IdParams },
+    preValidation: requireEventStreamAccept,
+    // The record must exist before the stream opens, so a bad id gets the JSON envelope.
+    preHandler: async (request) => {
+      await request.diScope.cradle.backupRecords.get((request.params as { id: number }).id);
+    },
+  }, async (request, reply) => {
+    const { recordLogs, backupRecords } = request.diScope.cradle;
+    const id = request.params.id;
+    const last = Number(reply.sse.lastEventId ?? '');
+    let sent = Number.isSafeInteger(last) && last > 0 ? last : 0;
+    // Subscribe first and queue, so nothing falls between the replay and the live tail.
+    const queued: LogEvent[] = [];
+    let live = false;
+    let finished: () => void = () => undefined;
+    const ended = new Promise<void>((res) => (finished = res));
+    let completedSent = false;
+    const forward = async (e: LogEvent): Promise<void> => {
+      if (completedSent) return;
+      if (e.completed) completedSent = true;
+      if (e.level !== 'progress' && !e.completed && e.sequence <= sent) return;
+      if (e.level !== 'progress') sent = Math.max(sent, e.sequence);
+      await reply.sse.send(sseMessage(e)).catch(() => undefined);
+      if (e.completed) finished();
+    };
+    const unsubscribe = recordLogs.subscribe(id, (e) => {
+      if (live) void forward(e);
+      else queued.push(e);
+    });
+    reply.sse.onClose(() => {
+      unsubscribe();
+      finished();
+    });
+    reply.sse.keepAlive();
+    reply.sse.sendHeaders();
+    const record = await backupRecords.get(id);
+    for (const e of await recordLogs.stored(id, sent, record.status)) await forward(e);
+    for (const e of queued) await forward(e);
+    live = true;
+    // Terminal (and not being written any more): the stored lines were everything.
+    if (!recordLogs.isLive(id)) {
+      const fresh = await request.diScope.cradle.orm.em.fork().findOne(BackupRecordEntity, { id });
+      const status = fresh?.status ?? record.status;
+      if ((TERMINAL_STATUSES as readonly string[]).includes(status)) {
+        for (const e of await recordLogs.stored(id, sent, status)) await forward(e);
+        await forward(finalEvent(id, sent, status));
+      }
+    }
+    await ended;
+    unsubscribe();
+    reply.sse.close();
+  });
+
+  app.get('/api/backup/records/:id/download', {
+    config: { access: 'auth' },
+    schema: { params: IdParams },
+  }, async (request, reply) => {
+    const { backupRecords, orm, storageOpener } = request.diScope.cradle;
+    const record = await backupRecords.get(request.params.id);
+    if (record.status !== 'success' && record.status !== 'partial') throw new AppError('BACKUP_RECORD_NO_ARTIFACT', { message: `A ${record.status} record holds no artifact.` });
+    const range = parseRange(request.headers.range, record.fileSize);
+    const { stream, targetName } = await openArtifact(orm, storageOpener, record, range);
+    await audit(request, 'download', record, `from ${targetName}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
+    reply.header('Content-Type', 'application/octet-stream');
+    reply.header('Content-Disposition', contentDisposition(record.fileName));
+    reply.header('Accept-Ranges', 'bytes');
+    reply.header('X-Checksum-Sha256', record.checksum);
+    reply.header('Cache-Control', 'no-store');
+    if (range) {
+      reply.code(206);
+      reply.header('Content-Range', `bytes ${range.start}-${range.end}/${record.fileSize}`);
+      reply.header('Content-Length', range.end - range.start + 1);
+      // A slice cannot be checked against the whole artifact's checksum; clients verify the whole.
+      return reply.send(stream);
+    }
+    reply.header('Content-Length', record.fileSize);
+    const guard = checksumGuard(record.fileSize, record.checksum, (why) => request.log.error({ recordId: record.id, target: targetName, why }, 'artifact failed its checksum while downloading'));
+    stream.on('error', (err) => guard.destroy(err));
+    return reply.send(stream.pipe(guard));
+  });
+
+  app.get('/api/backup/records/:id/contents', {
+    config: { access: 'auth' },
+    schema: { params: IdParams, querystring: ContentsQuery, response: { 200: envelopeOf(ContentsResult) } },
+  }, async (request) => {
+    const { backupRecords } = request.diScope.cradle;
+    const record = await backupRecords.get(request.params.id);
+    const { total, entries } = await backupRecords.contents(record, request.query);
+    return ok({ recordId: record.id, total, truncated: request.query.offset + entries.length < total, entries });
+  });
+
+  app.put('/api/backup/records/:id/lock', {
+    config: { access: 'operator' },
+    schema: { params: IdParams, body: LockBody, response: { 200: envelopeOf(RecordSummary) } },
+  }, async (request) => {
+    const { backupRecords } = request.diScope.cradle;
+    const record = await backupRecords.setLocked(request.params.id, request.body.locked);
+    await audit(request, request.body.locked ? 'lock' : 'unlock', record);
+    return ok(recordSummary(record, (await backupRecords.copies([record.id])).get(record.id) ?? []));
+  });
+
+  app.delete('/api/backup/records/:id', {
+    config: { access: 'operator' },
+    schema: { params: IdParams, response: { 200: envelopeOf(Type.Object({ id: Type.Integer(), deleted: Type.Boolean() })) } },
+  }, async (request) => {
+    const { backupRecords, recordDeleter } = request.diScope.cradle;
+    const record = await backupRecords.get(request.params.id);
+    const outcome = await recordDeleter.delete(record.id);
+    if (!outcome.deleted) {
+      await audit(request, 'delete_failed', record, outcome.error ?? '');
+      throw new AppError('BACKUP_RECORD_DELETE_FAILED', { message: `The record is kept and deletion will be retried: ${outcome.error ?? ''}`.slice(0, 1000) });
+    }
+    await audit(request, 'delete', record, record.fileName);
+    return ok({ id: record.id, deleted: true });
+  });
+
+  app.post('/api/backup/records/batch-delete', {
+    config: { access: 'operator' },
+    schema: { body: BatchDeleteBody, response: { 200: envelopeOf(BatchDeleteResult) } },
+  }, async (request) => {
+    const { backupRecords, recordDeleter } = request.diScope.cradle;
+    const raw = request.body.ids;
+    if (raw.length === 0 || raw.length > MAX_BATCH) throw new AppError('BACKUP_RECORD_BATCH_INVALID', { message: `ids must list 1 to ${MAX_BATCH} records.` });
+    if (raw.some((id) => !Number.isSafeInteger(id) || id < 1)) throw new AppError('BACKUP_RECORD_BATCH_INVALID', { message: 'ids must be positive integers.' });
+    const results: Array<{ id: number; success: boolean; error: string | null; code: string | null }> = [];
+    for (const id of new Set(raw)) {
+      try {
+        const record = await backupRecords.get(id);
+        const outcome = await recordDeleter.delete(id);
+        if (outcome.deleted) {
+          await audit(request, 'delete', record, `${record.fileName} (batch)`);
+          results.push({ id, success: true, error: null, code: null });
+        } else {
+          await audit(request, 'delete_failed', record, outcome.error ?? '');
+          results.push({ id, success: false, error: outcome.error ?? 'delete failed', code: 'BACKUP_RECORD_DELETE_FAILED' });
+        }
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        results.push({ id, success: false, error: err.message, code: err.code });
+      }
+    }
+    const succeeded = results.filter((r) => r.success).length;
+    return ok({ results, succeeded, failed: results.length - succeeded });
+  });
+}

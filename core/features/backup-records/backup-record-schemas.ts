@@ -1,0 +1,83 @@
+import { Type } from 'typebox';
+import { pageQuery, Timestamp, NullableTimestamp } from '../../http/schemas.ts';
+
+export const RECORD_STATUSES = ['queued', 'running', 'success', 'partial', 'failed', 'cancelled'] as const;
+
+export const RecordListQuery = Type.Object({
+  taskId: Type.Optional(Type.Integer({ minimum: 1 })),
+  status: Type.Optional(Type.Union(RECORD_STATUSES.map((s) => Type.Literal(s)))),
+  nodeId: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Records started (or queued) at or after this instant. */
+  dateFrom: Type.Optional(Type.String({ format: 'date-time' })),
+  /** ... and before this instant. */
+  dateTo: Type.Optional(Type.String({ format: 'date-time' })),
+  ...pageQuery(50, 500),
+}, { additionalProperties: false });
+
+export const CopyResult = Type.Object({
+  storageTargetId: Type.Integer(),
+  storageTargetName: Type.String(),
+  status: Type.String(),
+  storagePath: Type.String(),
+  fileSize: Type.Number(),
+  attempts: Type.Integer(),
+  error: Type.String(),
+});
+
+export const RecordSummary = Type.Object({
+  id: Type.Integer(),
+  taskId: Type.Integer(),
+  taskName: Type.String(),
+  type: Type.String(),
+  storageTargetId: Type.Integer(),
+  storageTargetName: Type.String(),
+  nodeId: Type.Integer(),
+  status: Type.String(),
+  trigger: Type.String(),
+  triggeredBy: Type.String(),
+  fileName: Type.String(),
+  fileSize: Type.Number(),
+  rawSize: Type.Number(),
+  checksum: Type.String(),
+  storagePath: Type.String(),
+  compression: Type.String(),
+  encrypted: Type.Boolean(),
+  durationSeconds: Type.Number(),
+  errorMessage: Type.String(),
+  queuedAt: Timestamp,
+  startedAt: NullableTimestamp,
+  completedAt: NullableTimestamp,
+  locked: Type.Boolean(),
+  deletePending: Type.Boolean(),
+  backupKind: Type.Literal('full'),
+  hasContents: Type.Boolean(),
+});
+
+export const RecordDetail = Type.Object({
+  ...RecordSummary.properties,
+  logContent: Type.String(),
+  storageUploadResults: Type.Array(CopyResult),
+});
+
+export const LockBody = Type.Object({ locked: Type.Boolean() }, { additionalProperties: false });
+
+export const BatchDeleteBody = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }) }, { additionalProperties: false });
+
+export const BatchDeleteResult = Type.Object({
+  results: Type.Array(Type.Object({ id: Type.Integer(), success: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) })),
+  succeeded: Type.Integer(),
+  failed: Type.Integer(),
+});
+
+export const ContentsQuery = Type.Object({
+  /** Only entries under this folder (archive path, no leading slash). */
+  prefix: Type.Optional(Type.String({ maxLength: 4096 })),
+  ...pageQuery(10_000, 10_000),
+}, { additionalProperties: false });
+
+export const ContentsResult = Type.Object({
+  recordId: Type.Integer(),
+  total: Type.Integer(),
+  truncated: Type.Boolean(),
+  entries: Type.Array(Type.Object({ path: Type.String(), size: Type.Number(), isDir: Type.Boolean(), type: Type.String(), mode: Type.Integer(), mtime: Timestamp })),
+});

@@ -1,0 +1,50 @@
+import type { BackupRecord, BackupRecordCopy } from '../../db/entities/backup-record.ts';
+
+/** The primary copy: the first target that holds the artifact, else the first target. */
+function primary(copies: BackupRecordCopy[]): BackupRecordCopy | undefined {
+  return copies.find((c) => c.status === 'success') ?? copies[0];
+}
+
+export function recordSummary(r: BackupRecord, copies: BackupRecordCopy[]) {
+  const p = primary(copies);
+  return {
+    id: r.id,
+    taskId: r.taskId,
+    taskName: r.taskName,
+    type: r.type,
+    storageTargetId: p?.storageTargetId ?? 0,
+    storageTargetName: p?.storageTargetName ?? '',
+    nodeId: r.nodeId,
+    status: r.status,
+    trigger: r.trigger,
+    triggeredBy: r.triggeredBy,
+    fileName: r.fileName,
+    fileSize: r.fileSize,
+    rawSize: r.rawSize,
+    checksum: r.checksum,
+    storagePath: r.storagePath,
+    compression: r.compression,
+    encrypted: r.encrypted,
+    durationSeconds: Math.round(r.durationMs / 100) / 10,
+    errorMessage: r.errorMessage,
+    queuedAt: r.queuedAt.toISOString(),
+    startedAt: r.startedAt?.toISOString() ?? null,
+    completedAt: r.completedAt?.toISOString() ?? null,
+    locked: r.locked,
+    deletePending: r.deleteRequestedAt != null,
+    backupKind: 'full' as const,
+    hasContents: r.hasManifest,
+  };
+}
+
+export function copyResult(c: BackupRecordCopy) {
+  return {
+    storageTargetId: c.storageTargetId,
+    storageTargetName: c.storageTargetName,
+    status: c.status,
+    storagePath: c.storagePath,
+    fileSize: c.fileSize,
+    attempts: c.attempts,
+    error: c.error,
+  };
+}

@@ -1,0 +1,31 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** Backup run metrics on the app's registry (`/metrics`). Labels stay low-cardinality: type, status, trigger. */
+export class BackupMetrics {
+  readonly runs: Counter<'type' | 'status' | 'trigger'>;
+  readonly duration: Histogram<'type' | 'status'>;
+  readonly bytes: Counter<'type'>;
+  readonly running: Gauge;
+  readonly queued: Gauge;
+  readonly skipped: Counter<'reason'>;
+  readonly retentionDeleted: Counter;
+  readonly retentionFailures: Counter;
+
+  constructor({ metricsRegistry }: { metricsRegistry: Registry }) {
+    const registers = [metricsRegistry];
+    this.runs = new Counter({ name: 'backplane_backup_runs_total', help: 'Finished backup runs', labelNames: ['type', 'status', 'trigger'], registers });
+    this.duration = new Histogram({
+      name: 'backplane_backup_duration_seconds',
+      help: 'Backup run wall time',
+      labelNames: ['type', 'status'],
+      buckets: [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 21600],
+      registers,
+    });
+    this.bytes = new Counter({ name: 'backplane_backup_bytes_total', help: 'Stored bytes written by successful or partial runs (once per artifact)', labelNames: ['type'], registers });
+    this.running = new Gauge({ name: 'backplane_backups_running', help: 'Backup runs in progress on the master', registers });
+    this.queued = new Gauge({ name: 'backplane_backups_queued', help: 'Backup runs waiting for a slot', registers });
+    this.skipped = new Counter({ name: 'backplane_backup_runs_skipped_total', help: 'Scheduled runs that did not start', labelNames: ['reason'], registers });
+    this.retentionDeleted = new Counter({ name: 'backplane_retention_deleted_total', help: 'Records removed by retention', registers });
+    this.retentionFailures = new Counter({ name: 'backplane_retention_delete_failures_total', help: 'Artifact deletions that failed and will be retried', registers });
+  }
+}
