@@ -13,6 +13,7 @@ import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
 import { openTaskSource } from './task-source.ts';
+import { recordedUsage } from './target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
 import { storageKey, fileNameOf } from './storage-key.ts';
 import type { RecordLogHub } from './record-log.ts';
@@ -144,6 +145,16 @@ export class BackupExecutor {
         copy.error = 'the storage target is disabled';
         log('warn', `target "${target.name}": disabled, skipped`);
         continue;
+      }
+      if (target.quotaBytes > 0) {
+        // A soft quota: the artifact's size is unknown until it is written, so a target already at its quota takes no more.
+        const used = await recordedUsage(em, target.id);
+        if (used.bytes >= target.quotaBytes) {
+          copy.status = 'failed';
+          copy.error = `quota exceeded: ${human(used.bytes)} stored of ${human(target.quotaBytes)}`;
+          log('error', `target "${target.name}": ${copy.error}`);
+          continue;
+        }
       }
       try {
         const instance = await storageOpener.open(target);

@@ -36,7 +36,7 @@ export const ERROR_CATALOGUE = {
   // storage targets
   STORAGE_TARGET_NOT_FOUND: [404, 'Storage target not found.'],
   STORAGE_TARGET_NAME_EXISTS: [409, 'A storage target with this name already exists.'],
-  STORAGE_TARGET_IN_USE: [409, 'The storage target is used by a backup task.'],
+  STORAGE_TARGET_IN_USE: [409, 'The storage target is used by a backup task or holds backup artifacts.'],
   STORAGE_TARGET_TYPE_IMMUTABLE: [400, 'The type of a storage target cannot be changed.'],
   STORAGE_TARGET_INVALID_CONFIG: [400, 'The storage target configuration is invalid.'],
   STORAGE_TARGET_TEST_FAILED: [400, 'The storage target could not be reached or written.'],

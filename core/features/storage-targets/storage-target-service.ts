@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { recordedUsage, heldCopies } from '../../backup/target-usage.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { StorageTargetEntity, type StorageTarget } from '../../db/entities/storage-target.ts';
 import { BackupTaskTargetEntity } from '../../db/entities/backup-task.ts';
@@ -162,13 +163,13 @@ export class StorageTargetService {
   }
 
   /** Whether a backup task stores to the target (any position in its target list). */
+  /** Used by a task, or holding artifacts of records (deleting it would orphan them). */
   async #inUse(targetId: number): Promise<boolean> {
-    return (await this.#em.count(BackupTaskTargetEntity, { storageTargetId: targetId })) > 0;
+    return (await this.#em.count(BackupTaskTargetEntity, { storageTargetId: targetId })) > 0 || (await heldCopies(this.#em, targetId)) > 0;
   }
 
-  /** Bytes and count of backup records held by the target; records arrive with the backup engine. */
-  async #recordedUsage(_targetId: number): Promise<{ count: number; bytes: number }> {
-    return { count: 0, bytes: 0 };
+  async #recordedUsage(targetId: number): Promise<{ count: number; bytes: number }> {
+    return recordedUsage(this.#em, targetId);
   }
 
   async #flushUnique(): Promise<void> {
