@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { fastifyAwilixPlugin } from '@fastify/awilix';
@@ -122,6 +124,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await migrate(orm);
     const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }));
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
+    // Scratch space for providers (SQLite backups, rclone temp files) under the data dir.
+    await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
     const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, loginLimits: options.loginLimits });
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
@@ -129,6 +133,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       trustProxy: config.trustedProxies,
       bodyLimit: 1024 * 1024,
       return503OnClosing: true,
+      // Event streams never go idle: without this a shutdown would wait for every open dashboard.
+      forceCloseConnections: true,
     });
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });

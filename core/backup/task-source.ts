@@ -52,8 +52,6 @@ export async function openTaskSource(task: BackupTask, ctx: SourceContext): Prom
   const driver = driverFor(ctx.drivers, task.type);
   if (!driver) throw new Error(`no database driver is installed for task type "${task.type}"`);
   const instance = await driver.create(driverConfig(driver, task, ctx.password), ctx.deps);
-  const props = (driver.configSchema as { properties?: Record<string, unknown> }).properties ?? {};
-  // A driver without a `database` field (SQLite: one file) dumps what its config names.
-  const dump = await instance.dump({ databases: 'database' in props ? databaseNames(task) : [] });
+  const dump = await instance.dump({ databases: driver.databaseNames === 'none' ? [] : databaseNames(task) });
   return { stream: dump.stream, extension: driver.artifactExtension ?? 'sql', done: dump.done };
 }

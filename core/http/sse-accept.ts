@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './app-error.ts';
 
 /**
@@ -12,4 +12,15 @@ export async function requireEventStreamAccept(request: FastifyRequest): Promise
   const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
   if (types.some((t) => t === 'text/event-stream' || t === 'text/*' || t === '*/*')) return;
   throw new AppError('NOT_ACCEPTABLE');
+}
+
+/**
+ * Commits the response as an event stream now: headers plus an opening comment (as the
+ * reference does), because Node holds `writeHead` back until the first body byte and a client
+ * would otherwise see nothing until the first event or heartbeat.
+ */
+export function openEventStream(reply: FastifyReply): void {
+  reply.sse.keepAlive();
+  reply.sse.sendHeaders();
+  reply.raw.write(`: connected ${Math.floor(Date.now() / 1000)}\n\n`);
 }

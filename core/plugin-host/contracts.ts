@@ -158,6 +158,12 @@ export interface DatabaseDriverInstance {
 export interface DatabaseDriverType extends ProviderManifest {
   /** Task types this driver serves, e.g. `['postgresql', 'pgsql']`. */
   aliases?: string[];
+  /**
+   * Whether a task names the databases to dump (`dbName`, one per task for the built-in
+   * drivers): `required` (the default, database servers) or `none` (the config already names
+   * the one thing to dump, as SQLite's `path` does).
+   */
+  databaseNames?: 'required' | 'none';
   /** The raw dump's file extension, before compression and encryption (default `sql`). */
   artifactExtension?: string;
   create(config: Record<string, unknown>, deps: ProviderDeps): DatabaseDriverInstance | Promise<DatabaseDriverInstance>;

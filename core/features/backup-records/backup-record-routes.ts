@@ -5,7 +5,7 @@ import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor, setTotal } from '../../http/request-helpers.ts';
-import { requireEventStreamAccept } from '../../http/sse-accept.ts';
+import { requireEventStreamAccept, openEventStream } from '../../http/sse-accept.ts';
 import { BackupRecordEntity, TERMINAL_STATUSES, type BackupRecord } from '../../db/entities/backup-record.ts';
 import { finalEvent, type LogEvent } from '../../backup/record-log.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
@@ -83,8 +83,7 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
       unsubscribe();
       finished();
     });
-    reply.sse.keepAlive();
-    reply.sse.sendHeaders();
+    openEventStream(reply);
     const record = await backupRecords.get(id);
     for (const e of await recordLogs.stored(id, sent, record.status)) await forward(e);
     for (const e of queued) await forward(e);

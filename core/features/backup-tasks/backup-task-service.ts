@@ -328,7 +328,7 @@ export class BackupTaskService {
       if (key in props && value !== '' && value !== 0) conn[key] = value;
     }
     if ('path' in props && d.dbPath !== '' && !(posix.isAbsolute(d.dbPath) || win32.isAbsolute(d.dbPath))) fail('dbPath', 'must be an absolute path');
-    if ('database' in props && d.dbName === '') fail('dbName', 'is required');
+    if (driver.databaseNames !== 'none' && d.dbName === '') fail('dbName', 'is required');
     try {
       validateConfig(driver, conn, 'BACKUP_TASK_INVALID');
     } catch (err) {

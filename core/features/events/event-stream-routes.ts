@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppEvent } from '../../events/event-bus.ts';
-import { requireEventStreamAccept } from '../../http/sse-accept.ts';
+import { requireEventStreamAccept, openEventStream } from '../../http/sse-accept.ts';
 
 const message = (e: AppEvent) => ({ id: String(e.id), event: e.type, data: { type: e.type, title: e.title, body: e.body, fields: e.fields, timestamp: e.timestamp } });
 
@@ -20,9 +20,8 @@ export async function eventStreamRoutes(app: FastifyInstance): Promise<void> {
       else queued.push(e);
     });
     reply.sse.onClose(unsubscribe);
-    reply.sse.keepAlive();
     // Headers go out now, not with the first event: clients see the stream open at once.
-    reply.sse.sendHeaders();
+    openEventStream(reply);
     const last = Number(reply.sse.lastEventId ?? '');
     const missed = Number.isSafeInteger(last) && last > 0 ? events.since(last) : [];
     for (const e of missed) await reply.sse.send(message(e));
