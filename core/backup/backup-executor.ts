@@ -106,7 +106,7 @@ export class BackupExecutor {
   async #run(em: EntityManager, record: BackupRecord, task: BackupTask, signal: AbortSignal, log: (level: 'info' | 'warn' | 'error', text: string) => void): Promise<RecordStatus> {
     const { storageOpener, secretBox, databaseDrivers, orm, recordLogs } = this.#d;
     const links = await em.find(BackupTaskTargetEntity, { taskId: task.id }, { orderBy: { position: 'asc' } });
-    const targets = await em.find(StorageTargetEntity, { id: { $in: links.map((l) => l.storageTargetId) } });
+    const targets = await em.find(StorageTargetEntity, { id: { $in: links.map((l) => l.storageTargetId) } }, { populate: ['secrets'] });
     const byId = new Map(targets.map((t) => [t.id, t]));
     const ordered = links.map((l) => byId.get(l.storageTargetId)).filter((t) => t !== undefined);
     if (ordered.length === 0) throw new Error('the task has no storage target');

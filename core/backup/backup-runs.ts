@@ -174,7 +174,7 @@ export class BackupRuns {
   async #removePartialObjects(records: BackupRecord[]): Promise<void> {
     const em = this.#orm.em.fork();
     const copies = await em.find(BackupRecordCopyEntity, { recordId: { $in: records.map((r) => r.id) } });
-    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } })).map((t) => [t.id, t]));
+    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } }, { populate: ['secrets'] })).map((t) => [t.id, t]));
     for (const copy of copies) {
       const target = targets.get(copy.storageTargetId);
       if (!target || copy.storagePath === '') continue;

@@ -37,7 +37,7 @@ export class RecordDeleter {
     await em.flush();
 
     const copies = await em.find(BackupRecordCopyEntity, { recordId, status: { $in: ['success', 'pending'] } });
-    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } })).map((t) => [t.id, t]));
+    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } }, { populate: ['secrets'] })).map((t) => [t.id, t]));
     const errors: string[] = [];
     for (const copy of copies) {
       const target = targets.get(copy.storageTargetId);

@@ -190,7 +190,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       },
       (err: unknown) => {
         if (!t.live || t.feed !== feed) return;
-        const canReplay = replay !== null && !finished && !userSignal?.aborted;
+        // After a clean end of input the whole (small) artifact is still in the window: replay it.
+        const canReplay = replay !== null && !(finished && !inputEnded) && !userSignal?.aborted;
         if (providerErrorKind(err) === 'transient' && t.attempts <= retries && canReplay && replay !== null) {
           feed.destroy();
           const next = newFeed(t);

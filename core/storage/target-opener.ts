@@ -49,6 +49,8 @@ export class StorageTargetOpener {
   }
 
   secretsOf(target: StorageTarget): Record<string, unknown> {
+    // `secrets` is lazy: a target loaded without `populate: ['secrets']` would silently lose its credentials.
+    if (target.secrets === undefined) throw new Error(`storage target ${target.id} was loaded without its secrets (populate: ['secrets'])`);
     return target.secrets ? (JSON.parse(this.#box.open(target.secrets, SECRETS_AAD)) as Record<string, unknown>) : {};
   }
 

@@ -107,6 +107,7 @@ export const sqliteType: DatabaseDriverType = {
   type: 'sqlite',
   aliases: ['sqlite'],
   artifactExtension: 'sqlite',
+  databaseNames: 'none',
   displayName: 'SQLite',
   description: 'A consistent online backup of one SQLite file (the SQLite backup API), restored atomically after an integrity check.',
   configSchema: sqliteConfigSchema,

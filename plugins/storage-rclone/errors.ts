@@ -12,7 +12,7 @@ const AUTH = /\b(401|403)\b|unauthori[sz]ed|forbidden|unable to authenticate|aut
 const QUOTA = /quota|no space left|insufficient (storage|space)|\b507\b|storage limit|disk full|not enough space|entitytoolarge|exceeded.*(limit|storage)/i;
 const NOT_FOUND = /object not found|directory not found|file not found|not found|doesn't exist|does not exist|no such file|not a directory|nosuchkey|nosuchbucket/i;
 const CONFIG = /didn't find backend called|didn't find section in config|unknown backend|couldn't find type/i;
-const TRANSIENT = /time(d)? ?out|deadline exceeded|connection refused|connection reset|broken pipe|no route to host|network is unreachable|host is down|temporar|try again|too many requests|\b429\b|\b50[0234]\b|service unavailable|bad gateway|unexpected eof|\beof\b|tls handshake|no such host|server misbehaving|rate ?limit|throttl|slow ?down/i;
+const TRANSIENT = /time(d)? ?out|deadline exceeded|connection refused|connection reset|closed network connection|broken pipe|no route to host|network is unreachable|host is down|temporar|try again|too many requests|\b429\b|\b50[0234]\b|service unavailable|bad gateway|unexpected eof|\beof\b|tls handshake|no such host|server misbehaving|rate ?limit|throttl|slow ?down/i;
 
 /**
  * Redacts what could be a credential in a message: the given secret values (and their obscured

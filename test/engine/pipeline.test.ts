@@ -168,6 +168,33 @@ test('a transient failure within the replay window is retried from byte 0; past 
   }
 });
 
+test('a target that fails only after taking the whole (small) stream is retried from byte 0', async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    await mkdir(join(dir, 't1'));
+    const inner = await localDisk(join(dir, 't1'));
+    let calls = 0;
+    // Reads every byte, then fails once: the end of input has already passed when it rejects.
+    const lateFlaky: StorageInstance = {
+      ...inner,
+      async put(key, body, meta) {
+        if (calls++ === 0) {
+          for await (const _chunk of body) void _chunk;
+          throw new ProviderError('transient', 'connection reset after the last byte');
+        }
+        return inner.put(key, body, meta);
+      },
+    };
+    const data = randomBytes(64 * 1024);
+    const res = await runPipeline({ source: Readable.from([data]), compression: 'none', targets: [{ id: 1, name: 'late-flaky', instance: lateFlaky, key: 'c' }] });
+    assert.equal(res.status, 'success');
+    assert.equal(res.results[0]!.attempts, 2);
+    assert.ok((await readFile(join(dir, 't1', 'c'))).equals(data));
+  } finally {
+    await cleanup();
+  }
+});
+
 test('all targets failing destroys the source and leaves nothing', async () => {
   const { dir, cleanup } = await tempDir();
   try {

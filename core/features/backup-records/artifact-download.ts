@@ -69,7 +69,7 @@ export function checksumGuard(expectedSize: number, expectedSha256: string, onMi
 export async function openArtifact(orm: MikroORM, opener: StorageTargetOpener, record: BackupRecord, range: ByteRange | undefined): Promise<{ stream: Readable; targetName: string }> {
   const em = orm.em.fork();
   const copies = await em.find(BackupRecordCopyEntity, { recordId: record.id, status: 'success' }, { orderBy: { id: 'asc' } });
-  const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: copies.map((c) => c.storageTargetId) } })).map((t) => [t.id, t]));
+  const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: copies.map((c) => c.storageTargetId) } }, { populate: ['secrets'] })).map((t) => [t.id, t]));
   const reasons: string[] = [];
   for (const copy of copies) {
     const target = targets.get(copy.storageTargetId);
