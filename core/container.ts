@@ -1,4 +1,4 @@
-import { createContainer, asValue, asClass, InjectionMode, type AwilixContainer } from 'awilix';
+import { createContainer, asValue, asClass, asFunction, InjectionMode, type AwilixContainer } from 'awilix';
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { Config } from './config/config.ts';
 import { SecretBox } from './security/secret-box.ts';
@@ -114,7 +114,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     backupMetrics: asClass(BackupMetrics).singleton(),
     ageKeys: asValue(options.ageKeys),
     ageRecipient: asValue(options.ageKeys.recipient),
-    recordLogs: asClass(RecordLogHub).singleton(),
+    recordLogs: asFunction(({ orm }: { orm: MikroORM }) => new RecordLogHub(orm, 'backup')).singleton(),
     backupExecutor: asClass(BackupExecutor).singleton(),
     recordDeleter: asClass(RecordDeleter).singleton(),
     retention: asClass(RetentionService).singleton(),

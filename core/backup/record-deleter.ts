@@ -67,7 +67,7 @@ export class RecordDeleter {
 
     await em.transactional(async (tx) => {
       await tx.nativeDelete(BackupRecordEntryEntity, { recordId });
-      await tx.nativeDelete(BackupRecordLogEntity, { recordId });
+      await tx.nativeDelete(BackupRecordLogEntity, { recordKind: 'backup', recordId });
       await tx.nativeDelete(BackupRecordCopyEntity, { recordId });
       await tx.nativeDelete(BackupRecordEntity, { id: recordId });
     });

@@ -4,6 +4,7 @@ import { BackupRecordLogEntity } from '../db/entities/backup-record.ts';
 import type { RecordStatus } from '../db/entities/backup-record.ts';
 
 export type LogLevel = 'info' | 'warn' | 'error';
+export type RecordKind = 'backup' | 'restore' | 'verify';
 
 export interface ProgressInfo {
   bytesRead: number;
@@ -46,16 +47,19 @@ export class RecordLogHub {
   readonly #emitter = new EventEmitter();
   readonly #live = new Map<number, Live>();
 
-  constructor({ orm }: { orm: MikroORM }) {
+  readonly #kind: RecordKind;
+
+  constructor(orm: MikroORM, kind: RecordKind) {
     this.#orm = orm;
+    this.#kind = kind;
     this.#emitter.setMaxListeners(0);
   }
 
   /** Starts (or resumes, after a restart) a record's log. */
   async open(recordId: number, status: RecordStatus): Promise<void> {
     const em = this.#orm.em.fork();
-    const last = await em.findOne(BackupRecordLogEntity, { recordId }, { orderBy: { seq: 'desc' }, fields: ['seq'] });
-    const count = await em.count(BackupRecordLogEntity, { recordId });
+    const last = await em.findOne(BackupRecordLogEntity, { recordKind: this.#kind, recordId }, { orderBy: { seq: 'desc' }, fields: ['seq'] });
+    const count = await em.count(BackupRecordLogEntity, { recordKind: this.#kind, recordId });
     this.#live.set(recordId, { seq: last?.seq ?? 0, lines: count, status, chain: Promise.resolve() });
   }
 
@@ -74,7 +78,7 @@ export class RecordLogHub {
     const event: LogEvent = { recordId, sequence: ++live.seq, level, message: text.slice(0, 4000), timestamp: new Date().toISOString(), completed: false, status: live.status };
     live.chain = live.chain.then(async () => {
       try {
-        await this.#orm.em.fork().insert(BackupRecordLogEntity, { recordId, seq: event.sequence, level, message: event.message, createdAt: new Date(event.timestamp) });
+        await this.#orm.em.fork().insert(BackupRecordLogEntity, { recordKind: this.#kind, recordId, seq: event.sequence, level, message: event.message, createdAt: new Date(event.timestamp) });
       } catch {
         // a log line must never fail the backup; it still reaches live subscribers
       }
@@ -110,8 +114,18 @@ export class RecordLogHub {
 
   /** Stored lines after `afterSeq`, oldest first. */
   async stored(recordId: number, afterSeq: number, status: RecordStatus): Promise<LogEvent[]> {
-    const rows = await this.#orm.em.fork().find(BackupRecordLogEntity, { recordId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' } });
+    const rows = await this.#orm.em.fork().find(BackupRecordLogEntity, { recordKind: this.#kind, recordId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' } });
     return rows.map((r) => ({ recordId, sequence: r.seq, level: r.level as LogLevel, message: r.message, timestamp: r.createdAt.toISOString(), completed: false, status }));
+  }
+
+  /** Every stored line as text (`<time> <LEVEL> <message>`), for a record's detail. */
+  async content(recordId: number): Promise<string> {
+    const lines = await this.#orm.em.fork().find(BackupRecordLogEntity, { recordKind: this.#kind, recordId }, { orderBy: { seq: 'asc' } });
+    return lines.map((l) => `${l.createdAt.toISOString()} ${l.level.toUpperCase()} ${l.message}`).join('\n');
+  }
+
+  async remove(recordId: number): Promise<void> {
+    await this.#orm.em.fork().nativeDelete(BackupRecordLogEntity, { recordKind: this.#kind, recordId });
   }
 }
 

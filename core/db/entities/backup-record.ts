@@ -71,13 +71,18 @@ export const BackupRecordCopyEntity = defineEntity({
 });
 export type BackupRecordCopy = InferEntity<typeof BackupRecordCopyEntity>;
 
-/** A record's log, one row per line, so a stream can replay it after a restart. */
+/**
+ * A run's log, one row per line, so a stream can replay it after a restart. Backup, restore and
+ * verification records have separate id spaces, told apart by `recordKind`.
+ */
 export const BackupRecordLogEntity = defineEntity({
   name: 'BackupRecordLog',
-  tableName: 'backup_record_logs',
-  indexes: [{ properties: ['recordId', 'seq'] }],
+  tableName: 'record_logs',
+  indexes: [{ properties: ['recordKind', 'recordId', 'seq'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
+    /** backup | restore | verify */
+    recordKind: p.string().length(16).default('backup'),
     recordId: p.integer(),
     seq: p.integer(),
     level: p.string().length(8),

@@ -5,16 +5,14 @@ import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor, setTotal } from '../../http/request-helpers.ts';
-import { requireEventStreamAccept, openEventStream } from '../../http/sse-accept.ts';
-import { BackupRecordEntity, TERMINAL_STATUSES, type BackupRecord } from '../../db/entities/backup-record.ts';
-import { finalEvent, type LogEvent } from '../../backup/record-log.ts';
+import { requireEventStreamAccept } from '../../http/sse-accept.ts';
+import { BackupRecordEntity, type BackupRecord } from '../../db/entities/backup-record.ts';
+import { streamRecordLog } from '../../http/record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
 import { recordSummary, copyResult } from './backup-record-view.ts';
 import { parseRange, checksumGuard, openArtifact } from './artifact-download.ts';
 
 export const MAX_BATCH = 100;
-
-const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', data: e });
 
 function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -44,7 +42,7 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     const { backupRecords } = request.diScope.cradle;
     const record = await backupRecords.get(request.params.id);
     const copies = (await backupRecords.copies([record.id])).get(record.id) ?? [];
-    return ok({ ...recordSummary(record, copies), logContent: await backupRecords.logContent(record.id), storageUploadResults: copies.map(copyResult) });
+    return ok({ ...recordSummary(record, copies), logContent: await request.diScope.cradle.recordLogs.content(record.id), storageUploadResults: copies.map(copyResult) });
   });
 
   app.get('/api/backup/records/:id/logs/stream', {
@@ -57,49 +55,9 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
       await request.diScope.cradle.backupRecords.get((request.params as { id: number }).id);
     },
   }, async (request, reply) => {
-    const { recordLogs, backupRecords } = request.diScope.cradle;
+    const { recordLogs, orm } = request.diScope.cradle;
     const id = request.params.id;
-    const last = Number(reply.sse.lastEventId ?? '');
-    let sent = Number.isSafeInteger(last) && last > 0 ? last : 0;
-    // Subscribe first and queue, so nothing falls between the replay and the live tail.
-    const queued: LogEvent[] = [];
-    let live = false;
-    let finished: () => void = () => undefined;
-    const ended = new Promise<void>((res) => (finished = res));
-    let completedSent = false;
-    const forward = async (e: LogEvent): Promise<void> => {
-      if (completedSent) return;
-      if (e.completed) completedSent = true;
-      if (e.level !== 'progress' && !e.completed && e.sequence <= sent) return;
-      if (e.level !== 'progress') sent = Math.max(sent, e.sequence);
-      await reply.sse.send(sseMessage(e)).catch(() => undefined);
-      if (e.completed) finished();
-    };
-    const unsubscribe = recordLogs.subscribe(id, (e) => {
-      if (live) void forward(e);
-      else queued.push(e);
-    });
-    reply.sse.onClose(() => {
-      unsubscribe();
-      finished();
-    });
-    openEventStream(reply);
-    const record = await backupRecords.get(id);
-    for (const e of await recordLogs.stored(id, sent, record.status)) await forward(e);
-    for (const e of queued) await forward(e);
-    live = true;
-    // Terminal (and not being written any more): the stored lines were everything.
-    if (!recordLogs.isLive(id)) {
-      const fresh = await request.diScope.cradle.orm.em.fork().findOne(BackupRecordEntity, { id });
-      const status = fresh?.status ?? record.status;
-      if ((TERMINAL_STATUSES as readonly string[]).includes(status)) {
-        for (const e of await recordLogs.stored(id, sent, status)) await forward(e);
-        await forward(finalEvent(id, sent, status));
-      }
-    }
-    await ended;
-    unsubscribe();
-    reply.sse.close();
+    await streamRecordLog(reply, recordLogs, id, async () => (await orm.em.fork().findOne(BackupRecordEntity, { id }))?.status);
   });
 
   app.get('/api/backup/records/:id/download', {

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import type { Static } from 'typebox';
-import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity, type BackupRecord, type BackupRecordCopy, type BackupRecordEntry } from '../../db/entities/backup-record.ts';
+import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, type BackupRecord, type BackupRecordCopy, type BackupRecordEntry } from '../../db/entities/backup-record.ts';
 import { AppError } from '../../http/app-error.ts';
 import type { RecordListQuery, ContentsQuery } from './backup-record-schemas.ts';
 
@@ -37,11 +37,6 @@ export class BackupRecordService {
     const map = new Map<number, BackupRecordCopy[]>();
     for (const row of rows) map.set(row.recordId, [...(map.get(row.recordId) ?? []), row]);
     return map;
-  }
-
-  async logContent(recordId: number): Promise<string> {
-    const lines = await this.#em.find(BackupRecordLogEntity, { recordId }, { orderBy: { seq: 'asc' } });
-    return lines.map((l) => `${l.createdAt.toISOString()} ${l.level.toUpperCase()} ${l.message}`).join('\n');
   }
 
   async setLocked(id: number, locked: boolean): Promise<BackupRecord> {
