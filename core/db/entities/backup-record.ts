@@ -37,6 +37,11 @@ export const BackupRecordEntity = defineEntity({
     encrypted: p.boolean().default(false),
     /** True when the artifact's file list is in `backup_record_entries`. */
     hasManifest: p.boolean().default(false),
+    /**
+     * JSON facts about the source taken at backup time, for deep verification: database tasks
+     * `{tables: {name: rowCount}}`, file tasks `{files, directories, bytes}`. '' when unknown.
+     */
+    sourceStats: p.text().default(''),
     errorMessage: p.text().default(''),
     locked: p.boolean().default(false),
     /** Set once deletion (retention or manual) began; the row goes when every copy is gone. */
@@ -62,6 +67,8 @@ export const BackupRecordCopyEntity = defineEntity({
     storageTargetId: p.integer(),
     storageTargetName: p.string().length(100),
     status: p.string().length(16).$type<CopyStatus>().default('pending'),
+    /** `primary` (written by the run) or `replica` (copied later by replication). */
+    origin: p.string().length(16).default('primary'),
     storagePath: p.string().length(500).default(''),
     fileSize: p.bigint('number').default(0),
     attempts: p.integer().default(0),

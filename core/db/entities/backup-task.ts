@@ -45,6 +45,8 @@ export const BackupTaskEntity = defineEntity({
     verifyCronExpr: p.string().length(64).default(''),
     verifyMode: p.string().length(8).default('quick'),
     maintenanceWindows: p.string().length(500).default(''),
+    /** JSON array of storage target ids every successful artifact is copied to afterwards. */
+    replicationTargetIds: p.text().default('[]'),
     /** JSON array of task ids this task depends on. */
     dependsOnTaskIds: p.text().default('[]'),
     lastRunAt: p.datetime().nullable(),

@@ -6,8 +6,11 @@ import { NodeEntity } from './node.ts';
 import { StorageTargetEntity } from './storage-target.ts';
 import { OAuthSessionEntity } from './oauth-session.ts';
 import { BackupTaskEntity, BackupTaskTargetEntity } from './backup-task.ts';
+import { TaskTemplateEntity } from './task-template.ts';
+import { RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity } from './recovery-records.ts';
 import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity } from './backup-record.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
 export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity, StorageTargetEntity, OAuthSessionEntity, BackupTaskEntity, BackupTaskTargetEntity,
-  BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity];
+  BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity,
+  TaskTemplateEntity, RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity];

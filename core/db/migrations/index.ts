@@ -2,6 +2,7 @@ import { Migration001Initial } from './001-initial.ts';
 import { Migration002StorageTargets } from './002-storage-targets.ts';
 import { Migration003BackupTasks } from './003-backup-tasks.ts';
 import { Migration004BackupRecords } from './004-backup-records.ts';
+import { Migration005Recovery } from './005-recovery.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   { name: 'Migration002StorageTargets', class: Migration002StorageTargets },
   { name: 'Migration003BackupTasks', class: Migration003BackupTasks },
   { name: 'Migration004BackupRecords', class: Migration004BackupRecords },
+  { name: 'Migration005Recovery', class: Migration005Recovery },
 ];
