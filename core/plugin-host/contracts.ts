@@ -154,6 +154,22 @@ export interface DatabaseDriverInstance {
   dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }>;
   restore(stream: Readable, options: { database: string }): Promise<void>;
   testConnection(): Promise<TestResult>;
+  /**
+   * Creates the database when it does not exist; resolves `true` when it created it. Used to
+   * restore into a new name and to build verification sandboxes. Absent: core cannot create
+   * databases with this driver (SQLite files need none).
+   */
+  ensureDatabase?(name: string): Promise<boolean>;
+  /** Drops the database (idempotent: a missing one is fine). */
+  dropDatabase?(name: string): Promise<void>;
+  /**
+   * Atomically makes `source` take the place of `target` (which may exist: it is dropped),
+   * after disconnecting its sessions. Lets core restore into a scratch database first and swap
+   * only once the restore succeeded.
+   */
+  replaceDatabase?(target: string, source: string): Promise<void>;
+  /** Row count per table (`schema.table` where the engine has schemas), for verification. */
+  tableStats?(database: string): Promise<Record<string, number>>;
 }
 export interface DatabaseDriverType extends ProviderManifest {
   /** Task types this driver serves, e.g. `['postgresql', 'pgsql']`. */
@@ -164,6 +180,17 @@ export interface DatabaseDriverType extends ProviderManifest {
    * the one thing to dump, as SQLite's `path` does).
    */
   databaseNames?: 'required' | 'none';
+  /**
+   * A restore that fails part-way leaves the target unchanged (one transaction, or a file
+   * replaced by rename). Core then restores in a single pass, checking the artifact as it
+   * streams; otherwise it reads and checks the whole artifact before touching the target.
+   */
+  atomicRestore?: boolean;
+  /**
+   * Checks the start and end (up to 64 KiB each) of a decoded dump: the header the tool writes
+   * and the trailer that proves the dump ran to completion. Returns a problem, or undefined.
+   */
+  checkDump?(head: Buffer, tail: Buffer): string | undefined;
   /** The raw dump's file extension, before compression and encryption (default `sql`). */
   artifactExtension?: string;
   create(config: Record<string, unknown>, deps: ProviderDeps): DatabaseDriverInstance | Promise<DatabaseDriverInstance>;
