@@ -10,6 +10,7 @@ import { openOrm, migrate } from './db/orm.ts';
 import { loadMasterKey } from './security/master-key.ts';
 import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
 import { backupRecordRoutes } from './features/backup-records/backup-record-routes.ts';
+import { recoveryRoutes } from './features/recovery/recovery-routes.ts';
 import type { LoginLimits } from './auth/login-limiter.ts';
 import { accessGuard } from './auth/guard.ts';
 import { requestScope } from './http/request-scope.ts';
@@ -32,6 +33,8 @@ import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts'
 import { storageTargetRoutes } from './features/storage-targets/storage-target-routes.ts';
 import { discoveryRoutes } from './features/discovery/discovery-routes.ts';
 import { backupTaskRoutes } from './features/backup-tasks/backup-task-routes.ts';
+import { taskTransferRoutes } from './features/task-transfer/task-transfer-routes.ts';
+import { taskTemplateRoutes } from './features/task-templates/task-template-routes.ts';
 import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
 import { fastifySSE } from '@fastify/sse';
 import { StorageHealthMonitor } from './storage/storage-health.ts';
@@ -78,8 +81,11 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(agentSelfRoutes);
   await app.register(storageTargetRoutes);
   await app.register(discoveryRoutes);
+  await app.register(taskTransferRoutes);
   await app.register(backupTaskRoutes);
+  await app.register(taskTemplateRoutes);
   await app.register(backupRecordRoutes);
+  await app.register(recoveryRoutes);
   await app.register(eventStreamRoutes);
 
   const storageHealth = new StorageHealthMonitor(container, app.log);
@@ -92,6 +98,10 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
     auditRetention.start();
     // Order matters: settle what a crash left running before the scheduler checks for overlap.
+    const { restores, verifications, replications } = container.cradle;
+    await restores.recover();
+    await verifications.recover();
+    await replications.recover();
     const recovered = await backupRuns.recover();
     if (recovered.failed > 0 || recovered.requeued > 0) app.log.warn(recovered, 'backup records recovered after restart');
     await scheduler.start();
@@ -106,6 +116,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     scheduler.stop();
     if (deletionSweep) clearInterval(deletionSweep);
     await backupRuns.stop();
+    await Promise.all([container.cradle.restores.stop(), container.cradle.verifications.stop(), container.cradle.replications.stop()]);
     await storageHealth.stop();
     auditRetention.stop();
     await container.cradle.orm.close();

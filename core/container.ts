@@ -28,6 +28,9 @@ import { RecordDeleter } from './backup/record-deleter.ts';
 import { RetentionService } from './backup/retention-service.ts';
 import { BackupRuns } from './backup/backup-runs.ts';
 import { BackupScheduler } from './backup/scheduler.ts';
+import { RestoreService } from './recovery/restore-service.ts';
+import { VerifyService } from './recovery/verify-service.ts';
+import { ReplicationService } from './recovery/replication-service.ts';
 import type { AgeKeyPair } from './engine/age-identity.ts';
 import { BackupRecordService } from './features/backup-records/backup-record-service.ts';
 
@@ -58,6 +61,11 @@ export interface AppCradle {
   retention: RetentionService;
   backupRuns: BackupRuns;
   scheduler: BackupScheduler;
+  restoreLogs: RecordLogHub;
+  verifyLogs: RecordLogHub;
+  restores: RestoreService;
+  verifications: VerifyService;
+  replications: ReplicationService;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -120,6 +128,11 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     retention: asClass(RetentionService).singleton(),
     backupRuns: asClass(BackupRuns).singleton(),
     scheduler: asClass(BackupScheduler).singleton(),
+    restoreLogs: asFunction(({ orm }: { orm: MikroORM }) => new RecordLogHub(orm, 'restore')).singleton(),
+    verifyLogs: asFunction(({ orm }: { orm: MikroORM }) => new RecordLogHub(orm, 'verify')).singleton(),
+    restores: asClass(RestoreService).singleton(),
+    verifications: asClass(VerifyService).singleton(),
+    replications: asClass(ReplicationService).singleton(),
   });
   return container;
 }

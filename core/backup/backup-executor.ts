@@ -216,10 +216,18 @@ export class BackupExecutor {
     record.rawSize = result.rawBytes;
     record.checksum = result.checksum;
     if (status === 'partial') record.errorMessage = copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+    if (source.tableStats) {
+      try {
+        record.sourceStats = JSON.stringify({ tables: await source.tableStats() });
+      } catch (err) {
+        log('warn', `table row counts could not be read (${message(err)}); deep verification will not compare them`);
+      }
+    }
     if (manifest) {
       try {
         await manifest.finish();
         record.hasManifest = true;
+        record.sourceStats = JSON.stringify({ entries: manifest.count });
       } catch (err) {
         log('warn', `the file list could not be stored (${message(err)}); the artifact is complete, its contents cannot be browsed`);
       }

@@ -11,6 +11,7 @@ import { parseMaintenanceWindows, withinMaintenanceWindows } from '../features/b
 import type { BackupExecutor } from './backup-executor.ts';
 import type { RetentionService } from './retention-service.ts';
 import { scheduleTimeZone } from './time-zone.ts';
+import type { ReplicationService } from '../recovery/replication-service.ts';
 
 export type RunTrigger = 'manual' | 'scheduled' | 'catch_up' | 'dependency';
 
@@ -36,6 +37,7 @@ export class BackupRuns {
   readonly #metrics: BackupMetrics;
   readonly #opener: StorageTargetOpener;
   readonly #log: FastifyBaseLogger;
+  readonly #replications: ReplicationService;
   readonly #maxConcurrent: number;
   readonly #queue: number[] = [];
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
@@ -43,10 +45,11 @@ export class BackupRuns {
   readonly #claiming = new Set<number>();
   #stopping = false;
 
-  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config }: {
+  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications }: {
     orm: MikroORM; backupExecutor: BackupExecutor; retention: RetentionService; audit: AuditWriter; backupMetrics: BackupMetrics;
-    storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number };
+    storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number }; replications: ReplicationService;
   }) {
+    this.#replications = replications;
     this.#orm = orm;
     this.#executor = backupExecutor;
     this.#retention = retention;
@@ -129,11 +132,24 @@ export class BackupRuns {
       if (status === 'success' || status === 'partial') {
         await this.#retention.applyForTask(record.taskId).catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
       }
+      if ((status === 'success' || status === 'partial') && !this.#stopping) await this.#replicate(record.id, record.taskId);
       if (status === 'success' && !this.#stopping) await this.#runDependents(record.taskId);
     } catch (err) {
       // The executor records its own failures; reaching here means the database itself failed.
       this.#log.error({ err, recordId }, 'backup run crashed');
       await this.#markFailed([recordId], `internal error: ${err instanceof Error ? err.message : String(err)}`).catch(() => undefined);
+    }
+  }
+
+  /** The task's automatic replication targets each get a copy (3-2-1); a refusal is audited. */
+  async #replicate(recordId: number, taskId: number): Promise<void> {
+    const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
+    for (const destId of task ? (JSON.parse(task.replicationTargetIds) as number[]) : []) {
+      try {
+        await this.#replications.request(recordId, destId, 'system');
+      } catch (err) {
+        await this.#audit.record(SYSTEM, { category: 'backup_record', action: 'replication_skip', targetType: 'backup_record', targetId: recordId, targetName: task?.name ?? '', detail: err instanceof Error ? err.message : String(err) });
+      }
     }
   }
 

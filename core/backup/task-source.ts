@@ -10,6 +10,8 @@ export interface TaskSource {
   extension: string;
   /** Settles when the producer is finished; rejects when it failed. */
   done: Promise<void>;
+  /** Database sources: row counts per table, read right after the dump for deep verification. */
+  tableStats?: () => Promise<Record<string, number>>;
 }
 
 export interface SourceContext {
@@ -52,6 +54,14 @@ export async function openTaskSource(task: BackupTask, ctx: SourceContext): Prom
   const driver = driverFor(ctx.drivers, task.type);
   if (!driver) throw new Error(`no database driver is installed for task type "${task.type}"`);
   const instance = await driver.create(driverConfig(driver, task, ctx.password), ctx.deps);
-  const dump = await instance.dump({ databases: driver.databaseNames === 'none' ? [] : databaseNames(task) });
-  return { stream: dump.stream, extension: driver.artifactExtension ?? 'sql', done: dump.done };
+  const databases = driver.databaseNames === 'none' ? [] : databaseNames(task);
+  const dump = await instance.dump({ databases });
+  const statsOf = instance.tableStats?.bind(instance);
+  const target = driver.databaseNames === 'none' ? task.dbPath : databases[0];
+  return {
+    stream: dump.stream,
+    extension: driver.artifactExtension ?? 'sql',
+    done: dump.done,
+    ...(statsOf && target ? { tableStats: () => statsOf(target) } : {}),
+  };
 }

@@ -11,6 +11,10 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 function bridge(transform: (input: ReadableStream<Uint8Array>) => Promise<ReadableStream<Uint8Array>>): Duplex {
   const input = new PassThrough();
   const output = new PassThrough();
+  // The duplex reports failures; once it is torn down, its parts may still error (the web side
+  // winding down) with nobody listening, which must not crash the process.
+  input.on('error', () => undefined);
+  output.on('error', () => undefined);
   const web = Readable.toWeb(input) as unknown as ReadableStream<Uint8Array>;
   transform(web).then(
     (out) => pipeline(Readable.fromWeb(out as unknown as WebReadableStream<Uint8Array>), output).catch((err: unknown) => output.destroy(err as Error)),

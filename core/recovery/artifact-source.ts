@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { MikroORM } from '@mikro-orm/core';
-import { Transform, pipeline } from 'node:stream';
+import { PassThrough, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
@@ -54,6 +55,11 @@ export function rawStream(stored: Readable, record: BackupRecord, identity: stri
   stages.push(guard);
   if (record.encrypted) stages.push(decryptStream(identity));
   stages.push(decompressor(record.compression as Compression));
-  // pipeline() destroys every stage when one fails; the error surfaces on the returned stream.
-  return pipeline([stored, ...stages] as unknown as [Readable, ...NodeJS.ReadWriteStream[]], () => undefined) as unknown as Readable;
+  // The promise form owns every stage's errors; the first one is handed to the consumer's end
+  // of the chain. The guard runs before decryption, so a bad artifact never reaches a clean end.
+  const out = new PassThrough();
+  // A later stage may fail after the consumer already stopped on an earlier error.
+  out.on('error', () => undefined);
+  pipeline([stored, ...stages, out] as unknown as [Readable, PassThrough]).catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
+  return out;
 }

@@ -61,6 +61,7 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
   };
 
   extract.on('entry', (header, body, next) => {
+    body.on('error', () => undefined); // the extract reports it
     const done = (err?: unknown): void => {
       body.resume();
       if (err) extract.destroy(err instanceof Error ? err : new Error(String(err)));

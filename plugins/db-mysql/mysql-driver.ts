@@ -10,9 +10,10 @@ import {
 } from '../../core/plugin-host/contracts.ts';
 import { oneDatabase } from '../../core/plugin-host/config-fields.ts';
 import { runDump, runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
-import { mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
+import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
 import { classifyMysqlStderr, mysqlError } from './mysql-errors.ts';
+import { checkMysqlDump, quoteIdent } from './mysql-sql.ts';
 
 /** Schemas the server keeps for itself: listed, marked `system`. */
 const SYSTEM_DATABASES = new Set(['information_schema', 'mysql', 'performance_schema', 'sys']);
@@ -23,6 +24,25 @@ const DISCOVER_SQL = `
     LEFT JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = s.SCHEMA_NAME
    GROUP BY s.SCHEMA_NAME
    ORDER BY s.SCHEMA_NAME`;
+
+/**
+ * The database's tables that hold rows: base tables (and MariaDB's system-versioned ones, which
+ * are base tables with history); views and sequences are not counted.
+ */
+const TABLES_SQL = `
+  SELECT TABLE_NAME AS name
+    FROM information_schema.TABLES
+   WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')
+   ORDER BY TABLE_NAME`;
+
+/** ER_DB_CREATE_EXISTS: CREATE DATABASE of a database that exists. */
+const DB_EXISTS = 1007;
+
+/**
+ * How long DROP DATABASE may wait for other sessions' metadata locks (the server default,
+ * lock_wait_timeout, is a year): a sandbox someone still reads fails instead of hanging.
+ */
+const DDL_LOCK_WAIT_SECONDS = 60;
 
 export class MysqlDriver implements DatabaseDriverInstance {
   readonly #config: MysqlConfig;
@@ -97,6 +117,53 @@ export class MysqlDriver implements DatabaseDriverInstance {
     const args = mysqlRestoreArgs(this.#config, options.database);
     await runRestore(this.#tool(this.#deps.env?.BACKPLANE_MYSQL_BINARY ?? 'mysql', args), stream);
   }
+
+  async #exists(conn: mysql.Connection, database: string): Promise<boolean> {
+    const [rows] = await conn.query({ sql: 'SELECT 1 AS found FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', values: [database], timeout: this.#config.connectTimeoutSeconds * 1000 });
+    return (rows as unknown[]).length > 0;
+  }
+
+  /** Creates the database (utf8mb4) unless it exists; a user without CREATE can still "ensure" an existing one. */
+  async ensureDatabase(name: string): Promise<boolean> {
+    const database = checkedDatabaseName(name);
+    return this.#withConnection(`creating database ${database}`, async (conn) => {
+      if (await this.#exists(conn, database)) return false;
+      try {
+        await conn.query(`CREATE DATABASE ${quoteIdent(database)} CHARACTER SET utf8mb4`);
+        return true;
+      } catch (err) {
+        if ((err as { errno?: unknown } | undefined)?.errno === DB_EXISTS) return false; // created concurrently
+        throw err;
+      }
+    });
+  }
+
+  async dropDatabase(name: string): Promise<void> {
+    const database = checkedDatabaseName(name);
+    if (SYSTEM_DATABASES.has(database.toLowerCase())) throw new ProviderError('permanent', `mysql: refusing to drop ${database}`);
+    await this.#withConnection(`dropping database ${database}`, async (conn) => {
+      await conn.query(`SET SESSION lock_wait_timeout = ${DDL_LOCK_WAIT_SECONDS}`);
+      await conn.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)}`);
+    });
+  }
+
+  // No replaceDatabase: MySQL has no RENAME DATABASE (moving every table with RENAME TABLE
+  // would leave views, routines, triggers and events behind), so core uses its fallback.
+
+  /** Exact row counts (`count(*)`) of the database's base tables, keyed by table name. */
+  async tableStats(database: string): Promise<Record<string, number>> {
+    const name = checkedDatabaseName(database);
+    return this.#withConnection(`counting rows in ${name}`, async (conn) => {
+      if (!(await this.#exists(conn, name))) throw new ProviderError('not_found', `mysql: database ${name} does not exist`);
+      const [tables] = await conn.query({ sql: TABLES_SQL, values: [name] });
+      const stats: Record<string, number> = {};
+      for (const { name: table } of tables as Array<{ name: string }>) {
+        const [rows] = await conn.query(`SELECT COUNT(*) AS n FROM ${quoteIdent(name)}.${quoteIdent(table)}`);
+        stats[table] = Number((rows as Array<{ n: number | string }>)[0]?.n ?? 0);
+      }
+      return stats;
+    });
+  }
 }
 
 export const mysqlType: DatabaseDriverType = {
@@ -106,6 +173,10 @@ export const mysqlType: DatabaseDriverType = {
   description: 'One database per dump with mysqldump --single-transaction; restores with the mysql client into a chosen database.',
   configSchema: mysqlConfigSchema,
   secretFields: ['password'],
+  // The mysql client commits statement by statement (DDL commits implicitly): a restore that
+  // fails part-way leaves the tables it already loaded.
+  atomicRestore: false,
+  checkDump: checkMysqlDump,
   create(config, deps) {
     return new MysqlDriver(parseMysqlConfig(config), deps);
   },

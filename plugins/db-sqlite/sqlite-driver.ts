@@ -12,6 +12,7 @@ import {
   type TestResult,
 } from '../../core/plugin-host/contracts.ts';
 import { backupToStream } from './sqlite-backup.ts';
+import { checkSqliteDump } from './sqlite-check.ts';
 import { restoreFromStream } from './sqlite-restore.ts';
 
 export const sqliteConfigSchema: JsonSchema = {
@@ -94,12 +95,46 @@ export class SqliteDriver implements DatabaseDriverInstance {
     }
   }
 
-  async restore(stream: Readable, options: { database: string }): Promise<void> {
-    const target = options.database === this.name ? this.#path : options.database;
-    if (!isAbsolute(target) || target.includes('\0')) {
-      throw new ProviderError('permanent', `sqlite: restore into ${this.name} or an absolute path, not ${JSON.stringify(options.database)}`);
+  /** The file a database name stands for: this driver's own name, or an absolute path. */
+  #file(database: string, action: string): string {
+    const path = database === this.name ? this.#path : database;
+    if (!isAbsolute(path) || path.includes('\0')) {
+      throw new ProviderError('permanent', `sqlite: ${action} ${this.name} or an absolute path, not ${JSON.stringify(database)}`);
     }
-    await restoreFromStream(stream, target);
+    return path;
+  }
+
+  async restore(stream: Readable, options: { database: string }): Promise<void> {
+    await restoreFromStream(stream, this.#file(options.database, 'restore into'));
+  }
+
+  // No ensureDatabase/dropDatabase/replaceDatabase: a restore creates its file, and replaces the
+  // target by rename itself.
+
+  /**
+   * Exact row counts of every table (read-only), except SQLite's own `sqlite_*` tables and
+   * virtual tables (whose module may be missing here; their shadow tables are counted).
+   */
+  async tableStats(database: string): Promise<Record<string, number>> {
+    const path = this.#file(database, 'count the rows of');
+    let db: DatabaseSync | undefined;
+    try {
+      await stat(path); // a read-only open of a missing file fails too, but vaguely
+      db = new DatabaseSync(path, { readOnly: true });
+      const tables = db.prepare(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
+      ).all() as Array<{ name: string }>;
+      const stats: Record<string, number> = {};
+      for (const { name } of tables) {
+        const row = db.prepare(`SELECT count(*) AS n FROM "${name.replace(/"/g, '""')}"`).get() as { n: number | bigint };
+        stats[name] = Number(row.n);
+      }
+      return stats;
+    } catch (err) {
+      throw fileError(err, path, 'counting rows');
+    } finally {
+      db?.close();
+    }
   }
 }
 
@@ -112,6 +147,10 @@ export const sqliteType: DatabaseDriverType = {
   description: 'A consistent online backup of one SQLite file (the SQLite backup API), restored atomically after an integrity check.',
   configSchema: sqliteConfigSchema,
   secretFields: [],
+  // restoreFromStream writes a temp file beside the target, runs integrity_check on it and only
+  // then renames it over the target: a restore that fails part-way leaves the target unchanged.
+  atomicRestore: true,
+  checkDump: checkSqliteDump,
   create(config, deps) {
     return new SqliteDriver(parsePath(config), deps);
   },

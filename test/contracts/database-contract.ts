@@ -1,6 +1,6 @@
 import { after, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { providerErrorKind, type DatabaseDriverInstance } from '../../core/plugin-host/contracts.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { providerErrorKind, type DatabaseDriverInstance, type DatabaseDriverType } from '../../core/plugin-host/contracts.ts';
 
 /**
  * The database-driver conformance suite. A driver's test file calls `runDatabaseContract` with
@@ -20,6 +21,13 @@ import { providerErrorKind, type DatabaseDriverInstance } from '../../core/plugi
  * ordered rows per table); the same dump fed to the engine's stock client rebuilds them too;
  * a dump of a missing database rejects (never an empty artifact marked fine); bad credentials
  * and an unreachable server fail with the right kinds and quickly; no secret in any child's argv.
+ *
+ * The optional members, each tested only when the driver declares it: tableStats counts the
+ * seeded rows; ensureDatabase creates once (then answers false) and refuses bad names;
+ * dropDatabase removes and is idempotent; a restore into an ensured database has the source's
+ * tableStats; replaceDatabase swaps content and the source name disappears; checkDump accepts a
+ * real dump's edges and refuses cut-short ones and garbage; atomicRestore: a restore whose input
+ * errors part-way leaves the target as it was.
  */
 
 /** The data every engine seeds: unicode, quotes, a NULL, an empty table and a 50k-row table. */
@@ -47,9 +55,26 @@ export function contractDataset(largeRows = 50_000): Dataset {
 }
 
 export interface DatabaseHarness {
+  /** The driver's type: its optional members (`atomicRestore`, `checkDump`) are tested when declared. */
+  type: DatabaseDriverType;
   instance: DatabaseDriverInstance;
-  /** A fresh empty database (name or path); the harness drops it in cleanup. */
-  createDatabase(): Promise<string>;
+  /**
+   * A fresh empty database (name or path; `name` when given, e.g. from `scratchName`), created
+   * with the harness's own access; the harness drops it in cleanup. A file-based engine may
+   * return a path that `seed` (or a restore) creates.
+   */
+  createDatabase(name?: string): Promise<string>;
+  /**
+   * A unique database name (or path) that does not exist yet. `tricky`: one that needs quoting
+   * (the engine's quote character and a space), to prove the driver quotes identifiers.
+   */
+  scratchName(tricky?: boolean): string;
+  /** Drops the database (deletes the file) if it exists, with the harness's own access. */
+  removeDatabase(db: string): Promise<void>;
+  /** tableStats' key for a dataset table: `public.people` where the engine has schemas; the table name when absent. */
+  statsKey?(table: string): string;
+  /** The dump ends with a trailer proving it ran to completion (text dumps; not SQLite's page copy). */
+  dumpHasTrailer: boolean;
   /** Creates the dataset's tables (`id` integer primary key, text/integer columns) and rows. */
   seed(db: string, data: Dataset): Promise<void>;
   /** A table's rows ordered by id, values as numbers, strings or null. */
@@ -70,6 +95,23 @@ export interface DatabaseHarness {
   /** The dump runs as a child process, whose /proc cmdline the suite reads while it runs. */
   spawnsChild?: boolean;
   cleanup(): Promise<void>;
+}
+
+/** What core hands `checkDump`: the first and last 64 KiB of the decoded dump. */
+const EDGE = 64 * 1024;
+function edges(bytes: Buffer): [Buffer, Buffer] {
+  return [bytes.subarray(0, EDGE), bytes.subarray(Math.max(0, bytes.length - EDGE))];
+}
+
+function* chunked(bytes: Buffer, size = 64 * 1024): Generator<Buffer> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+/** One table of `count` rows, named apart from the contract dataset's. */
+export function smallDataset(table: string, count: number): Dataset {
+  const rows: Array<Array<string | number | null>> = [];
+  for (let i = 1; i <= count; i++) rows.push([i, `${table}-${i}`, i % 2 === 0 ? null : i * 10]);
+  return { tables: [{ name: table, columns: ['id', 'label', 'qty'], rows }] };
 }
 
 async function digest(rows: unknown[][]): Promise<string> {
@@ -127,6 +169,27 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     return seededDb;
   };
   const work = async () => mkdtemp(join(tmpdir(), 'backplane-db-contract-'));
+  let seededDump: Promise<Buffer> | undefined;
+  /** The bytes of a real dump of the seeded database, taken once. */
+  const dumpBytes = async (h: DatabaseHarness): Promise<Buffer> => {
+    seededDump ??= (async () => {
+      const { stream, done } = await h.instance.dump({ databases: [await seeded(h)] });
+      const chunks = (await stream.toArray()) as Buffer[];
+      await done;
+      return Buffer.concat(chunks);
+    })();
+    return seededDump;
+  };
+  /** A scratch database removed in `t.after`; created (empty) unless `create` is false. */
+  const scratch = async (h: DatabaseHarness, t: TestContext, options: { create?: boolean; tricky?: boolean } = {}): Promise<string> => {
+    const name = h.scratchName(options.tricky);
+    t.after(() => h.removeDatabase(name));
+    if (options.create !== false) await h.createDatabase(name);
+    return name;
+  };
+  const listed = async (h: DatabaseHarness, db: string) => (await h.instance.discover()).some((d) => d.name === db || db.endsWith(`/${d.name}`));
+  const expectedStats = (h: DatabaseHarness, dataset: Dataset) =>
+    Object.fromEntries(dataset.tables.map((table) => [h.statsKey?.(table.name) ?? table.name, table.rows.length]));
 
   test(`${label}: testConnection succeeds`, async (t) => {
     const h = await harness(t);
@@ -238,6 +301,132 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
       assert.ok(argv.length > 0);
       assert.ok(!argv.some((a) => a.includes(h.secret!)), argv.join(' '));
     }
+  });
+
+  test(`${label}: tableStats counts the rows of every table`, async (t) => {
+    const h = await harness(t);
+    if (!h) return;
+    if (!h.instance.tableStats) return t.skip('the driver has no tableStats');
+    const db = await seeded(h);
+    assert.deepEqual(await h.instance.tableStats(db), expectedStats(h, data));
+    await assert.rejects(h.instance.tableStats(h.missingDatabase), (err) => ['not_found', 'permanent'].includes(providerErrorKind(err) ?? ''));
+  });
+
+  test(`${label}: ensureDatabase creates a database once and refuses bad names`, async (t) => {
+    const h = await harness(t);
+    if (!h) return;
+    if (!h.instance.ensureDatabase) return t.skip('the driver has no ensureDatabase');
+    for (const tricky of [false, true]) {
+      const name = await scratch(h, t, { create: false, tricky });
+      assert.equal(await h.instance.ensureDatabase(name), true, `${name} is created`);
+      assert.equal(await h.instance.ensureDatabase(name), false, `${name} exists the second time`);
+      assert.ok(await listed(h, name), `discover lists ${name}`);
+      if (h.instance.tableStats) assert.deepEqual(await h.instance.tableStats(name), {}, 'a new database is empty');
+    }
+    for (const bad of ['', 'bad\0name', 'x'.repeat(65)]) {
+      await assert.rejects(h.instance.ensureDatabase(bad), (err) => providerErrorKind(err) === 'permanent', JSON.stringify(bad));
+    }
+  });
+
+  test(`${label}: dropDatabase removes a database and is idempotent`, async (t) => {
+    const h = await harness(t);
+    if (!h) return;
+    if (!h.instance.dropDatabase) return t.skip('the driver has no dropDatabase');
+    const name = await scratch(h, t, { create: false, tricky: true });
+    if (h.instance.ensureDatabase) await h.instance.ensureDatabase(name);
+    else await h.createDatabase(name);
+    await h.seed(name, smallDataset('doomed', 2));
+    assert.ok(await listed(h, name));
+    await h.instance.dropDatabase(name);
+    assert.equal(await listed(h, name), false, 'discover no longer lists it');
+    await h.instance.dropDatabase(name); // already gone: fine
+    await assert.rejects(h.instance.dropDatabase('bad\0name'), (err) => providerErrorKind(err) === 'permanent');
+  });
+
+  test(`${label}: a restore into an ensured database has the source's table stats`, async (t) => {
+    const h = await harness(t);
+    if (!h) return;
+    if (!h.instance.ensureDatabase || !h.instance.tableStats) return t.skip('the driver has no ensureDatabase or no tableStats');
+    const source = await h.instance.tableStats(await seeded(h));
+    const dump = await dumpBytes(h);
+    const target = await scratch(h, t, { create: false });
+    assert.equal(await h.instance.ensureDatabase(target), true);
+    await h.instance.restore(Readable.from(chunked(dump)), { database: target });
+    assert.deepEqual(await h.instance.tableStats(target), source);
+  });
+
+  test(`${label}: replaceDatabase puts the source in the target's place`, async (t) => {
+    const h = await harness(t);
+    if (!h) return;
+    if (!h.instance.replaceDatabase) return t.skip('the driver has no replaceDatabase');
+    const incoming = smallDataset('incoming', 3);
+    const stats = async (db: string) => (h.instance.tableStats ? h.instance.tableStats(db) : undefined);
+    const leftovers = async (target: string) => (await h.instance.discover()).filter((d) => d.name !== target && d.name.startsWith(target)).map((d) => d.name);
+
+    // over an existing target with other tables
+    const target = await scratch(h, t, { tricky: true });
+    await h.seed(target, smallDataset('outgoing', 5));
+    const source = await scratch(h, t);
+    await h.seed(source, incoming);
+    await h.instance.replaceDatabase(target, source);
+    assert.deepEqual(await h.rows(target, 'incoming'), incoming.tables[0]!.rows, 'the target holds the source data');
+    if (h.instance.tableStats) assert.deepEqual(await stats(target), expectedStats(h, incoming), 'and only that');
+    assert.equal(await listed(h, source), false, 'the source name no longer exists');
+    assert.deepEqual(await leftovers(target), [], 'the previous target is gone');
+
+    // into a name that does not exist yet
+    const fresh = await scratch(h, t, { create: false });
+    const other = await scratch(h, t);
+    await h.seed(other, incoming);
+    await h.instance.replaceDatabase(fresh, other);
+    assert.deepEqual(await h.rows(fresh, 'incoming'), incoming.tables[0]!.rows);
+    assert.equal(await listed(h, other), false);
+
+    await assert.rejects(h.instance.replaceDatabase(target, h.missingDatabase), (err) => ['not_found', 'permanent'].includes(providerErrorKind(err) ?? ''));
+    assert.deepEqual(await h.rows(target, 'incoming'), incoming.tables[0]!.rows, 'a failed replace leaves the target');
+  });
+
+  test(`${label}: checkDump accepts a complete dump and refuses cut-short ones and garbage`, async (t) => {
+    const h = await harness(t);
+    if (!h) return;
+    const check = h.type.checkDump;
+    if (!check) return t.skip('the driver has no checkDump');
+    const dump = await dumpBytes(h);
+    assert.ok(dump.length > 2 * EDGE, 'the dump is larger than head and tail together');
+    const verdict = (bytes: Buffer) => check(...edges(bytes));
+    assert.equal(verdict(dump), undefined, 'a complete dump passes');
+    const refused = (bytes: Buffer, what: string) => {
+      const problem = verdict(bytes);
+      assert.equal(typeof problem, 'string', `${what} is refused`);
+      assert.ok(problem!.length > 0 && problem!.length < 300, `a short message: ${problem}`);
+    };
+    refused(dump.subarray(0, 40_003), 'a dump cut short within its first 64 KiB');
+    if (h.dumpHasTrailer) {
+      refused(dump.subarray(0, dump.length - 512), 'a dump cut just before its trailer');
+      refused(dump.subarray(0, Math.floor(dump.length / 2) + 3), 'a dump cut in the middle');
+    }
+    refused(randomBytes(200_000), 'random bytes');
+    refused(Buffer.from('SELECT 1;\n'), 'a short text');
+    refused(Buffer.concat([randomBytes(100_000), dump.subarray(dump.length - EDGE)]), 'a foreign head with a real tail');
+  });
+
+  test(`${label}: an atomic restore whose input fails part-way leaves the target unchanged`, async (t) => {
+    const h = await harness(t);
+    if (!h) return;
+    if (h.type.atomicRestore !== true) return t.skip('the driver does not declare atomicRestore');
+    const dump = await dumpBytes(h);
+    const keep = smallDataset('keep_me', 3);
+    const target = await scratch(h, t);
+    await h.seed(target, keep);
+    const before = h.instance.tableStats ? await h.instance.tableStats(target) : undefined;
+    async function* breaking(): AsyncGenerator<Buffer> {
+      yield* chunked(dump.subarray(0, Math.floor(dump.length / 2)));
+      await sleep(300); // the tool has applied what it read so far
+      throw new Error('the artifact broke part-way');
+    }
+    await assert.rejects(h.instance.restore(Readable.from(breaking()), { database: target }), /the artifact broke part-way/);
+    if (before) assert.deepEqual(await h.instance.tableStats!(target), before, 'the same tables with the same row counts');
+    assert.deepEqual(await h.rows(target, 'keep_me'), keep.tables[0]!.rows, 'the same rows');
   });
 
   after(async () => {

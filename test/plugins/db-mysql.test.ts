@@ -14,6 +14,7 @@ import { MysqlDriver, mysqlType } from '../../plugins/db-mysql/mysql-driver.ts';
 import { mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from '../../plugins/db-mysql/mysql-argv.ts';
 import { parseMysqlConfig } from '../../plugins/db-mysql/mysql-config.ts';
 import { classifyMysqlStderr } from '../../plugins/db-mysql/mysql-errors.ts';
+import { checkMysqlDump, quoteIdent } from '../../plugins/db-mysql/mysql-sql.ts';
 
 const deps: ProviderDeps = { tempDir: tmpdir(), log: { info: () => undefined, warn: () => undefined, error: () => undefined } };
 const unique = (what: string) => `bp_test_${process.pid}_${what}_${randomBytes(4).toString('hex')}`;
@@ -46,27 +47,34 @@ runDatabaseContract('mysql', async (t) => {
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`mysql exited ${code}: ${stderr}`))));
     createReadStream(file).pipe(child.stdin);
   });
+  const q = (name: string) => `\`${name.replace(/`/g, '``')}\``;
   return {
+    type: mysqlType,
     instance: await mysqlType.create(config, deps),
     secret,
     spawnsChild: true,
     timeoutMs: 5_000,
+    dumpHasTrailer: true,
     missingDatabase: `${prefix}missing_${randomBytes(4).toString('hex')}`,
-    async createDatabase() {
-      const name = unique('db');
-      await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    scratchName: (tricky) => unique(tricky ? 'q`x y' : 'scratch'),
+    async createDatabase(name = unique('db')) {
+      await admin.query(`CREATE DATABASE ${q(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
       created.push(name);
       return name;
+    },
+    async removeDatabase(name) {
+      await admin.query(`DROP DATABASE IF EXISTS ${q(name)}`);
     },
     async seed(db: string, data: Dataset) {
       for (const table of data.tables) {
         const [id, a, b] = table.columns as [string, string, string];
         const bType = table.name === 'people' ? 'TEXT' : 'INT';
-        await admin.query(`CREATE TABLE \`${db}\`.${table.name} (${id} INT PRIMARY KEY, ${a} TEXT NOT NULL, ${b} ${bType} NULL) ENGINE=InnoDB`);
+        await admin.query(`CREATE TABLE ${q(db)}.${table.name} (${id} INT PRIMARY KEY, ${a} TEXT NOT NULL, ${b} ${bType} NULL) ENGINE=InnoDB`);
         for (let i = 0; i < table.rows.length; i += 5_000) {
-          await admin.query(`INSERT INTO \`${db}\`.${table.name} VALUES ?`, [table.rows.slice(i, i + 5_000)]);
+          await admin.query(`INSERT INTO ${q(db)}.${table.name} VALUES ?`, [table.rows.slice(i, i + 5_000)]);
         }
       }
+      if (!data.tables.some((table) => table.name === 'items')) return;
       // A routine and a trigger, which --routines/--triggers must carry. Created by the driver's
       // user in its own database: the dump keeps DEFINER, and restoring an object defined by
       // another account needs SUPER/SET USER (a documented limit of mysqldump restores).
@@ -79,7 +87,7 @@ runDatabaseContract('mysql', async (t) => {
       }
     },
     async rows(db, table) {
-      const [rows] = await admin.query({ sql: `SELECT * FROM \`${db}\`.${table} ORDER BY id`, rowsAsArray: true });
+      const [rows] = await admin.query({ sql: `SELECT * FROM ${q(db)}.${table} ORDER BY id`, rowsAsArray: true });
       return rows as unknown[][];
     },
     stockRestore: stockTool,
@@ -89,7 +97,7 @@ runDatabaseContract('mysql', async (t) => {
     unreachable: () => new MysqlDriver(parseMysqlConfig({ ...config, port: unreachablePort }), deps),
     argv: (db) => { const c = parseMysqlConfig(config); return [mysqldumpArgs(c, db), mysqlRestoreArgs(c, db)]; },
     async cleanup() {
-      for (const name of created) await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${q(name)}`);
       await admin.query('DROP USER IF EXISTS ?@?', [user, '%']);
       await admin.end();
     },
@@ -129,4 +137,50 @@ test('mysql: discover marks the system schemas', async (t) => {
   await assert.rejects(instance.dump({ databases: [] }), (err) => providerErrorKind(err) === 'permanent');
   assert.ok(isPlugin(dbMysqlPlugin));
   assert.equal(dbMysqlPlugin.name, 'db-mysql');
+});
+
+test('mysql: identifiers are quoted; checkDump wants the header and the last-line trailer', () => {
+  assert.equal(quoteIdent('a`b'), '`a``b`');
+  assert.equal(quoteIdent('x`; DROP DATABASE y; --'), '`x``; DROP DATABASE y; --`');
+  const mariadb = Buffer.from('/*M!999999\\- enable the sandbox mode */ \n-- MariaDB dump 10.19  Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)\n--\n');
+  const mysql8 = Buffer.from('-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n--\n-- Host: db    Database: app\n');
+  const end = '/*!40111 SET SQL_NOTES=@OLD_SQL_NOTES */;\n\n';
+  for (const head of [mariadb, mysql8]) {
+    assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed on 2026-01-02 03:04:05\n`)), undefined);
+    assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed\n`)), undefined, '--skip-dump-date');
+    assert.match(checkMysqlDump(head, Buffer.from(`INSERT INTO t VALUES (1),(2);\n`)) ?? '', /no completion trailer/);
+    assert.match(checkMysqlDump(head, Buffer.from(`-- Dump completed\nINSERT INTO t VALUES (1);\n`)) ?? '', /goes on after/);
+  }
+  assert.match(checkMysqlDump(Buffer.from('--\n-- PostgreSQL database dump\n'), Buffer.from('-- Dump completed\n')) ?? '', /no mysqldump header/);
+  assert.equal(mysqlType.atomicRestore, false, 'the mysql client commits statement by statement');
+});
+
+test('mysql: tableStats counts base tables only; no replaceDatabase; system schemas are never dropped', async (t) => {
+  const url = await requireOrSkip(t, 'mysql');
+  if (!url) return;
+  const u = new URL(url);
+  const instance = await mysqlType.create({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) }, deps);
+  const db = unique('stats');
+  t.after(() => instance.dropDatabase!(db));
+  assert.equal(await instance.ensureDatabase!(db), true);
+  const admin = await mysql.createConnection({ uri: url, database: db, multipleStatements: true });
+  try {
+    await admin.query('CREATE TABLE `we``ird name` (id INT); INSERT INTO `we``ird name` VALUES (1), (2); CREATE TABLE plain (id INT); CREATE VIEW v AS SELECT 1 AS one;');
+  } finally {
+    await admin.end();
+  }
+  assert.deepEqual(await instance.tableStats!(db), { plain: 0, 'we`ird name': 2 });
+  await assert.rejects(instance.tableStats!(unique('missing')), (err) => providerErrorKind(err) === 'not_found');
+  assert.equal(instance.replaceDatabase, undefined, 'MySQL has no RENAME DATABASE: core falls back');
+  for (const name of ['mysql', 'INFORMATION_SCHEMA', 'performance_schema', 'sys']) {
+    await assert.rejects(instance.dropDatabase!(name), (err) => providerErrorKind(err) === 'permanent', name);
+  }
+  await assert.rejects(instance.ensureDatabase!('-x'), (err) => providerErrorKind(err) === 'permanent');
+
+  // refused credentials: the usual mapping, and the password never in the message
+  const secret = `bp-secret-${randomBytes(6).toString('hex')}`;
+  const refused = await mysqlType.create({ host: u.hostname, port: Number(u.port || 3306), user: unique('nobody').slice(0, 32), password: secret }, deps);
+  for (const op of [() => refused.ensureDatabase!(unique('x')), () => refused.dropDatabase!(unique('x')), () => refused.tableStats!(db)]) {
+    await assert.rejects(op(), (err) => err instanceof ProviderError && err.kind === 'auth' && !err.message.includes(secret) && err.message.startsWith('mysql: '));
+  }
 });

@@ -14,6 +14,7 @@ import { PostgresDriver, postgresType } from '../../plugins/db-postgres/postgres
 import { dbnameArg, pgDumpArgs, pgEnv, psqlRestoreArgs } from '../../plugins/db-postgres/postgres-argv.ts';
 import { parsePostgresConfig } from '../../plugins/db-postgres/postgres-config.ts';
 import { classifyPgStderr } from '../../plugins/db-postgres/postgres-errors.ts';
+import { checkedPgDatabaseName, checkPgDump, oldDatabaseName, quoteIdent, truncateUtf8 } from '../../plugins/db-postgres/postgres-sql.ts';
 
 const run = promisify(execFile);
 const deps: ProviderDeps = { tempDir: tmpdir(), log: { info: () => undefined, warn: () => undefined, error: () => undefined } };
@@ -39,17 +40,24 @@ runDatabaseContract('postgresql', async (t) => {
     try { return await work(client); } finally { await client.end(); }
   };
   const unreachablePort = await closedPort();
+  const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
   return {
+    type: postgresType,
     instance: await postgresType.create(config, deps),
     secret,
     spawnsChild: true,
     timeoutMs: 5_000,
+    dumpHasTrailer: true,
     missingDatabase: unique('missing'),
-    async createDatabase() {
-      const name = unique('db');
-      await admin.query(`CREATE DATABASE "${name}"`);
+    statsKey: (table) => `public.${table}`,
+    scratchName: (tricky) => unique(tricky ? 'q"x y' : 'scratch'),
+    async createDatabase(name = unique('db')) {
+      await admin.query(`CREATE DATABASE ${q(name)}`);
       created.push(name);
       return name;
+    },
+    async removeDatabase(name) {
+      await admin.query(`DROP DATABASE IF EXISTS ${q(name)} WITH (FORCE)`);
     },
     async seed(db: string, data: Dataset) {
       await withDb(db, async (c) => {
@@ -74,7 +82,7 @@ runDatabaseContract('postgresql', async (t) => {
     unreachable: () => new PostgresDriver(parsePostgresConfig({ ...config, port: unreachablePort }), deps),
     argv: (db) => { const c = parsePostgresConfig(config); return [pgDumpArgs(c, db), psqlRestoreArgs(c, db)]; },
     async cleanup() {
-      for (const name of created) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${q(name)} WITH (FORCE)`);
       await admin.end();
     },
   };
@@ -115,4 +123,102 @@ test('postgresql: discover marks the system databases; dump refuses several data
   await assert.rejects(instance.dump({ databases: ['a', 'b'] }), (err) => providerErrorKind(err) === 'permanent');
   assert.ok(isPlugin(dbPostgresPlugin));
   assert.equal(dbPostgresPlugin.name, 'db-postgres');
+});
+
+test('postgresql: identifiers are quoted, names checked in bytes, old names kept within 63 bytes', () => {
+  assert.equal(quoteIdent('a"b'), '"a""b"');
+  assert.equal(quoteIdent('x"; DROP DATABASE y; --'), '"x""; DROP DATABASE y; --"');
+  assert.equal(checkedPgDatabaseName('a'.repeat(63)), 'a'.repeat(63));
+  for (const bad of ['', 'a'.repeat(64), 'é'.repeat(32), 'nul\0byte']) {
+    assert.throws(() => checkedPgDatabaseName(bad), (err) => err instanceof ProviderError && err.kind === 'permanent', JSON.stringify(bad));
+  }
+  assert.equal(truncateUtf8('aé🙂b', 3), 'aé');
+  assert.equal(truncateUtf8('aé🙂b', 6), 'aé');
+  assert.equal(truncateUtf8('aé🙂b', 7), 'aé🙂');
+  assert.equal(oldDatabaseName('app', 'cafe0123'), 'app__bp_old_cafe0123');
+  for (const target of ['a'.repeat(63), 'é'.repeat(31), `${'a'.repeat(45)}🙂🙂`]) {
+    const old = oldDatabaseName(target, 'cafe0123');
+    assert.ok(Buffer.byteLength(old) <= 63, `${old}: ${Buffer.byteLength(old)} bytes`);
+    assert.ok(old.endsWith('__bp_old_cafe0123') && !old.includes('\uFFFD'));
+    assert.ok(target.startsWith(old.slice(0, -'__bp_old_cafe0123'.length)));
+  }
+  assert.equal(postgresType.atomicRestore, true);
+});
+
+test('postgresql: checkDump wants the header and the completion trailer at the end', () => {
+  const head = Buffer.from('--\n-- PostgreSQL database dump\n--\n\n\\restrict abc\n\nSET statement_timeout = 0;\n');
+  const trailer = '--\n-- PostgreSQL database dump complete\n--\n\n';
+  assert.equal(checkPgDump(head, Buffer.from(`COPY t FROM stdin;\n1\n\\.\n\n${trailer}\\unrestrict abc\n\n`)), undefined);
+  assert.equal(checkPgDump(head, Buffer.from(`\\.\n\n${trailer}`)), undefined, 'pg_dump before \\restrict');
+  assert.equal(checkPgDump(head, Buffer.from('\\.\r\n\r\n--\r\n-- PostgreSQL database dump complete\r\n--\r\n')), undefined, 'CRLF line ends');
+  assert.match(checkPgDump(head, Buffer.from('COPY t FROM stdin;\n1\n2\n')) ?? '', /no completion trailer/);
+  assert.match(checkPgDump(head, Buffer.from(`${trailer}3\n4\n`)) ?? '', /goes on after/, 'a row that looks like the trailer');
+  assert.match(checkPgDump(head, Buffer.from('x-- PostgreSQL database dump complete\n')) ?? '', /no completion trailer/);
+  assert.match(checkPgDump(Buffer.from('-- MySQL dump 10.13\n'), Buffer.from(trailer)) ?? '', /no pg_dump header/);
+});
+
+test('postgresql: replace ends sessions, works from the configured database, counts every schema', async (t) => {
+  const url = await requireOrSkip(t, 'postgres');
+  if (!url) return;
+  const u = new URL(url);
+  const base = { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), connectTimeoutSeconds: 5 };
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const target = unique('target');
+  const source = unique('source');
+  t.after(async () => {
+    for (const name of [target, source]) await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+    await admin.end();
+  });
+  // The driver is configured with the target as its own database: it must run the swap elsewhere.
+  const instance = await postgresType.create({ ...base, database: target }, deps);
+  assert.equal(await instance.ensureDatabase!(target), true);
+  assert.equal(await instance.ensureDatabase!(source), true);
+  const connect = async (db: string) => {
+    const c = new pg.Client({ ...base, database: db });
+    c.on('error', () => undefined); // it is terminated by the swap
+    await c.connect();
+    return c;
+  };
+  const setup = await connect(source);
+  await setup.query(`CREATE SCHEMA "Sales"; CREATE TABLE "Sales"."Order ""x""" (id int); INSERT INTO "Sales"."Order ""x""" VALUES (1), (2);
+    CREATE TABLE public.measures (at int, v int) PARTITION BY RANGE (at);
+    CREATE TABLE public.measures_1 PARTITION OF public.measures FOR VALUES FROM (0) TO (10);
+    CREATE TABLE public.measures_2 PARTITION OF public.measures FOR VALUES FROM (10) TO (20);
+    INSERT INTO public.measures VALUES (1, 1), (11, 1), (12, 1);
+    CREATE VIEW public.v AS SELECT 1 AS one; CREATE TEMP TABLE scratch (x int);`);
+  const expected = { 'Sales.Order "x"': 2, 'public.measures_1': 1, 'public.measures_2': 2 };
+  assert.deepEqual(await instance.tableStats!(source), expected, 'user schemas, partitions once, no views or temp tables');
+
+  // idle sessions on both databases do not stop the swap
+  const onTarget = await connect(target);
+  await onTarget.query('CREATE TABLE old_data (id int)');
+  await instance.replaceDatabase!(target, source);
+  await setup.end().catch(() => undefined);
+  await onTarget.end().catch(() => undefined);
+  assert.deepEqual(await instance.tableStats!(target), expected);
+  const names = (await instance.discover()).map((d) => d.name);
+  assert.ok(!names.includes(source), 'the source name is gone');
+  assert.deepEqual(names.filter((n) => n.startsWith(`${target}__bp_old_`)), [], 'the old target was dropped');
+  await assert.rejects(instance.tableStats!(source), (err) => providerErrorKind(err) === 'not_found');
+
+  await assert.rejects(instance.replaceDatabase!(target, target), (err) => providerErrorKind(err) === 'permanent');
+  await assert.rejects(instance.replaceDatabase!('template1', target), (err) => providerErrorKind(err) === 'permanent');
+  await assert.rejects(instance.dropDatabase!('template0'), (err) => providerErrorKind(err) === 'permanent');
+  await assert.rejects(instance.replaceDatabase!(target, source), (err) => providerErrorKind(err) === 'not_found');
+  assert.deepEqual(await instance.tableStats!(target), expected, 'a refused replace leaves the target');
+  await instance.dropDatabase!(target); // its own configured database: dropped from elsewhere
+  assert.equal((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [target])).rowCount, 0);
+});
+
+test('postgresql: errors of the new operations go through the error mapping without the password', async (t) => {
+  const url = await requireOrSkip(t, 'postgres');
+  if (!url) return;
+  const u = new URL(url);
+  const secret = `bp-secret-${randomBytes(6).toString('hex')}`;
+  // A role that does not exist: refused at login, whatever the operation.
+  const instance = await postgresType.create({ host: u.hostname, port: Number(u.port || 5432), user: unique('nobody'), password: secret }, deps);
+  for (const op of [() => instance.ensureDatabase!(unique('x')), () => instance.dropDatabase!(unique('x')), () => instance.tableStats!('postgres'), () => instance.replaceDatabase!(unique('a'), unique('b'))]) {
+    await assert.rejects(op(), (err) => err instanceof ProviderError && err.kind === 'auth' && !err.message.includes(secret) && err.message.startsWith('postgresql: '));
+  }
 });

@@ -43,7 +43,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 export function checksumGuard(expectedSize: number, expectedSha256: string, onMismatch: (why: string) => void): Transform {
   const hash = createHash('sha256');
   let seen = 0;
-  return new Transform({
+  const guard = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       seen += chunk.length;
       hash.update(chunk);
@@ -60,6 +60,10 @@ export function checksumGuard(expectedSize: number, expectedSha256: string, onMi
       cb();
     },
   });
+  // Consumers (a put, a pipeline, a reply) see the error through their own listeners; this one
+  // only keeps a consumer that has not attached yet from turning it into a process crash.
+  guard.on('error', () => undefined);
+  return guard;
 }
 
 /**

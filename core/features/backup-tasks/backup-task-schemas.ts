@@ -45,6 +45,7 @@ export const TaskInput = Type.Object({
   verifyMode: Type.Optional(Type.String({ maxLength: 16 })),
   maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
   dependsOnTaskIds: Type.Optional(Type.Array(Id, { maxItems: 50 })),
+  replicationTargetIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
 });
 export type TaskInput = Static<typeof TaskInput>;
 
@@ -90,6 +91,7 @@ export const TaskSummary = Type.Object({
   verifyMode: Type.String(),
   maintenanceWindows: Type.String(),
   dependsOnTaskIds: Type.Array(Type.Integer()),
+  replicationTargetIds: Type.Array(Type.Integer()),
   lastRunAt: NullableTimestamp,
   lastStatus: Type.String(),
   createdAt: Timestamp,

@@ -53,6 +53,7 @@ interface Draft {
   verifyMode: string;
   maintenanceWindows: string;
   dependsOnTaskIds: number[];
+  replicationTargetIds: number[];
 }
 
 type Detail = { path: string; message: string };
@@ -61,7 +62,7 @@ const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
   enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',
   storageTargetIds: [], nodeId: 0, tags: [], retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0,
   compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, alertOnConsecutiveFails: 1, verifyEnabled: false, verifyCronExpr: '',
-  verifyMode: 'quick', maintenanceWindows: '', dependsOnTaskIds: [],
+  verifyMode: 'quick', maintenanceWindows: '', dependsOnTaskIds: [], replicationTargetIds: [],
 };
 
 /** Tags from an array or a CSV string: split on commas, trimmed, empties and repeats dropped. */
@@ -221,7 +222,7 @@ export class BackupTaskService {
       tags: normaliseTags(t.tags), retentionDays: t.retentionDays, maxBackups: t.maxBackups, keepDaily: t.keepDaily, keepWeekly: t.keepWeekly,
       keepMonthly: t.keepMonthly, keepYearly: t.keepYearly, compression: t.compression, encrypt: t.encrypt, slaHoursRpo: t.slaHoursRpo,
       rtoMinutes: t.rtoMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
-      verifyMode: t.verifyMode, maintenanceWindows: t.maintenanceWindows, dependsOnTaskIds: jsonList(t.dependsOnTaskIds),
+      verifyMode: t.verifyMode, maintenanceWindows: t.maintenanceWindows, dependsOnTaskIds: jsonList(t.dependsOnTaskIds), replicationTargetIds: jsonList(t.replicationTargetIds),
     };
   }
 
@@ -247,6 +248,7 @@ export class BackupTaskService {
     if (input.storageTargetIds !== undefined) d.storageTargetIds = unique(input.storageTargetIds);
     else if (input.storageTargetId !== undefined) d.storageTargetIds = [input.storageTargetId];
     if (input.dependsOnTaskIds !== undefined) d.dependsOnTaskIds = unique(input.dependsOnTaskIds);
+    if (input.replicationTargetIds !== undefined) d.replicationTargetIds = unique(input.replicationTargetIds);
     if (input.tags !== undefined) d.tags = normaliseTags(input.tags);
     for (const key of ['enabled', 'encrypt', 'verifyEnabled'] as const) if (input[key] !== undefined) d[key] = input[key];
     for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'alertOnConsecutiveFails'] as const) {
@@ -309,6 +311,13 @@ export class BackupTaskService {
       const found = new Set((await em.find(StorageTargetEntity, { id: { $in: d.storageTargetIds } }, { fields: ['id'] })).map((t) => t.id));
       d.storageTargetIds.forEach((id, i) => { if (!found.has(id)) fail(`storageTargetIds/${i}`, `storage target ${id} does not exist`); });
     }
+    if (d.replicationTargetIds.length > 0) {
+      const found = new Set((await em.find(StorageTargetEntity, { id: { $in: d.replicationTargetIds } }, { fields: ['id'] })).map((t) => t.id));
+      d.replicationTargetIds.forEach((id, i) => {
+        if (!found.has(id)) fail(`replicationTargetIds/${i}`, `storage target ${id} does not exist`);
+        else if (d.storageTargetIds.includes(id)) fail(`replicationTargetIds/${i}`, `storage target ${id} already receives every backup`);
+      });
+    }
 
     if (d.nodeId !== 0 && !(await em.findOne(NodeEntity, { id: d.nodeId }, { fields: ['id'] }))) fail('nodeId', `node ${d.nodeId} does not exist (0 = master)`);
 
@@ -367,7 +376,7 @@ export class BackupTaskService {
       nodeId: d.nodeId, tags: d.tags.join(','), retentionDays: d.retentionDays, maxBackups: d.maxBackups, keepDaily: d.keepDaily,
       keepWeekly: d.keepWeekly, keepMonthly: d.keepMonthly, keepYearly: d.keepYearly, compression: d.compression, encrypt: d.encrypt,
       slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, verifyEnabled: d.verifyEnabled,
-      verifyCronExpr: d.verifyCronExpr, verifyMode: d.verifyMode, maintenanceWindows: d.maintenanceWindows, dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds),
+      verifyCronExpr: d.verifyCronExpr, verifyMode: d.verifyMode, maintenanceWindows: d.maintenanceWindows, dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds), replicationTargetIds: JSON.stringify(d.replicationTargetIds),
     };
   }
 

@@ -47,6 +47,7 @@ export function toTaskSummary(t: BackupTask, refs: TaskRefs) {
     verifyMode: t.verifyMode,
     maintenanceWindows: t.maintenanceWindows,
     dependsOnTaskIds: jsonList<number>(t.dependsOnTaskIds),
+    replicationTargetIds: jsonList<number>(t.replicationTargetIds),
     lastRunAt: t.lastRunAt?.toISOString() ?? null,
     lastStatus: t.lastStatus,
     createdAt: t.createdAt.toISOString(),

@@ -1,0 +1,72 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Writable } from 'node:stream';
+import tar from 'tar-stream';
+import type { MikroORM } from '@mikro-orm/core';
+import { BackupRecordEntryEntity } from '../db/entities/backup-record.ts';
+import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
+import { archivePath } from './safe-extract.ts';
+
+const EDGE = 64 * 1024;
+
+/** The manifest stored at backup time: archive path -> size (files) or -1 (folders, links). */
+export async function loadManifest(orm: MikroORM, recordId: number): Promise<Map<string, number>> {
+  const rows = await orm.em.fork().find(BackupRecordEntryEntity, { recordId }, { fields: ['path', 'size', 'entryType'] });
+  return new Map(rows.map((r) => [r.path, r.entryType === 'file' ? r.size : -1]));
+}
+
+/**
+ * Reads every tar entry through and compares the archive with its manifest: the same entries,
+ * files of the same sizes. Proves the stored bytes decode to the tree that was backed up.
+ */
+export async function checkTar(raw: Readable, manifest: Map<string, number> | undefined): Promise<{ entries: number; bytes: number }> {
+  const extract = tar.extract();
+  let entries = 0;
+  let bytes = 0;
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  extract.on('entry', (header, body, next) => {
+    let size = 0;
+    // The extract reports a failure itself; an entry cut short by it must not crash the process.
+    body.on('error', () => undefined);
+    body.on('data', (c: unknown) => { size += (c as Buffer).length; });
+    body.on('end', () => {
+      entries++;
+      bytes += size;
+      const name = archivePath(header.name);
+      if (typeof name !== 'string') problems.push(`entry ${JSON.stringify(header.name)} is unsafe (${name.refused})`);
+      else if (manifest) {
+        seen.add(name);
+        const expected = manifest.get(name);
+        if (expected === undefined) problems.push(`${name} is not in the manifest`);
+        else if (expected >= 0 && expected !== size) problems.push(`${name} has ${size} bytes, the manifest says ${expected}`);
+      }
+      next();
+    });
+    body.resume();
+  });
+  await pipeline(raw, extract);
+  if (manifest) for (const path of manifest.keys()) if (!seen.has(path)) problems.push(`${path} is missing from the archive`);
+  if (problems.length > 0) throw new Error(`the archive does not match its manifest: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+  return { entries, bytes };
+}
+
+/** Reads a dump through, keeping its first and last 64 KiB for the driver's header and trailer check. */
+export async function checkDump(raw: Readable, driver: DatabaseDriverType | undefined): Promise<{ bytes: number }> {
+  let head = Buffer.alloc(0);
+  let tail = Buffer.alloc(0);
+  let bytes = 0;
+  await pipeline(raw, new Writable({
+    write(chunk: Buffer, _e, cb) {
+      bytes += chunk.length;
+      if (head.length < EDGE) head = Buffer.concat([head, chunk.subarray(0, EDGE - head.length)]);
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > EDGE) tail = tail.subarray(tail.length - EDGE);
+      cb();
+    },
+  }));
+  if (bytes === 0) throw new Error('the dump is empty');
+  const problem = driver?.checkDump?.(head, tail);
+  if (problem) throw new Error(problem);
+  return { bytes };
+}

@@ -1,0 +1,44 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
+import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { ProviderRegistry } from '../plugin-host/registry.ts';
+import type { DatabaseDriverType, DatabaseDriverInstance } from '../plugin-host/contracts.ts';
+import type { EventBus } from '../events/event-bus.ts';
+import type { RecordLogHub } from '../backup/record-log.ts';
+import type { Config } from '../config/config.ts';
+import type { AgeKeyPair } from '../engine/age-identity.ts';
+import type { BackupTask } from '../db/entities/backup-task.ts';
+import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { driverConfig } from '../backup/task-source.ts';
+
+export interface RecoveryDeps {
+  orm: MikroORM;
+  storageOpener: StorageTargetOpener;
+  secretBox: SecretBox;
+  databaseDrivers: ProviderRegistry<DatabaseDriverType>;
+  events: EventBus;
+  restoreLogs: RecordLogHub;
+  verifyLogs: RecordLogHub;
+  ageKeys: AgeKeyPair;
+  config: Config;
+  logger: FastifyBaseLogger;
+}
+
+/** The driver type and a live instance for a task's database, with its unsealed password. */
+export async function openDriver(deps: RecoveryDeps, task: BackupTask): Promise<{ type: DatabaseDriverType; instance: DatabaseDriverInstance }> {
+  const type = driverFor(deps.databaseDrivers.list(), task.type);
+  if (!type) throw new Error(`no database driver is installed for type "${task.type}"`);
+  const password = task.dbPassword ? deps.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '';
+  const instance = await type.create(driverConfig(type, task, password), deps.storageOpener.deps());
+  return { type, instance };
+}
+
+export function human(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = bytes;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}

@@ -1,0 +1,110 @@
+import { BackupRecordEntity, BackupRecordCopyEntity } from '../db/entities/backup-record.ts';
+import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import { ReplicationRecordEntity, type ReplicationRecord } from '../db/entities/recovery-records.ts';
+import { AppError } from '../http/app-error.ts';
+import { checksumGuard } from '../features/backup-records/artifact-download.ts';
+import { openStoredCopy } from './artifact-source.ts';
+import { JobQueue } from './job-queue.ts';
+import type { RecoveryDeps } from './recovery-deps.ts';
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Copies an artifact to another target as a stream (no temp copy): the source copy's bytes
+ * pass a length and SHA-256 check on their way into the destination's put, so a corrupt source
+ * fails the copy and leaves nothing behind. A successful copy becomes one more copy of the
+ * record (`origin: replica`): downloads, restores and verification fall back to it, and
+ * retention and deletion remove it with the rest.
+ */
+export class ReplicationService {
+  readonly #d: RecoveryDeps;
+  readonly #queue: JobQueue;
+
+  constructor(deps: RecoveryDeps) {
+    this.#d = deps;
+    this.#queue = new JobQueue(deps.config.maxConcurrent);
+  }
+
+  async request(backupRecordId: number, destTargetId: number, triggeredBy: string): Promise<ReplicationRecord> {
+    const em = this.#d.orm.em.fork();
+    const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
+    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    if (backup.status !== 'success' && backup.status !== 'partial') throw new AppError('REPLICATION_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to replicate.` });
+    const dest = await em.findOne(StorageTargetEntity, { id: destTargetId });
+    if (!dest) throw new AppError('REPLICATION_DEST_INVALID', { message: `Storage target ${destTargetId} does not exist.` });
+    if (!dest.enabled) throw new AppError('REPLICATION_DEST_DISABLED');
+    const held = await em.count(BackupRecordCopyEntity, { recordId: backupRecordId, storageTargetId: destTargetId, status: { $in: ['success', 'pending'] } });
+    if (held > 0) throw new AppError('REPLICATION_DEST_INVALID', { message: `"${dest.name}" already holds this artifact.` });
+    const record = em.create(ReplicationRecordEntity, {
+      backupRecordId, taskId: backup.taskId, taskName: backup.taskName, destTargetId, destTargetName: dest.name,
+      storagePath: backup.storagePath, checksum: backup.checksum, triggeredBy: triggeredBy.slice(0, 100), status: 'queued',
+    });
+    await em.flush();
+    this.#queue.push(`replication-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
+    return record;
+  }
+
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  stop(): Promise<void> {
+    return this.#queue.stop();
+  }
+
+  async execute(id: number, signal: AbortSignal): Promise<ReplicationRecord> {
+    const em = this.#d.orm.em.fork();
+    const record = await em.findOneOrFail(ReplicationRecordEntity, { id });
+    record.status = 'running';
+    record.startedAt = new Date();
+    await em.flush();
+    try {
+      const backup = await em.findOneOrFail(BackupRecordEntity, { id: record.backupRecordId });
+      const dest = await em.findOneOrFail(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
+      const source = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup, [dest.id]);
+      record.sourceTargetId = source.targetId;
+      record.sourceTargetName = source.targetName;
+      const guard = checksumGuard(backup.fileSize, backup.checksum, () => undefined);
+      source.stream.on('error', (err) => guard.destroy(err));
+      const instance = await this.#d.storageOpener.open(dest);
+      try {
+        const stored = await instance.put(backup.storagePath, source.stream.pipe(guard), { size: backup.fileSize, signal });
+        if (stored.size !== backup.fileSize) throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
+      } finally {
+        await instance.close?.().catch(() => undefined);
+      }
+      em.create(BackupRecordCopyEntity, { recordId: backup.id, storageTargetId: dest.id, storageTargetName: dest.name, status: 'success', origin: 'replica', storagePath: backup.storagePath, fileSize: backup.fileSize, attempts: 1 });
+      record.fileSize = backup.fileSize;
+      record.status = 'success';
+    } catch (err) {
+      record.status = signal.aborted ? 'cancelled' : 'failed';
+      record.errorMessage = message(err).slice(0, 2000);
+    }
+    record.completedAt = new Date();
+    record.durationMs = record.completedAt.getTime() - (record.startedAt?.getTime() ?? record.completedAt.getTime());
+    await em.flush();
+    if (record.status !== 'success') {
+      this.#d.events.publish({
+        type: 'replication_failed',
+        title: `Replication failed: ${record.taskName}`,
+        body: record.errorMessage,
+        fields: { replicationId: record.id, backupRecordId: record.backupRecordId, destTargetName: record.destTargetName, status: record.status },
+      });
+    }
+    return record;
+  }
+
+  async recover(): Promise<number> {
+    const em = this.#d.orm.em.fork();
+    const stale = await em.find(ReplicationRecordEntity, { status: { $in: ['running', 'queued'] } });
+    for (const r of stale) {
+      r.status = 'failed';
+      r.errorMessage = 'the master stopped while this replication was running; run it again';
+      r.completedAt = new Date();
+    }
+    await em.flush();
+    return stale.length;
+  }
+}

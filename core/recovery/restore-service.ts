@@ -1,0 +1,172 @@
+import { isAbsolute } from 'node:path';
+import { BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { BackupTaskEntity } from '../db/entities/backup-task.ts';
+import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
+import { AppError } from '../http/app-error.ts';
+import { databaseNames } from '../backup/task-source.ts';
+import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { openStoredCopy, rawStream } from './artifact-source.ts';
+import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
+import { safeExtract, archivePath } from './safe-extract.ts';
+import { JobQueue } from './job-queue.ts';
+import { runLifecycle, type Log } from './run-lifecycle.ts';
+import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
+
+export interface RestoreInput {
+  /** File restores: an absolute directory to restore into; absent = the original locations. */
+  targetPath?: string;
+  /** Database restores: the database to restore into; absent = the task's database. */
+  targetDatabase?: string;
+  /** File restores: archive paths (as in the contents listing) to restore with their children. */
+  selectedPaths?: string[];
+}
+
+/**
+ * Restores a record's artifact. The stored bytes are checked (length, SHA-256, age
+ * authentication, decompression) while they stream; where a restore cannot be undone (files,
+ * non-transactional database restores) the whole artifact is read and checked first, so a bad
+ * artifact is refused before anything is overwritten.
+ */
+export class RestoreService {
+  readonly #d: RecoveryDeps;
+  readonly #queue: JobQueue;
+
+  constructor(deps: RecoveryDeps) {
+    this.#d = deps;
+    this.#queue = new JobQueue(deps.config.maxConcurrent);
+  }
+
+  async request(backupRecordId: number, input: RestoreInput, triggeredBy: string): Promise<RestoreRecord> {
+    const em = this.#d.orm.em.fork();
+    const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
+    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    if (backup.status !== 'success' && backup.status !== 'partial') throw new AppError('RESTORE_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to restore.` });
+    if (backup.nodeId !== 0) throw new AppError('NODE_OFFLINE', { message: 'Restores on nodes arrive with the agent protocol.' });
+    const selected = input.selectedPaths ?? [];
+    if (backup.type === 'file') {
+      if (input.targetDatabase) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase applies to database records only.' });
+      if (input.targetPath !== undefined && (!isAbsolute(input.targetPath) || input.targetPath.includes('\0'))) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetPath must be an absolute directory.' });
+      for (const p of selected) if (typeof archivePath(p) !== 'string') throw new AppError('RESTORE_TARGET_INVALID', { message: `selectedPaths: ${JSON.stringify(p)} is not an archive path.` });
+    } else {
+      if (input.targetPath !== undefined || selected.length > 0) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetPath and selectedPaths apply to file records only.' });
+      const task = await em.findOne(BackupTaskEntity, { id: backup.taskId });
+      if (!task) throw new AppError('RESTORE_SOURCE_INVALID', { message: 'The task that made this record was deleted; its database connection is unknown.' });
+      if (input.targetDatabase !== undefined && !/^[^\0/\\]{1,255}$/.test(input.targetDatabase) && !(backup.type === 'sqlite' && isAbsolute(input.targetDatabase))) {
+        throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase is not a valid database name.' });
+      }
+    }
+    const record = em.create(RestoreRecordEntity, {
+      backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId,
+      targetPath: input.targetPath ?? '', targetDatabase: input.targetDatabase ?? '', selectedPaths: JSON.stringify(selected),
+      triggeredBy: triggeredBy.slice(0, 100), status: 'queued',
+    });
+    await em.flush();
+    this.#queue.push(`restore-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
+    return record;
+  }
+
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  stop(): Promise<void> {
+    return this.#queue.stop();
+  }
+
+  async execute(id: number, signal: AbortSignal): Promise<RestoreRecord> {
+    const em = this.#d.orm.em.fork();
+    const record = await em.findOneOrFail(RestoreRecordEntity, { id });
+    const status = await runLifecycle(em, record, this.#d.restoreLogs, signal, async (log) => {
+      const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+      if (!backup) throw new Error('the backup record was deleted');
+      log('info', `restoring ${backup.fileName} (record ${backup.id}, ${human(backup.fileSize)})`);
+      if (backup.type === 'file') await this.#restoreFiles(record, backup, log, signal);
+      else await this.#restoreDatabase(em, record, backup, log, signal);
+    });
+    this.#d.events.publish({
+      type: status === 'success' ? 'restore_success' : 'restore_failed',
+      title: `Restore ${status}: ${record.taskName}`,
+      body: status === 'success' ? `Record ${record.backupRecordId} restored.` : record.errorMessage,
+      fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, status },
+    });
+    return record;
+  }
+
+  /** Opens a checked raw stream of the artifact, remembering which copy served it. */
+  async #open(record: RestoreRecord, backup: BackupRecord, log: Log) {
+    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup);
+    record.sourceTargetId = copy.targetId;
+    record.sourceTargetName = copy.targetName;
+    log('info', `reading from "${copy.targetName}"`);
+    return rawStream(copy.stream, backup, this.#d.ageKeys.identity, (n) => { record.bytes += n; });
+  }
+
+  async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
+    const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
+    // Files cannot be un-overwritten: check the whole artifact first.
+    const checked = await checkTar(await this.#open(record, backup, log), manifest);
+    log('info', `artifact checked: ${checked.entries} entries, ${human(checked.bytes)}; checksum ${backup.checksum}`);
+    record.bytes = 0;
+    const root = record.targetPath || '/';
+    const selected = JSON.parse(record.selectedPaths) as string[];
+    log('info', `extracting into ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}`);
+    const result = await safeExtract(await this.#open(record, backup, log), { root, selectedPaths: selected, onWarning: (m) => log('warn', m), signal });
+    record.entries = result.entries;
+    log('info', `restored ${result.entries} entries, ${human(result.bytes)}`);
+  }
+
+  async #restoreDatabase(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
+    const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
+    if (!task) throw new Error('the task that made this record was deleted; its database connection is unknown');
+    const { type, instance } = await openDriver(this.#d, task);
+    const target = record.targetDatabase || (type.databaseNames === 'none' ? task.dbPath || task.dbName : databaseNames(task)[0] ?? '');
+    if (!target) throw new Error('no database to restore into');
+    if (!type.atomicRestore) {
+      // The tool commits as it goes: check the whole artifact before it touches the database.
+      const checked = await checkDump(await this.#open(record, backup, log), driverFor(this.#d.databaseDrivers.list(), task.type));
+      log('info', `artifact checked: ${human(checked.bytes)} of dump; checksum ${backup.checksum}`);
+      record.bytes = 0;
+    }
+    if (signal.aborted) throw signal.reason;
+    if (instance.ensureDatabase && instance.replaceDatabase) {
+      // Restore beside the target, swap only on success: the target is never half-restored.
+      const scratch = `${target}`.slice(0, 40) + `__bp_restore_${record.id}`;
+      await instance.dropDatabase?.(scratch);
+      await instance.ensureDatabase(scratch);
+      try {
+        log('info', `restoring into scratch database ${scratch}`);
+        await instance.restore(await this.#open(record, backup, log), { database: scratch });
+        log('info', `swapping ${scratch} into place as ${target}`);
+        await instance.replaceDatabase(target, scratch);
+      } catch (err) {
+        await instance.dropDatabase?.(scratch).catch(() => undefined);
+        throw err;
+      }
+    } else {
+      const created = (await instance.ensureDatabase?.(target)) ?? false;
+      if (created) log('info', `created database ${target}`);
+      try {
+        log('info', `restoring into ${target}`);
+        await instance.restore(await this.#open(record, backup, log), { database: target });
+      } catch (err) {
+        if (created) await instance.dropDatabase?.(target).catch(() => undefined);
+        throw err;
+      }
+    }
+    log('info', `restored ${human(record.bytes)} of artifact into ${target}`);
+  }
+
+  /** Start-up: restores a crash interrupted are failed (the target may be partly restored; the log says where). */
+  async recover(): Promise<number> {
+    const em = this.#d.orm.em.fork();
+    const running = await em.find(RestoreRecordEntity, { status: { $in: ['running', 'queued'] } });
+    for (const r of running) {
+      r.status = 'failed';
+      r.errorMessage = 'the master stopped while this restore was running; run it again';
+      r.completedAt = new Date();
+    }
+    await em.flush();
+    return running.length;
+  }
+}
+

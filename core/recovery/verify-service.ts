@@ -1,0 +1,174 @@
+import { mkdir, rm, lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { BackupTaskEntity } from '../db/entities/backup-task.ts';
+import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
+import { AppError } from '../http/app-error.ts';
+import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { openStoredCopy, rawStream } from './artifact-source.ts';
+import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
+import { safeExtract } from './safe-extract.ts';
+import { JobQueue } from './job-queue.ts';
+import { runLifecycle, type Log } from './run-lifecycle.ts';
+import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
+
+export type VerifyMode = 'quick' | 'deep';
+
+/**
+ * Verification. `quick` proves the stored bytes are intact and decode: length and SHA-256,
+ * age authentication, decompression, and the structure (every tar entry against the manifest;
+ * a dump's header and completion trailer). `deep` proves they restore: into a sandbox (a
+ * scratch folder, a scratch database, a temp SQLite file), compared with what was recorded at
+ * backup time (the manifest's sizes; per-table row counts), then removed. Deep records how
+ * long the sandbox restore took: the measured recovery time.
+ */
+export class VerifyService {
+  readonly #d: RecoveryDeps;
+  readonly #queue: JobQueue;
+
+  constructor(deps: RecoveryDeps) {
+    this.#d = deps;
+    this.#queue = new JobQueue(deps.config.maxConcurrent);
+  }
+
+  async request(backupRecordId: number, mode: VerifyMode, triggeredBy: string): Promise<VerifyRecord> {
+    const em = this.#d.orm.em.fork();
+    const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
+    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    if (backup.status !== 'success' && backup.status !== 'partial') throw new AppError('VERIFY_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to verify.` });
+    const record = em.create(VerifyRecordEntity, {
+      backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId, mode,
+      triggeredBy: triggeredBy.slice(0, 100), status: 'queued',
+    });
+    await em.flush();
+    this.#queue.push(`verify-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
+    return record;
+  }
+
+  /** The newest successful record of the task. */
+  async requestForTask(taskId: number, mode: VerifyMode, triggeredBy: string): Promise<VerifyRecord> {
+    const em = this.#d.orm.em.fork();
+    if (!(await em.findOne(BackupTaskEntity, { id: taskId }))) throw new AppError('BACKUP_TASK_NOT_FOUND');
+    const newest = await em.findOne(BackupRecordEntity, { taskId, status: 'success', deleteRequestedAt: null }, { orderBy: { id: 'desc' } });
+    if (!newest) throw new AppError('VERIFY_NO_SOURCE');
+    return this.request(newest.id, mode, triggeredBy);
+  }
+
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  stop(): Promise<void> {
+    return this.#queue.stop();
+  }
+
+  async execute(id: number, signal: AbortSignal): Promise<VerifyRecord> {
+    const em = this.#d.orm.em.fork();
+    const record = await em.findOneOrFail(VerifyRecordEntity, { id });
+    const status = await runLifecycle(em, record, this.#d.verifyLogs, signal, async (log) => {
+      const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+      if (!backup) throw new Error('the backup record was deleted');
+      log('info', `${record.mode} verification of ${backup.fileName} (record ${backup.id})`);
+      const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup);
+      record.sourceTargetId = copy.targetId;
+      record.sourceTargetName = copy.targetName;
+      log('info', `reading from "${copy.targetName}"`);
+      const raw = rawStream(copy.stream, backup, this.#d.ageKeys.identity);
+      let summary: string;
+      try {
+        summary = record.mode === 'deep' ? await this.#deep(em, record, backup, raw, log, signal) : await this.#quick(backup, raw);
+      } finally {
+        raw.destroy();
+      }
+      record.summary = summary.slice(0, 500);
+      log('info', summary);
+    });
+    if (status !== 'success') {
+      this.#d.events.publish({
+        type: 'verify_failed',
+        title: `Verification failed: ${record.taskName}`,
+        body: record.errorMessage,
+        fields: { verifyId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, mode: record.mode, status },
+      });
+    }
+    return record;
+  }
+
+  async #quick(backup: BackupRecord, raw: NodeJS.ReadableStream): Promise<string> {
+    const checksum = `${human(backup.fileSize)} stored, sha256 ${backup.checksum} matches`;
+    if (backup.type === 'file') {
+      const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
+      const r = await checkTar(raw as never, manifest);
+      return `quick: ${checksum}; ${r.entries} tar entries (${human(r.bytes)}) ${manifest ? 'match the manifest' : 'read (no manifest stored)'}`;
+    }
+    const r = await checkDump(raw as never, driverFor(this.#d.databaseDrivers.list(), backup.type));
+    return `quick: ${checksum}; dump of ${human(r.bytes)} has its header and completion trailer`;
+  }
+
+  async #deep(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord, backup: BackupRecord, raw: NodeJS.ReadableStream, log: Log, signal: AbortSignal): Promise<string> {
+    const sandbox = join(this.#d.config.dataDir, 'tmp', `verify-${record.id}`);
+    await rm(sandbox, { recursive: true, force: true });
+    await mkdir(sandbox, { recursive: true });
+    const started = Date.now();
+    try {
+      if (backup.type === 'file') {
+        const result = await safeExtract(raw as never, { root: sandbox, onWarning: (m) => log('warn', m), signal });
+        record.restoreMs = Date.now() - started;
+        const mismatch = backup.hasManifest ? await this.#compareTree(sandbox, await loadManifest(this.#d.orm, backup.id)) : [];
+        if (mismatch.length > 0) throw new Error(`the restored tree differs from the manifest: ${mismatch.slice(0, 5).join('; ')}`);
+        return `deep: restored ${result.entries} entries (${human(result.bytes)}) into a sandbox in ${(record.restoreMs / 1000).toFixed(1)} s; every file matches the manifest`;
+      }
+      const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
+      if (!task) throw new Error('the task that made this record was deleted; no database server to restore into');
+      const { type, instance } = await openDriver(this.#d, task);
+      let database: string;
+      if (type.databaseNames === 'none') {
+        database = join(sandbox, 'verify.db');
+      } else {
+        if (!instance.ensureDatabase || !instance.dropDatabase) throw new Error(`the ${type.type} driver cannot create sandbox databases`);
+        database = `bp_verify_${record.id}_${Date.now().toString(36)}`;
+        await instance.ensureDatabase(database);
+      }
+      try {
+        await instance.restore(raw as never, { database });
+        record.restoreMs = Date.now() - started;
+        const stats = instance.tableStats ? await instance.tableStats(database) : undefined;
+        const expected = backup.sourceStats ? (JSON.parse(backup.sourceStats) as { tables?: Record<string, number> }).tables : undefined;
+        if (stats && expected) {
+          const diffs = Object.keys({ ...expected, ...stats }).filter((t) => expected[t] !== stats[t]).map((t) => `${t}: ${stats[t] ?? 'missing'} rows, ${expected[t] ?? 'none'} at backup time`);
+          if (diffs.length > 0) throw new Error(`restored row counts differ: ${diffs.slice(0, 5).join('; ')}`);
+        }
+        const tables = stats ? Object.keys(stats).length : 0;
+        const rows = stats ? Object.values(stats).reduce((a, b) => a + b, 0) : 0;
+        return `deep: restored into a sandbox database in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows${expected ? ', equal to the counts at backup time' : ''}`;
+      } finally {
+        if (type.databaseNames !== 'none') await instance.dropDatabase?.(database).catch((err: unknown) => log('warn', `sandbox database ${database} could not be dropped: ${String(err)}`));
+      }
+    } finally {
+      await rm(sandbox, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  /** Files of the manifest missing or of another size in the restored tree. */
+  async #compareTree(root: string, manifest: Map<string, number>): Promise<string[]> {
+    const problems: string[] = [];
+    for (const [path, size] of manifest) {
+      const st = await lstat(join(root, path)).catch(() => undefined);
+      if (!st) problems.push(`${path} is missing`);
+      else if (size >= 0 && st.isFile() && st.size !== size) problems.push(`${path} has ${st.size} bytes, expected ${size}`);
+    }
+    return problems;
+  }
+
+  async recover(): Promise<number> {
+    const em = this.#d.orm.em.fork();
+    const stale = await em.find(VerifyRecordEntity, { status: { $in: ['running', 'queued'] } });
+    for (const r of stale) {
+      r.status = 'failed';
+      r.errorMessage = 'the master stopped while this verification was running; run it again';
+      r.completedAt = new Date();
+    }
+    await em.flush();
+    return stale.length;
+  }
+}
