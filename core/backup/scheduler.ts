@@ -7,6 +7,7 @@ import type { AuditWriter } from '../events/audit-writer.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { BackupRuns, RunTrigger } from './backup-runs.ts';
 import { scheduleTimeZone } from './time-zone.ts';
+import type { VerifyService } from '../recovery/verify-service.ts';
 
 const SYSTEM = { principal: null, clientIp: '', username: 'system' } as const;
 
@@ -23,10 +24,13 @@ export class BackupScheduler {
   readonly #metrics: BackupMetrics;
   readonly #log: FastifyBaseLogger;
   readonly #jobs = new Map<number, Cron>();
+  readonly #verifyJobs = new Map<number, Cron>();
+  readonly #verifications: VerifyService;
   #timeZone = 'UTC';
   #started = false;
 
-  constructor({ orm, backupRuns, audit, backupMetrics, logger }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger }) {
+  constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService }) {
+    this.#verifications = verifications;
     this.#orm = orm;
     this.#runs = backupRuns;
     this.#audit = audit;
@@ -42,10 +46,11 @@ export class BackupScheduler {
   async start(now = new Date()): Promise<number[]> {
     this.#started = true;
     this.#timeZone = await scheduleTimeZone(this.#orm);
-    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true, cronExpr: { $ne: '' } });
+    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true });
     const caughtUp: number[] = [];
     for (const task of tasks) {
       this.#schedule(task);
+      if (task.cronExpr === '') continue;
       const missed = this.missedFire(task, now);
       if (missed) {
         caughtUp.push(task.id);
@@ -72,7 +77,7 @@ export class BackupScheduler {
     if (!this.#started) return;
     this.#unschedule(taskId);
     const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
-    if (task?.enabled && task.cronExpr !== '') this.#schedule(task);
+    if (task?.enabled) this.#schedule(task);
   }
 
   /** Re-reads every task (the time zone changed). */
@@ -80,7 +85,7 @@ export class BackupScheduler {
     if (!this.#started) return;
     for (const id of [...this.#jobs.keys()]) this.#unschedule(id);
     this.#timeZone = await scheduleTimeZone(this.#orm);
-    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true, cronExpr: { $ne: '' } });
+    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true });
     for (const task of tasks) this.#schedule(task);
   }
 
@@ -94,6 +99,16 @@ export class BackupScheduler {
   }
 
   #schedule(task: BackupTask): void {
+    if (task.verifyEnabled && task.verifyCronExpr !== '') {
+      try {
+        this.#verifyJobs.set(task.id, new Cron(task.verifyCronExpr, { timezone: this.#timeZone, unref: true, name: `verify-${task.id}` }, () => {
+          void this.fireVerification(task.id);
+        }));
+      } catch (err) {
+        this.#log.error({ err, taskId: task.id }, 'verification schedule could not be created');
+      }
+    }
+    if (task.cronExpr === '') return;
     try {
       const job = new Cron(task.cronExpr, { timezone: this.#timeZone, unref: true, name: `task-${task.id}` }, () => {
         void this.fire(task.id, 'scheduled', new Date());
@@ -108,6 +123,26 @@ export class BackupScheduler {
   #unschedule(taskId: number): void {
     this.#jobs.get(taskId)?.stop();
     this.#jobs.delete(taskId);
+    this.#verifyJobs.get(taskId)?.stop();
+    this.#verifyJobs.delete(taskId);
+  }
+
+  /** A scheduled verification of the task's newest successful record, in the task's mode. Never throws. */
+  async fireVerification(taskId: number): Promise<void> {
+    try {
+      const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
+      if (!task?.enabled || !task.verifyEnabled) return;
+      const entry = { category: 'verify_record', targetType: 'backup_task', targetId: task.id, targetName: task.name } as const;
+      try {
+        const record = await this.#verifications.requestForTask(task.id, task.verifyMode === 'deep' ? 'deep' : 'quick', 'system');
+        await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_run', detail: `${record.mode} verification ${record.id} of backup record ${record.backupRecordId}` });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_skip', detail: `${err.code}: ${err.message}` });
+      }
+    } catch (err) {
+      this.#log.error({ err, taskId }, 'scheduled verification failed');
+    }
   }
 
   /** One fire: records it on the task, then runs or audits why it did not. Never throws. */

@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
+import { diskTarget, createTask, runAndWait } from '../backup/helpers.ts';
+
+test('a task with verification enabled is verified on its own cron, in its mode, by the system', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const src = await tempDir(t);
+  await writeFile(join(src, 'f.txt'), 'data');
+  const disk = await diskTarget(t, app, admin);
+  const task = await createTask(app, admin, { name: 'checked', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id], verifyEnabled: true, verifyCronExpr: '* * * * * *', verifyMode: 'deep' });
+  // Before any backup, a fire is skipped (nothing to verify) and audited.
+  await app.diContainer.cradle.scheduler.fireVerification(task.id);
+  const skipped = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'verify_record' } });
+  assert.ok(skipped.json.data.some((e: { action: string; detail: string }) => e.action === 'scheduled_skip' && /VERIFY_NO_SOURCE/.test(e.detail)));
+
+  const backup = await runAndWait(app, admin, task.id);
+  let found: any;
+  for (let i = 0; i < 100 && !found; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    found = (await call(app, 'GET', '/api/verify/records', { token: admin, query: { backupRecordId: String(backup.id) } })).json.data[0];
+  }
+  assert.ok(found, 'a scheduled verification within 5 s');
+  assert.equal(found.triggeredBy, 'system');
+  assert.equal(found.mode, 'deep');
+  assert.equal((await call(app, 'PUT', `/api/backup/tasks/${task.id}/toggle`, { token: admin, body: { enabled: false } })).status, 200);
+  await app.diContainer.cradle.verifications.idle();
+  const done = (await call(app, 'GET', `/api/verify/records/${found.id}`, { token: admin })).json.data;
+  assert.equal(done.status, 'success', done.errorMessage);
+});
