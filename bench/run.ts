@@ -1,15 +1,35 @@
 import { benchStartup } from './startup.ts';
 import { benchStorageLocal } from './storage-local.ts';
 import { benchStorageRclone } from './storage-rclone.ts';
+import { benchBackupFiles } from './backup-files.ts';
+import { benchBackupPostgres } from './backup-postgres.ts';
 
 /**
  * `npm run bench`: every benchmark prints its figures; none asserts timings.
- * Sizes: BACKPLANE_BENCH_LOCAL_MB and BACKPLANE_BENCH_RCLONE_MB (1024 each by default).
+ * Sizes: BACKPLANE_BENCH_LOCAL_MB, BACKPLANE_BENCH_RCLONE_MB, BACKPLANE_BENCH_BACKUP_MB and
+ * BACKPLANE_BENCH_PG_MB (1024 each by default).
+ *
+ * Sections can be picked by name: `node bench/run.ts backup-files backup-postgres`
+ * (`npm run bench -- backup-files`); no name runs them all.
  */
-console.log(`Backplane benchmarks on Node ${process.version}, ${process.platform}/${process.arch}\n`);
-console.log('# master start-up and idle memory');
-await benchStartup();
-console.log('\n# local_disk throughput');
-await benchStorageLocal();
-console.log('\n# rclone throughput');
-await benchStorageRclone();
+const sections: { name: string; title: string; run: () => Promise<void> }[] = [
+  { name: 'startup', title: 'master start-up and idle memory', run: () => benchStartup() },
+  { name: 'storage-local', title: 'local_disk throughput', run: () => benchStorageLocal() },
+  { name: 'storage-rclone', title: 'rclone throughput', run: () => benchStorageRclone() },
+  { name: 'backup-files', title: 'file backup end to end', run: () => benchBackupFiles() },
+  { name: 'backup-postgres', title: 'PostgreSQL backup end to end', run: () => benchBackupPostgres() },
+];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !sections.some((s) => s.name === name));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; available: ${sections.map((s) => s.name).join(', ')}`);
+  process.exit(2);
+}
+
+console.log(`Backplane benchmarks on Node ${process.version}, ${process.platform}/${process.arch}`);
+for (const section of sections) {
+  if (wanted.length > 0 && !wanted.includes(section.name)) continue;
+  console.log(`\n# ${section.title}`);
+  await section.run();
+}
