@@ -88,6 +88,7 @@ export interface PipelineOptions {
 const DEFAULT_REPLAY_WINDOW = 8 * 1024 * 1024;
 const DEFAULT_TARGET_BUFFER = 1024 * 1024;
 const RETRY_BACKOFF_MS = 250;
+const COALESCE_BYTES = 64 * 1024;
 
 class AllTargetsFailed extends Error {
   override name = 'AllTargetsFailed';
@@ -236,10 +237,27 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   timer?.unref();
 
   // ---- the chain ---------------------------------------------------------------------------
+  // Counts source bytes and hands the compressor 64 KiB pieces: a tar of small files arrives
+  // as header/data/padding fragments, and each fragment is a round trip through zlib.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       rawBytes += chunk.length;
-      cb(null, chunk);
+      if (pendingBytes === 0 && chunk.length >= COALESCE_BYTES) return cb(null, chunk);
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes < COALESCE_BYTES) return cb();
+      const out = Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      cb(null, out);
+    },
+    flush(cb) {
+      if (pendingBytes > 0) this.push(Buffer.concat(pending, pendingBytes));
+      pending = [];
+      pendingBytes = 0;
+      cb();
     },
   });
 
