@@ -15,5 +15,5 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 EXPOSE 8340
 USER node
-ENTRYPOINT ["node", "core/main.ts"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "core/main.ts"]
 CMD ["serve"]

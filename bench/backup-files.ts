@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MASTER_NODE_FLAGS } from '../core/node-flags.ts';
 
 /**
  * File backup end to end: a generated tree (about 60% compressible text in many small files,
@@ -111,7 +112,7 @@ interface ServerProcess {
  * starts it, except that a master which does not come up in time is killed rather than left behind.
  */
 async function startMasterProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+  const child = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'serve'], {
     env: { PATH: process.env.PATH ?? '', BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { MASTER_NODE_FLAGS } from '../../core/node-flags.ts';
 
 const MAIN = fileURLToPath(new URL('../../core/main.ts', import.meta.url));
 const START_TIMEOUT_MS = 20_000;
@@ -16,7 +17,7 @@ export interface ServerProcess {
 
 /** Starts the real entry point (`backplane serve`) on 127.0.0.1 and port 0; resolves once it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+  const child = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'serve'], {
     env: { PATH: process.env.PATH ?? '', BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
