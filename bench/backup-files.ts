@@ -391,6 +391,9 @@ interface SizeResult {
   idleKiB: number;
   peakKiB: number;
   hwmKiB: number | undefined;
+  stockRestoreMs: number;
+  restoreMs: number;
+  restorePeakKiB: number;
 }
 
 async function benchOneSize(dir: string, label: string, bytes: number): Promise<SizeResult> {
@@ -423,10 +426,32 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       });
       const rss = await sampler.stop();
       if (run.record.status !== 'success') throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
+
+      // Restore of the same artifact: stock age -d | zstd -d | tar -x against the API restore into a folder.
+      const artifact = join(dir, `target-${label}`, run.record.storagePath);
+      const stockDir = join(dir, `restore-stock-${label}`);
+      await mkdir(stockDir, { recursive: true });
+      const stockRestoreMs = await timeShell('age -d -i "$1" "$2" | zstd -d -q | tar -x -f - -C "$3"', [join(master.dataDir, 'backup.agekey'), artifact, stockDir]);
+      await rm(stockDir, { recursive: true, force: true });
+      const restoreDir = join(dir, `restore-backplane-${label}`);
+      const restoreSampler = sampleRss(master.pid);
+      const r0 = performance.now();
+      const restore = await master.api<{ id: number }>('POST', `/api/backup/records/${run.record.id}/restore`, { targetPath: restoreDir });
+      let restored: any;
+      for (;;) {
+        restored = await master.api<any>('GET', `/api/restore/records/${restore.id}`);
+        if (TERMINAL.has(restored.status)) break;
+        await sleep(Math.min(500, Math.max(50, (performance.now() - r0) / 50)));
+      }
+      const restoreMs = performance.now() - r0;
+      const restoreRss = await restoreSampler.stop();
+      await rm(restoreDir, { recursive: true, force: true });
+      if (restored.status !== 'success') throw new Error(`the restore ended ${restored.status}: ${restored.errorMessage}`);
       return {
         label, tree, stockMs, stockSyncMs, stockSize,
         backplaneMs: run.ms, recordSeconds: run.record.durationSeconds, backplaneSize: run.record.fileSize,
         idleKiB, peakKiB: rss.peakKiB, hwmKiB: rss.hwmKiB,
+        stockRestoreMs, restoreMs, restorePeakKiB: restoreRss.peakKiB,
       };
     });
   } finally {
@@ -442,6 +467,8 @@ function report(r: SizeResult): void {
   console.log(`    ratio backplane/stock           ${ratio.toFixed(2)} (vs stock + fsync: ${(r.backplaneMs / (r.stockMs + r.stockSyncMs)).toFixed(2)})`);
   console.log(`    master RSS                      idle ${(r.idleKiB / 1024).toFixed(1)} MiB, peak ${(r.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${r.hwmKiB === undefined ? '' : `, VmHWM ${(r.hwmKiB / 1024).toFixed(1)} MiB`}`);
   console.log(`    artifact                        backplane ${mib(r.backplaneSize)}, stock ${mib(r.stockSize)}`);
+  console.log(`    restore: stock age -d | zstd -d | tar -x  ${secs(r.stockRestoreMs)} (${rate(r.tree.bytes, r.stockRestoreMs)})`);
+  console.log(`    restore: backplane (API, checks the whole artifact first, then extracts)  ${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB`);
 }
 
 /**

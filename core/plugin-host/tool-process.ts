@@ -83,6 +83,9 @@ export function runDump(run: ToolRun): { stream: Readable; done: Promise<void> }
  * reading everything; rejects with the tool's error (or the input's, if the input failed first).
  */
 export async function runRestore(run: ToolRun, input: Readable): Promise<void> {
+  // An input that already failed or closed would never end: refuse it before the tool starts.
+  if (input.errored) throw input.errored;
+  if (input.destroyed) throw new Error('the input closed before the restore started');
   const child = spawn(run.command, run.args, { env: run.env, stdio: ['pipe', 'ignore', 'pipe'] });
   const stderr = collect(child.stderr);
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
@@ -95,6 +98,13 @@ export async function runRestore(run: ToolRun, input: Readable): Promise<void> {
     input.once('error', (err) => {
       // Kill before stdin closes: a tool that saw a clean EOF would commit a partial restore.
       inputError = err;
+      child.kill('SIGKILL');
+      resolve();
+    });
+    // Closed without an end (destroyed without an error): as bad as an error.
+    input.once('close', () => {
+      if (input.readableEnded) return;
+      inputError ??= input.errored ?? new Error('the input closed before its end');
       child.kill('SIGKILL');
       resolve();
     });

@@ -12,6 +12,19 @@ import { JobQueue } from './job-queue.ts';
 import { runLifecycle, type Log } from './run-lifecycle.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
+/** At most `bytes` bytes of UTF-8 from the start of `text`, never splitting a character (names are limited in bytes). */
+export function utf8Prefix(text: string, bytes: number): string {
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch);
+    if (used + n > bytes) break;
+    out += ch;
+    used += n;
+  }
+  return out;
+}
+
 export interface RestoreInput {
   /** File restores: an absolute directory to restore into; absent = the original locations. */
   targetPath?: string;
@@ -130,7 +143,7 @@ export class RestoreService {
     if (signal.aborted) throw signal.reason;
     if (instance.ensureDatabase && instance.replaceDatabase) {
       // Restore beside the target, swap only on success: the target is never half-restored.
-      const scratch = `${target}`.slice(0, 40) + `__bp_restore_${record.id}`;
+      const scratch = `${utf8Prefix(target, 40)}__bp_restore_${record.id}`;
       await instance.dropDatabase?.(scratch);
       await instance.ensureDatabase(scratch);
       try {

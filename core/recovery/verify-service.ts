@@ -1,5 +1,6 @@
 import { mkdir, rm, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
@@ -73,12 +74,16 @@ export class VerifyService {
       record.sourceTargetId = copy.targetId;
       record.sourceTargetName = copy.targetName;
       log('info', `reading from "${copy.targetName}"`);
-      const raw = rawStream(copy.stream, backup, this.#d.ageKeys.identity);
+      // The decoded stream is opened only when its consumer is ready (a deep sandbox database
+      // takes time to create; a stream failing before anyone reads it would go unnoticed).
+      let raw: Readable | undefined;
+      const openRaw = (): Readable => (raw = rawStream(copy.stream, backup, this.#d.ageKeys.identity));
       let summary: string;
       try {
-        summary = record.mode === 'deep' ? await this.#deep(em, record, backup, raw, log, signal) : await this.#quick(backup, raw);
+        summary = record.mode === 'deep' ? await this.#deep(em, record, backup, openRaw, log, signal) : await this.#quick(backup, openRaw());
       } finally {
-        raw.destroy();
+        raw?.destroy();
+        copy.stream.destroy();
       }
       record.summary = summary.slice(0, 500);
       log('info', summary);
@@ -105,14 +110,14 @@ export class VerifyService {
     return `quick: ${checksum}; dump of ${human(r.bytes)} has its header and completion trailer`;
   }
 
-  async #deep(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord, backup: BackupRecord, raw: NodeJS.ReadableStream, log: Log, signal: AbortSignal): Promise<string> {
+  async #deep(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord, backup: BackupRecord, openRaw: () => Readable, log: Log, signal: AbortSignal): Promise<string> {
     const sandbox = join(this.#d.config.dataDir, 'tmp', `verify-${record.id}`);
     await rm(sandbox, { recursive: true, force: true });
     await mkdir(sandbox, { recursive: true });
     const started = Date.now();
     try {
       if (backup.type === 'file') {
-        const result = await safeExtract(raw as never, { root: sandbox, onWarning: (m) => log('warn', m), signal });
+        const result = await safeExtract(openRaw(), { root: sandbox, onWarning: (m) => log('warn', m), signal });
         record.restoreMs = Date.now() - started;
         const mismatch = backup.hasManifest ? await this.#compareTree(sandbox, await loadManifest(this.#d.orm, backup.id)) : [];
         if (mismatch.length > 0) throw new Error(`the restored tree differs from the manifest: ${mismatch.slice(0, 5).join('; ')}`);
@@ -130,7 +135,7 @@ export class VerifyService {
         await instance.ensureDatabase(database);
       }
       try {
-        await instance.restore(raw as never, { database });
+        await instance.restore(openRaw(), { database });
         record.restoreMs = Date.now() - started;
         const stats = instance.tableStats ? await instance.tableStats(database) : undefined;
         const expected = backup.sourceStats ? (JSON.parse(backup.sourceStats) as { tables?: Record<string, number> }).tables : undefined;
