@@ -5,6 +5,10 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 
+/** Files up to this size are buffered and written in the background. */
+const SMALL_FILE = 1024 * 1024;
+const WRITE_AHEAD = 16;
+
 export interface ExtractOptions {
   /** Absolute directory every entry must land in (`/` for the original locations). */
   root: string;
@@ -54,10 +58,37 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
   const dirTimes: Array<[string, Date]> = [];
   const extract = tar.extract();
 
+  // Folders already created and proven to resolve inside the root. Any entry that could change
+  // what a path resolves to (a link, a replaced folder) clears it.
+  const verified = new Set<string>();
   const ensureInside = async (dest: string): Promise<void> => {
-    await mkdir(dirname(dest), { recursive: true });
-    const parent = await realpath(dirname(dest));
+    const parentDir = dirname(dest);
+    if (verified.has(parentDir)) return;
+    await mkdir(parentDir, { recursive: true });
+    const parent = await realpath(parentDir);
     if (!within(realRoot, parent)) throw new Error(`refused: ${dest} would be written through a link outside ${root}`);
+    verified.add(parentDir);
+  };
+
+  // Small files are written in the background (up to WRITE_AHEAD at once) while the archive is
+  // read on: their contents are in memory already, and each write is several file-system calls.
+  const writing = new Map<string, Promise<void>>();
+  let writeError: unknown;
+  const writeFileAt = async (dest: string, data: Buffer, mode: number, mtime: Date): Promise<void> => {
+    const existing = await lstat(dest).catch(() => undefined);
+    if (existing && (existing.isSymbolicLink() || !existing.isFile())) await rm(dest, { recursive: true, force: true });
+    const handle = await open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode);
+    try {
+      if (data.length > 0) await handle.write(data, 0, data.length, 0);
+      await handle.chmod(mode);
+      await handle.utimes(mtime, mtime);
+    } finally {
+      await handle.close();
+    }
+  };
+  const settleWrites = async (): Promise<void> => {
+    await Promise.all(writing.values());
+    if (writeError !== undefined) throw writeError;
   };
 
   extract.on('entry', (header, body, next) => {
@@ -83,7 +114,12 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
         case 'directory': {
           await ensureInside(dest);
           const existing = await lstat(dest).catch(() => undefined);
-          if (existing && !existing.isDirectory()) await rm(dest, { force: true });
+          if (existing && !existing.isDirectory()) {
+            // Replacing a path changes what later paths resolve to: let pending writes land first.
+            await settleWrites();
+            verified.clear();
+            await rm(dest, { force: true });
+          }
           await mkdir(dest, { recursive: true });
           await chmod(dest, mode);
           dirTimes.push([dest, mtime]);
@@ -92,6 +128,18 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
         case 'file':
         case 'contiguous-file': {
           await ensureInside(dest);
+          await writing.get(dest);
+          if (writeError !== undefined) throw writeError;
+          if ((header.size ?? 0) <= SMALL_FILE) {
+            const chunks: Buffer[] = [];
+            for await (const c of body) chunks.push(c as Buffer);
+            const data = Buffer.concat(chunks);
+            result.bytes += data.length;
+            while (writing.size >= WRITE_AHEAD) await Promise.race(writing.values());
+            const job = writeFileAt(dest, data, mode, mtime).catch((err: unknown) => { writeError ??= err; }).finally(() => writing.delete(dest));
+            writing.set(dest, job);
+            break;
+          }
           const existing = await lstat(dest).catch(() => undefined);
           if (existing && (existing.isSymbolicLink() || !existing.isFile())) await rm(dest, { recursive: true, force: true });
           const handle = await open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode);
@@ -106,6 +154,10 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
         }
         case 'symlink': {
           await ensureInside(dest);
+          // A link can redirect later paths: no write may still be pending below it, and every
+          // folder is proven again afterwards.
+          await settleWrites();
+          verified.clear();
           const existing = await lstat(dest).catch(() => undefined);
           if (existing) await rm(dest, { recursive: existing.isDirectory() && !existing.isSymbolicLink(), force: true });
           await symlink(header.linkname ?? '', dest);
@@ -120,7 +172,12 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
     })().then(() => done(), done);
   });
 
-  await pipeline(stream, extract);
+  try {
+    await pipeline(stream, extract);
+  } finally {
+    await Promise.allSettled(writing.values());
+  }
+  await settleWrites();
   // Folder times last: writing their contents changed them.
   for (const [dir, time] of dirTimes.reverse()) await utimes(dir, time, time).catch(() => undefined);
   return result;
