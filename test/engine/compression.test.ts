@@ -37,3 +37,30 @@ test('zstd and gzip output is read by the stock tools; levels apply', async () =
     await cleanup();
   }
 });
+
+test('zstd through the installed program and in-process are interchangeable; a failing filter errors instead of ending', async () => {
+  const { toolStream } = await import('../../core/engine/tool-stream.ts');
+  const { zstdProgram } = await import('../../core/engine/compression.ts');
+  const data = Buffer.concat([randomBytes(300_000), Buffer.alloc(300_000, 7)]);
+  const roundTrip = async (compressEnv: string | undefined, decompressEnv: string | undefined): Promise<Buffer> => {
+    const saved = process.env.BACKPLANE_ZSTD_BINARY;
+    const set = (v: string | undefined) => { if (v === undefined) delete process.env.BACKPLANE_ZSTD_BINARY; else process.env.BACKPLANE_ZSTD_BINARY = v; };
+    try {
+      set(compressEnv);
+      const chunks: Buffer[] = [];
+      await pipeline(Readable.from([data]), compressor('zstd'), async function* (src) { for await (const c of src) chunks.push(c as Buffer); });
+      set(decompressEnv);
+      const out: Buffer[] = [];
+      await pipeline(Readable.from([Buffer.concat(chunks)]), decompressor('zstd'), async function* (src) { for await (const c of src) out.push(c as Buffer); });
+      return Buffer.concat(out);
+    } finally {
+      set(saved);
+    }
+  };
+  assert.equal(zstdProgram({ BACKPLANE_ZSTD_BINARY: 'none' }), undefined);
+  assert.equal(zstdProgram({}), 'zstd', 'the zstd program is installed here');
+  assert.ok((await roundTrip(undefined, 'none')).equals(data), 'program -> in-process');
+  assert.ok((await roundTrip('none', undefined)).equals(data), 'in-process -> program');
+  assert.ok((await roundTrip('none', 'none')).equals(data));
+  await assert.rejects(pipeline(Readable.from([Buffer.from('not zstd at all')]), toolStream('zstd', ['-d', '-q', '-c']), async function* (src) { for await (const _ of src) void _; }), /zstd exited with/);
+});
