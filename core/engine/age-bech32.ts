@@ -66,3 +66,29 @@ export function bech32Decode(s: string, hrp: string): Buffer {
   if (polymod([...hrpExpand(prefix), ...data]) !== 1) throw new Error('bad checksum');
   return fromWords(data.slice(0, -6));
 }
+
+/** Bytes to 5-bit groups, the last one zero-padded. */
+function toWords(bytes: Uint8Array): number[] {
+  let acc = 0;
+  let bits = 0;
+  const out: number[] = [];
+  for (const b of bytes) {
+    acc = ((acc << 8) | b) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out.push((acc >>> bits) & 31);
+    }
+  }
+  if (bits > 0) out.push((acc << (5 - bits)) & 31);
+  return out;
+}
+
+/** Encodes `data` under the human-readable part `hrp`, lowercase. */
+export function bech32Encode(hrp: string, data: Uint8Array): string {
+  const prefix = hrp.toLowerCase();
+  const words = toWords(data);
+  const chk = polymod([...hrpExpand(prefix), ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
+  const checksum = Array.from({ length: 6 }, (_, i) => (chk >>> (5 * (5 - i))) & 31);
+  return `${prefix}1${[...words, ...checksum].map((w) => CHARSET[w]).join('')}`;
+}

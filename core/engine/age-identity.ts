@@ -1,4 +1,23 @@
-import { generateIdentity, identityToRecipient } from 'age-encryption';
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { bech32Decode, bech32Encode } from './age-bech32.ts';
+
+// PKCS#8 wrapping of a raw X25519 private key (RFC 8410), so node:crypto can derive its public key.
+const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+
+/** A new X25519 identity in age's encoding (`AGE-SECRET-KEY-1...`). */
+export function generateIdentity(): string {
+  return bech32Encode('AGE-SECRET-KEY-', randomBytes(32)).toUpperCase();
+}
+
+/** The recipient (`age1...`) of an X25519 identity. */
+export function identityToRecipient(identity: string): string {
+  const secret = bech32Decode(identity, 'AGE-SECRET-KEY-');
+  if (secret.length !== 32) throw new Error('age identity: not an X25519 key');
+  const key = createPrivateKey({ key: Buffer.concat([X25519_PKCS8_PREFIX, secret]), format: 'der', type: 'pkcs8' });
+  const { x } = createPublicKey(key).export({ format: 'jwk' });
+  if (typeof x !== 'string') throw new Error('age identity: cannot derive the public key');
+  return bech32Encode('age', Buffer.from(x, 'base64url'));
+}
 import { chmod, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -36,12 +55,12 @@ export async function loadOrCreateAgeIdentity(dataDir: string): Promise<AgeKeyPa
   const path = join(dataDir, AGE_KEY_FILE);
   try {
     const identity = parseIdentityFile(await readFile(path, 'utf8'));
-    return { identity, recipient: await identityToRecipient(identity), path, created: false };
+    return { identity, recipient: identityToRecipient(identity), path, created: false };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const identity = await generateIdentity();
-  const pair = { identity, recipient: await identityToRecipient(identity) };
+  const identity = generateIdentity();
+  const pair = { identity, recipient: identityToRecipient(identity) };
   let handle;
   try {
     handle = await open(path, 'wx', 0o600);

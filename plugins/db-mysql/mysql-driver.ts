@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
+
+/** Loaded on first use: a master with no MySQL task never pays for the driver. */
+const loadMysql = async (): Promise<typeof mysql> => (await import('mysql2/promise')).default;
 import {
   ProviderError,
   type DatabaseDriverInstance,
@@ -57,7 +60,7 @@ export class MysqlDriver implements DatabaseDriverInstance {
     const timeoutMs = this.#config.connectTimeoutSeconds * 1000;
     let conn: mysql.Connection | undefined;
     try {
-      conn = await mysql.createConnection({
+      conn = await (await loadMysql()).createConnection({
         host: this.#config.host,
         port: this.#config.port,
         user: this.#config.user,

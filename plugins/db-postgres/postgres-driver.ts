@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import type pg from 'pg';
+
+/** Loaded on first use: a master with no PostgreSQL task never pays for the driver. */
+const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
 import {
   ProviderError,
   type DatabaseDriverInstance,
@@ -69,7 +72,8 @@ export class PostgresDriver implements DatabaseDriverInstance {
 
   async #withClient<T>(action: string, work: (client: pg.Client) => Promise<T>, options: ClientOptions = {}): Promise<T> {
     const timeoutMs = this.#config.connectTimeoutSeconds * 1000;
-    const client = new pg.Client({
+    const { Client } = await loadPg();
+    const client = new Client({
       host: this.#config.host,
       port: this.#config.port,
       user: this.#config.user,

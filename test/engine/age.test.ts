@@ -69,3 +69,23 @@ test('decryptStream refuses a wrong identity and tampered bytes', async () => {
     await b.cleanup();
   }
 });
+
+test('identities are generated natively; their recipients agree with stock age-keygen -y and the age-encryption package', async () => {
+  const { generateIdentity, identityToRecipient } = await import('../../core/engine/age-identity.ts');
+  const reference = await import('age-encryption');
+  const { dir, cleanup } = await tempDir();
+  try {
+    for (let i = 0; i < 5; i++) {
+      const identity = generateIdentity();
+      assert.match(identity, /^AGE-SECRET-KEY-1[0-9A-Z]{58}$/);
+      const recipient = identityToRecipient(identity);
+      assert.equal(recipient, await reference.identityToRecipient(identity));
+      await writeFile(join(dir, `k${i}`), `${identity}\n`);
+      assert.equal((await sh(`age-keygen -y ${q(join(dir, `k${i}`))}`)).trim(), recipient);
+    }
+    const theirs = await reference.generateIdentity();
+    assert.equal(identityToRecipient(theirs), await reference.identityToRecipient(theirs));
+  } finally {
+    await cleanup();
+  }
+});
