@@ -42,7 +42,9 @@ async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
   // Only X-Agent-Token: user credentials never open agent routes.
   const token = header(request, 'x-agent-token');
   if (!token || !looksLike('node', token)) throw new AppError('AUTH_UNAUTHORIZED');
-  const node = await request.diScope.cradle.em.findOne(NodeEntity, { tokenHash: hashToken(token) });
+  const hash = hashToken(token);
+  // The current token, or the one a rotation replaced while its grace period lasts.
+  const node = await request.diScope.cradle.em.findOne(NodeEntity, { $or: [{ tokenHash: hash }, { previousTokenHash: hash, previousTokenExpiresAt: { $gt: new Date() } }] });
   if (!node) throw new AppError('AUTH_UNAUTHORIZED');
   return { kind: 'agent', nodeId: node.id, nodeName: node.name };
 }

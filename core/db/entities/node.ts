@@ -10,6 +10,17 @@ export const NodeEntity = defineEntity({
     isLocal: p.boolean().default(false),
     /** SHA-256 of the long-lived agent token (`bpn_...`); the token itself is shown once. */
     tokenHash: p.string().length(64).nullable().unique(),
+    /** The token replaced by the last rotation, accepted until `previousTokenExpiresAt`. */
+    previousTokenHash: p.string().length(64).nullable(),
+    previousTokenExpiresAt: p.datetime().nullable(),
+    /** Normalised CSV of labels (placement pools). */
+    labels: p.string().length(500).default(''),
+    /** Concurrent runs the agent may take (1-64). */
+    maxConcurrent: p.integer().default(1),
+    /** Upload rate limit for the agent, as rclone writes it (`10M`); '' = none. */
+    bandwidthLimit: p.string().length(32).default(''),
+    /** The agent's last reported error ('' = none). */
+    lastError: p.text().default(''),
     hostname: p.string().length(255).default(''),
     ipAddress: p.string().length(64).default(''),
     os: p.string().length(64).default(''),

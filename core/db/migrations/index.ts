@@ -3,6 +3,7 @@ import { Migration002StorageTargets } from './002-storage-targets.ts';
 import { Migration003BackupTasks } from './003-backup-tasks.ts';
 import { Migration004BackupRecords } from './004-backup-records.ts';
 import { Migration005Recovery } from './005-recovery.ts';
+import { Migration006Nodes } from './006-nodes.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration003BackupTasks', class: Migration003BackupTasks },
   { name: 'Migration004BackupRecords', class: Migration004BackupRecords },
   { name: 'Migration005Recovery', class: Migration005Recovery },
+  { name: 'Migration006Nodes', class: Migration006Nodes },
 ];
