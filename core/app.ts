@@ -11,6 +11,7 @@ import { loadMasterKey } from './security/master-key.ts';
 import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
 import { backupRecordRoutes } from './features/backup-records/backup-record-routes.ts';
 import { recoveryRoutes } from './features/recovery/recovery-routes.ts';
+import { nodeRoutes } from './features/nodes/node-routes.ts';
 import type { LoginLimits } from './auth/login-limiter.ts';
 import { accessGuard } from './auth/guard.ts';
 import { requestScope } from './http/request-scope.ts';
@@ -79,6 +80,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(auditRoutes);
   await app.register(systemRoutes);
   await app.register(agentSelfRoutes);
+  await app.register(nodeRoutes);
   await app.register(storageTargetRoutes);
   await app.register(discoveryRoutes);
   await app.register(taskTransferRoutes);

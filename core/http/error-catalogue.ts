@@ -56,6 +56,12 @@ export const ERROR_CATALOGUE = {
   BACKUP_TASK_IMPORT_INVALID: [400, 'The file is not a task export this server can read.'],
   BACKUP_TASK_IMPORT_REFERENCE_NOT_FOUND: [400, 'The imported task names a storage target or node that does not exist on this server.'],
   NODE_OFFLINE: [409, 'The node that runs this task is not available.'],
+  // nodes
+  NODE_NOT_FOUND: [404, 'Node not found.'],
+  NODE_DUPLICATE_NAME: [409, 'A node with this name already exists.'],
+  NODE_HAS_TASKS: [409, 'The node has backup tasks or queued or running backups.'],
+  NODE_BATCH_EMPTY: [400, 'The batch names no nodes.'],
+  NODE_BATCH_TOO_MANY: [400, 'A batch may create at most 50 nodes.'],
   TASK_TEMPLATE_NOT_FOUND: [404, 'Task template not found.'],
   TASK_TEMPLATE_NAME_EXISTS: [409, 'A task template with this name already exists.'],
   TASK_TEMPLATE_INVALID: [400, 'The task template request is invalid.'],

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { AppError } from '../../http/app-error.ts';
+import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
+import { NodeService } from './node-service.ts';
+import { HeartbeatInput, HeartbeatReply } from './node-schemas.ts';
+
+/** `POST /api/agent/heartbeat`: X-Agent-Token only (the guard's `agent` label); the node is the token's. */
+export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/api/agent/heartbeat', {
+    config: { access: 'agent' },
+    schema: {
+      // An agent with nothing to report may send no body at all (that reaches validation as null).
+      body: Type.Union([HeartbeatInput, Type.Null()]),
+      response: { 200: envelopeOf(HeartbeatReply) },
+    },
+  }, async (request) => {
+    const p = request.principal;
+    if (p?.kind !== 'agent') throw new AppError('AUTH_UNAUTHORIZED');
+    const { config } = request.diScope.cradle;
+    const node = await new NodeService(request.diScope.cradle).heartbeat(p.nodeId, request.body ?? {}, request.ip);
+    return ok({
+      nodeId: node.id,
+      name: node.name,
+      serverTime: new Date().toISOString(),
+      offlineAfterSeconds: config.nodeOfflineSeconds,
+      maxConcurrent: node.maxConcurrent,
+      bandwidthLimit: node.bandwidthLimit,
+      labels: normaliseTags(node.labels),
+    });
+  });
+}

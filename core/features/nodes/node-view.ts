@@ -1,0 +1,36 @@
+import type { Node } from '../../db/entities/node.ts';
+import type { NodeView } from './node-schemas.ts';
+
+/** What a view needs besides the row: its record counts. */
+export interface NodeCounts {
+  running: number;
+  queued: number;
+}
+
+export function nodeStatus(node: Pick<Node, 'lastSeenAt'>, offlineSeconds: number, now = Date.now()): 'online' | 'offline' {
+  return node.lastSeenAt && now - node.lastSeenAt.getTime() < offlineSeconds * 1000 ? 'online' : 'offline';
+}
+
+/** The public shape of a node: never a token or a token hash. */
+export function toNodeView(node: Node, counts: NodeCounts, offlineSeconds: number, now = Date.now()): NodeView {
+  return {
+    id: node.id,
+    name: node.name,
+    hostname: node.hostname,
+    ipAddress: node.ipAddress,
+    status: nodeStatus(node, offlineSeconds, now),
+    isLocal: node.isLocal,
+    os: node.os,
+    arch: node.arch,
+    agentVersion: node.agentVersion,
+    lastSeen: node.lastSeenAt?.toISOString() ?? null,
+    maxConcurrent: node.maxConcurrent,
+    bandwidthLimit: node.bandwidthLimit,
+    labels: node.labels,
+    lastError: node.lastError,
+    runningTasks: counts.running,
+    queue: { pending: counts.queued },
+    createdAt: node.createdAt.toISOString(),
+    updatedAt: node.updatedAt.toISOString(),
+  };
+}
