@@ -12,6 +12,7 @@ import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
 import { backupRecordRoutes } from './features/backup-records/backup-record-routes.ts';
 import { recoveryRoutes } from './features/recovery/recovery-routes.ts';
 import { nodeRoutes } from './features/nodes/node-routes.ts';
+import { installRoutes } from './features/install/install-routes.ts';
 import type { LoginLimits } from './auth/login-limiter.ts';
 import { accessGuard } from './auth/guard.ts';
 import { requestScope } from './http/request-scope.ts';
@@ -81,6 +82,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(systemRoutes);
   await app.register(agentSelfRoutes);
   await app.register(nodeRoutes);
+  await app.register(installRoutes);
   await app.register(storageTargetRoutes);
   await app.register(discoveryRoutes);
   await app.register(taskTransferRoutes);

@@ -3,6 +3,7 @@ import { ApiKeyEntity } from './api-key.ts';
 import { AuditLogEntity } from './audit-log.ts';
 import { SettingEntity } from './setting.ts';
 import { NodeEntity } from './node.ts';
+import { InstallTokenEntity } from './install-token.ts';
 import { StorageTargetEntity } from './storage-target.ts';
 import { OAuthSessionEntity } from './oauth-session.ts';
 import { BackupTaskEntity, BackupTaskTargetEntity } from './backup-task.ts';
@@ -13,4 +14,4 @@ import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, Back
 /** Every entity core persists; plugins define none (their settings live in core rows). */
 export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity, StorageTargetEntity, OAuthSessionEntity, BackupTaskEntity, BackupTaskTargetEntity,
   BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity,
-  TaskTemplateEntity, RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity];
+  TaskTemplateEntity, RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity, InstallTokenEntity];
