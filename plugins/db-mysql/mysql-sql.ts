@@ -24,7 +24,7 @@ export function checkMysqlDump(head: Buffer, tail: Buffer): string | undefined {
   const at = end.lastIndexOf(TRAILER);
   if (at < 0 || (at > 0 && end[at - 1] !== '\n')) return 'the dump has no completion trailer: it was cut short';
   const [rest = '', ...after] = end.slice(at + TRAILER.length).split('\n');
-  if (!/^(?: on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d)?\r?$/.test(rest) || !after.every((line) => /^\s*$/.test(line))) {
+  if (!/^(?: on \d{4}-\d\d-\d\d +\d{1,2}:\d\d:\d\d)?\r?$/.test(rest) || !after.every((line) => /^\s*$/.test(line))) {
     return 'the dump goes on after its completion trailer: it was cut short or altered';
   }
   return undefined;

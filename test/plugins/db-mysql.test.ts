@@ -148,6 +148,8 @@ test('mysql: identifiers are quoted; checkDump wants the header and the last-lin
   for (const head of [mariadb, mysql8]) {
     assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed on 2026-01-02 03:04:05\n`)), undefined);
     assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed\n`)), undefined, '--skip-dump-date');
+    // Before 10 a.m. mysqldump pads the hour with a space: `2026-11-22  0:03:12`.
+    assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed on 2026-11-22  0:03:12\n`)), undefined, 'single-digit hour');
     assert.match(checkMysqlDump(head, Buffer.from(`INSERT INTO t VALUES (1),(2);\n`)) ?? '', /no completion trailer/);
     assert.match(checkMysqlDump(head, Buffer.from(`-- Dump completed\nINSERT INTO t VALUES (1);\n`)) ?? '', /goes on after/);
   }
