@@ -13,6 +13,7 @@ import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
 import { openTaskSource } from './task-source.ts';
+import { errorText as message, humanBytes as human } from '../text.ts';
 import { recordedUsage } from './target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
 import { storageKey, fileNameOf } from './storage-key.ts';
@@ -33,18 +34,6 @@ export interface ExecutorDeps {
 export interface ExecutionOutcome {
   record: BackupRecord;
   status: RecordStatus;
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function human(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let n = bytes;
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
 /**

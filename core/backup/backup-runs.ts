@@ -4,7 +4,7 @@ import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord } from '.
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
-import type { AuditWriter } from '../events/audit-writer.ts';
+import { SYSTEM_ACTOR as SYSTEM, type AuditWriter } from '../events/audit-writer.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import { parseMaintenanceWindows, withinMaintenanceWindows } from '../features/backup-tasks/maintenance-window.ts';
@@ -20,8 +20,6 @@ export interface RunRequest {
   /** Username, or `system`. */
   triggeredBy: string;
 }
-
-const SYSTEM = { principal: null, clientIp: '', username: 'system' } as const;
 
 /**
  * Starts runs and owns the master's run slots: a record is created `queued`, waits for one of
@@ -195,12 +193,7 @@ export class BackupRuns {
       const target = targets.get(copy.storageTargetId);
       if (!target || copy.storagePath === '') continue;
       try {
-        const instance = await this.#opener.open(target);
-        try {
-          await instance.delete(copy.storagePath);
-        } finally {
-          await instance.close?.();
-        }
+        await this.#opener.use(target, (instance) => instance.delete(copy.storagePath));
         copy.status = 'deleted';
       } catch (err) {
         copy.status = 'failed';

@@ -48,12 +48,7 @@ export class RecordDeleter {
         continue;
       }
       try {
-        const instance = await this.#opener.open(target);
-        try {
-          await instance.delete(copy.storagePath);
-        } finally {
-          await instance.close?.();
-        }
+        await this.#opener.use(target, (instance) => instance.delete(copy.storagePath));
         copy.status = 'deleted';
       } catch (err) {
         const why = `${target.name}: ${err instanceof Error ? err.message : String(err)}`;

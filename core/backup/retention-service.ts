@@ -2,13 +2,11 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupRecordEntity, ARTIFACT_STATUSES } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
-import type { AuditWriter } from '../events/audit-writer.ts';
+import { SYSTEM_ACTOR as SYSTEM, type AuditWriter } from '../events/audit-writer.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import { decideRetention } from './retention-policy.ts';
 import type { RecordDeleter } from './record-deleter.ts';
 import { scheduleTimeZone } from './time-zone.ts';
-
-const SYSTEM = { principal: null, clientIp: '', username: 'system' } as const;
 
 export interface RetentionRun {
   kept: number[];

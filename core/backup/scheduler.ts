@@ -3,13 +3,11 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
 import { AppError } from '../http/app-error.ts';
-import type { AuditWriter } from '../events/audit-writer.ts';
+import { SYSTEM_ACTOR as SYSTEM, type AuditWriter } from '../events/audit-writer.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { BackupRuns, RunTrigger } from './backup-runs.ts';
 import { scheduleTimeZone } from './time-zone.ts';
 import type { VerifyService } from '../recovery/verify-service.ts';
-
-const SYSTEM = { principal: null, clientIp: '', username: 'system' } as const;
 
 /**
  * Cron for enabled tasks, read in the `timezone` setting (default: the server's zone). A fire

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { providerErrorKind, type StorageInstance } from '../plugin-host/contracts.ts';
 import { compressor, type Compression } from './compression.ts';
 import { encryptStream } from './encryption.ts';
+import { errorText as message } from '../text.ts';
 
 /**
  * One backup's byte path: source -> compression -> age encryption -> SHA-256 -> every target
@@ -108,9 +109,6 @@ interface TargetState {
   settle: () => void;
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
   const { source, targets: specs } = options;

@@ -5,6 +5,9 @@ import { principalName } from '../auth/principal.ts';
 
 export interface AuditActor { principal: Principal | null; clientIp: string; username?: string }
 
+/** The actor of background work (scheduler, retention, dependents). */
+export const SYSTEM_ACTOR: AuditActor = { principal: null, clientIp: '', username: 'system' };
+
 export interface AuditEntry {
   category: string;
   action: string;

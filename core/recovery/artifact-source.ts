@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
-import { checksumGuard } from '../features/backup-records/artifact-download.ts';
+import { checksumGuard } from '../engine/checksum-guard.ts';
 import { decryptStream } from '../engine/encryption.ts';
 import { decompressor, type Compression } from '../engine/compression.ts';
 
@@ -16,10 +16,12 @@ export interface OpenedCopy {
 }
 
 /**
- * The stored artifact from the first copy that can deliver it, primary copies first, then
- * replicas; an unreachable or missing copy falls through to the next.
+ * The stored artifact (or one byte range of it) from the first copy that can deliver it,
+ * primary copies first, then replicas; an unreachable or missing copy falls through to the
+ * next. Downloads, restores, verification and replication all read through here.
  */
-export async function openStoredCopy(orm: MikroORM, opener: StorageTargetOpener, record: BackupRecord, exclude: number[] = []): Promise<OpenedCopy> {
+export async function openStoredCopy(orm: MikroORM, opener: StorageTargetOpener, record: BackupRecord, options: { exclude?: number[]; range?: { start: number; end: number } } = {}): Promise<OpenedCopy> {
+  const exclude = options.exclude ?? [];
   const em = orm.em.fork();
   const copies = (await em.find(BackupRecordCopyEntity, { recordId: record.id, status: 'success' }, { orderBy: { id: 'asc' } }))
     .filter((c) => !exclude.includes(c.storageTargetId))
@@ -31,7 +33,7 @@ export async function openStoredCopy(orm: MikroORM, opener: StorageTargetOpener,
     if (!target || !target.enabled) continue;
     try {
       const instance = await opener.open(target);
-      const stream = await instance.get(copy.storagePath);
+      const stream = await instance.get(copy.storagePath, options.range);
       stream.once('close', () => void instance.close?.()?.catch(() => undefined));
       return { stream, targetId: target.id, targetName: target.name };
     } catch (err) {

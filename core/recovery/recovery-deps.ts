@@ -35,10 +35,4 @@ export async function openDriver(deps: RecoveryDeps, task: BackupTask): Promise<
   return { type, instance };
 }
 
-export function human(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let n = bytes;
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
-}
+export { humanBytes as human } from '../text.ts';

@@ -2,14 +2,13 @@ import { BackupRecordEntity, BackupRecordCopyEntity } from '../db/entities/backu
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { ReplicationRecordEntity, type ReplicationRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { checksumGuard } from '../features/backup-records/artifact-download.ts';
+import { checksumGuard } from '../engine/checksum-guard.ts';
+import { errorText as message } from '../text.ts';
 import { openStoredCopy } from './artifact-source.ts';
 import { JobQueue } from './job-queue.ts';
+import { failStale } from './run-lifecycle.ts';
 import type { RecoveryDeps } from './recovery-deps.ts';
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Copies an artifact to another target as a stream (no temp copy): the source copy's bytes
@@ -63,18 +62,13 @@ export class ReplicationService {
     try {
       const backup = await em.findOneOrFail(BackupRecordEntity, { id: record.backupRecordId });
       const dest = await em.findOneOrFail(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
-      const source = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup, [dest.id]);
+      const source = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup, { exclude: [dest.id] });
       record.sourceTargetId = source.targetId;
       record.sourceTargetName = source.targetName;
       const guard = checksumGuard(backup.fileSize, backup.checksum, () => undefined);
       source.stream.on('error', (err) => guard.destroy(err));
-      const instance = await this.#d.storageOpener.open(dest);
-      try {
-        const stored = await instance.put(backup.storagePath, source.stream.pipe(guard), { size: backup.fileSize, signal });
-        if (stored.size !== backup.fileSize) throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
-      } finally {
-        await instance.close?.().catch(() => undefined);
-      }
+      const stored = await this.#d.storageOpener.use(dest, (instance) => instance.put(backup.storagePath, source.stream.pipe(guard), { size: backup.fileSize, signal }));
+      if (stored.size !== backup.fileSize) throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
       em.create(BackupRecordCopyEntity, { recordId: backup.id, storageTargetId: dest.id, storageTargetName: dest.name, status: 'success', origin: 'replica', storagePath: backup.storagePath, fileSize: backup.fileSize, attempts: 1 });
       record.fileSize = backup.fileSize;
       record.status = 'success';
@@ -97,14 +91,6 @@ export class ReplicationService {
   }
 
   async recover(): Promise<number> {
-    const em = this.#d.orm.em.fork();
-    const stale = await em.find(ReplicationRecordEntity, { status: { $in: ['running', 'queued'] } });
-    for (const r of stale) {
-      r.status = 'failed';
-      r.errorMessage = 'the master stopped while this replication was running; run it again';
-      r.completedAt = new Date();
-    }
-    await em.flush();
-    return stale.length;
+    return failStale(this.#d.orm.em.fork(), ReplicationRecordEntity as never, 'the master stopped while this replication was running; run it again');
   }
 }

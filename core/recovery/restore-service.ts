@@ -9,7 +9,7 @@ import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract, archivePath } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
-import { runLifecycle, type Log } from './run-lifecycle.ts';
+import { runLifecycle, failStale, type Log } from './run-lifecycle.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
 /** At most `bytes` bytes of UTF-8 from the start of `text`, never splitting a character (names are limited in bytes). */
@@ -171,15 +171,7 @@ export class RestoreService {
 
   /** Start-up: restores a crash interrupted are failed (the target may be partly restored; the log says where). */
   async recover(): Promise<number> {
-    const em = this.#d.orm.em.fork();
-    const running = await em.find(RestoreRecordEntity, { status: { $in: ['running', 'queued'] } });
-    for (const r of running) {
-      r.status = 'failed';
-      r.errorMessage = 'the master stopped while this restore was running; run it again';
-      r.completedAt = new Date();
-    }
-    await em.flush();
-    return running.length;
+    return failStale(this.#d.orm.em.fork(), RestoreRecordEntity as never, 'the master stopped while this restore was running; run it again');
   }
 }
 

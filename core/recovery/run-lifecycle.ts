@@ -1,6 +1,7 @@
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityManager, EntityName } from '@mikro-orm/core';
 import type { RecordStatus } from '../db/entities/backup-record.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
+import { errorText as message } from '../text.ts';
 
 export interface LifecycleRecord {
   id: number;
@@ -13,9 +14,6 @@ export interface LifecycleRecord {
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * The common life of a recovery record: `running`, the work, then `success` or `failed`
@@ -45,4 +43,17 @@ export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager,
   hub.setStatus(record.id, status);
   await hub.close(record.id, status);
   return status;
+}
+
+/** Start-up: records of `entity` a stopped master left queued or running become `failed` with `reason`. */
+export async function failStale(em: EntityManager, entity: EntityName<LifecycleRecord>, reason: string): Promise<number> {
+  const stale = await em.find(entity, { status: { $in: ['running', 'queued'] } } as never);
+  const now = new Date();
+  for (const r of stale) {
+    r.status = 'failed';
+    r.errorMessage = reason;
+    r.completedAt = now;
+  }
+  await em.flush();
+  return stale.length;
 }

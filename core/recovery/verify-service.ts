@@ -10,7 +10,7 @@ import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
-import { runLifecycle, type Log } from './run-lifecycle.ts';
+import { runLifecycle, failStale, type Log } from './run-lifecycle.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
 export type VerifyMode = 'quick' | 'deep';
@@ -166,14 +166,6 @@ export class VerifyService {
   }
 
   async recover(): Promise<number> {
-    const em = this.#d.orm.em.fork();
-    const stale = await em.find(VerifyRecordEntity, { status: { $in: ['running', 'queued'] } });
-    for (const r of stale) {
-      r.status = 'failed';
-      r.errorMessage = 'the master stopped while this verification was running; run it again';
-      r.completedAt = new Date();
-    }
-    await em.flush();
-    return stale.length;
+    return failStale(this.#d.orm.em.fork(), VerifyRecordEntity as never, 'the master stopped while this verification was running; run it again');
   }
 }

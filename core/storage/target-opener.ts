@@ -67,6 +67,16 @@ export class StorageTargetOpener {
     return this.create(target.type, this.fullConfig(target));
   }
 
+  /** Opens the target, runs `work` on it and closes it, whatever `work` does. */
+  async use<T>(target: StorageTarget, work: (instance: StorageInstance) => Promise<T>): Promise<T> {
+    const instance = await this.open(target);
+    try {
+      return await work(instance);
+    } finally {
+      await instance.close?.().catch(() => undefined);
+    }
+  }
+
   async create(typeName: string, config: Record<string, unknown>): Promise<StorageInstance> {
     try {
       return await this.type(typeName).create(config, this.deps());

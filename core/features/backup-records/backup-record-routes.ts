@@ -10,7 +10,10 @@ import { BackupRecordEntity, type BackupRecord } from '../../db/entities/backup-
 import { streamRecordLog } from '../../http/record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
 import { recordSummary, copyResult } from './backup-record-view.ts';
-import { parseRange, checksumGuard, openArtifact } from './artifact-download.ts';
+import { parseRange } from './byte-range.ts';
+import { checksumGuard } from '../../engine/checksum-guard.ts';
+import { openStoredCopy } from '../../recovery/artifact-source.ts';
+import { errorText } from '../../text.ts';
 
 export const MAX_BATCH = 100;
 
@@ -68,7 +71,9 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     const record = await backupRecords.get(request.params.id);
     if (record.status !== 'success' && record.status !== 'partial') throw new AppError('BACKUP_RECORD_NO_ARTIFACT', { message: `A ${record.status} record holds no artifact.` });
     const range = parseRange(request.headers.range, record.fileSize);
-    const { stream, targetName } = await openArtifact(orm, storageOpener, record, range);
+    const { stream, targetName } = await openStoredCopy(orm, storageOpener, record, range ? { range } : {}).catch((err: unknown) => {
+      throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.replace(/^./, (c) => c.toUpperCase()).slice(0, 1000) });
+    });
     await audit(request, 'download', record, `from ${targetName}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
     reply.header('Content-Type', 'application/octet-stream');
     reply.header('Content-Disposition', contentDisposition(record.fileName));
