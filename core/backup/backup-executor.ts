@@ -12,7 +12,7 @@ import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine/pipeline.ts';
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
-import { openTaskSource } from './task-source.ts';
+import { openTaskSource, sourceSpecOf } from './task-source.ts';
 import { errorText as message, humanBytes as human } from '../text.ts';
 import { recordedUsage } from './target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
@@ -106,7 +106,7 @@ export class BackupExecutor {
     record.encrypted = encrypted;
 
     const manifest = task.type === 'file' ? new ManifestWriter(orm, record.id) : undefined;
-    const source = await openTaskSource(task, {
+    const source = await openTaskSource(sourceSpecOf(task), {
       drivers: databaseDrivers.list(),
       deps: storageOpener.deps(),
       password: task.dbPassword ? secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',

@@ -24,8 +24,33 @@ export interface SourceContext {
   signal: AbortSignal;
 }
 
+/**
+ * What a run reads, as plain data: the master builds it from a task, an agent receives it in
+ * its task specification. Database fields are unused for file tasks.
+ */
+export interface SourceSpec {
+  type: string;
+  sourcePaths: string[];
+  excludePatterns: string[];
+  dbHost: string;
+  dbPort: number;
+  dbUser: string;
+  /** Comma-separated database names ('' = the driver's default). */
+  dbName: string;
+  dbPath: string;
+}
+
+export function sourceSpecOf(task: BackupTask): SourceSpec {
+  return {
+    type: task.type,
+    sourcePaths: JSON.parse(task.sourcePaths) as string[],
+    excludePatterns: JSON.parse(task.excludePatterns) as string[],
+    dbHost: task.dbHost, dbPort: task.dbPort, dbUser: task.dbUser, dbName: task.dbName, dbPath: task.dbPath,
+  };
+}
+
 /** The connection a database driver gets from a task: only the fields its schema declares. */
-export function driverConfig(driver: DatabaseDriverType, task: BackupTask, password: string): Record<string, unknown> {
+export function driverConfig(driver: DatabaseDriverType, task: Pick<SourceSpec, 'dbHost' | 'dbPort' | 'dbUser' | 'dbPath'>, password: string): Record<string, unknown> {
   const props = (driver.configSchema as { properties?: Record<string, unknown> }).properties ?? {};
   const candidates: Record<string, unknown> = { host: task.dbHost, port: task.dbPort, user: task.dbUser, password, path: task.dbPath };
   const config: Record<string, unknown> = {};
@@ -35,16 +60,16 @@ export function driverConfig(driver: DatabaseDriverType, task: BackupTask, passw
   return config;
 }
 
-export function databaseNames(task: BackupTask): string[] {
+export function databaseNames(task: Pick<SourceSpec, 'dbName'>): string[] {
   return task.dbName.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
 /** Opens what a task backs up as one byte stream: a tar of its paths or a database dump. */
-export async function openTaskSource(task: BackupTask, ctx: SourceContext): Promise<TaskSource> {
+export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Promise<TaskSource> {
   if (task.type === 'file') {
     const tar = createTarSource({
-      paths: JSON.parse(task.sourcePaths) as string[],
-      excludes: JSON.parse(task.excludePatterns) as string[],
+      paths: task.sourcePaths,
+      excludes: task.excludePatterns,
       onWarning: (message) => ctx.onWarning(message),
       onEntry: ctx.onEntry,
       signal: ctx.signal,

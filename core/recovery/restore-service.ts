@@ -3,7 +3,7 @@ import { BackupRecordEntity, type BackupRecord } from '../db/entities/backup-rec
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { databaseNames } from '../backup/task-source.ts';
+import { restoreDatabase, restoreTargetOf } from './database-restore.ts';
 import { driverFor } from '../features/discovery/discovery-routes.ts';
 import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
@@ -11,19 +11,6 @@ import { safeExtract, archivePath } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
 import { runLifecycle, failStale, type Log } from './run-lifecycle.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
-
-/** At most `bytes` bytes of UTF-8 from the start of `text`, never splitting a character (names are limited in bytes). */
-export function utf8Prefix(text: string, bytes: number): string {
-  let out = '';
-  let used = 0;
-  for (const ch of text) {
-    const n = Buffer.byteLength(ch);
-    if (used + n > bytes) break;
-    out += ch;
-    used += n;
-  }
-  return out;
-}
 
 export interface RestoreInput {
   /** File restores: an absolute directory to restore into; absent = the original locations. */
@@ -132,7 +119,7 @@ export class RestoreService {
     const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
     if (!task) throw new Error('the task that made this record was deleted; its database connection is unknown');
     const { type, instance } = await openDriver(this.#d, task);
-    const target = record.targetDatabase || (type.databaseNames === 'none' ? task.dbPath || task.dbName : databaseNames(task)[0] ?? '');
+    const target = restoreTargetOf(type, task, record.targetDatabase);
     if (!target) throw new Error('no database to restore into');
     if (!type.atomicRestore) {
       // The tool commits as it goes: check the whole artifact before it touches the database.
@@ -141,31 +128,7 @@ export class RestoreService {
       record.bytes = 0;
     }
     if (signal.aborted) throw signal.reason;
-    if (instance.ensureDatabase && instance.replaceDatabase) {
-      // Restore beside the target, swap only on success: the target is never half-restored.
-      const scratch = `${utf8Prefix(target, 40)}__bp_restore_${record.id}`;
-      await instance.dropDatabase?.(scratch);
-      await instance.ensureDatabase(scratch);
-      try {
-        log('info', `restoring into scratch database ${scratch}`);
-        await instance.restore(await this.#open(record, backup, log), { database: scratch });
-        log('info', `swapping ${scratch} into place as ${target}`);
-        await instance.replaceDatabase(target, scratch);
-      } catch (err) {
-        await instance.dropDatabase?.(scratch).catch(() => undefined);
-        throw err;
-      }
-    } else {
-      const created = (await instance.ensureDatabase?.(target)) ?? false;
-      if (created) log('info', `created database ${target}`);
-      try {
-        log('info', `restoring into ${target}`);
-        await instance.restore(await this.#open(record, backup, log), { database: target });
-      } catch (err) {
-        if (created) await instance.dropDatabase?.(target).catch(() => undefined);
-        throw err;
-      }
-    }
+    await restoreDatabase({ type, instance }, target, record.id, () => this.#open(record, backup, log), log);
     log('info', `restored ${human(record.bytes)} of artifact into ${target}`);
   }
 
