@@ -21,6 +21,10 @@ import { loggerOptions } from './http/logging.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { inputGuard } from './http/input-guard.ts';
 import { metricsPlugin } from './metrics/metrics-plugin.ts';
+import { nodeFsRoutes } from './features/nodes/node-fs-routes.ts';
+import { agentCommandRoutes } from './agent-protocol/agent-command-routes.ts';
+import { agentRunRoutes } from './agent-protocol/agent-run-routes.ts';
+import { agentRestoreRoutes } from './agent-protocol/agent-restore-routes.ts';
 import { discoverPlugins } from './plugin-host/discover.ts';
 import { importPlugins, registerPlugins, type LoadedPlugin } from './plugin-host/load.ts';
 import { startAuditWebhook } from './events/audit-webhook.ts';
@@ -82,6 +86,10 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(systemRoutes);
   await app.register(agentSelfRoutes);
   await app.register(nodeRoutes);
+  await app.register(nodeFsRoutes);
+  await app.register(agentCommandRoutes);
+  await app.register(agentRunRoutes);
+  await app.register(agentRestoreRoutes);
   await app.register(installRoutes);
   await app.register(storageTargetRoutes);
   await app.register(discoveryRoutes);
@@ -108,6 +116,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     await replications.recover();
     const recovered = await backupRuns.recover();
     if (recovered.failed > 0 || recovered.requeued > 0) app.log.warn(recovered, 'backup records recovered after restart');
+    await container.cradle.leaseMonitor.start();
     await scheduler.start();
     const sweep = (): void => void recordDeleter.retryPending().catch((err: unknown) => app.log.error({ err }, 'deletion retry failed'));
     sweep();
@@ -119,6 +128,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     stopWebhook();
     scheduler.stop();
     if (deletionSweep) clearInterval(deletionSweep);
+    await container.cradle.leaseMonitor.stop();
     await backupRuns.stop();
     await Promise.all([container.cradle.restores.stop(), container.cradle.verifications.stop(), container.cradle.replications.stop()]);
     await storageHealth.stop();

@@ -33,6 +33,10 @@ import { VerifyService } from './recovery/verify-service.ts';
 import { ReplicationService } from './recovery/replication-service.ts';
 import type { AgeKeyPair } from './engine/age-identity.ts';
 import { BackupRecordService } from './features/backup-records/backup-record-service.ts';
+import { CommandQueue } from './agent-protocol/command-queue.ts';
+import { RemoteBackups } from './agent-protocol/remote-backups.ts';
+import { RemoteRestores } from './agent-protocol/remote-restores.ts';
+import { LeaseMonitor } from './agent-protocol/lease-monitor.ts';
 
 /** Singletons: one per app instance. */
 export interface AppCradle {
@@ -66,6 +70,10 @@ export interface AppCradle {
   restores: RestoreService;
   verifications: VerifyService;
   replications: ReplicationService;
+  commandQueue: CommandQueue;
+  remoteBackups: RemoteBackups;
+  remoteRestores: RemoteRestores;
+  leaseMonitor: LeaseMonitor;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -133,6 +141,10 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     restores: asClass(RestoreService).singleton(),
     verifications: asClass(VerifyService).singleton(),
     replications: asClass(ReplicationService).singleton(),
+    commandQueue: asClass(CommandQueue).singleton(),
+    remoteBackups: asClass(RemoteBackups).singleton(),
+    remoteRestores: asClass(RemoteRestores).singleton(),
+    leaseMonitor: asClass(LeaseMonitor).singleton(),
   });
   return container;
 }

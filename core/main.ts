@@ -45,9 +45,11 @@ async function main(argv: string[]): Promise<number> {
       console.log(`password of ${values.username} changed; existing sessions are revoked`);
       return 0;
     }
-    case 'agent':
-      console.error('The agent is not part of this release yet (see docs/architecture.md).');
-      return 2;
+    case 'agent': {
+      // Loaded on demand: the master never pays for the agent's modules, nor the agent for the master's.
+      const { runAgentCli } = await import('../agent/cli.ts');
+      return runAgentCli(rest);
+    }
     case 'version':
     case '--version':
       console.log(VERSION);

@@ -18,6 +18,7 @@ import { recordedUsage } from './target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
 import { storageKey, fileNameOf } from './storage-key.ts';
 import type { RecordLogHub } from './record-log.ts';
+import { settleBackup } from './record-outcome.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;
@@ -76,19 +77,7 @@ export class BackupExecutor {
     } finally {
       backupMetrics.running.dec();
     }
-    const completed = new Date();
-    record.status = status;
-    record.completedAt = completed;
-    record.durationMs = completed.getTime() - started.getTime();
-    if (task) task.lastStatus = status;
-    await em.flush();
-    log(status === 'success' ? 'info' : status === 'partial' ? 'warn' : 'error', `backup ${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
-    recordLogs.setStatus(recordId, status);
-    await recordLogs.close(recordId, status);
-    backupMetrics.runs.inc({ type: record.type, status, trigger: record.trigger });
-    backupMetrics.duration.observe({ type: record.type, status }, record.durationMs / 1000);
-    if (status === 'success' || status === 'partial') backupMetrics.bytes.inc({ type: record.type }, record.fileSize);
-    this.#publish(record);
+    await settleBackup(this.#d, em, record, task, status);
     return { record, status };
   }
 
@@ -224,15 +213,5 @@ export class BackupExecutor {
     log('info', `stored ${human(result.size)} (from ${human(result.rawBytes)}), sha256 ${result.checksum}${manifest ? `, ${manifest.count} entries` : ''}`);
     await em.flush();
     return status;
-  }
-
-  #publish(record: BackupRecord): void {
-    const type = record.status === 'success' ? 'backup_success' : record.status === 'partial' ? 'backup_partial' : record.status === 'cancelled' ? 'backup_cancelled' : 'backup_failed';
-    this.#d.events.publish({
-      type,
-      title: `Backup ${record.status}: ${record.taskName}`,
-      body: record.status === 'success' ? `Stored ${record.fileName}.` : record.errorMessage,
-      fields: { recordId: record.id, taskId: record.taskId, taskName: record.taskName, status: record.status, fileSize: record.fileSize, durationSeconds: Math.round(record.durationMs / 1000) },
-    });
   }
 }

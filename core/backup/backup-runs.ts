@@ -12,6 +12,11 @@ import type { BackupExecutor } from './backup-executor.ts';
 import type { RetentionService } from './retention-service.ts';
 import { scheduleTimeZone } from './time-zone.ts';
 import type { ReplicationService } from '../recovery/replication-service.ts';
+import type { CommandQueue } from '../agent-protocol/command-queue.ts';
+import { placeRun, runsOnMaster } from '../agent-protocol/placement.ts';
+import type { EventBus } from '../events/event-bus.ts';
+import type { RecordLogHub } from './record-log.ts';
+import { settleBackup } from './record-outcome.ts';
 
 export type RunTrigger = 'manual' | 'scheduled' | 'catch_up' | 'dependency';
 
@@ -37,16 +42,23 @@ export class BackupRuns {
   readonly #log: FastifyBaseLogger;
   readonly #replications: ReplicationService;
   readonly #maxConcurrent: number;
+  readonly #offlineSeconds: number;
+  readonly #commands: CommandQueue;
+  readonly #outcome: { recordLogs: RecordLogHub; backupMetrics: BackupMetrics; events: EventBus };
   readonly #queue: number[] = [];
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
   /** Tasks with a run being created right now (closes the check-then-insert race in one process). */
   readonly #claiming = new Set<number>();
   #stopping = false;
 
-  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications }: {
+  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications, commandQueue, recordLogs, events }: {
     orm: MikroORM; backupExecutor: BackupExecutor; retention: RetentionService; audit: AuditWriter; backupMetrics: BackupMetrics;
-    storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number }; replications: ReplicationService;
+    storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number; nodeOfflineSeconds: number }; replications: ReplicationService;
+    commandQueue: CommandQueue; recordLogs: RecordLogHub; events: EventBus;
   }) {
+    this.#offlineSeconds = config.nodeOfflineSeconds;
+    this.#commands = commandQueue;
+    this.#outcome = { recordLogs, backupMetrics, events };
     this.#replications = replications;
     this.#orm = orm;
     this.#executor = backupExecutor;
@@ -59,8 +71,11 @@ export class BackupRuns {
   }
 
   /**
-   * Queues a run of the task. Refuses (AppError) when the task is missing, already has a queued
-   * or running record, is outside its maintenance windows (every trigger), or runs on a node.
+   * Queues a run of the task: on the master's queue, or as a command for the node it is placed
+   * on (its own node or the least busy of its label pool). Refuses (AppError) when the task is
+   * missing, already has a queued or running record, or is outside its maintenance windows
+   * (every trigger). When no node can take it, the run is recorded as failed (it shows in the
+   * history and notifies) and NODE_OFFLINE is thrown with the record's id.
    */
   async request(taskId: number, req: RunRequest): Promise<BackupRecord> {
     if (this.#stopping) throw new AppError('SERVICE_UNAVAILABLE', { message: 'The server is shutting down.' });
@@ -70,20 +85,40 @@ export class BackupRuns {
       const em = this.#orm.em.fork();
       const task = await em.findOne(BackupTaskEntity, { id: taskId });
       if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND');
-      if (task.nodeId !== 0) throw new AppError('NODE_OFFLINE', { message: `Task "${task.name}" runs on node ${task.nodeId}; agent execution is not available on this master yet.` });
       const active = await em.count(BackupRecordEntity, { taskId, status: { $in: ['queued', 'running'] } });
       if (active > 0) throw new AppError('BACKUP_TASK_ALREADY_RUNNING', { message: `Task "${task.name}" already has a queued or running backup.` });
       const windows = parseMaintenanceWindows(task.maintenanceWindows);
       if (!withinMaintenanceWindows(windows, new Date(), await scheduleTimeZone(this.#orm))) {
         throw new AppError('BACKUP_TASK_OUTSIDE_WINDOW', { message: `Task "${task.name}" may only run within: ${task.maintenanceWindows}.` });
       }
-      const record = em.create(BackupRecordEntity, {
-        taskId, taskName: task.name, type: task.type, nodeId: task.nodeId, status: 'queued',
+      const fields = {
+        taskId, taskName: task.name, type: task.type, status: 'queued' as const,
         trigger: req.trigger, triggeredBy: req.triggeredBy.slice(0, 100), compression: task.compression, encrypted: task.encrypt,
+      };
+      if (runsOnMaster(task)) {
+        const record = em.create(BackupRecordEntity, { ...fields, nodeId: 0 });
+        await em.flush();
+        this.#enqueue(record.id);
+        return record;
+      }
+      let nodeId: number;
+      try {
+        nodeId = (await placeRun(em, task, this.#offlineSeconds)).id;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        const record = em.create(BackupRecordEntity, { ...fields, nodeId: task.nodeId, status: 'failed', errorMessage: err.message, startedAt: new Date() });
+        await em.flush();
+        await settleBackup(this.#outcome, em, record, task, 'failed');
+        throw new AppError(err.code, { message: err.message, details: { recordId: record.id } });
+      }
+      // The record and its command commit together: a placed record never lacks the command that drives it.
+      return em.transactional(async (tx) => {
+        const record = tx.create(BackupRecordEntity, { ...fields, nodeId });
+        await tx.flush();
+        this.#commands.add(tx, { nodeId, type: 'run_task', payload: { taskId, recordId: record.id }, recordKind: 'backup', recordId: record.id });
+        await tx.flush();
+        return record;
       });
-      await em.flush();
-      this.#enqueue(record.id);
-      return record;
     } finally {
       this.#claiming.delete(taskId);
     }
@@ -127,16 +162,21 @@ export class BackupRuns {
   async #execute(recordId: number, signal: AbortSignal): Promise<void> {
     try {
       const { record, status } = await this.#executor.execute(recordId, signal);
-      if (status === 'success' || status === 'partial') {
-        await this.#retention.applyForTask(record.taskId).catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
-      }
-      if ((status === 'success' || status === 'partial') && !this.#stopping) await this.#replicate(record.id, record.taskId);
-      if (status === 'success' && !this.#stopping) await this.#runDependents(record.taskId);
+      await this.afterRun(record, status);
     } catch (err) {
       // The executor records its own failures; reaching here means the database itself failed.
       this.#log.error({ err, recordId }, 'backup run crashed');
       await this.#markFailed([recordId], `internal error: ${err instanceof Error ? err.message : String(err)}`).catch(() => undefined);
     }
+  }
+
+  /** What follows every finished run, on the master or an agent: retention, replication, dependents. */
+  async afterRun(record: Pick<BackupRecord, 'id' | 'taskId'>, status: BackupRecord['status']): Promise<void> {
+    if (status === 'success' || status === 'partial') {
+      await this.#retention.applyForTask(record.taskId).catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
+    }
+    if ((status === 'success' || status === 'partial') && !this.#stopping) await this.#replicate(record.id, record.taskId);
+    if (status === 'success' && !this.#stopping) await this.#runDependents(record.taskId);
   }
 
   /** The task's automatic replication targets each get a copy (3-2-1); a refusal is audited. */
@@ -170,22 +210,24 @@ export class BackupRuns {
   /**
    * Start-up: records a crash left `running` become `failed` and any object their run may have
    * completed is removed (the record never reached `success`, so nothing may depend on it);
-   * records left `queued` are queued again.
+   * records left `queued` are queued again. Records placed on nodes are left to their agents
+   * (their commands and leases survive the restart; see LeaseMonitor).
    */
   async recover(): Promise<{ failed: number; requeued: number }> {
     const em = this.#orm.em.fork();
-    const running = await em.find(BackupRecordEntity, { status: 'running' });
+    const running = await em.find(BackupRecordEntity, { status: 'running', nodeId: 0 });
     if (running.length > 0) {
-      await this.#removePartialObjects(running);
+      await this.removeObjects(running);
       await this.#markFailed(running.map((r) => r.id), 'the master stopped while this backup was running (crash or kill); any partial artifact was removed');
       for (const r of running) this.#log.warn({ recordId: r.id, taskId: r.taskId }, 'backup left running by a previous process marked failed');
     }
-    const queued = await em.find(BackupRecordEntity, { status: 'queued' }, { orderBy: { id: 'asc' } });
+    const queued = await em.find(BackupRecordEntity, { status: 'queued', nodeId: 0 }, { orderBy: { id: 'asc' } });
     for (const r of queued) this.#enqueue(r.id);
     return { failed: running.length, requeued: queued.length };
   }
 
-  async #removePartialObjects(records: BackupRecord[]): Promise<void> {
+  /** Removes every object stored for these records (a run that did not end well keeps nothing). */
+  async removeObjects(records: Pick<BackupRecord, 'id'>[]): Promise<void> {
     const em = this.#orm.em.fork();
     const copies = await em.find(BackupRecordCopyEntity, { recordId: { $in: records.map((r) => r.id) } });
     const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } }, { populate: ['secrets'] })).map((t) => [t.id, t]));

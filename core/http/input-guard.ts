@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import { AppError } from './app-error.ts';
 
@@ -33,7 +34,9 @@ export const inputGuard = fp(async function inputGuard(app: FastifyInstance) {
         throw new AppError('INVALID_ID', { details: [{ path: `params/${name}`, message: 'must be a positive integer' }] });
       }
     }
-    if (containsNul(request.query) || containsNul(request.params) || containsNul(request.body)) {
+    // A streamed body (an agent's artifact upload) is bytes, not fields.
+    const body = request.body instanceof Readable ? undefined : request.body;
+    if (containsNul(request.query) || containsNul(request.params) || containsNul(body)) {
       throw new AppError('INVALID_INPUT', { details: [{ path: 'request', message: 'must not contain NUL characters' }] });
     }
   });

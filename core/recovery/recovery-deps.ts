@@ -9,6 +9,7 @@ import type { RecordLogHub } from '../backup/record-log.ts';
 import type { Config } from '../config/config.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
 import type { BackupTask } from '../db/entities/backup-task.ts';
+import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
 import { driverFor } from '../features/discovery/discovery-routes.ts';
 import { driverConfig } from '../backup/task-source.ts';
@@ -23,6 +24,7 @@ export interface RecoveryDeps {
   verifyLogs: RecordLogHub;
   ageKeys: AgeKeyPair;
   config: Config;
+  commandQueue: CommandQueue;
   logger: FastifyBaseLogger;
 }
 

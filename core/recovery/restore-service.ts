@@ -9,6 +9,7 @@ import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract, archivePath } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
+import { placeRun } from '../agent-protocol/placement.ts';
 import { runLifecycle, failStale, type Log } from './run-lifecycle.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
@@ -41,7 +42,6 @@ export class RestoreService {
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     if (backup.status !== 'success' && backup.status !== 'partial') throw new AppError('RESTORE_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to restore.` });
-    if (backup.nodeId !== 0) throw new AppError('NODE_OFFLINE', { message: 'Restores on nodes arrive with the agent protocol.' });
     const selected = input.selectedPaths ?? [];
     if (backup.type === 'file') {
       if (input.targetDatabase) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase applies to database records only.' });
@@ -55,11 +55,23 @@ export class RestoreService {
         throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase is not a valid database name.' });
       }
     }
-    const record = em.create(RestoreRecordEntity, {
+    const fields = {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId,
       targetPath: input.targetPath ?? '', targetDatabase: input.targetDatabase ?? '', selectedPaths: JSON.stringify(selected),
-      triggeredBy: triggeredBy.slice(0, 100), status: 'queued',
-    });
+      triggeredBy: triggeredBy.slice(0, 100), status: 'queued' as const,
+    };
+    if (backup.nodeId !== 0) {
+      // A node's backup restores on that node, where its paths and databases are.
+      await placeRun(em, { name: backup.taskName, nodeId: backup.nodeId, nodeLabel: '' }, this.#d.config.nodeOfflineSeconds);
+      return em.transactional(async (tx) => {
+        const record = tx.create(RestoreRecordEntity, fields);
+        await tx.flush();
+        this.#d.commandQueue.add(tx, { nodeId: backup.nodeId, type: 'restore_record', payload: { restoreId: record.id }, recordKind: 'restore', recordId: record.id });
+        await tx.flush();
+        return record;
+      });
+    }
+    const record = em.create(RestoreRecordEntity, fields);
     await em.flush();
     this.#queue.push(`restore-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
     return record;
@@ -134,7 +146,7 @@ export class RestoreService {
 
   /** Start-up: restores a crash interrupted are failed (the target may be partly restored; the log says where). */
   async recover(): Promise<number> {
-    return failStale(this.#d.orm.em.fork(), RestoreRecordEntity as never, 'the master stopped while this restore was running; run it again');
+    return failStale(this.#d.orm.em.fork(), RestoreRecordEntity as never, 'the master stopped while this restore was running; run it again', { nodeId: 0 });
   }
 }
 

@@ -46,8 +46,8 @@ export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager,
 }
 
 /** Start-up: records of `entity` a stopped master left queued or running become `failed` with `reason`. */
-export async function failStale(em: EntityManager, entity: EntityName<LifecycleRecord>, reason: string): Promise<number> {
-  const stale = await em.find(entity, { status: { $in: ['running', 'queued'] } } as never);
+export async function failStale(em: EntityManager, entity: EntityName<LifecycleRecord>, reason: string, where: Record<string, unknown> = {}): Promise<number> {
+  const stale = await em.find(entity, { ...where, status: { $in: ['running', 'queued'] } } as never);
   const now = new Date();
   for (const r of stale) {
     r.status = 'failed';

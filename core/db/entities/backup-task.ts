@@ -26,8 +26,10 @@ export const BackupTaskEntity = defineEntity({
     dbPath: p.string().length(500).default(''),
     /** Sealed with the master key (AES-256-GCM); '' when none. */
     dbPassword: p.text().default('').lazy(),
-    /** 0 = the master. */
+    /** 0 = the master (unless `nodeLabel` names a pool). */
     nodeId: p.integer().default(0),
+    /** A placement pool: each run goes to the least busy online node with this label ('' = none). */
+    nodeLabel: p.string().length(64).default(''),
     /** Normalised CSV: trimmed, no empties, no duplicates. */
     tags: p.string().length(500).default(''),
     retentionDays: p.integer().default(30),

@@ -4,6 +4,7 @@ import { AuditLogEntity } from './audit-log.ts';
 import { SettingEntity } from './setting.ts';
 import { NodeEntity } from './node.ts';
 import { InstallTokenEntity } from './install-token.ts';
+import { AgentCommandEntity } from './agent-command.ts';
 import { StorageTargetEntity } from './storage-target.ts';
 import { OAuthSessionEntity } from './oauth-session.ts';
 import { BackupTaskEntity, BackupTaskTargetEntity } from './backup-task.ts';
@@ -14,4 +15,4 @@ import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, Back
 /** Every entity core persists; plugins define none (their settings live in core rows). */
 export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity, StorageTargetEntity, OAuthSessionEntity, BackupTaskEntity, BackupTaskTargetEntity,
   BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity,
-  TaskTemplateEntity, RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity, InstallTokenEntity];
+  TaskTemplateEntity, RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity, InstallTokenEntity, AgentCommandEntity];

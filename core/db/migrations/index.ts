@@ -4,6 +4,7 @@ import { Migration003BackupTasks } from './003-backup-tasks.ts';
 import { Migration004BackupRecords } from './004-backup-records.ts';
 import { Migration005Recovery } from './005-recovery.ts';
 import { Migration006Nodes } from './006-nodes.ts';
+import { Migration007AgentCommands } from './007-agent-commands.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: 'Migration004BackupRecords', class: Migration004BackupRecords },
   { name: 'Migration005Recovery', class: Migration005Recovery },
   { name: 'Migration006Nodes', class: Migration006Nodes },
+  { name: 'Migration007AgentCommands', class: Migration007AgentCommands },
 ];

@@ -28,6 +28,8 @@ export const TaskInput = Type.Object({
   /** Legacy single target, used when `storageTargetIds` is absent. */
   storageTargetId: Type.Optional(Id),
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  /** Run on the least busy online node with this label instead of one node. */
+  nodeLabel: Type.Optional(Type.String({ maxLength: 64 })),
   tags: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
   retentionDays: Type.Optional(Int),
   maxBackups: Type.Optional(Int),
@@ -74,6 +76,7 @@ export const TaskSummary = Type.Object({
   storageTargetNames: Type.Array(Type.String()),
   nodeId: Type.Integer(),
   nodeName: Type.String(),
+  nodeLabel: Type.String(),
   tags: Type.String(),
   retentionDays: Type.Integer(),
   maxBackups: Type.Integer(),

@@ -36,6 +36,7 @@ interface Draft {
   dbPath: string;
   storageTargetIds: number[];
   nodeId: number;
+  nodeLabel: string;
   tags: string[];
   retentionDays: number;
   maxBackups: number;
@@ -60,7 +61,7 @@ type Detail = { path: string; message: string };
 
 const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
   enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',
-  storageTargetIds: [], nodeId: 0, tags: [], retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0,
+  storageTargetIds: [], nodeId: 0, nodeLabel: '', tags: [], retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0,
   compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, alertOnConsecutiveFails: 1, verifyEnabled: false, verifyCronExpr: '',
   verifyMode: 'quick', maintenanceWindows: '', dependsOnTaskIds: [], replicationTargetIds: [],
 };
@@ -211,14 +212,14 @@ export class BackupTaskService {
     const nodeName = new Map(nodes.map((n) => [n.id, n.name]));
     return new Map(tasks.map((t) => [t.id, {
       targets: links.filter((l) => l.taskId === t.id).map((l) => ({ id: l.storageTargetId, name: targetName.get(l.storageTargetId) ?? '' })),
-      nodeName: t.nodeId === 0 ? 'master' : nodeName.get(t.nodeId) ?? '',
+      nodeName: t.nodeLabel !== '' ? '' : t.nodeId === 0 ? 'master' : nodeName.get(t.nodeId) ?? '',
     }]));
   }
 
   #draftOf(t: BackupTask, storageTargetIds: number[]): Draft {
     return {
       name: t.name, type: t.type, enabled: t.enabled, cronExpr: t.cronExpr, sourcePaths: jsonList(t.sourcePaths), excludePatterns: jsonList(t.excludePatterns),
-      dbHost: t.dbHost, dbPort: t.dbPort, dbUser: t.dbUser, dbName: t.dbName, dbPath: t.dbPath, storageTargetIds, nodeId: t.nodeId,
+      dbHost: t.dbHost, dbPort: t.dbPort, dbUser: t.dbUser, dbName: t.dbName, dbPath: t.dbPath, storageTargetIds, nodeId: t.nodeId, nodeLabel: t.nodeLabel,
       tags: normaliseTags(t.tags), retentionDays: t.retentionDays, maxBackups: t.maxBackups, keepDaily: t.keepDaily, keepWeekly: t.keepWeekly,
       keepMonthly: t.keepMonthly, keepYearly: t.keepYearly, compression: t.compression, encrypt: t.encrypt, slaHoursRpo: t.slaHoursRpo,
       rtoMinutes: t.rtoMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
@@ -239,6 +240,7 @@ export class BackupTaskService {
     d.dbUser = str(input.dbUser, d.dbUser);
     d.dbName = str(input.dbName, d.dbName);
     d.dbPath = str(input.dbPath, d.dbPath);
+    d.nodeLabel = str(input.nodeLabel, d.nodeLabel);
     d.compression = str(input.compression, d.compression).toLowerCase();
     d.verifyMode = str(input.verifyMode, d.verifyMode).toLowerCase();
     if (input.sourcePaths !== undefined || input.sourcePath !== undefined) {
@@ -320,6 +322,8 @@ export class BackupTaskService {
     }
 
     if (d.nodeId !== 0 && !(await em.findOne(NodeEntity, { id: d.nodeId }, { fields: ['id'] }))) fail('nodeId', `node ${d.nodeId} does not exist (0 = master)`);
+    if (d.nodeLabel !== '' && !/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/.test(d.nodeLabel)) fail('nodeLabel', 'must be a node label (letters, digits, _ . : -)');
+    if (d.nodeLabel !== '' && d.nodeId !== 0) fail('nodeLabel', 'a task runs on one node (nodeId) or on a label pool (nodeLabel), not both');
 
     if (d.dependsOnTaskIds.length > 0) await this.#validateDependencies(em, d.dependsOnTaskIds, selfId, fail);
 
@@ -373,7 +377,7 @@ export class BackupTaskService {
     return {
       name: d.name, type: d.type, enabled: d.enabled, cronExpr: d.cronExpr, sourcePaths: JSON.stringify(d.sourcePaths),
       excludePatterns: JSON.stringify(d.excludePatterns), dbHost: d.dbHost, dbPort: d.dbPort, dbUser: d.dbUser, dbName: d.dbName, dbPath: d.dbPath,
-      nodeId: d.nodeId, tags: d.tags.join(','), retentionDays: d.retentionDays, maxBackups: d.maxBackups, keepDaily: d.keepDaily,
+      nodeId: d.nodeId, nodeLabel: d.nodeLabel, tags: d.tags.join(','), retentionDays: d.retentionDays, maxBackups: d.maxBackups, keepDaily: d.keepDaily,
       keepWeekly: d.keepWeekly, keepMonthly: d.keepMonthly, keepYearly: d.keepYearly, compression: d.compression, encrypt: d.encrypt,
       slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, verifyEnabled: d.verifyEnabled,
       verifyCronExpr: d.verifyCronExpr, verifyMode: d.verifyMode, maintenanceWindows: d.maintenanceWindows, dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds), replicationTargetIds: JSON.stringify(d.replicationTargetIds),

@@ -30,6 +30,7 @@ export function toTaskSummary(t: BackupTask, refs: TaskRefs) {
     storageTargetNames: refs.targets.map((x) => x.name),
     nodeId: t.nodeId,
     nodeName: refs.nodeName,
+    nodeLabel: t.nodeLabel,
     tags: t.tags,
     retentionDays: t.retentionDays,
     maxBackups: t.maxBackups,

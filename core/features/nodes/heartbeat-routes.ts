@@ -22,13 +22,20 @@ export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => {
     const p = request.principal;
     if (p?.kind !== 'agent') throw new AppError('AUTH_UNAUTHORIZED');
-    const { config } = request.diScope.cradle;
-    const node = await new NodeService(request.diScope.cradle).heartbeat(p.nodeId, request.body ?? {}, request.ip);
+    const { config, commandQueue, leaseMonitor } = request.diScope.cradle;
+    const body = request.body ?? {};
+    const node = await new NodeService(request.diScope.cradle).heartbeat(p.nodeId, body, request.ip);
+    // A heartbeat renews the node's leases; what a restarted agent no longer runs is settled now.
+    for (const id of await commandQueue.renew(p.nodeId, body.inFlight)) {
+      const command = await commandQueue.get(id);
+      if (command) await leaseMonitor.lost(command, 'the agent restarted and no longer runs this command');
+    }
     return ok({
       nodeId: node.id,
       name: node.name,
       serverTime: new Date().toISOString(),
       offlineAfterSeconds: config.nodeOfflineSeconds,
+      leaseSeconds: config.commandLeaseSeconds,
       maxConcurrent: node.maxConcurrent,
       bandwidthLimit: node.bandwidthLimit,
       labels: normaliseTags(node.labels),

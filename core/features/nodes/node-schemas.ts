@@ -75,6 +75,8 @@ export const HeartbeatInput = Type.Object({
   lastError: Type.Optional(Type.String({ maxLength: 4000 })),
   /** Runs the agent reports as active; informational (the view counts records). */
   running: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  /** Command ids the agent is executing; when sent, the node's other claimed commands are abandoned. */
+  inFlight: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 })),
 });
 export type HeartbeatInput = Static<typeof HeartbeatInput>;
 
@@ -83,6 +85,7 @@ export const HeartbeatReply = Type.Object({
   name: Type.String(),
   serverTime: Timestamp,
   offlineAfterSeconds: Type.Integer(),
+  leaseSeconds: Type.Integer(),
   maxConcurrent: Type.Integer(),
   bandwidthLimit: Type.String(),
   labels: Type.Array(Type.String()),

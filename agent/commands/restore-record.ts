@@ -1,0 +1,98 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { driverConfig } from '../../core/backup/task-source.ts';
+import { driverFor } from '../../core/features/discovery/discovery-routes.ts';
+import { restoreDatabase } from '../../core/recovery/database-restore.ts';
+import { safeExtract } from '../../core/recovery/safe-extract.ts';
+import { errorText, humanBytes } from '../../core/text.ts';
+import { removeSpool, spoolPath } from '../spool.ts';
+import { UpdateReporter, type LogLevel } from '../update-reporter.ts';
+import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
+
+/** `GET /api/agent/restores/:id/spec` */
+export interface RestoreSpec {
+  restoreId: number;
+  backupRecordId: number;
+  type: string;
+  fileName: string;
+  rawSize: number;
+  rawExtension: string;
+  targetPath: string;
+  selectedPaths: string[];
+  database: null | { type: string; host: string; port: number; user: string; password: string; path: string; target: string };
+}
+
+/**
+ * One placed restore: the master streams the checked raw artifact, the agent spools it whole
+ * and restores only from a spool of exactly `rawSize` bytes (a connection the master cut on a
+ * failed check arrives short): nothing is overwritten from an unchecked artifact.
+ */
+export async function restoreRecordCommand(payload: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
+  const restoreId = payloadId(payload, 'restoreId');
+  const { client } = ctx;
+  const ended = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, ended.signal]);
+  const base = `/api/agent/restores/${restoreId}`;
+  const reporter = new UpdateReporter({
+    client,
+    path: base,
+    onRejected: (status) => ended.abort(new Error(`the master ended the restore (${status})`)),
+    onError: (message) => ctx.log.warn({ restoreId }, `restore update: ${message}`),
+  });
+  const log = (level: LogLevel, message: string): void => reporter.log(level, message);
+  const result = { restoreId };
+  const spool = spoolPath(ctx.tempDir, `restore-${restoreId}`);
+
+  try {
+    const spec = await client.get<RestoreSpec>(`${base}/spec`, { signal });
+    const running = await reporter.send({ status: 'running' }, { signal });
+    if (!running.accepted) return { success: false, error: `the restore is already ${running.status}`, result };
+    reporter.start();
+    log('info', `restoring ${spec.fileName} (${humanBytes(spec.rawSize)} raw) on this node`);
+
+    const download = await client.download(`${base}/artifact`, { signal });
+    try {
+      await pipeline(download.stream, createWriteStream(spool, { mode: 0o600 }), { signal });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      throw new Error(`the artifact arrived incomplete (${errorText(err)})`);
+    }
+    const received = (await stat(spool)).size;
+    if (received !== spec.rawSize) throw new Error(`the artifact arrived incomplete: ${received} of ${spec.rawSize} bytes`);
+    log('info', `artifact received whole (${humanBytes(received)})`);
+
+    let bytes = received;
+    let entries: number | undefined;
+    if (spec.database) {
+      const db = spec.database;
+      const driver = driverFor(ctx.registries.databaseDrivers.list(), db.type);
+      if (!driver) throw new Error(`no database driver is installed on this node for "${db.type}"`);
+      const instance = await driver.create(driverConfig(driver, { dbHost: db.host, dbPort: db.port, dbUser: db.user, dbPath: db.path }, db.password ?? ''), providerDeps(ctx, log));
+      if (signal.aborted) throw signal.reason;
+      await restoreDatabase({ type: driver, instance }, db.target, restoreId, () => Promise.resolve(createReadStream(spool)), log);
+      log('info', `database ${db.target} restored`);
+    } else {
+      const extracted = await safeExtract(createReadStream(spool), {
+        root: spec.targetPath || '/',
+        selectedPaths: spec.selectedPaths ?? [],
+        onWarning: (message) => log('warn', message),
+        signal,
+      });
+      bytes = extracted.bytes;
+      entries = extracted.entries;
+      log('info', `restored ${entries} entries (${humanBytes(bytes)}) under ${spec.targetPath || '/'}`);
+    }
+    const final = await reporter.send({ status: 'success', bytes, ...(entries !== undefined ? { entries } : {}) }, { final: true });
+    return final.accepted ? { success: true, result } : { success: false, error: `the restore is already ${final.status}`, result };
+  } catch (err) {
+    const reason = signal.aborted ? errorText(signal.reason) : errorText(err);
+    if (reporter.rejected) return { success: false, error: reason, result };
+    log('error', reason);
+    await reporter.send({ status: 'failed', errorMessage: reason.slice(0, 2000) }, { final: true }).catch((e: unknown) => ctx.log.warn({ restoreId }, `the failure could not be reported: ${errorText(e)}`));
+    return { success: false, error: reason, result };
+  } finally {
+    reporter.stop();
+    await removeSpool(spool).catch(() => undefined);
+  }
+}

@@ -1,0 +1,163 @@
+import { EventEmitter } from 'node:events';
+import type { EntityManager, MikroORM } from '@mikro-orm/core';
+import { AgentCommandEntity, type AgentCommand, type CommandType } from '../db/entities/agent-command.ts';
+
+export type RecordKind = 'backup' | 'restore' | '';
+
+export interface NewCommand {
+  nodeId: number;
+  type: CommandType;
+  payload: Record<string, unknown>;
+  recordKind?: RecordKind;
+  recordId?: number;
+}
+
+export interface ClaimedCommand {
+  id: number;
+  type: string;
+  payload: unknown;
+  attempt: number;
+  leaseSeconds: number;
+}
+
+export type ResultOutcome = { kind: 'applied' | 'repeated'; command: AgentCommand } | { kind: 'forbidden' | 'not_found' | 'not_claimed' };
+
+/**
+ * The master's side of the command queue. A claim is a conditional update (`status = pending`
+ * and the attempt count read with it), so two pollers can never both win the same command, on
+ * SQLite or PostgreSQL, in one process or several. Leases are absolute times, renewed by the
+ * agent's heartbeats and updates; `LeaseMonitor` settles the ones that lapse.
+ */
+export class CommandQueue {
+  readonly #orm: MikroORM;
+  readonly #leaseMs: number;
+  /** In-process wake-ups for RPC waiters; they also re-read the table, so several masters work. */
+  readonly #settled = new EventEmitter();
+
+  constructor({ orm, config }: { orm: MikroORM; config: { commandLeaseSeconds: number } }) {
+    this.#orm = orm;
+    this.#leaseMs = config.commandLeaseSeconds * 1000;
+    this.#settled.setMaxListeners(0);
+  }
+
+  get leaseSeconds(): number {
+    return this.#leaseMs / 1000;
+  }
+
+  /** Adds a command in `em`'s unit of work (flushed with the record it drives, atomically). */
+  add(em: EntityManager, c: NewCommand): AgentCommand {
+    return em.create(AgentCommandEntity, {
+      nodeId: c.nodeId, type: c.type, status: 'pending', payload: JSON.stringify(c.payload), recordKind: c.recordKind ?? '', recordId: c.recordId ?? 0,
+    });
+  }
+
+  async enqueue(c: NewCommand): Promise<AgentCommand> {
+    const em = this.#orm.em.fork();
+    const command = this.add(em, c);
+    await em.flush();
+    return command;
+  }
+
+  /** Claims the node's oldest pending command, or returns null. */
+  async claim(nodeId: number): Promise<ClaimedCommand | null> {
+    const em = this.#orm.em.fork();
+    for (let round = 0; round < 5; round++) {
+      const next = await em.findOne(AgentCommandEntity, { nodeId, status: 'pending' }, { orderBy: { id: 'asc' }, fields: ['id', 'attempts', 'type', 'payload'] });
+      if (!next) return null;
+      const now = new Date();
+      const won = await em.nativeUpdate(AgentCommandEntity, { id: next.id, status: 'pending', attempts: next.attempts }, {
+        status: 'claimed', attempts: next.attempts + 1, claimedAt: now, leaseExpiresAt: new Date(now.getTime() + this.#leaseMs),
+      });
+      if (won === 1) return { id: next.id, type: next.type, payload: JSON.parse(next.payload) as unknown, attempt: next.attempts + 1, leaseSeconds: this.leaseSeconds };
+      // Another poller took it between our read and write: look again.
+    }
+    return null;
+  }
+
+  /**
+   * Renews the node's claimed commands. With `inFlight` (what the agent says it is running)
+   * only those are renewed and the ids of the others are returned as abandoned.
+   */
+  async renew(nodeId: number, inFlight?: number[]): Promise<number[]> {
+    const em = this.#orm.em.fork();
+    const lease = new Date(Date.now() + this.#leaseMs);
+    if (inFlight === undefined) {
+      await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed' }, { leaseExpiresAt: lease });
+      return [];
+    }
+    if (inFlight.length > 0) await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', id: { $in: inFlight } }, { leaseExpiresAt: lease });
+    const others = await em.find(AgentCommandEntity, { nodeId, status: 'claimed', ...(inFlight.length ? { id: { $nin: inFlight } } : {}) }, { fields: ['id'] });
+    return others.map((c) => c.id);
+  }
+
+  /** Renews the command driving a record (any update from the agent proves it alive). */
+  async renewFor(kind: RecordKind, recordId: number, started = false): Promise<void> {
+    const em = this.#orm.em.fork();
+    const now = new Date();
+    await em.nativeUpdate(AgentCommandEntity, { recordKind: kind, recordId, status: 'claimed' }, { leaseExpiresAt: new Date(now.getTime() + this.#leaseMs) });
+    if (started) await em.nativeUpdate(AgentCommandEntity, { recordKind: kind, recordId, status: 'claimed', startedAt: null }, { startedAt: now });
+  }
+
+  /** Applies an agent's result: only the owning node, only while claimed; a repeat is answered again. */
+  async complete(nodeId: number, id: number, r: { success: boolean; error?: string; result?: unknown }): Promise<ResultOutcome> {
+    const em = this.#orm.em.fork();
+    const command = await em.findOne(AgentCommandEntity, { id });
+    if (!command) return { kind: 'not_found' };
+    if (command.nodeId !== nodeId) return { kind: 'forbidden' };
+    const status = r.success ? 'succeeded' : 'failed';
+    if (command.status === status) return { kind: 'repeated', command };
+    if (command.status !== 'claimed') return { kind: 'not_claimed' };
+    const won = await em.nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, {
+      status, completedAt: new Date(), leaseExpiresAt: null, error: (r.error ?? '').slice(0, 4000), result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
+    });
+    if (won !== 1) return { kind: 'not_claimed' };
+    await em.refresh(command);
+    this.#settled.emit(String(id));
+    return { kind: 'applied', command };
+  }
+
+  /** Settles a command from the master's side (lease lapsed, record ended). */
+  async settle(id: number, status: 'failed' | 'succeeded', error: string): Promise<boolean> {
+    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: { $in: ['pending', 'claimed'] } }, { status, error: error.slice(0, 4000), completedAt: new Date(), leaseExpiresAt: null });
+    if (won === 1) this.#settled.emit(String(id));
+    return won === 1;
+  }
+
+  /** Puts a claimed command back in the queue (its agent vanished before it started). */
+  async requeue(id: number): Promise<boolean> {
+    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed', startedAt: null }, { status: 'pending', claimedAt: null, leaseExpiresAt: null })) === 1;
+  }
+
+  /** Open commands driving a record (normally one). */
+  async openFor(kind: RecordKind, recordId: number): Promise<AgentCommand[]> {
+    return this.#orm.em.fork().find(AgentCommandEntity, { recordKind: kind, recordId, status: { $in: ['pending', 'claimed'] } });
+  }
+
+  async expired(now: Date): Promise<AgentCommand[]> {
+    return this.#orm.em.fork().find(AgentCommandEntity, { status: 'claimed', leaseExpiresAt: { $lt: now } }, { orderBy: { id: 'asc' }, limit: 500 });
+  }
+
+  async get(id: number): Promise<AgentCommand | null> {
+    return this.#orm.em.fork().findOne(AgentCommandEntity, { id });
+  }
+
+  /** A master that was down could not renew anything: every claimed lease starts afresh. */
+  async extendAll(): Promise<number> {
+    return this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { status: 'claimed' }, { leaseExpiresAt: new Date(Date.now() + this.#leaseMs) });
+  }
+
+  /** Waits for a command to be settled (RPCs such as a directory listing), up to `timeoutMs`. */
+  async waitFor(id: number, timeoutMs: number, signal?: AbortSignal): Promise<AgentCommand | null> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !signal?.aborted) {
+      const command = await this.get(id);
+      if (!command || (command.status !== 'pending' && command.status !== 'claimed')) return command;
+      await new Promise<void>((resolve) => {
+        const done = (): void => { clearTimeout(timer); this.#settled.off(String(id), done); resolve(); };
+        const timer = setTimeout(done, Math.min(500, Math.max(0, deadline - Date.now())));
+        this.#settled.once(String(id), done);
+      });
+    }
+    return this.get(id);
+  }
+}

@@ -1,0 +1,149 @@
+import type { Readable } from 'node:stream';
+import type { EntityManager, MikroORM } from '@mikro-orm/core';
+import { BackupRecordEntity, TERMINAL_STATUSES } from '../db/entities/backup-record.ts';
+import { BackupTaskEntity } from '../db/entities/backup-task.ts';
+import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
+import { AppError } from '../http/app-error.ts';
+import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { ProviderRegistry } from '../plugin-host/registry.ts';
+import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
+import type { EventBus } from '../events/event-bus.ts';
+import type { RecordLogHub } from '../backup/record-log.ts';
+import type { AgeKeyPair } from '../engine/age-identity.ts';
+import { openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
+import { restoreTargetOf } from '../recovery/database-restore.ts';
+import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { driverFor } from '../features/discovery/discovery-routes.ts';
+import type { CommandQueue } from './command-queue.ts';
+import type { AgentLogLine } from './remote-backups.ts';
+
+export interface RestoreUpdate {
+  status?: 'running' | 'success' | 'failed';
+  logs?: AgentLogLine[];
+  errorMessage?: string;
+  bytes?: number;
+  entries?: number;
+}
+
+interface Deps {
+  orm: MikroORM;
+  commandQueue: CommandQueue;
+  restoreLogs: RecordLogHub;
+  events: EventBus;
+  storageOpener: StorageTargetOpener;
+  secretBox: SecretBox;
+  databaseDrivers: ProviderRegistry<DatabaseDriverType>;
+  ageKeys: AgeKeyPair;
+}
+
+const isTerminal = (r: RestoreRecord): boolean => TERMINAL_STATUSES.includes(r.status);
+
+/**
+ * The master's half of a restore on a node. Agents hold no private key, so the master reads a
+ * stored copy, checks it (length, SHA-256, age authentication, decompression) and streams the
+ * raw artifact; the agent writes it with the same restore code the master uses.
+ */
+export class RemoteRestores {
+  readonly #d: Deps;
+
+  constructor(deps: Deps) {
+    this.#d = deps;
+  }
+
+  async #owned(em: EntityManager, nodeId: number, id: number): Promise<RestoreRecord> {
+    const record = await em.findOne(RestoreRecordEntity, { id });
+    if (!record) throw new AppError('RESTORE_RECORD_NOT_FOUND');
+    if (record.nodeId !== nodeId) throw new AppError('AGENT_COMMAND_FORBIDDEN');
+    return record;
+  }
+
+  async spec(nodeId: number, id: number): Promise<unknown> {
+    const em = this.#d.orm.em.fork();
+    const record = await this.#owned(em, nodeId, id);
+    if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
+    const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    let database: unknown = null;
+    if (backup.type !== 'file') {
+      const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
+      const driver = driverFor(this.#d.databaseDrivers.list(), backup.type);
+      if (!task || !driver) throw new AppError('RESTORE_SOURCE_INVALID', { message: 'The task or its database driver is gone; the connection is unknown.' });
+      database = {
+        type: backup.type, host: task.dbHost, port: task.dbPort, user: task.dbUser, path: task.dbPath,
+        password: task.dbPassword ? this.#d.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
+        target: restoreTargetOf(driver, task, record.targetDatabase),
+      };
+    }
+    return {
+      restoreId: record.id, backupRecordId: backup.id, type: backup.type, fileName: backup.fileName, rawSize: backup.rawSize,
+      rawExtension: backup.fileName.split('.')[1] ?? '', targetPath: record.targetPath, selectedPaths: JSON.parse(record.selectedPaths) as string[], database,
+    };
+  }
+
+  /** The checked raw artifact; the stream errors (and the reply is cut) when any check fails. */
+  async artifact(nodeId: number, id: number): Promise<{ stream: Readable; rawSize: number }> {
+    const em = this.#d.orm.em.fork();
+    const record = await this.#owned(em, nodeId, id);
+    if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
+    const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    await this.#d.commandQueue.renewFor('restore', id);
+    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup);
+    record.sourceTargetId = copy.targetId;
+    record.sourceTargetName = copy.targetName;
+    await em.flush();
+    void this.#d.restoreLogs.line(id, 'info', `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`);
+    return { stream: rawStream(copy.stream, backup, this.#d.ageKeys.identity), rawSize: backup.rawSize };
+  }
+
+  async update(nodeId: number, id: number, u: RestoreUpdate): Promise<{ accepted: boolean; status: string }> {
+    const { restoreLogs } = this.#d;
+    const em = this.#d.orm.em.fork();
+    const record = await this.#owned(em, nodeId, id);
+    if (isTerminal(record)) return { accepted: false, status: record.status };
+    await this.#d.commandQueue.renewFor('restore', id, true);
+    if (record.status === 'queued') {
+      record.status = 'running';
+      record.startedAt = new Date();
+      await em.flush();
+      await restoreLogs.open(id, 'running');
+    } else if (!restoreLogs.isLive(id)) await restoreLogs.open(id, 'running');
+    for (const line of u.logs ?? []) void restoreLogs.line(id, line.level, line.message);
+    if (u.bytes !== undefined) record.bytes = u.bytes;
+    if (u.entries !== undefined) record.entries = u.entries;
+    if (u.status === 'success' || u.status === 'failed') {
+      await this.#settle(em, record, u.status, u.status === 'failed' ? (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason' : '');
+    } else await em.flush();
+    return { accepted: true, status: record.status };
+  }
+
+  async #settle(em: EntityManager, record: RestoreRecord, status: 'success' | 'failed', reason: string): Promise<void> {
+    const { restoreLogs } = this.#d;
+    const completed = new Date();
+    record.status = status;
+    record.errorMessage = reason.slice(0, 2000);
+    record.completedAt = completed;
+    record.durationMs = completed.getTime() - (record.startedAt ?? completed).getTime();
+    await em.flush();
+    if (reason) await restoreLogs.line(record.id, 'error', record.errorMessage);
+    await restoreLogs.line(record.id, status === 'success' ? 'info' : 'error', `${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
+    restoreLogs.setStatus(record.id, status);
+    await restoreLogs.close(record.id, status);
+    this.#d.events.publish({
+      type: status === 'success' ? 'restore_success' : 'restore_failed',
+      title: `Restore ${status}: ${record.taskName}`,
+      body: status === 'success' ? `Record ${record.backupRecordId} restored on node ${record.nodeId}.` : record.errorMessage,
+      fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, status, nodeId: record.nodeId },
+    });
+  }
+
+  async fail(id: number, reason: string): Promise<boolean> {
+    const em = this.#d.orm.em.fork();
+    const record = await em.findOne(RestoreRecordEntity, { id });
+    if (!record || isTerminal(record)) return false;
+    if (!this.#d.restoreLogs.isLive(id)) await this.#d.restoreLogs.open(id, record.status);
+    await this.#settle(em, record, 'failed', reason);
+    return true;
+  }
+}
