@@ -1,0 +1,194 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build.ts';
+import { diskTarget, createTask } from '../backup/helpers.ts';
+import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
+import { requireOrSkip } from '../helpers/databases.ts';
+
+interface Master { app: FastifyInstance; url: string; token: string }
+
+async function master(t: import('node:test').TestContext, config: Record<string, unknown> = {}): Promise<Master> {
+  const { app } = await build(t, { config: { nodeOfflineSeconds: 5, ...config } });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url, token: await setupAdmin(app) };
+}
+
+async function node(m: Master, name: string, labels: string[] = []): Promise<{ id: number; token: string }> {
+  const res = await call(m.app, 'POST', '/api/nodes', { token: m.token, body: { name, labels } });
+  assert.equal(res.status, 200, res.body);
+  return { id: res.json.data.node.id, token: res.json.data.token };
+}
+
+async function agentFor(t: import('node:test').TestContext, m: Master, n: { id: number; token: string }, env: Record<string, string> = {}): Promise<AgentProcess> {
+  const dir = await tempDir(t, 'backplane-agent-');
+  const agent = await startAgent({ master: m.url, token: n.token, dir, env });
+  t.after(() => agent.kill());
+  await waitFor(`node ${n.id} online`, async () => {
+    const res = await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token });
+    return res.json.data.status === 'online' ? true : undefined;
+  }, 20_000).catch((err: Error) => { throw new Error(`${err.message}\n${agent.logs.join('\n')}`); });
+  return agent;
+}
+
+async function runToEnd(m: Master, taskId: number, agent?: AgentProcess): Promise<any> {
+  const res = await call(m.app, 'POST', `/api/backup/tasks/${taskId}/run`, { token: m.token });
+  assert.equal(res.status, 200, res.body);
+  return finished(m, `/api/backup/records/${res.json.data.recordId}`, agent);
+}
+
+async function finished(m: Master, path: string, agent?: AgentProcess): Promise<any> {
+  return waitFor(`${path} to end`, async () => {
+    const res = await call(m.app, 'GET', path, { token: m.token });
+    return ['success', 'partial', 'failed', 'cancelled'].includes(res.json.data.status) ? res.json.data : undefined;
+  }, 60_000).catch((err: Error) => { throw new Error(`${err.message}\n${agent?.logs.slice(-30).join('\n') ?? ''}`); });
+}
+
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+test('a file backup runs on an agent through the master relay: same record, log, manifest and checksum; a restore on the node rebuilds the files', async (t) => {
+  const m = await master(t);
+  const n = await node(m, 'edge-1');
+  const agent = await agentFor(t, m, n);
+  const src = await tempDir(t);
+  await mkdir(join(src, 'docs'));
+  const big = randomBytes(3 * 1024 * 1024);
+  await writeFile(join(src, 'docs', 'a.txt'), 'hello from the node\n');
+  await writeFile(join(src, 'blob.bin'), big);
+  const target = await diskTarget(t, m.app, m.token);
+  const task = await createTask(m.app, m.token, { name: 'Node Files', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id });
+
+  const record = await runToEnd(m, task.id, agent);
+  assert.equal(record.status, 'success', record.errorMessage);
+  assert.equal(record.nodeId, n.id);
+  const stored = await readFile(join(target.dir, record.storagePath));
+  assert.equal(stored.length, record.fileSize);
+  assert.equal(sha256(stored), record.checksum);
+  assert.match(record.fileName, /\.tar\.zst\.age$/);
+
+  const log = await call(m.app, 'GET', `/api/backup/records/${record.id}`, { token: m.token });
+  assert.match(JSON.stringify(log.json.data), /started on node \\"edge-1\\"/);
+  const contents = await call(m.app, 'GET', `/api/backup/records/${record.id}/contents`, { token: m.token });
+  assert.equal(contents.status, 200, contents.body);
+  assert.ok(JSON.stringify(contents.json.data).includes('blob.bin'));
+
+  const into = await tempDir(t);
+  const restore = await call(m.app, 'POST', `/api/backup/records/${record.id}/restore`, { token: m.token, body: { targetPath: into } });
+  assert.equal(restore.status, 200, restore.body);
+  const done = await finished(m, `/api/restore/records/${restore.json.data.id}`, agent);
+  assert.equal(done.status, 'success', done.errorMessage);
+  const restored = await readdir(into, { recursive: true });
+  const blobPath = restored.find((p) => p.endsWith('blob.bin'));
+  assert.ok(blobPath, `restored: ${restored.join(', ')}`);
+  assert.equal(sha256(await readFile(join(into, blobPath))), sha256(big));
+});
+
+test('node filesystem listing is answered by the agent; viewers are refused, no credential is 401, an offline node is 409', async (t) => {
+  const m = await master(t);
+  const n = await node(m, 'edge-fs');
+  const dir = await tempDir(t);
+  await mkdir(join(dir, 'sub'));
+  await writeFile(join(dir, 'f.txt'), 'x');
+  const offline = await node(m, 'edge-never');
+  assert.equal((await call(m.app, 'GET', `/api/nodes/${offline.id}/fs/list`, { token: m.token, query: { path: dir } })).json.code, 'NODE_OFFLINE');
+  await agentFor(t, m, n);
+  const viewer = await userWithRole(m.app, m.token, 'viewer');
+  assert.equal((await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { query: { path: dir } })).status, 401);
+  assert.equal((await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: viewer.token, query: { path: dir } })).status, 403);
+  const res = await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: m.token, query: { path: dir } });
+  assert.equal(res.status, 200, res.body);
+  assert.deepEqual(res.json.data.entries.map((e: any) => [e.name, e.isDir]), [['sub', true], ['f.txt', false]]);
+  const missing = await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: m.token, query: { path: join(dir, 'nope') } });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.json.code, 'NODE_FS_FAILED');
+});
+
+test('a PostgreSQL database is backed up by an agent writing directly to its target, and restored by the agent into a new database', async (t) => {
+  const url = await requireOrSkip(t, 'postgres');
+  if (!url) return;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const source = `bp_agent_src_${process.pid}`;
+  const copy = `bp_agent_copy_${process.pid}`;
+  for (const db of [source, copy]) await admin.query(`drop database if exists ${db}`);
+  await admin.query(`create database ${source}`);
+  t.after(async () => {
+    for (const db of [source, copy]) await admin.query(`drop database if exists ${db} with (force)`);
+    await admin.end();
+  });
+  const u = new URL(url);
+  const src = new pg.Client({ connectionString: `${u.protocol}//${u.username}@${u.host}/${source}` });
+  await src.connect();
+  await src.query('create table items (id int primary key, name text); insert into items select g, md5(g::text) from generate_series(1, 5000) g');
+  await src.end();
+
+  const m = await master(t);
+  const n = await node(m, 'db-node');
+  const agent = await agentFor(t, m, n);
+  const target = await diskTarget(t, m.app, m.token);
+  assert.equal((await call(m.app, 'PUT', `/api/storage-targets/${target.id}`, { token: m.token, body: { agentDirectUpload: true } })).status, 200);
+  const task = await createTask(m.app, m.token, {
+    name: 'Node PG', type: 'postgresql', dbHost: u.hostname, dbPort: Number(u.port || 5432), dbUser: decodeURIComponent(u.username), dbName: source,
+    storageTargetIds: [target.id], nodeId: n.id,
+  });
+  const record = await runToEnd(m, task.id, agent);
+  assert.equal(record.status, 'success', record.errorMessage);
+  assert.match(record.fileName, /\.sql\.zst\.age$/);
+  assert.equal(sha256(await readFile(join(target.dir, record.storagePath))), record.checksum);
+
+  const restore = await call(m.app, 'POST', `/api/backup/records/${record.id}/restore`, { token: m.token, body: { targetDatabase: copy } });
+  assert.equal(restore.status, 200, restore.body);
+  const done = await finished(m, `/api/restore/records/${restore.json.data.id}`, agent);
+  assert.equal(done.status, 'success', done.errorMessage);
+  const check = new pg.Client({ connectionString: `${u.protocol}//${u.username}@${u.host}/${copy}` });
+  await check.connect();
+  const rows = await check.query('select count(*)::int as n from items');
+  await check.end();
+  assert.equal(rows.rows[0].n, 5000);
+});
+
+test('an agent SIGKILLed mid-run never leaves its record running: a restarted agent abandons it (failed, nothing kept) and the next run succeeds', async (t) => {
+  const m = await master(t);
+  const n = await node(m, 'edge-kill');
+  let agent = await agentFor(t, m, n);
+  const src = await tempDir(t);
+  // Incompressible and large enough that the run is still going when the kill lands.
+  for (let i = 0; i < 8; i++) await writeFile(join(src, `part-${i}.bin`), randomBytes(16 * 1024 * 1024));
+  const target = await diskTarget(t, m.app, m.token);
+  const task = await createTask(m.app, m.token, { name: 'Killed', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
+  const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
+  assert.equal(res.status, 200, res.body);
+  const recordPath = `/api/backup/records/${res.json.data.recordId}`;
+  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.status === 'running' ? true : undefined));
+  await agent.kill();
+  agent = await agentFor(t, m, n);
+  const record = await finished(m, recordPath, agent);
+  assert.equal(record.status, 'failed');
+  assert.match(record.errorMessage, /restarted/);
+  const leftovers = (await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+  assert.deepEqual(leftovers.map((e) => e.name), []);
+
+  const again = await runToEnd(m, task.id, agent);
+  assert.equal(again.status, 'success', again.errorMessage);
+});
+
+test('an agent that goes silent past its lease: the started run fails with the reason instead of staying running', async (t) => {
+  const m = await master(t, { commandLeaseSeconds: 2 });
+  const n = await node(m, 'edge-silent');
+  const agent = await agentFor(t, m, n);
+  const src = await tempDir(t);
+  for (let i = 0; i < 8; i++) await writeFile(join(src, `part-${i}.bin`), randomBytes(16 * 1024 * 1024));
+  const target = await diskTarget(t, m.app, m.token);
+  const task = await createTask(m.app, m.token, { name: 'Silent', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
+  const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
+  const recordPath = `/api/backup/records/${res.json.data.recordId}`;
+  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.status === 'running' ? true : undefined));
+  await agent.kill();
+  const record = await finished(m, recordPath);
+  assert.equal(record.status, 'failed');
+  assert.match(record.errorMessage, /lease lapsed/);
+});
