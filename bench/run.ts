@@ -3,11 +3,13 @@ import { benchStorageLocal } from './storage-local.ts';
 import { benchStorageRclone } from './storage-rclone.ts';
 import { benchBackupFiles } from './backup-files.ts';
 import { benchBackupPostgres } from './backup-postgres.ts';
+import { benchAgents } from './agents.ts';
 
 /**
  * `npm run bench`: every benchmark prints its figures; none asserts timings.
  * Sizes: BACKPLANE_BENCH_LOCAL_MB, BACKPLANE_BENCH_RCLONE_MB, BACKPLANE_BENCH_BACKUP_MB and
- * BACKPLANE_BENCH_PG_MB (1024 each by default).
+ * BACKPLANE_BENCH_PG_MB (1024 each by default); agents: BACKPLANE_BENCH_AGENTS (2000) and
+ * BACKPLANE_BENCH_AGENTS_SECONDS (60).
  *
  * Sections can be picked by name: `node bench/run.ts backup-files backup-postgres`
  * (`npm run bench -- backup-files`); no name runs them all.
@@ -18,6 +20,7 @@ const sections: { name: string; title: string; run: () => Promise<void> }[] = [
   { name: 'storage-rclone', title: 'rclone throughput', run: () => benchStorageRclone() },
   { name: 'backup-files', title: 'file backup end to end', run: () => benchBackupFiles() },
   { name: 'backup-postgres', title: 'PostgreSQL backup end to end', run: () => benchBackupPostgres() },
+  { name: 'agents', title: 'agent protocol at scale', run: () => benchAgents() },
 ];
 
 const wanted = process.argv.slice(2);

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build.ts';
@@ -24,9 +26,9 @@ async function node(m: Master, name: string, labels: string[] = []): Promise<{ i
   return { id: res.json.data.node.id, token: res.json.data.token };
 }
 
-async function agentFor(t: import('node:test').TestContext, m: Master, n: { id: number; token: string }, env: Record<string, string> = {}): Promise<AgentProcess> {
+async function agentFor(t: import('node:test').TestContext, m: Master, n: { id: number; token?: string }, options: { env?: Record<string, string>; tokenFile?: string } = {}): Promise<AgentProcess> {
   const dir = await tempDir(t, 'backplane-agent-');
-  const agent = await startAgent({ master: m.url, token: n.token, dir, env });
+  const agent = await startAgent({ master: m.url, dir, ...(n.token ? { token: n.token } : {}), ...options });
   t.after(() => agent.kill());
   await waitFor(`node ${n.id} online`, async () => {
     const res = await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token });
@@ -48,6 +50,7 @@ async function finished(m: Master, path: string, agent?: AgentProcess): Promise<
   }, 60_000).catch((err: Error) => { throw new Error(`${err.message}\n${agent?.logs.slice(-30).join('\n') ?? ''}`); });
 }
 
+const run = promisify(execFile);
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 test('a file backup runs on an agent through the master relay: same record, log, manifest and checksum; a restore on the node rebuilds the files', async (t) => {
@@ -61,10 +64,13 @@ test('a file backup runs on an agent through the master relay: same record, log,
   await writeFile(join(src, 'blob.bin'), big);
   const target = await diskTarget(t, m.app, m.token);
   const task = await createTask(m.app, m.token, { name: 'Node Files', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id });
+  const events: string[] = [];
+  t.after(m.app.diContainer.cradle.events.subscribe((e) => events.push(e.type)));
 
   const record = await runToEnd(m, task.id, agent);
   assert.equal(record.status, 'success', record.errorMessage);
   assert.equal(record.nodeId, n.id);
+  assert.ok(events.includes('backup_success'), `events: ${events.join(', ')}`);
   const stored = await readFile(join(target.dir, record.storagePath));
   assert.equal(stored.length, record.fileSize);
   assert.equal(sha256(stored), record.checksum);
@@ -81,6 +87,7 @@ test('a file backup runs on an agent through the master relay: same record, log,
   assert.equal(restore.status, 200, restore.body);
   const done = await finished(m, `/api/restore/records/${restore.json.data.id}`, agent);
   assert.equal(done.status, 'success', done.errorMessage);
+  assert.ok(events.includes('restore_success'), `events: ${events.join(', ')}`);
   const restored = await readdir(into, { recursive: true });
   const blobPath = restored.find((p) => p.endsWith('blob.bin'));
   assert.ok(blobPath, `restored: ${restored.join(', ')}`);
@@ -126,9 +133,17 @@ test('a PostgreSQL database is backed up by an agent writing directly to its tar
   await src.query('create table items (id int primary key, name text); insert into items select g, md5(g::text) from generate_series(1, 5000) g');
   await src.end();
 
+  // The journey of a new user: a node, a one-time installer run on this machine, the agent it set up.
   const m = await master(t);
-  const n = await node(m, 'db-node');
-  const agent = await agentFor(t, m, n);
+  const created = await node(m, 'db-node');
+  const installer = await call(m.app, 'POST', `/api/nodes/${created.id}/install-tokens`, { token: m.token });
+  assert.equal(installer.status, 200, installer.body);
+  const script = await (await fetch(`${m.url}/install/${installer.json.data.token}`)).text();
+  const root = await tempDir(t);
+  await writeFile(join(root, 'install.sh'), script);
+  await run('sh', [join(root, 'install.sh')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', BACKPLANE_INSTALL_ROOT: root, BACKPLANE_INSTALL_NO_START: '1' } });
+  const n = { id: created.id };
+  const agent = await agentFor(t, m, n, { tokenFile: join(root, 'etc/backplane/agent.token') });
   const target = await diskTarget(t, m.app, m.token);
   assert.equal((await call(m.app, 'PUT', `/api/storage-targets/${target.id}`, { token: m.token, body: { agentDirectUpload: true } })).status, 200);
   const task = await createTask(m.app, m.token, {
@@ -191,4 +206,18 @@ test('an agent that goes silent past its lease: the started run fails with the r
   const record = await finished(m, recordPath);
   assert.equal(record.status, 'failed');
   assert.match(record.errorMessage, /lease lapsed/);
+});
+
+test('a containerised agent enrolls itself from the compose file\'s one-time code and keeps the token it got', async (t) => {
+  const m = await master(t);
+  const created = await node(m, 'edge-compose');
+  const installer = await call(m.app, 'POST', `/api/nodes/${created.id}/install-tokens`, { token: m.token });
+  const compose = await (await fetch(`${m.url}/install/${installer.json.data.token}/compose.yml`)).text();
+  const code = /BACKPLANE_AGENT_ENROLL_CODE: "?'?(bpe_[0-9a-f]+)/.exec(compose)?.[1];
+  assert.ok(code, compose);
+  const dir = await tempDir(t);
+  const tokenFile = join(dir, 'agent.token');
+  const agent = await agentFor(t, m, { id: created.id }, { tokenFile, env: { BACKPLANE_AGENT_ENROLL_CODE: code } });
+  assert.match((await readFile(tokenFile, 'utf8')).trim(), /^bpn_[0-9a-f]{64}$/);
+  assert.ok(!agent.logs.join('\n').includes('bpn_'), 'the token is never logged');
 });

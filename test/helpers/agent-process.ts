@@ -16,9 +16,9 @@ export interface AgentProcess {
 }
 
 /** Starts a real agent process (`backplane agent`) against `master`, with fast heartbeats and polls. */
-export async function startAgent(options: { master: string; token: string; dir: string; env?: Record<string, string>; args?: string[] }): Promise<AgentProcess> {
-  const tokenFile = join(options.dir, 'agent.token');
-  await writeFile(tokenFile, `${options.token}\n`, { mode: 0o600 });
+export async function startAgent(options: { master: string; token?: string; tokenFile?: string; dir: string; env?: Record<string, string>; args?: string[] }): Promise<AgentProcess> {
+  const tokenFile = options.tokenFile ?? join(options.dir, 'agent.token');
+  if (options.token !== undefined) await writeFile(tokenFile, `${options.token}\n`, { mode: 0o600 });
   const child = spawn(process.execPath, [MAIN, 'agent', '--master', options.master, '--token-file', tokenFile, '--temp-dir', join(options.dir, 'tmp'),
     '--heartbeat-seconds', '1', '--poll-seconds', '1', ...(options.args ?? [])], {
     env: { PATH: process.env.PATH ?? '', ...options.env },
