@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
+import { throttle } from './throttle.ts';
 
 /** JSON calls that take longer than this are cut; streams have no limit (a backup can take hours). */
 export const JSON_TIMEOUT_MS = 120_000;
@@ -172,12 +173,13 @@ export class MasterClient {
   }
 
   /** PUTs a file's bytes with its exact Content-Length (the master refuses a body without one). */
-  async putFile<T>(path: string, filePath: string, headers: Record<string, string> = {}, options: RequestOptions = {}): Promise<T> {
+  async putFile<T>(path: string, filePath: string, headers: Record<string, string> = {}, options: RequestOptions & { bytesPerSecond?: number } = {}): Promise<T> {
     const { size } = await stat(filePath);
+    const file = createReadStream(filePath);
     const res = await this.#send('PUT', path, {
       ...options,
       headers: { 'content-type': 'application/octet-stream', ...headers },
-      body: createReadStream(filePath),
+      body: options.bytesPerSecond ? file.pipe(throttle(options.bytesPerSecond)) : file,
       contentLength: size,
     });
     try {

@@ -5,6 +5,7 @@ import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
+import { parseBandwidth } from '../throttle.ts';
 import { removeSpool, SpoolStorage, spoolPath } from '../spool.ts';
 import { UpdateReporter, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
@@ -123,6 +124,8 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     if (spoolResult?.status === 'failed') log('error', `the relay spool failed: ${spoolResult.error ?? 'failed'}`);
     if (outcome.status === 'failed') throw new Error(outcome.results.map((r) => `${r.name}: ${r.error ?? 'failed'}`).join('; '));
 
+    // The node's bandwidth limit paces what crosses the link to the master.
+    const rate = parseBandwidth(spec.bandwidthLimit);
     let relayed = 0;
     if (spool && spoolResult?.status === 'success') {
       for (const t of relays) {
@@ -131,7 +134,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
           await retryWithBackoff(() => client.putFile(`/api/agent/records/${recordId}/artifacts/${t.id}`, spool!.path, {
             'x-backplane-sha256': outcome.checksum,
             'x-backplane-object-key': spec.storageKey,
-          }, { signal }), {
+          }, { signal, ...(rate ? { bytesPerSecond: rate } : {}) }), {
             backoff: new Backoff(),
             retryable: isRetryable,
             deadlineMs: RELAY_RETRY_MS,

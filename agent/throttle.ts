@@ -1,0 +1,33 @@
+import { Transform } from 'node:stream';
+
+const UNITS: Record<string, number> = { '': 1024, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
+
+/**
+ * Bytes per second from a node's `bandwidthLimit`, which takes rclone's form (`512K`, `10M`,
+ * `1.5G`; a bare number is KiB/s, as in rclone). '' or anything else means no limit (undefined).
+ */
+export function parseBandwidth(limit: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)([KMG]?)$/.exec(limit.trim());
+  if (!m) return undefined;
+  const rate = Math.floor(Number(m[1]) * UNITS[m[2]!]!);
+  return rate > 0 ? rate : undefined;
+}
+
+/**
+ * Paces a stream to `bytesPerSecond`: each chunk waits until the bytes sent so far fit the rate
+ * since the start. Averages over the whole transfer, so short bursts after a slow spell are
+ * allowed, which is what a link-sharing limit needs.
+ */
+export function throttle(bytesPerSecond: number): Transform {
+  const started = Date.now();
+  let sent = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      sent += chunk.length;
+      const due = started + (sent / bytesPerSecond) * 1000;
+      const wait = due - Date.now();
+      if (wait <= 0) cb(null, chunk);
+      else setTimeout(() => cb(null, chunk), wait);
+    },
+  });
+}
