@@ -111,6 +111,7 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
     const server = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir, BACKPLANE_NODE_OFFLINE_SECONDS: '60' });
     await withCleanup(() => server.stop(), async () => {
       const pid = server.child.pid!;
+      const idleKiB = await rssKiB(pid);
       // The master logs two lines per request at info (its default level): keep only the tail, count warnings and errors.
       const masterProblems = new Map<string, number>();
       const scanLogs = (chunk: Buffer): void => {
@@ -143,6 +144,7 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
           }
         }
         console.log(`${count} nodes created through POST /api/nodes/batch (${Math.ceil(count / BATCH)} calls) in ${secs(performance.now() - t0)} (${machine()})`);
+        console.log(`master RSS: ${(idleKiB / 1024).toFixed(1)} MiB just started, ${((await rssKiB(pid)) / 1024).toFixed(1)} MiB with the nodes created`);
 
         // ---- 2. N agents: heartbeat every 15 s, poll every 5 s ----
         const heartbeats = new Latencies();

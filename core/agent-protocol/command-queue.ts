@@ -125,7 +125,15 @@ export class CommandQueue {
 
   /** Puts a claimed command back in the queue (its agent vanished before it started). */
   async requeue(id: number): Promise<boolean> {
-    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed', startedAt: null }, { status: 'pending', claimedAt: null, leaseExpiresAt: null })) === 1;
+    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed', startedAt: null }, { status: 'pending', claimedAt: null, leaseExpiresAt: null, lostAt: new Date() })) === 1;
+  }
+
+  /** Fails a claimed command its agent lost (lease lapsed, agent restarted). */
+  async failLost(id: number, error: string): Promise<boolean> {
+    const now = new Date();
+    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, { status: 'failed', error: error.slice(0, 4000), completedAt: now, leaseExpiresAt: null, lostAt: now });
+    if (won === 1) this.#settled.emit(String(id));
+    return won === 1;
   }
 
   /** Open commands driving a record (normally one). */

@@ -80,7 +80,7 @@ export class LeaseMonitor {
       this.#log.warn({ commandId: command.id, nodeId: command.nodeId, attempt: command.attempts }, `agent command re-queued: ${reason}`);
       return;
     }
-    if (!(await this.#queue.settle(command.id, 'failed', reason))) return;
+    if (!(await this.#queue.failLost(command.id, reason))) return;
     this.#log.warn({ commandId: command.id, nodeId: command.nodeId, type: command.type }, `agent command failed: ${reason}`);
     const why = command.startedAt === null && command.recordKind !== '' ? `${reason}; it was handed out ${command.attempts} times and never started` : reason;
     if (command.recordKind === 'backup') await this.#backups.fail(command.recordId, why);

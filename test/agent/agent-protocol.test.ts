@@ -47,6 +47,8 @@ test('a placed run becomes a run_task command; a poll claims it once with a leas
   assert.equal(claimed[0].type, 'run_task');
   assert.deepEqual(claimed[0].payload, { taskId: task.id, recordId });
   assert.equal(claimed[0].attempt, 1);
+  const view = (await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.data;
+  assert.deepEqual([view.health, view.queue.commands, view.queue.pending], ['healthy', 1, 1]);
   const again = await call(app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: admin });
   assert.equal(again.status, 409, 'one queued-or-running record per task, on nodes too');
 });
@@ -105,6 +107,11 @@ test('a lapsed lease re-queues a run that never started (up to three claims), th
   const record = await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin });
   assert.equal(record.json.data.status, 'failed');
   assert.match(record.json.data.errorMessage, /lease lapsed.*never started/);
+  await online(app, node.token);
+  const view = (await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.data;
+  assert.equal(view.health, 'degraded', 'work lost in the last day shows');
+  assert.equal(view.queue.lost24h, 1, 'one command, taken back three times');
+  assert.equal(view.queue.commands, 0);
 });
 
 test('agent routes refuse another node\'s records, tasks and restores', async (t) => {

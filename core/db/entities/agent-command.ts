@@ -32,6 +32,8 @@ export const AgentCommandEntity = defineEntity({
     startedAt: p.datetime().nullable(),
     leaseExpiresAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
+    /** When the master last took it back from a silent or restarted agent (node health). */
+    lostAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   indexes: [{ properties: ['nodeId', 'status'] }, { properties: ['status', 'leaseExpiresAt'] }, { properties: ['recordKind', 'recordId'] }],

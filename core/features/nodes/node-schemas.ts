@@ -37,6 +37,7 @@ export const NodeView = Type.Object({
   ipAddress: Type.String(),
   /** `online` when seen within `nodeOfflineSeconds`, else `offline` (also when never seen: `lastSeen` is then null). */
   status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+  health: Type.Union([Type.Literal('offline'), Type.Literal('degraded'), Type.Literal('healthy')]),
   isLocal: Type.Boolean(),
   os: Type.String(),
   arch: Type.String(),
@@ -47,7 +48,7 @@ export const NodeView = Type.Object({
   labels: Type.String(),
   lastError: Type.String(),
   runningTasks: Type.Integer(),
-  queue: Type.Object({ pending: Type.Integer() }),
+  queue: Type.Object({ pending: Type.Integer(), commands: Type.Integer(), lost24h: Type.Integer() }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

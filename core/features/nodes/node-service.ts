@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { NodeEntity, type Node } from '../../db/entities/node.ts';
 import { BackupTaskEntity } from '../../db/entities/backup-task.ts';
+import { AgentCommandEntity } from '../../db/entities/agent-command.ts';
 import { BackupRecordEntity } from '../../db/entities/backup-record.ts';
 import type { Config } from '../../config/config.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -51,8 +52,16 @@ export class NodeService {
 
   /** Views with their running/queued record counts, in one query for the whole page. */
   async views(nodes: Node[]): Promise<NodeView[]> {
-    const counts = new Map<number, NodeCounts>(nodes.map((n) => [n.id, { running: 0, queued: 0 }]));
+    const counts = new Map<number, NodeCounts>(nodes.map((n) => [n.id, { running: 0, queued: 0, commands: 0, lost: 0 }]));
     if (nodes.length > 0) {
+      const ids = nodes.map((n) => n.id);
+      const since = new Date(Date.now() - 24 * 3600_000);
+      const open = await this.#em.find(AgentCommandEntity, { nodeId: { $in: ids }, $or: [{ status: { $in: ['pending', 'claimed'] } }, { lostAt: { $gt: since } }] }, { fields: ['id', 'nodeId', 'status', 'lostAt'] });
+      for (const c of open) {
+        const n = counts.get(c.nodeId)!;
+        if (c.status === 'pending' || c.status === 'claimed') n.commands += 1;
+        if (c.lostAt && c.lostAt > since) n.lost += 1;
+      }
       const active = await this.#em.find(BackupRecordEntity, { nodeId: { $in: nodes.map((n) => n.id) }, status: { $in: ['queued', 'running'] } }, { fields: ['id', 'nodeId', 'status'] });
       for (const r of active) {
         const c = counts.get(r.nodeId);

@@ -5,6 +5,16 @@ import type { NodeView } from './node-schemas.ts';
 export interface NodeCounts {
   running: number;
   queued: number;
+  /** Agent commands waiting for or held by the node. */
+  commands: number;
+  /** Commands the master took back from this node's agent in the last 24 hours. */
+  lost: number;
+}
+
+/** `offline`, `degraded` (it reports an error, or lost work in the last day) or `healthy`. */
+export function nodeHealth(node: Pick<Node, 'lastSeenAt' | 'lastError'>, counts: Pick<NodeCounts, 'lost'>, offlineSeconds: number, now = Date.now()): 'offline' | 'degraded' | 'healthy' {
+  if (nodeStatus(node, offlineSeconds, now) === 'offline') return 'offline';
+  return node.lastError !== '' || counts.lost > 0 ? 'degraded' : 'healthy';
 }
 
 export function nodeStatus(node: Pick<Node, 'lastSeenAt'>, offlineSeconds: number, now = Date.now()): 'online' | 'offline' {
@@ -19,6 +29,7 @@ export function toNodeView(node: Node, counts: NodeCounts, offlineSeconds: numbe
     hostname: node.hostname,
     ipAddress: node.ipAddress,
     status: nodeStatus(node, offlineSeconds, now),
+    health: nodeHealth(node, counts, offlineSeconds, now),
     isLocal: node.isLocal,
     os: node.os,
     arch: node.arch,
@@ -29,7 +40,7 @@ export function toNodeView(node: Node, counts: NodeCounts, offlineSeconds: numbe
     labels: node.labels,
     lastError: node.lastError,
     runningTasks: counts.running,
-    queue: { pending: counts.queued },
+    queue: { pending: counts.queued, commands: counts.commands, lost24h: counts.lost },
     createdAt: node.createdAt.toISOString(),
     updatedAt: node.updatedAt.toISOString(),
   };
