@@ -28,7 +28,8 @@ test('create shows the token once, stores only its hash, and the token drives th
   assert.equal(node.lastSeen, null);
   assert.equal(node.isLocal, false);
   assert.equal(node.runningTasks, 0);
-  assert.deepEqual(node.queue, { pending: 0 });
+  assert.deepEqual(node.queue, { pending: 0, commands: 0, lost24h: 0 });
+  assert.equal(node.health, 'offline', 'never seen');
   assert.ok(!('tokenHash' in node) && !('previousTokenHash' in node));
 
   const row = await app.diContainer.cradle.orm.em.fork().findOneOrFail(NodeEntity, { id: node.id });

@@ -11,7 +11,7 @@ export const NodeEntity = defineEntity({
     /** SHA-256 of the long-lived agent token (`bpn_...`); the token itself is shown once. */
     tokenHash: p.string().length(64).nullable().unique(),
     /** The token replaced by the last rotation, accepted until `previousTokenExpiresAt`. */
-    previousTokenHash: p.string().length(64).nullable(),
+    previousTokenHash: p.string().length(64).nullable().index(),
     previousTokenExpiresAt: p.datetime().nullable(),
     /** Normalised CSV of labels (placement pools). */
     labels: p.string().length(500).default(''),
