@@ -9,7 +9,7 @@ const referenceExport = async () => JSON.parse(await readFile(FIXTURE, 'utf8'));
 
 const EXPORTED_FIELDS = [
   'name', 'type', 'enabled', 'cronExpr', 'sourcePath', 'sourcePaths', 'excludePatterns', 'dbHost', 'dbPort', 'dbUser', 'dbName', 'dbPath',
-  'storageTargetNames', 'replicationTargetNames', 'nodeName', 'dependsOnTaskNames', 'tags', 'compression', 'encrypt', 'retentionDays', 'maxBackups',
+  'storageTargetNames', 'replicationTargetNames', 'nodeName', 'nodeLabel', 'dependsOnTaskNames', 'tags', 'compression', 'encrypt', 'retentionDays', 'maxBackups',
   'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'verifyEnabled', 'verifyCronExpr', 'verifyMode', 'slaHoursRpo', 'rtoMinutes',
   'alertOnConsecutiveFails', 'maintenanceWindows',
 ].sort();
@@ -127,7 +127,7 @@ test('round trip: an export imported into a fresh server reproduces the tasks (e
     name: 'files', type: 'file', enabled: false, cronExpr: '15 1 * * *', sourcePaths: ['/srv/data', '/etc'], excludePatterns: ['*.tmp', 'cache/'],
     storageTargetIds: [disk2A.id, diskA.id], tags: 'prod,web', retentionDays: 0, maxBackups: 0, keepDaily: 7, keepWeekly: 4, keepMonthly: 12, keepYearly: 2,
     compression: 'none', encrypt: false, slaHoursRpo: 26, rtoMinutes: 45, alertOnConsecutiveFails: 3, verifyEnabled: true, verifyCronExpr: '0 4 * * 0',
-    verifyMode: 'deep', maintenanceWindows: 'days=mon|fri,time=22:00-02:00',
+    verifyMode: 'deep', maintenanceWindows: 'days=mon|fri,time=22:00-02:00', nodeLabel: 'web-pool',
   });
   const pg = await createTask(a.app, a.admin, {
     name: 'pg', type: 'postgresql', dbHost: 'db.internal', dbPort: 5433, dbUser: 'backup', dbName: 'app', dbPassword: 'pg-secret-pw',

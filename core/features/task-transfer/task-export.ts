@@ -66,6 +66,7 @@ function toExported(t: BackupTask, summary: { storageTargetNames: string[]; node
     replicationTargetNames: names(jsonList<number>(t.replicationTargetIds), replicaNames),
     // The reference writes no name for its master either; 'master' is only our display label.
     nodeName: t.nodeId === 0 ? '' : summary.nodeName,
+    nodeLabel: t.nodeLabel,
     dependsOnTaskNames: names(jsonList<number>(t.dependsOnTaskIds), depNames),
     tags: t.tags,
     compression: t.compression,

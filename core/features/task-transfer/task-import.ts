@@ -52,7 +52,7 @@ export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
   if (e.verifyMode?.trim()) input.verifyMode = e.verifyMode;
   if (e.tags != null) input.tags = e.tags;
   if (e.excludePatterns != null) input.excludePatterns = e.excludePatterns;
-  for (const key of ['cronExpr', 'dbHost', 'dbUser', 'dbName', 'dbPath', 'verifyCronExpr', 'maintenanceWindows'] as const) {
+  for (const key of ['cronExpr', 'dbHost', 'dbUser', 'dbName', 'dbPath', 'verifyCronExpr', 'maintenanceWindows', 'nodeLabel'] as const) {
     const value = e[key];
     if (value != null) input[key] = value;
   }

@@ -34,6 +34,8 @@ export const ExportedTask = Type.Object({
   replicationTargetNames: Type.Array(Type.String()),
   /** '' for the master. */
   nodeName: Type.String(),
+  /** A label pool instead of one node ('' = none). */
+  nodeLabel: Type.String(),
   dependsOnTaskNames: Type.Array(Type.String()),
   tags: Type.String(),
   compression: Type.String(),
@@ -88,6 +90,7 @@ export const ImportedTask = Type.Object({
   storageTargetNames: Opt(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 20 })),
   replicationTargetNames: Opt(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 20 })),
   nodeName: Opt(Type.String({ maxLength: 128 })),
+  nodeLabel: Opt(Type.String({ maxLength: 64 })),
   dependsOnTaskNames: Opt(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
   tags: Opt(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
   compression: Opt(Type.String({ maxLength: 16 })),
