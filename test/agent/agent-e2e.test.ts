@@ -26,7 +26,7 @@ async function node(m: Master, name: string, labels: string[] = []): Promise<{ i
   return { id: res.json.data.node.id, token: res.json.data.token };
 }
 
-async function agentFor(t: import('node:test').TestContext, m: Master, n: { id: number; token?: string }, options: { env?: Record<string, string>; tokenFile?: string } = {}): Promise<AgentProcess> {
+async function agentFor(t: import('node:test').TestContext, m: Master, n: { id: number; token?: string }, options: { env?: Record<string, string>; tokenFile?: string; args?: string[] } = {}): Promise<AgentProcess> {
   const dir = await tempDir(t, 'backplane-agent-');
   const agent = await startAgent({ master: m.url, dir, ...(n.token ? { token: n.token } : {}), ...options });
   t.after(() => agent.kill());
@@ -220,4 +220,23 @@ test('a containerised agent enrolls itself from the compose file\'s one-time cod
   const agent = await agentFor(t, m, { id: created.id }, { tokenFile, env: { BACKPLANE_AGENT_ENROLL_CODE: code } });
   assert.match((await readFile(tokenFile, 'utf8')).trim(), /^bpn_[0-9a-f]{64}$/);
   assert.ok(!agent.logs.join('\n').includes('bpn_'), 'the token is never logged');
+});
+
+test('a graceful stop lets running work finish within the grace period, and reports it failed once the grace is over', async (t) => {
+  const m = await master(t);
+  const src = await tempDir(t);
+  for (let i = 0; i < 4; i++) await writeFile(join(src, `part-${i}.bin`), randomBytes(16 * 1024 * 1024));
+  const target = await diskTarget(t, m.app, m.token);
+  for (const [grace, expected] of [['60', 'success'], ['0', 'failed']] as const) {
+    const n = await node(m, `edge-stop-${grace}`);
+    const agent = await agentFor(t, m, n, { args: ['--stop-grace-seconds', grace] });
+    const task = await createTask(m.app, m.token, { name: `Stop ${grace}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
+    const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
+    const recordPath = `/api/backup/records/${res.json.data.recordId}`;
+    await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.status === 'running' ? true : undefined));
+    assert.equal(await agent.stop(), 0, agent.logs.slice(-10).join('\n'));
+    const record = (await call(m.app, 'GET', recordPath, { token: m.token })).json.data;
+    assert.equal(record.status, expected, record.errorMessage);
+    if (expected === 'failed') assert.match(record.errorMessage, /agent was stopped/);
+  }
 });
