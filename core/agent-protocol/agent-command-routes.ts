@@ -12,6 +12,8 @@ export async function agentCommandRoutes(fastify: FastifyInstance): Promise<void
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/api/agent/commands/poll', {
+    // Every agent calls this every few seconds: request lines would drown the log.
+    logLevel: 'warn',
     config: { access: 'agent' },
     schema: { body: Type.Union([Type.Object({}), Type.Null()]), response: { 200: envelopeOf(PollReply) } },
   }, async (request) => {

@@ -13,6 +13,8 @@ export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/api/agent/heartbeat', {
+    // Every agent calls this every few seconds: request lines would drown the log.
+    logLevel: 'warn',
     config: { access: 'agent' },
     schema: {
       // An agent with nothing to report may send no body at all (that reaches validation as null).
