@@ -1,6 +1,7 @@
 import { errorText } from '../../core/text.ts';
 import type { ClaimedCommand, CommandContext, CommandOutcome } from './command-types.ts';
 import { listDirCommand } from './list-dir.ts';
+import { discoverDbCommand } from './discover-db.ts';
 import { restoreRecordCommand } from './restore-record.ts';
 import { runTaskCommand } from './run-task.ts';
 
@@ -10,6 +11,7 @@ const HANDLERS: Record<string, Handler> = {
   run_task: runTaskCommand,
   restore_record: restoreRecordCommand,
   list_dir: (payload) => listDirCommand(payload),
+  discover_db: discoverDbCommand,
 };
 
 /** Runs one claimed command to its outcome; never throws (a failure is an outcome). */

@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { AgentCommandEntity, type AgentCommand, type CommandType } from '../db/entities/agent-command.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+
+const SECRETS_AAD = 'agent_commands.secrets';
 
 export type RecordKind = 'backup' | 'restore' | '';
 
@@ -10,6 +13,8 @@ export interface NewCommand {
   payload: Record<string, unknown>;
   recordKind?: RecordKind;
   recordId?: number;
+  /** Fields the agent needs but the table must not hold in clear (a password): sealed at rest, handed out with the claim. */
+  secrets?: Record<string, unknown>;
 }
 
 export interface ClaimedCommand {
@@ -30,12 +35,14 @@ export type ResultOutcome = { kind: 'applied' | 'repeated'; command: AgentComman
  */
 export class CommandQueue {
   readonly #orm: MikroORM;
+  readonly #box: SecretBox;
   readonly #leaseMs: number;
   /** In-process wake-ups for RPC waiters; they also re-read the table, so several masters work. */
   readonly #settled = new EventEmitter();
 
-  constructor({ orm, config }: { orm: MikroORM; config: { commandLeaseSeconds: number } }) {
+  constructor({ orm, secretBox, config }: { orm: MikroORM; secretBox: SecretBox; config: { commandLeaseSeconds: number } }) {
     this.#orm = orm;
+    this.#box = secretBox;
     this.#leaseMs = config.commandLeaseSeconds * 1000;
     this.#settled.setMaxListeners(0);
   }
@@ -48,6 +55,7 @@ export class CommandQueue {
   add(em: EntityManager, c: NewCommand): AgentCommand {
     return em.create(AgentCommandEntity, {
       nodeId: c.nodeId, type: c.type, status: 'pending', payload: JSON.stringify(c.payload), recordKind: c.recordKind ?? '', recordId: c.recordId ?? 0,
+      secrets: c.secrets ? this.#box.seal(JSON.stringify(c.secrets), SECRETS_AAD) : '',
     });
   }
 
@@ -62,13 +70,16 @@ export class CommandQueue {
   async claim(nodeId: number): Promise<ClaimedCommand | null> {
     const em = this.#orm.em.fork();
     for (let round = 0; round < 5; round++) {
-      const next = await em.findOne(AgentCommandEntity, { nodeId, status: 'pending' }, { orderBy: { id: 'asc' }, fields: ['id', 'attempts', 'type', 'payload'] });
+      const next = await em.findOne(AgentCommandEntity, { nodeId, status: 'pending' }, { orderBy: { id: 'asc' }, fields: ['id', 'attempts', 'type', 'payload', 'secrets'] });
       if (!next) return null;
       const now = new Date();
       const won = await em.nativeUpdate(AgentCommandEntity, { id: next.id, status: 'pending', attempts: next.attempts }, {
         status: 'claimed', attempts: next.attempts + 1, claimedAt: now, leaseExpiresAt: new Date(now.getTime() + this.#leaseMs),
       });
-      if (won === 1) return { id: next.id, type: next.type, payload: JSON.parse(next.payload) as unknown, attempt: next.attempts + 1, leaseSeconds: this.leaseSeconds };
+      if (won === 1) {
+        const secrets = next.secrets ? (JSON.parse(this.#box.open(next.secrets, SECRETS_AAD)) as Record<string, unknown>) : {};
+        return { id: next.id, type: next.type, payload: { ...(JSON.parse(next.payload) as Record<string, unknown>), ...secrets }, attempt: next.attempts + 1, leaseSeconds: this.leaseSeconds };
+      }
       // Another poller took it between our read and write: look again.
     }
     return null;
@@ -108,7 +119,7 @@ export class CommandQueue {
     if (command.status === status) return { kind: 'repeated', command };
     if (command.status !== 'claimed') return { kind: 'not_claimed' };
     const won = await em.nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, {
-      status, completedAt: new Date(), leaseExpiresAt: null, error: (r.error ?? '').slice(0, 4000), result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
+      status, completedAt: new Date(), leaseExpiresAt: null, secrets: '', error: (r.error ?? '').slice(0, 4000), result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
     });
     if (won !== 1) return { kind: 'not_claimed' };
     await em.refresh(command);
@@ -118,7 +129,7 @@ export class CommandQueue {
 
   /** Settles a command from the master's side (lease lapsed, record ended). */
   async settle(id: number, status: 'failed' | 'succeeded', error: string): Promise<boolean> {
-    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: { $in: ['pending', 'claimed'] } }, { status, error: error.slice(0, 4000), completedAt: new Date(), leaseExpiresAt: null });
+    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: { $in: ['pending', 'claimed'] } }, { status, error: error.slice(0, 4000), completedAt: new Date(), leaseExpiresAt: null, secrets: '' });
     if (won === 1) this.#settled.emit(String(id));
     return won === 1;
   }
@@ -131,7 +142,7 @@ export class CommandQueue {
   /** Fails a claimed command its agent lost (lease lapsed, agent restarted). */
   async failLost(id: number, error: string): Promise<boolean> {
     const now = new Date();
-    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, { status: 'failed', error: error.slice(0, 4000), completedAt: now, leaseExpiresAt: null, lostAt: now });
+    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, { status: 'failed', error: error.slice(0, 4000), completedAt: now, leaseExpiresAt: null, lostAt: now, secrets: '' });
     if (won === 1) this.#settled.emit(String(id));
     return won === 1;
   }

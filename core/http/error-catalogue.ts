@@ -62,9 +62,9 @@ export const ERROR_CATALOGUE = {
   NODE_HAS_TASKS: [409, 'The node has backup tasks or queued or running backups.'],
   NODE_BATCH_EMPTY: [400, 'The batch names no nodes.'],
   NODE_BATCH_TOO_MANY: [400, 'A batch may create at most 50 nodes.'],
-  NODE_FS_UNAVAILABLE: [504, 'The node\'s agent did not answer in time.'],
   NODE_FS_FAILED: [400, 'The node could not list this directory.'],
   // agent protocol
+  AGENT_COMMAND_TIMEOUT: [504, 'The node\'s agent did not answer in time.'],
   AGENT_COMMAND_NOT_FOUND: [404, 'Agent command not found.'],
   AGENT_COMMAND_FORBIDDEN: [403, 'This command, record or task belongs to another node.'],
   AGENT_COMMAND_NOT_CLAIMED: [409, 'The master has already taken this command back (its lease lapsed); drop the result.'],

@@ -11,6 +11,7 @@ import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
 import { requireOrSkip } from '../helpers/databases.ts';
+import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 
 interface Master { app: FastifyInstance; url: string; token: string }
 
@@ -239,4 +240,30 @@ test('a graceful stop lets running work finish within the grace period, and repo
     assert.equal(record.status, expected, record.errorMessage);
     if (expected === 'failed') assert.match(record.errorMessage, /agent was stopped/);
   }
+});
+
+test('database discovery from a node: the agent connects and lists what it sees; the password is sealed at rest and gone once answered', async (t) => {
+  const url = await requireOrSkip(t, 'postgres');
+  if (!url) return;
+  const m = await master(t);
+  const n = await node(m, 'edge-discover');
+  await agentFor(t, m, n);
+  const u = new URL(url);
+  const body = { type: 'postgresql', host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), password: 'not-needed-with-trust', nodeId: n.id };
+  const res = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body });
+  assert.equal(res.status, 200, res.body);
+  assert.ok(res.json.data.databases.some((d: any) => d.name === u.pathname.slice(1)), res.body);
+  const rows = await m.app.diContainer.cradle.orm.em.fork().find(AgentCommandEntity, { type: 'discover_db' });
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0]!.status, 'succeeded');
+  assert.equal(rows[0]!.secrets, '', 'the sealed password is dropped once the command is settled');
+  assert.ok(!rows[0]!.payload.includes('not-needed-with-trust'));
+
+  const offline = await node(m, 'edge-discover-off');
+  const refused = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body: { ...body, nodeId: offline.id } });
+  assert.equal(refused.status, 409);
+  assert.equal(refused.json.code, 'NODE_OFFLINE');
+  const failing = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body: { ...body, port: 1, nodeId: n.id } });
+  assert.equal(failing.status, 400);
+  assert.equal(failing.json.code, 'DATABASE_DISCOVER_FAILED');
 });

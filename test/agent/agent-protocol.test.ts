@@ -261,3 +261,14 @@ test('a master restart mid-run keeps the placed record running and its lease fre
   const update = await agentCall(second.app, node.token, 'POST', `/api/agent/records/${recordId}`, { logs: [{ level: 'info', message: 'still here' }] });
   assert.equal(update.json.data.accepted, true);
 });
+
+test('a command\'s secrets are sealed in the table and handed out only with the claim', async (t) => {
+  const { app } = await build(t);
+  const node = await nodeWithToken(app, 'secretive');
+  const queue = app.diContainer.cradle.commandQueue;
+  const command = await queue.enqueue({ nodeId: node.id, type: 'discover_db', payload: { type: 'postgresql', config: { host: 'db' } }, secrets: { password: 's3cret-pass' } });
+  const row = await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: command.id });
+  assert.ok(row.secrets.length > 0 && !row.secrets.includes('s3cret-pass') && !row.payload.includes('s3cret-pass'));
+  const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
+  assert.deepEqual(claim.payload, { type: 'postgresql', config: { host: 'db' }, password: 's3cret-pass' });
+});

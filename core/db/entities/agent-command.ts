@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export type CommandStatus = 'pending' | 'claimed' | 'succeeded' | 'failed';
-export type CommandType = 'run_task' | 'restore_record' | 'list_dir';
+export type CommandType = 'run_task' | 'restore_record' | 'list_dir' | 'discover_db';
 
 /**
  * Work for one node's agent. `pending` until a poll claims it (`claimed`, with a lease the
@@ -19,6 +19,8 @@ export const AgentCommandEntity = defineEntity({
     status: p.string().length(16).$type<CommandStatus>().default('pending'),
     /** JSON. */
     payload: p.text().default('{}'),
+    /** Credentials the command needs (database discovery), sealed with the master key; '' once settled. */
+    secrets: p.text().default(''),
     /** JSON reported by the agent ('' until then). */
     result: p.text().default(''),
     error: p.text().default(''),

@@ -8,6 +8,7 @@ import { roleAllows } from '../../auth/roles.ts';
 import { validateConfig } from '../../storage/target-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+import { askAgent } from '../../agent-protocol/agent-rpc.ts';
 
 const DiscoverBody = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 32 }),
@@ -17,6 +18,8 @@ const DiscoverBody = Type.Object({
   password: Type.Optional(Type.String({ maxLength: 1024 })),
   database: Type.Optional(Type.String({ maxLength: 255 })),
   path: Type.Optional(Type.String({ maxLength: 4096 })),
+  /** Discover from a node (its agent connects, so `host` is as the node sees it); 0 or absent = the master. */
+  nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 
 const Discovered = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });
@@ -24,6 +27,11 @@ const Discovered = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Typ
 /** The driver serving a task type: by name or alias (`pgsql` is PostgreSQL). */
 export function driverFor(drivers: DatabaseDriverType[], type: string): DatabaseDriverType | undefined {
   return drivers.find((d) => d.type === type || d.aliases?.includes(type));
+}
+
+/** One database in the reply; also shapes (and bounds) what an agent sent. */
+function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): { name: string; sizeBytes: number | null; system: boolean } {
+  return { name: String(d.name ?? '').slice(0, 255), sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null, system: d.system === true };
 }
 
 export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
@@ -37,16 +45,23 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
     // (read-only by role) are refused rather than handed a credential-testing tool.
     const p = request.principal;
     if ((p?.kind === 'user' || p?.kind === 'apiKey') && !roleAllows(p.role, 'operator')) throw new AppError('AUTH_FORBIDDEN');
-    const { type, ...connection } = request.body;
+    const { type, nodeId = 0, ...connection } = request.body;
     const driver = driverFor(request.diScope.cradle.databaseDrivers.list(), type);
     if (!driver) throw new AppError('DATABASE_DISCOVER_INVALID_TYPE', { message: `Unknown database type "${type}".` });
     const config = Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined && v !== ''));
     validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
+    if (nodeId > 0) {
+      const { password, ...visible } = config;
+      const answer = await askAgent(request, nodeId, 'discover_db', { type: driver.type, config: visible }, password === undefined ? undefined : { password });
+      if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
+      const found = (answer.result as { databases?: unknown }).databases;
+      return ok({ databases: Array.isArray(found) ? found.map(discovered) : [] });
+    }
     const opener = request.diScope.cradle.storageOpener;
     try {
       const instance = await driver.create(config, opener.deps());
       const found = await instance.discover();
-      return ok({ databases: found.map((d) => ({ name: d.name, sizeBytes: d.sizeBytes ?? null, system: d.system ?? false })) });
+      return ok({ databases: found.map(discovered) });
     } catch (err) {
       throw new AppError('DATABASE_DISCOVER_FAILED', { message: trimReason(err), cause: err });
     }
