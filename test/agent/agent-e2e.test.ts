@@ -12,6 +12,7 @@ import { diskTarget, createTask } from '../backup/helpers.ts';
 import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
 import { requireOrSkip } from '../helpers/databases.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
+import { startWebdavServer, startSftpServer } from '../helpers/rclone-servers.ts';
 
 interface Master { app: FastifyInstance; url: string; token: string }
 
@@ -266,4 +267,30 @@ test('database discovery from a node: the agent connects and lists what it sees;
   const failing = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body: { ...body, port: 1, nodeId: n.id } });
   assert.equal(failing.status, 400);
   assert.equal(failing.json.code, 'DATABASE_DISCOVER_FAILED');
+});
+
+test('rclone targets from an agent: one relayed through the master (WebDAV), one written directly by the agent (SFTP); both hold the checksummed artifact', async (t) => {
+  const webdav = await startWebdavServer();
+  t.after(() => webdav.stop());
+  const sftp = await startSftpServer();
+  t.after(() => sftp.stop());
+  const m = await master(t);
+  const n = await node(m, 'edge-rclone');
+  const agent = await agentFor(t, m, n);
+  const mk = async (body: Record<string, unknown>) => {
+    const res = await call(m.app, 'POST', '/api/storage-targets', { token: m.token, body });
+    assert.equal(res.status, 200, res.body);
+    return res.json.data.id as number;
+  };
+  const relayed = await mk({ name: 'dav', type: 'webdav', config: { url: webdav.url, vendor: 'other', user: webdav.user, pass: webdav.pass, path: 'backups' } });
+  const direct = await mk({ name: 'sftp', type: 'sftp', agentDirectUpload: true, config: { host: sftp.host, port: sftp.port, user: sftp.user, pass: sftp.pass, path: 'backups' } });
+  const src = await tempDir(t);
+  await writeFile(join(src, 'data.bin'), randomBytes(2 * 1024 * 1024));
+  const task = await createTask(m.app, m.token, { name: 'Rclone Pair', type: 'file', sourcePaths: [src], storageTargetIds: [relayed, direct], nodeId: n.id });
+  const record = await runToEnd(m, task.id, agent);
+  assert.equal(record.status, 'success', record.errorMessage);
+  for (const dir of [webdav.dir, sftp.dir]) {
+    const stored = await readFile(join(dir, 'backups', record.storagePath));
+    assert.equal(sha256(stored), record.checksum, dir);
+  }
 });
