@@ -294,3 +294,18 @@ test('rclone targets from an agent: one relayed through the master (WebDAV), one
     assert.equal(sha256(stored), record.checksum, dir);
   }
 });
+
+test('several agents at once: a label pool spreads concurrent runs over its nodes', async (t) => {
+  const m = await master(t);
+  const a = await node(m, 'pool-1', ['files']);
+  const b = await node(m, 'pool-2', ['files']);
+  const [agentA, agentB] = await Promise.all([agentFor(t, m, a), agentFor(t, m, b)]);
+  const target = await diskTarget(t, m.app, m.token);
+  const src = await tempDir(t);
+  await writeFile(join(src, 'big.bin'), randomBytes(32 * 1024 * 1024));
+  const tasks = await Promise.all(['one', 'two'].map((name) => createTask(m.app, m.token, { name: `Pool ${name}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'files', compression: 'none' })));
+  const started = await Promise.all(tasks.map((task) => call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token })));
+  const records = await Promise.all(started.map((r) => finished(m, `/api/backup/records/${r.json.data.recordId}`, agentA)));
+  assert.deepEqual(records.map((r) => r.status), ['success', 'success'], records.map((r) => r.errorMessage).join('; ') + agentB.logs.slice(-5).join('\n'));
+  assert.deepEqual(records.map((r) => r.nodeId).sort(), [a.id, b.id].sort());
+});
