@@ -89,15 +89,19 @@ function describe(err: unknown): string {
 }
 
 /** Waits until the streamx writable can take more, or is gone. */
-function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }): Promise<void> {
+/** Resolves when `w` can take more, closes, or the run is aborted (a stopped consumer never drains). */
+function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, signal?: AbortSignal): Promise<void> {
   return new Promise((res) => {
     const done = (): void => {
       w.off('drain', done);
       w.off('close', done);
+      signal?.removeEventListener('abort', done);
       res();
     };
     w.once('drain', done);
     w.once('close', done);
+    if (signal?.aborted) done();
+    else signal?.addEventListener('abort', done, { once: true });
   });
 }
 
@@ -120,7 +124,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
 
   const addHeaderOnly = (header: Headers): Promise<void> =>
     new Promise((res, rej) => {
-      pack.entry(header, (err) => (err ? rej(err) : res()));
+      pack.entry(header, (err) => (err ? rej(err) : res())).on('error', () => undefined);
     });
 
   async function addFile(abs: string, st: Stats): Promise<void> {
@@ -143,6 +147,9 @@ export function createTarSource(options: TarSourceOptions): TarSource {
       const header: Headers = { name: entryName(abs), type: 'file', size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid };
       let done!: Promise<void>;
       const entry = pack.entry(header, (err) => (err ? rejectDone(err) : resolveDone()));
+      // An abort destroys the pack and with it this entry, which then emits its error again;
+      // the callback above already carries it, and an unheard 'error' would kill the process.
+      entry.on('error', () => undefined);
       let resolveDone!: () => void;
       let rejectDone!: (e: Error) => void;
       done = new Promise<void>((res, rej) => {
@@ -163,7 +170,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
         }
         if (readError !== undefined || n === 0) break;
         // copy: the buffer is reused for the next read
-        if (!entry.write(Buffer.from(buf.subarray(0, n)))) await drained(entry);
+        if (!entry.write(Buffer.from(buf.subarray(0, n)))) await drained(entry, signal);
         written += n;
       }
       if (written < size) {
@@ -172,7 +179,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
         while (written < size) {
           checkAborted();
           const n = Math.min(READ_CHUNK, size - written);
-          if (!entry.write(Buffer.alloc(n))) await drained(entry);
+          if (!entry.write(Buffer.alloc(n))) await drained(entry, signal);
           written += n;
         }
       }
@@ -219,7 +226,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
     }
     const name = entryName(abs);
     await new Promise<void>((res, rej) => {
-      pack.entry({ name, type: 'file', size: fst.size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid }, data, (err) => (err ? rej(err) : res()));
+      pack.entry({ name, type: 'file', size: fst.size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid }, data, (err) => (err ? rej(err) : res())).on('error', () => undefined);
     });
     record({ path: name, size: fst.size, mtime: fst.mtime, mode: fst.mode & 0o7777, type: 'file' });
   }

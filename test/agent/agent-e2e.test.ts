@@ -236,7 +236,7 @@ test('a graceful stop lets running work finish within the grace period, and repo
     const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
     const recordPath = `/api/backup/records/${res.json.data.recordId}`;
     await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.status === 'running' ? true : undefined));
-    assert.equal(await agent.stop(), 0, agent.logs.slice(-10).join('\n'));
+    assert.equal(await agent.stop(), 0, agent.logs.slice(-40).join('\n'));
     const record = (await call(m.app, 'GET', recordPath, { token: m.token })).json.data;
     assert.equal(record.status, expected, record.errorMessage);
     if (expected === 'failed') assert.match(record.errorMessage, /agent was stopped/);

@@ -100,3 +100,30 @@ test('a FIFO, a socket and a missing path are skipped with warnings; the tar sta
     await cleanup();
   }
 });
+
+test('aborting a tar source in the middle of a large file ends it with the reason and nothing else (no stray error event)', async () => {
+  const { dir, cleanup } = await tempDir();
+  await writeFile(join(dir, 'large.bin'), Buffer.alloc(24 * 1024 * 1024, 1));
+  const stray: unknown[] = [];
+  const onStray = (err: unknown): void => { stray.push(err); };
+  process.on('uncaughtException', onStray);
+  try {
+    const abort = new AbortController();
+    const tar = createTarSource({ paths: [join(dir, 'large.bin')], signal: abort.signal });
+    const consumed = pipeline(tar.stream, async function* (source) {
+      for await (const chunk of source) {
+        yield chunk;
+        abort.abort(new Error('stopped by the test'));
+      }
+    }, async function* (source) {
+      for await (const _ of source) { /* drain */ }
+    }, { signal: abort.signal });
+    await assert.rejects(consumed);
+    await assert.rejects(tar.done);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(stray, []);
+  } finally {
+    process.off('uncaughtException', onStray);
+    await cleanup();
+  }
+});
