@@ -1,4 +1,5 @@
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import type { StorageInstance } from '../core/plugin-host/contracts.ts';
 
 const UNITS: Record<string, number> = { '': 1024, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
 
@@ -30,4 +31,24 @@ export function throttle(bytesPerSecond: number): Transform {
       else setTimeout(() => cb(null, chunk), wait);
     },
   });
+}
+
+/** A storage instance whose uploads are paced to `bytesPerSecond` (direct uploads from a node with a bandwidth limit). */
+export function pacedStorage(inner: StorageInstance, bytesPerSecond: number): StorageInstance {
+  return {
+    ...inner,
+    put: (key: string, body: Readable, meta?: Parameters<StorageInstance['put']>[2]) => {
+      const paced = throttle(bytesPerSecond);
+      // A failing source must fail the upload, as it would unpaced.
+      body.on('error', (err) => paced.destroy(err));
+      return inner.put(key, body.pipe(paced), meta);
+    },
+    get: inner.get.bind(inner),
+    list: inner.list.bind(inner),
+    stat: inner.stat.bind(inner),
+    delete: inner.delete.bind(inner),
+    testConnection: inner.testConnection.bind(inner),
+    ...(inner.usage ? { usage: inner.usage.bind(inner) } : {}),
+    ...(inner.close ? { close: inner.close.bind(inner) } : {}),
+  };
 }

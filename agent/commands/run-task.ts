@@ -5,7 +5,7 @@ import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
-import { parseBandwidth } from '../throttle.ts';
+import { pacedStorage, parseBandwidth } from '../throttle.ts';
 import { removeSpool, SpoolStorage, spoolPath } from '../spool.ts';
 import { UpdateReporter, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
@@ -65,6 +65,8 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     log('info', `backup of task "${spec.name}" (${spec.source.type}) started on this node`);
 
     const deps = providerDeps(ctx, log);
+    // The node's bandwidth limit paces what leaves the node: relayed and direct uploads alike.
+    const rate = parseBandwidth(spec.bandwidthLimit);
     const direct: DirectResult[] = [];
     const targets: PipelineTarget[] = [];
     for (const t of spec.targets.filter((x) => x.mode === 'direct')) {
@@ -73,7 +75,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
         if (!type) throw new Error(`storage type "${t.type}" is not installed on this node`);
         const instance = await type.create(t.config ?? {}, deps);
         opened.push(instance);
-        targets.push({ id: t.id, name: t.name, instance, key: spec.storageKey });
+        targets.push({ id: t.id, name: t.name, instance: rate ? pacedStorage(instance, rate) : instance, key: spec.storageKey });
       } catch (err) {
         direct.push({ targetId: t.id, status: 'failed', error: errorText(err).slice(0, 2000) });
         log('error', `target "${t.name}": ${errorText(err)}`);
@@ -124,8 +126,6 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     if (spoolResult?.status === 'failed') log('error', `the relay spool failed: ${spoolResult.error ?? 'failed'}`);
     if (outcome.status === 'failed') throw new Error(outcome.results.map((r) => `${r.name}: ${r.error ?? 'failed'}`).join('; '));
 
-    // The node's bandwidth limit paces what crosses the link to the master.
-    const rate = parseBandwidth(spec.bandwidthLimit);
     let relayed = 0;
     if (spool && spoolResult?.status === 'success') {
       for (const t of relays) {
