@@ -82,7 +82,7 @@ export class Agent {
     const stopSignal = this.#stopping.signal;
     let first: HeartbeatReply;
     try {
-      first = await retryWithBackoff(() => this.#heartbeat([]), {
+      first = await retryWithBackoff(() => this.#heartbeat([], true), {
         retryable: (err) => !(err instanceof MasterError && err.status === 401),
         signal: stopSignal,
         onRetry: (err, attempt) => log.warn({ attempt }, `the master did not answer the first heartbeat: ${errorText(err)}`),
@@ -101,12 +101,14 @@ export class Agent {
     log.info('stopped');
   }
 
-  async #heartbeat(inFlight: number[]): Promise<HeartbeatReply> {
+  /** `starting`: this process holds nothing yet, so whatever the node had claimed before is settled. */
+  async #heartbeat(inFlight: number[], starting = false): Promise<HeartbeatReply> {
     const reply = await this.#o.client.post<HeartbeatReply>('/api/agent/heartbeat', {
       ...hostInfo(),
       agentVersion: VERSION,
       running: inFlight.length,
       inFlight,
+      ...(starting ? { starting: true } : {}),
       ...(this.#lastError ? { lastError: this.#lastError.slice(0, 4000) } : {}),
     });
     if (Number.isInteger(reply?.maxConcurrent) && reply.maxConcurrent > 0) {

@@ -86,19 +86,18 @@ export class CommandQueue {
   }
 
   /**
-   * Renews the node's claimed commands. With `inFlight` (what the agent says it is running)
-   * only those are renewed and the ids of the others are returned as abandoned.
+   * Renews the node's claimed commands: those in `inFlight` when the agent lists them (a command
+   * it no longer mentions lapses with its lease; a claim still on its way to the agent is listed
+   * at the next heartbeat), all of them otherwise. A `starting` agent holds nothing: the ids of
+   * everything the node had claimed are returned, to be settled as abandoned.
    */
-  async renew(nodeId: number, inFlight?: number[]): Promise<number[]> {
+  async renew(nodeId: number, inFlight?: number[], starting = false): Promise<number[]> {
     const em = this.#orm.em.fork();
+    if (starting) return (await em.find(AgentCommandEntity, { nodeId, status: 'claimed' }, { fields: ['id'] })).map((c) => c.id);
     const lease = new Date(Date.now() + this.#leaseMs);
-    if (inFlight === undefined) {
-      await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed' }, { leaseExpiresAt: lease });
-      return [];
-    }
-    if (inFlight.length > 0) await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', id: { $in: inFlight } }, { leaseExpiresAt: lease });
-    const others = await em.find(AgentCommandEntity, { nodeId, status: 'claimed', ...(inFlight.length ? { id: { $nin: inFlight } } : {}) }, { fields: ['id'] });
-    return others.map((c) => c.id);
+    const listed = inFlight === undefined ? {} : { id: { $in: inFlight } };
+    if (inFlight?.length !== 0) await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', ...listed }, { leaseExpiresAt: lease });
+    return [];
   }
 
   /** Renews the command driving a record (any update from the agent proves it alive). */

@@ -146,6 +146,7 @@ test('heartbeat, claims, list_dir, unknown type and a relay backup; stop exits c
   }
   const first = calls.find((c) => c.url === '/api/agent/heartbeat')!;
   assert.deepEqual(JSON.parse(first.body.toString()).inFlight, []);
+  assert.equal(JSON.parse(first.body.toString()).starting, true, 'the first heartbeat settles what a predecessor held');
   assert.equal(JSON.parse(first.body.toString()).agentVersion.length > 0, true);
 
   const byId = new Map(results().map((c) => [c.url.split('/')[4], JSON.parse(c.body.toString())]));

@@ -10,8 +10,8 @@ import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 const agentCall = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
   call(app, method, url, { headers: { 'x-agent-token': token }, ...(body === undefined ? {} : { body }) });
 
-async function online(app: FastifyInstance, token: string, inFlight?: number[]) {
-  const res = await agentCall(app, token, 'POST', '/api/agent/heartbeat', { hostname: 'h', ...(inFlight ? { inFlight } : {}) });
+async function online(app: FastifyInstance, token: string, inFlight?: number[], starting = false) {
+  const res = await agentCall(app, token, 'POST', '/api/agent/heartbeat', { hostname: 'h', ...(inFlight ? { inFlight } : {}), ...(starting ? { starting } : {}) });
   assert.equal(res.status, 200, res.body);
   return res.json.data;
 }
@@ -223,14 +223,23 @@ test('placement: a label pool picks the least busy online node; with none online
   assert.deepEqual(nodes.sort(), [a.id, b.id].sort(), 'the second run goes to the idle node');
 });
 
-test('a heartbeat listing what the agent runs abandons the rest: a started run fails at once', async (t) => {
-  const { app, admin, node, task } = await placedTask(t);
+test('heartbeats renew only what the agent lists; a starting agent abandons what its predecessor held, and a started run fails at once', async (t) => {
+  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 30 });
   const recordId = await runPlaced(app, admin, task.id);
   const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
   await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
+  const lease = async () => (await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id })).leaseExpiresAt!.getTime();
+  const before = await lease();
+  await new Promise((r) => setTimeout(r, 20));
   await online(app, node.token, [claim.id]);
-  assert.equal((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.status, 'running', 'listed: kept');
+  assert.ok(await lease() > before, 'listed: renewed');
+  const renewed = await lease();
+  await new Promise((r) => setTimeout(r, 20));
+  // A claim still on its way to the agent is not listed yet: it is neither renewed nor abandoned.
   await online(app, node.token, []);
+  assert.equal(await lease(), renewed);
+  assert.equal((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.status, 'running');
+  await online(app, node.token, [], true);
   const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
   assert.equal(record.status, 'failed');
   assert.match(record.errorMessage, /agent restarted/);

@@ -76,8 +76,10 @@ export const HeartbeatInput = Type.Object({
   lastError: Type.Optional(Type.String({ maxLength: 4000 })),
   /** Runs the agent reports as active; informational (the view counts records). */
   running: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-  /** Command ids the agent is executing; when sent, the node's other claimed commands are abandoned. */
+  /** Command ids the agent is executing: only these leases are renewed (others lapse on their own). */
   inFlight: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 })),
+  /** A starting agent holds nothing: every command the node had claimed is settled at once. */
+  starting: Type.Optional(Type.Boolean()),
 });
 export type HeartbeatInput = Static<typeof HeartbeatInput>;
 
