@@ -146,6 +146,11 @@ export class CommandQueue {
     return won === 1;
   }
 
+  /** Whether the node holds (has claimed and not settled) the command driving a record. */
+  async holds(nodeId: number, kind: RecordKind, recordId: number): Promise<boolean> {
+    return (await this.#orm.em.fork().count(AgentCommandEntity, { nodeId, recordKind: kind, recordId, status: 'claimed' })) > 0;
+  }
+
   /** Open commands driving a record (normally one). */
   async openFor(kind: RecordKind, recordId: number): Promise<AgentCommand[]> {
     return this.#orm.em.fork().find(AgentCommandEntity, { recordKind: kind, recordId, status: { $in: ['pending', 'claimed'] } });

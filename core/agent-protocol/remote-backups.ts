@@ -124,6 +124,9 @@ export class RemoteBackups {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
     if (isTerminal(record)) return { accepted: false, status: record.status };
+    // Work whose claim the master took back (the agent was silent past its lease) is stale: the
+    // command is queued again and will run afresh; the old run must stop.
+    if (!(await commandQueue.holds(nodeId, 'backup', recordId))) return { accepted: false, status: record.status };
     await commandQueue.renewFor('backup', recordId, true);
     if (record.status === 'queued') await this.#start(em, record);
     else if (!recordLogs.isLive(recordId)) await recordLogs.open(recordId, 'running'); // the master restarted mid-run
@@ -173,7 +176,9 @@ export class RemoteBackups {
   async relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }): Promise<{ targetId: number; size: number; checksum: string }> {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
-    if (record.status !== 'running') throw new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${record.status}; artifacts are accepted while it runs.` });
+    if (record.status !== 'running' || !(await this.#d.commandQueue.holds(nodeId, 'backup', recordId))) {
+      throw new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${record.status} and not held by this node's agent; artifacts are accepted while its run holds it.` });
+    }
     if (upload.key !== record.storagePath) throw new AppError('AGENT_OBJECT_KEY_INVALID', { message: `This record's key is ${record.storagePath}.` });
     const copy = await em.findOne(BackupRecordCopyEntity, { recordId, storageTargetId: targetId });
     const target = copy ? await em.findOne(StorageTargetEntity, { id: targetId }, { populate: ['secrets'] }) : null;

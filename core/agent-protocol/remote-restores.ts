@@ -102,6 +102,7 @@ export class RemoteRestores {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) return { accepted: false, status: record.status };
+    if (!(await this.#d.commandQueue.holds(nodeId, 'restore', id))) return { accepted: false, status: record.status };
     await this.#d.commandQueue.renewFor('restore', id, true);
     if (record.status === 'queued') {
       record.status = 'running';

@@ -153,6 +153,7 @@ test('the relay streams into the target through a checksum guard: no length is 4
   const { app, admin, node, task, target } = await placedTask(t);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const recordId = await runPlaced(app, admin, task.id);
+  await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
   const spec = (await agentCall(app, node.token, 'GET', `/api/agent/tasks/${task.id}?recordId=${recordId}`)).json.data;
   assert.equal((await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running', logs: [{ level: 'info', message: 'hello' }] })).json.data.accepted, true);
   const body = Buffer.from('not really an artifact');
@@ -183,6 +184,7 @@ test('the relay streams into the target through a checksum guard: no length is 4
 test('an agent claiming success for a relay target it never uploaded gets a failed record, not a successful one', async (t) => {
   const { app, admin, node, task } = await placedTask(t);
   const recordId = await runPlaced(app, admin, task.id);
+  await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
   await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
   const done = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'success', checksum: 'a'.repeat(64), fileSize: 10, rawSize: 10 });
   assert.equal(done.json.data.status, 'failed');
@@ -280,4 +282,18 @@ test('a command\'s secrets are sealed in the table and handed out only with the 
   assert.ok(row.secrets.length > 0 && !row.secrets.includes('s3cret-pass') && !row.payload.includes('s3cret-pass'));
   const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
   assert.deepEqual(claim.payload, { type: 'postgresql', config: { host: 'db' }, password: 's3cret-pass' });
+});
+
+test('a run whose claim the master took back is stale: its updates and uploads are refused, and the re-queued command runs afresh', async (t) => {
+  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 1 });
+  const recordId = await runPlaced(app, admin, task.id);
+  const first = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
+  await new Promise((r) => setTimeout(r, 1100));
+  await app.diContainer.cradle.leaseMonitor.sweep();
+  const stale = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
+  assert.deepEqual(stale.json.data, { accepted: false, status: 'queued' });
+  const second = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
+  assert.equal(second.id, first.id);
+  assert.equal(second.attempt, 2);
+  assert.equal((await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).json.data.accepted, true);
 });
