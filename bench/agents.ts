@@ -28,8 +28,17 @@ const SOCKETS = 256;
 const RACE_COMMANDS = 2000;
 const RACE_POLLERS = 200;
 const HEARTBEAT_BODY = JSON.stringify({ hostname: 'bench-host', agentVersion: '0.1.0', os: 'linux', arch: 'x64', running: 0, inFlight: [] });
+const STARTING_BODY = JSON.stringify({ hostname: 'bench-host', agentVersion: '0.1.0', os: 'linux', arch: 'x64', running: 0, inFlight: [], starting: true });
 
 interface Reply { status: number; body: string; ms: number }
+
+/** The master's own memory breakdown from its /metrics (prom-client's default metrics): where RSS goes. */
+async function memoryFigures(baseUrl: string): Promise<string> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const value = (name: string): number => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return `RSS ${mib(value('process_resident_memory_bytes'))}, V8 heap used ${mib(value('nodejs_heap_size_used_bytes'))} of ${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}`;
+}
 
 /** One keep-alive pool for every simulated agent: the client side must not be what limits. */
 function client(baseUrl: string): { post(path: string, headers: Record<string, string>, body: string): Promise<Reply>; close(): void } {
@@ -149,9 +158,9 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
         // ---- 2. N agents: heartbeat every 15 s, poll every 5 s ----
         const heartbeats = new Latencies();
         const polls = new Latencies();
-        const heartbeat = async (token: string, into: Latencies): Promise<void> => {
+        const heartbeat = async (token: string, into: Latencies, body = HEARTBEAT_BODY): Promise<void> => {
           try {
-            const r = await http.post('/api/agent/heartbeat', { 'x-agent-token': token }, HEARTBEAT_BODY);
+            const r = await http.post('/api/agent/heartbeat', { 'x-agent-token': token }, body);
             if (r.status === 200) into.add(r.ms);
             else into.fail(errorOf(r));
           } catch (err) {
@@ -171,10 +180,10 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
           }
         };
 
-        // A starting agent sends one heartbeat with inFlight: [] (this brings every node online).
+        // A starting agent's first heartbeat (this brings every node online).
         const startup = new Latencies();
         t0 = performance.now();
-        await Promise.all(nodes.map((n) => heartbeat(n.token, startup)));
+        await Promise.all(nodes.map((n) => heartbeat(n.token, startup, STARTING_BODY)));
         console.log(`first heartbeat of ${count} agents, all at once through ${SOCKETS} sockets: ${secs(performance.now() - t0)}; ${startup.summary()}`);
 
         const windowMs = seconds * 1000;
@@ -215,6 +224,9 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
         if (unexpectedCommands) console.log(`  polls that returned a command (none queued): ${unexpectedCommands}`);
         const meanRss = rssSamples.reduce((a, b) => a + b, 0) / Math.max(1, rssSamples.length);
         console.log(`  master: CPU ${(((w.cpu - cpu0) / wallS) * 100).toFixed(0)}% of one core; RSS mean ${(meanRss / 1024).toFixed(1)} MiB, peak ${(Math.max(...rssSamples) / 1024).toFixed(1)} MiB (${rssSamples.length} samples, 1/s)`);
+        console.log(`  master memory at the end of the load: ${await memoryFigures(server.url)}`);
+        await sleep(10_000);
+        console.log(`  master memory 10 s later, idle: ${await memoryFigures(server.url)}`);
         console.log(`  client (this process): CPU ${(((w.self.user + w.self.system) / 1e6 / wallS) * 100).toFixed(0)}% of one core, event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
 
         // ---- 3. no double claims: many pollers, one node, many commands ----
