@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { build, call, nodeWithToken, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
+import pg from 'pg';
+import { postgresUrl, requireOrSkip } from '../helpers/databases.ts';
 
 const agentCall = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
   call(app, method, url, { headers: { 'x-agent-token': token }, ...(body === undefined ? {} : { body }) });
@@ -296,4 +298,33 @@ test('a run whose claim the master took back is stale: its updates and uploads a
   assert.equal(second.id, first.id);
   assert.equal(second.attempt, 2);
   assert.equal((await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).json.data.accepted, true);
+});
+
+test('on PostgreSQL (scale-out mode) too, concurrent pollers never claim a command twice', async (t) => {
+  const admin = await requireOrSkip(t, 'postgres');
+  if (!admin) return;
+  const name = `backplane_queue_${process.pid}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`drop database if exists ${name}`);
+  await client.query(`create database ${name}`);
+  t.after(async () => {
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.end();
+  });
+  const url = new URL(postgresUrl());
+  url.pathname = `/${name}`;
+  const { app } = await build(t, { config: { databaseUrl: url.toString() } });
+  const node = await nodeWithToken(app, 'pg-busy');
+  const queue = app.diContainer.cradle.commandQueue;
+  for (let i = 0; i < 60; i++) await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });
+  const ids: number[] = [];
+  await Promise.all(Array.from({ length: 30 }, async () => {
+    for (let round = 0; round < 10; round++) {
+      const res = await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
+      if (res.json.data.command) ids.push(res.json.data.command.id);
+    }
+  }));
+  assert.equal(new Set(ids).size, ids.length, 'no id twice');
+  assert.equal(ids.length, 60);
 });
