@@ -22,7 +22,7 @@ export class BackupMetrics {
       registers,
     });
     this.bytes = new Counter({ name: 'backplane_backup_bytes_total', help: 'Stored bytes written by successful or partial runs (once per artifact)', labelNames: ['type'], registers });
-    this.running = new Gauge({ name: 'backplane_backups_running', help: 'Backup runs in progress on the master', registers });
+    this.running = new Gauge({ name: 'backplane_backups_running', help: 'Backup runs in progress (on the master and on agents)', registers });
     this.queued = new Gauge({ name: 'backplane_backups_queued', help: 'Backup runs waiting for a slot', registers });
     this.skipped = new Counter({ name: 'backplane_backup_runs_skipped_total', help: 'Scheduled runs that did not start', labelNames: ['reason'], registers });
     this.retentionDeleted = new Counter({ name: 'backplane_retention_deleted_total', help: 'Records removed by retention', registers });

@@ -309,3 +309,24 @@ test('several agents at once: a label pool spreads concurrent runs over its node
   assert.deepEqual(records.map((r) => r.status), ['success', 'success'], records.map((r) => r.errorMessage).join('; ') + agentB.logs.slice(-5).join('\n'));
   assert.deepEqual(records.map((r) => r.nodeId).sort(), [a.id, b.id].sort());
 });
+
+test('an agent run is followed like a master run: retention across copies, automatic replication, metrics', async (t) => {
+  const m = await master(t);
+  const n = await node(m, 'edge-first-class');
+  const agent = await agentFor(t, m, n);
+  const primary = await diskTarget(t, m.app, m.token, 'primary');
+  const replica = await diskTarget(t, m.app, m.token, 'replica');
+  const src = await tempDir(t);
+  await writeFile(join(src, 'f.txt'), 'first-class');
+  const task = await createTask(m.app, m.token, { name: 'First Class', type: 'file', sourcePaths: [src], storageTargetIds: [primary.id], replicationTargetIds: [replica.id], maxBackups: 1, retentionDays: 0, nodeId: n.id });
+  const first = await runToEnd(m, task.id, agent);
+  assert.equal(first.status, 'success', first.errorMessage);
+  await waitFor('the replica of the first run', async () => (await readFile(join(replica.dir, first.storagePath)).catch(() => undefined)));
+  const second = await runToEnd(m, task.id, agent);
+  assert.equal(second.status, 'success', second.errorMessage);
+  await waitFor('retention to remove the first record', async () => ((await call(m.app, 'GET', `/api/backup/records/${first.id}`, { token: m.token })).status === 404 ? true : undefined));
+  await assert.rejects(readFile(join(primary.dir, first.storagePath)), { code: 'ENOENT' });
+  await assert.rejects(readFile(join(replica.dir, first.storagePath)), { code: 'ENOENT' });
+  const metrics = await (await fetch(`${m.url}/metrics`)).text();
+  assert.match(metrics, /backplane_backup_runs_total\{type="file",status="success",trigger="manual"\} 2/);
+});
