@@ -154,3 +154,15 @@ export class UpdateReporter {
     }, { backoff: new Backoff(), retryable: isRetryable, deadlineMs: deadline, signal: options.signal }));
   }
 }
+
+/**
+ * Ends a run that failed: unless the master already ended it (then it knows), the reason is
+ * logged and sent as the final `failed` update. Returns the reason for the command result.
+ */
+export async function reportFailure(reporter: UpdateReporter, signal: AbortSignal, err: unknown, warn: (message: string) => void): Promise<string> {
+  const reason = signal.aborted ? errorText(signal.reason) : errorText(err);
+  if (reporter.rejected) return reason;
+  reporter.log('error', reason);
+  await reporter.send({ status: 'failed', errorMessage: reason.slice(0, 2000) }, { final: true }).catch((e: unknown) => warn(`the failure could not be reported: ${errorText(e)}`));
+  return reason;
+}

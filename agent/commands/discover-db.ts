@@ -1,4 +1,5 @@
-import { driverFor } from '../../core/features/discovery/discovery-routes.ts';
+import { discovered } from '../../core/features/discovery/discovery-routes.ts';
+import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { errorText } from '../../core/text.ts';
 import { providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
@@ -14,7 +15,7 @@ export async function discoverDbCommand(payload: Record<string, unknown>, ctx: C
   try {
     const instance = await driver.create(config, providerDeps(ctx, (level, message) => ctx.log[level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info']({ type }, message)));
     const found = await instance.discover();
-    return { success: true, result: { databases: found.map((d) => ({ name: d.name, sizeBytes: d.sizeBytes ?? null, system: d.system ?? false })) } };
+    return { success: true, result: { databases: found.map(discovered) } };
   } catch (err) {
     return { success: false, error: errorText(err).slice(0, 2000) };
   }

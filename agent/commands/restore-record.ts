@@ -2,12 +2,12 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { driverConfig } from '../../core/backup/task-source.ts';
-import { driverFor } from '../../core/features/discovery/discovery-routes.ts';
+import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { restoreDatabase } from '../../core/recovery/database-restore.ts';
 import { safeExtract } from '../../core/recovery/safe-extract.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
 import { removeSpool, spoolPath } from '../spool.ts';
-import { UpdateReporter, type LogLevel } from '../update-reporter.ts';
+import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
 /** `GET /api/agent/restores/:id/spec` */
@@ -86,11 +86,7 @@ export async function restoreRecordCommand(payload: Record<string, unknown>, ctx
     const final = await reporter.send({ status: 'success', bytes, ...(entries !== undefined ? { entries } : {}) }, { final: true });
     return final.accepted ? { success: true, result } : { success: false, error: `the restore is already ${final.status}`, result };
   } catch (err) {
-    const reason = signal.aborted ? errorText(signal.reason) : errorText(err);
-    if (reporter.rejected) return { success: false, error: reason, result };
-    log('error', reason);
-    await reporter.send({ status: 'failed', errorMessage: reason.slice(0, 2000) }, { final: true }).catch((e: unknown) => ctx.log.warn({ restoreId }, `the failure could not be reported: ${errorText(e)}`));
-    return { success: false, error: reason, result };
+    return { success: false, error: await reportFailure(reporter, signal, err, (m) => ctx.log.warn({ restoreId }, m)), result };
   } finally {
     reporter.stop();
     await removeSpool(spool).catch(() => undefined);

@@ -7,7 +7,7 @@ import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
 import { pacedStorage, parseBandwidth } from '../throttle.ts';
 import { removeSpool, SpoolStorage, spoolPath } from '../spool.ts';
-import { UpdateReporter, type LogLevel } from '../update-reporter.ts';
+import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
 /** `GET /api/agent/tasks/:taskId?recordId=N` */
@@ -30,11 +30,6 @@ interface DirectResult { targetId: number; status: 'success' | 'failed'; size?: 
 /** How long one relay upload is retried while the master is away. */
 const RELAY_RETRY_MS = 10 * 60_000;
 const SPOOL_ID = 'relay-spool';
-
-/** The first reason that ends a run wins: the agent's stop, or the master's "no longer accepted". */
-function stopReason(signal: AbortSignal): string {
-  return errorText(signal.reason);
-}
 
 /**
  * One placed backup: spec, `running`, the engine, relay uploads, the final update. Returns the
@@ -171,11 +166,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     }, { final: true });
     return final.accepted ? { success: true, result } : { success: false, error: `the record is already ${final.status}`, result };
   } catch (err) {
-    const reason = signal.aborted ? stopReason(signal) : errorText(err);
-    if (reporter.rejected) return { success: false, error: reason, result };
-    log('error', reason);
-    await reporter.send({ status: 'failed', errorMessage: reason.slice(0, 2000) }, { final: true }).catch((e: unknown) => ctx.log.warn({ recordId }, `the failure could not be reported: ${errorText(e)}`));
-    return { success: false, error: reason, result };
+    return { success: false, error: await reportFailure(reporter, signal, err, (m) => ctx.log.warn({ recordId }, m)), result };
   } finally {
     reporter.stop();
     await Promise.allSettled(opened.map((i) => i.close?.()));

@@ -88,24 +88,27 @@ export class CommandQueue {
   /**
    * Renews the node's claimed commands: those in `inFlight` when the agent lists them (a command
    * it no longer mentions lapses with its lease; a claim still on its way to the agent is listed
-   * at the next heartbeat), all of them otherwise. A `starting` agent holds nothing: the ids of
-   * everything the node had claimed are returned, to be settled as abandoned.
+   * at the next heartbeat), all of them otherwise. A `starting` agent holds nothing:
+   * everything the node had claimed is returned, to be settled as abandoned.
    */
-  async renew(nodeId: number, inFlight?: number[], starting = false): Promise<number[]> {
+  async renew(nodeId: number, inFlight?: number[], starting = false): Promise<AgentCommand[]> {
     const em = this.#orm.em.fork();
-    if (starting) return (await em.find(AgentCommandEntity, { nodeId, status: 'claimed' }, { fields: ['id'] })).map((c) => c.id);
+    if (starting) return em.find(AgentCommandEntity, { nodeId, status: 'claimed' });
     const lease = new Date(Date.now() + this.#leaseMs);
     const listed = inFlight === undefined ? {} : { id: { $in: inFlight } };
     if (inFlight?.length !== 0) await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', ...listed }, { leaseExpiresAt: lease });
     return [];
   }
 
-  /** Renews the command driving a record (any update from the agent proves it alive). */
-  async renewFor(kind: RecordKind, recordId: number, started = false): Promise<void> {
-    const em = this.#orm.em.fork();
+  /**
+   * Renews the lease of the node's command driving a record (any update from the agent proves it
+   * alive), and with `started` marks it under way. False when the node no longer holds it (the
+   * master took the claim back, or it was settled): the agent's work is stale.
+   */
+  async touch(nodeId: number, kind: RecordKind, recordId: number, started = false): Promise<boolean> {
     const now = new Date();
-    await em.nativeUpdate(AgentCommandEntity, { recordKind: kind, recordId, status: 'claimed' }, { leaseExpiresAt: new Date(now.getTime() + this.#leaseMs) });
-    if (started) await em.nativeUpdate(AgentCommandEntity, { recordKind: kind, recordId, status: 'claimed', startedAt: null }, { startedAt: now });
+    const changes = { leaseExpiresAt: new Date(now.getTime() + this.#leaseMs), ...(started ? { startedAt: now } : {}) };
+    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { nodeId, recordKind: kind, recordId, status: 'claimed' }, changes)) > 0;
   }
 
   /** Applies an agent's result: only the owning node, only while claimed; a repeat is answered again. */
@@ -121,7 +124,7 @@ export class CommandQueue {
       status, completedAt: new Date(), leaseExpiresAt: null, secrets: '', error: (r.error ?? '').slice(0, 4000), result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
     });
     if (won !== 1) return { kind: 'not_claimed' };
-    await em.refresh(command);
+    command.status = status; // what the update above stored; the fork is not flushed again
     this.#settled.emit(String(id));
     return { kind: 'applied', command };
   }
@@ -144,11 +147,6 @@ export class CommandQueue {
     const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, { status: 'failed', error: error.slice(0, 4000), completedAt: now, leaseExpiresAt: null, lostAt: now, secrets: '' });
     if (won === 1) this.#settled.emit(String(id));
     return won === 1;
-  }
-
-  /** Whether the node holds (has claimed and not settled) the command driving a record. */
-  async holds(nodeId: number, kind: RecordKind, recordId: number): Promise<boolean> {
-    return (await this.#orm.em.fork().count(AgentCommandEntity, { nodeId, recordKind: kind, recordId, status: 'claimed' })) > 0;
   }
 
   /** Open commands driving a record (normally one). */

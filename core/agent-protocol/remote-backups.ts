@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, TERMINAL_STATUSES, type BackupRecord } from '../db/entities/backup-record.ts';
-import { BackupTaskEntity, BackupTaskTargetEntity } from '../db/entities/backup-task.ts';
-import { StorageTargetEntity, type StorageTarget } from '../db/entities/storage-target.ts';
+import { BackupTaskEntity } from '../db/entities/backup-task.ts';
+import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { NodeEntity } from '../db/entities/node.ts';
 import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
@@ -18,10 +18,11 @@ import { settleBackup } from '../backup/record-outcome.ts';
 import { storageKey, fileNameOf } from '../backup/storage-key.ts';
 import { sourceSpecOf } from '../backup/task-source.ts';
 import { recordedUsage } from '../backup/target-usage.ts';
+import { taskTargets } from '../backup/task-targets.ts';
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { checksumGuard } from '../engine/checksum-guard.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
-import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { driverFor } from '../plugin-host/driver-for.ts';
 import { errorText, humanBytes } from '../text.ts';
 import type { CommandQueue } from './command-queue.ts';
 
@@ -80,13 +81,6 @@ export class RemoteBackups {
     return record;
   }
 
-  async #targets(em: EntityManager, taskId: number): Promise<StorageTarget[]> {
-    const links = await em.find(BackupTaskTargetEntity, { taskId }, { orderBy: { position: 'asc' } });
-    const targets = await em.find(StorageTargetEntity, { id: { $in: links.map((l) => l.storageTargetId) } }, { populate: ['secrets'] });
-    const byId = new Map(targets.map((t) => [t.id, t]));
-    return links.map((l) => byId.get(l.storageTargetId)).filter((t) => t !== undefined);
-  }
-
   #key(record: BackupRecord, taskName: string, type: string, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
     const driver = type === 'file' ? undefined : driverFor(this.#d.databaseDrivers.list(), type);
     const rawExtension = type === 'file' ? 'tar' : driver?.artifactExtension ?? 'sql';
@@ -105,7 +99,7 @@ export class RemoteBackups {
     const node = await em.findOneOrFail(NodeEntity, { id: nodeId });
     const compression = record.compression as Compression;
     const { key, rawExtension } = this.#key(record, task.name, task.type, compression, record.encrypted);
-    const targets = (await this.#targets(em, taskId)).filter((t) => t.enabled);
+    const targets = (await taskTargets(em, taskId)).filter((t) => t.enabled);
     return {
       recordId, taskId, name: task.name,
       source: { ...sourceSpecOf(task), dbPassword: task.dbPassword ? this.#d.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '' },
@@ -126,8 +120,7 @@ export class RemoteBackups {
     if (isTerminal(record)) return { accepted: false, status: record.status };
     // Work whose claim the master took back (the agent was silent past its lease) is stale: the
     // command is queued again and will run afresh; the old run must stop.
-    if (!(await commandQueue.holds(nodeId, 'backup', recordId))) return { accepted: false, status: record.status };
-    await commandQueue.renewFor('backup', recordId, true);
+    if (!(await commandQueue.touch(nodeId, 'backup', recordId, record.status === 'queued'))) return { accepted: false, status: record.status };
     if (record.status === 'queued') await this.#start(em, record);
     else if (!recordLogs.isLive(recordId)) await recordLogs.open(recordId, 'running'); // the master restarted mid-run
     for (const line of u.logs ?? []) void recordLogs.line(recordId, line.level, line.message);
@@ -155,7 +148,7 @@ export class RemoteBackups {
     record.fileName = fileNameOf(key);
     task.lastRunAt = now;
     task.lastStatus = 'running';
-    for (const t of await this.#targets(em, task.id)) {
+    for (const t of await taskTargets(em, task.id)) {
       em.create(BackupRecordCopyEntity, {
         recordId: record.id, storageTargetId: t.id, storageTargetName: t.name, storagePath: key,
         status: t.enabled ? 'pending' : 'failed', error: t.enabled ? '' : 'the storage target is disabled',
@@ -176,7 +169,7 @@ export class RemoteBackups {
   async relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }): Promise<{ targetId: number; size: number; checksum: string }> {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
-    if (record.status !== 'running' || !(await this.#d.commandQueue.holds(nodeId, 'backup', recordId))) {
+    if (record.status !== 'running' || !(await this.#d.commandQueue.touch(nodeId, 'backup', recordId))) {
       throw new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${record.status} and not held by this node's agent; artifacts are accepted while its run holds it.` });
     }
     if (upload.key !== record.storagePath) throw new AppError('AGENT_OBJECT_KEY_INVALID', { message: `This record's key is ${record.storagePath}.` });
@@ -189,7 +182,6 @@ export class RemoteBackups {
       const used = await recordedUsage(em, target.id);
       if (used.bytes + upload.size > target.quotaBytes) throw new AppError('STORAGE_QUOTA_EXCEEDED', { message: `"${target.name}" holds ${humanBytes(used.bytes)} of its ${humanBytes(target.quotaBytes)} quota.` });
     }
-    await this.#d.commandQueue.renewFor('backup', recordId);
     let mismatch = '';
     const guard = checksumGuard(upload.size, upload.sha256, (why) => { mismatch = why; });
     upload.body.on('error', (err) => guard.destroy(err));

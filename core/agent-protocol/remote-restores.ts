@@ -13,8 +13,10 @@ import type { RecordLogHub } from '../backup/record-log.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
 import { openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
 import { restoreTargetOf } from '../recovery/database-restore.ts';
+import { settleLifecycle } from '../recovery/run-lifecycle.ts';
+import { publishRestoreOutcome } from '../recovery/restore-service.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
-import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { driverFor } from '../plugin-host/driver-for.ts';
 import type { CommandQueue } from './command-queue.ts';
 import type { AgentLogLine } from './remote-backups.ts';
 
@@ -88,7 +90,7 @@ export class RemoteRestores {
     if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    await this.#d.commandQueue.renewFor('restore', id);
+    await this.#d.commandQueue.touch(nodeId, 'restore', id);
     const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup);
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;
@@ -102,8 +104,7 @@ export class RemoteRestores {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) return { accepted: false, status: record.status };
-    if (!(await this.#d.commandQueue.holds(nodeId, 'restore', id))) return { accepted: false, status: record.status };
-    await this.#d.commandQueue.renewFor('restore', id, true);
+    if (!(await this.#d.commandQueue.touch(nodeId, 'restore', id, record.status === 'queued'))) return { accepted: false, status: record.status };
     if (record.status === 'queued') {
       record.status = 'running';
       record.startedAt = new Date();
@@ -120,23 +121,8 @@ export class RemoteRestores {
   }
 
   async #settle(em: EntityManager, record: RestoreRecord, status: 'success' | 'failed', reason: string): Promise<void> {
-    const { restoreLogs } = this.#d;
-    const completed = new Date();
-    record.status = status;
-    record.errorMessage = reason.slice(0, 2000);
-    record.completedAt = completed;
-    record.durationMs = completed.getTime() - (record.startedAt ?? completed).getTime();
-    await em.flush();
-    if (reason) await restoreLogs.line(record.id, 'error', record.errorMessage);
-    await restoreLogs.line(record.id, status === 'success' ? 'info' : 'error', `${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
-    restoreLogs.setStatus(record.id, status);
-    await restoreLogs.close(record.id, status);
-    this.#d.events.publish({
-      type: status === 'success' ? 'restore_success' : 'restore_failed',
-      title: `Restore ${status}: ${record.taskName}`,
-      body: status === 'success' ? `Record ${record.backupRecordId} restored on node ${record.nodeId}.` : record.errorMessage,
-      fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, status, nodeId: record.nodeId },
-    });
+    await settleLifecycle(em, record, this.#d.restoreLogs, status, reason);
+    publishRestoreOutcome(this.#d.events, record);
   }
 
   async fail(id: number, reason: string): Promise<boolean> {

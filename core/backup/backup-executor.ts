@@ -1,8 +1,7 @@
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord, type RecordStatus } from '../db/entities/backup-record.ts';
-import { BackupTaskEntity, BackupTaskTargetEntity, type BackupTask } from '../db/entities/backup-task.ts';
-import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
@@ -19,6 +18,7 @@ import { ManifestWriter } from './manifest-writer.ts';
 import { storageKey, fileNameOf } from './storage-key.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
+import { taskTargets } from './task-targets.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;
@@ -83,10 +83,7 @@ export class BackupExecutor {
 
   async #run(em: EntityManager, record: BackupRecord, task: BackupTask, signal: AbortSignal, log: (level: 'info' | 'warn' | 'error', text: string) => void): Promise<RecordStatus> {
     const { storageOpener, secretBox, databaseDrivers, orm, recordLogs } = this.#d;
-    const links = await em.find(BackupTaskTargetEntity, { taskId: task.id }, { orderBy: { position: 'asc' } });
-    const targets = await em.find(StorageTargetEntity, { id: { $in: links.map((l) => l.storageTargetId) } }, { populate: ['secrets'] });
-    const byId = new Map(targets.map((t) => [t.id, t]));
-    const ordered = links.map((l) => byId.get(l.storageTargetId)).filter((t) => t !== undefined);
+    const ordered = await taskTargets(em, task.id);
     if (ordered.length === 0) throw new Error('the task has no storage target');
 
     const compression = task.compression as Compression;

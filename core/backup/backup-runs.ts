@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
@@ -172,11 +172,11 @@ export class BackupRuns {
 
   /** What follows every finished run, on the master or an agent: retention, replication, dependents. */
   async afterRun(record: Pick<BackupRecord, 'id' | 'taskId'>, status: BackupRecord['status']): Promise<void> {
-    if (status === 'success' || status === 'partial') {
-      await this.#retention.applyForTask(record.taskId).catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
-    }
-    if ((status === 'success' || status === 'partial') && !this.#stopping) await this.#replicate(record.id, record.taskId);
-    if (status === 'success' && !this.#stopping) await this.#runDependents(record.taskId);
+    if (!ARTIFACT_STATUSES.includes(status)) return;
+    await this.#retention.applyForTask(record.taskId).catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
+    if (this.#stopping) return;
+    await this.#replicate(record.id, record.taskId);
+    if (status === 'success') await this.#runDependents(record.taskId);
   }
 
   /** The task's automatic replication targets each get a copy (3-2-1); a refusal is audited. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { BackupRecord, RecordStatus } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, type BackupRecord, type RecordStatus } from '../db/entities/backup-record.ts';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
@@ -30,7 +30,7 @@ export async function settleBackup(deps: OutcomeDeps, em: EntityManager, record:
   await recordLogs.close(record.id, status);
   backupMetrics.runs.inc({ type: record.type, status, trigger: record.trigger });
   backupMetrics.duration.observe({ type: record.type, status }, record.durationMs / 1000);
-  if (status === 'success' || status === 'partial') backupMetrics.bytes.inc({ type: record.type }, record.fileSize);
+  if (ARTIFACT_STATUSES.includes(status)) backupMetrics.bytes.inc({ type: record.type }, record.fileSize);
   publishOutcome(deps.events, record);
 }
 

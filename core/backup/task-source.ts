@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { DatabaseDriverType, ProviderDeps } from '../plugin-host/contracts.ts';
 import { createTarSource, type ManifestEntry } from '../engine/tar-source.ts';
-import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { driverFor } from '../plugin-host/driver-for.ts';
 
 export interface TaskSource {
   stream: Readable;

@@ -89,6 +89,15 @@ function describe(err: unknown): string {
 }
 
 /** Waits until the streamx writable can take more, or is gone. */
+/**
+ * A tar entry whose errors reach its callback only. An abort destroys the pack and with it the
+ * open entry, which then emits its error again; unheard, that 'error' would kill the process.
+ */
+function quiet<T extends { on(event: 'error', fn: () => void): unknown }>(entry: T): T {
+  entry.on('error', () => undefined);
+  return entry;
+}
+
 /** Resolves when `w` can take more, closes, or the run is aborted (a stopped consumer never drains). */
 function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, signal?: AbortSignal): Promise<void> {
   return new Promise((res) => {
@@ -124,7 +133,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
 
   const addHeaderOnly = (header: Headers): Promise<void> =>
     new Promise((res, rej) => {
-      pack.entry(header, (err) => (err ? rej(err) : res())).on('error', () => undefined);
+      quiet(pack.entry(header, (err) => (err ? rej(err) : res())));
     });
 
   async function addFile(abs: string, st: Stats): Promise<void> {
@@ -146,10 +155,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
       const size = fst.size;
       const header: Headers = { name: entryName(abs), type: 'file', size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid };
       let done!: Promise<void>;
-      const entry = pack.entry(header, (err) => (err ? rejectDone(err) : resolveDone()));
-      // An abort destroys the pack and with it this entry, which then emits its error again;
-      // the callback above already carries it, and an unheard 'error' would kill the process.
-      entry.on('error', () => undefined);
+      const entry = quiet(pack.entry(header, (err) => (err ? rejectDone(err) : resolveDone())));
       let resolveDone!: () => void;
       let rejectDone!: (e: Error) => void;
       done = new Promise<void>((res, rej) => {
@@ -226,7 +232,7 @@ export function createTarSource(options: TarSourceOptions): TarSource {
     }
     const name = entryName(abs);
     await new Promise<void>((res, rej) => {
-      pack.entry({ name, type: 'file', size: fst.size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid }, data, (err) => (err ? rej(err) : res())).on('error', () => undefined);
+      quiet(pack.entry({ name, type: 'file', size: fst.size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid }, data, (err) => (err ? rej(err) : res())));
     });
     record({ path: name, size: fst.size, mtime: fst.mtime, mode: fst.mode & 0o7777, type: 'file' });
   }

@@ -11,7 +11,7 @@ import type { AgeKeyPair } from '../engine/age-identity.ts';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
-import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { driverFor } from '../plugin-host/driver-for.ts';
 import { driverConfig } from '../backup/task-source.ts';
 
 export interface RecoveryDeps {

@@ -1,4 +1,4 @@
-import { BackupRecordEntity, BackupRecordCopyEntity } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity } from '../db/entities/backup-record.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { ReplicationRecordEntity, type ReplicationRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
@@ -30,7 +30,7 @@ export class ReplicationService {
     const em = this.#d.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    if (backup.status !== 'success' && backup.status !== 'partial') throw new AppError('REPLICATION_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to replicate.` });
+    if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('REPLICATION_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to replicate.` });
     const dest = await em.findOne(StorageTargetEntity, { id: destTargetId });
     if (!dest) throw new AppError('REPLICATION_DEST_INVALID', { message: `Storage target ${destTargetId} does not exist.` });
     if (!dest.enabled) throw new AppError('REPLICATION_DEST_DISABLED');

@@ -1,17 +1,29 @@
 import { isAbsolute } from 'node:path';
-import { BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
 import { restoreDatabase, restoreTargetOf } from './database-restore.ts';
-import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { driverFor } from '../plugin-host/driver-for.ts';
 import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract, archivePath } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
+import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
 import { runLifecycle, failStale, type Log } from './run-lifecycle.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
+
+/** `restore_success` / `restore_failed`, for restores on the master and on agents alike. */
+export function publishRestoreOutcome(events: EventBus, record: RestoreRecord): void {
+  const ok = record.status === 'success';
+  events.publish({
+    type: ok ? 'restore_success' : 'restore_failed',
+    title: `Restore ${record.status}: ${record.taskName}`,
+    body: ok ? `Record ${record.backupRecordId} restored${record.nodeId ? ` on node ${record.nodeId}` : ''}.` : record.errorMessage,
+    fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, status: record.status, nodeId: record.nodeId },
+  });
+}
 
 export interface RestoreInput {
   /** File restores: an absolute directory to restore into; absent = the original locations. */
@@ -41,7 +53,7 @@ export class RestoreService {
     const em = this.#d.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    if (backup.status !== 'success' && backup.status !== 'partial') throw new AppError('RESTORE_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to restore.` });
+    if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('RESTORE_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to restore.` });
     const selected = input.selectedPaths ?? [];
     if (backup.type === 'file') {
       if (input.targetDatabase) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase applies to database records only.' });
@@ -88,19 +100,14 @@ export class RestoreService {
   async execute(id: number, signal: AbortSignal): Promise<RestoreRecord> {
     const em = this.#d.orm.em.fork();
     const record = await em.findOneOrFail(RestoreRecordEntity, { id });
-    const status = await runLifecycle(em, record, this.#d.restoreLogs, signal, async (log) => {
+    await runLifecycle(em, record, this.#d.restoreLogs, signal, async (log) => {
       const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
       if (!backup) throw new Error('the backup record was deleted');
       log('info', `restoring ${backup.fileName} (record ${backup.id}, ${human(backup.fileSize)})`);
       if (backup.type === 'file') await this.#restoreFiles(record, backup, log, signal);
       else await this.#restoreDatabase(em, record, backup, log, signal);
     });
-    this.#d.events.publish({
-      type: status === 'success' ? 'restore_success' : 'restore_failed',
-      title: `Restore ${status}: ${record.taskName}`,
-      body: status === 'success' ? `Record ${record.backupRecordId} restored.` : record.errorMessage,
-      fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, status },
-    });
+    publishRestoreOutcome(this.#d.events, record);
     return record;
   }
 

@@ -26,23 +26,35 @@ export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager,
   await hub.open(record.id, 'running');
   const log: Log = (level, text) => void hub.line(record.id, level, text);
   let status: RecordStatus;
+  let reason = '';
   try {
     await work(log);
     status = 'success';
   } catch (err) {
     status = signal.aborted ? 'cancelled' : 'failed';
-    record.errorMessage = (signal.aborted ? `cancelled: ${message(signal.reason)}` : message(err)).slice(0, 2000);
-    log('error', record.errorMessage);
+    reason = signal.aborted ? `cancelled: ${message(signal.reason)}` : message(err);
+  }
+  await settleLifecycle(em, record, hub, status, reason);
+  return status;
+}
+
+/**
+ * The end of a recovery record, wherever its work ran (here, or on an agent): the reason logged,
+ * the terminal status and times stored, the last line, and the log closed with the status.
+ */
+export async function settleLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, status: RecordStatus, reason: string): Promise<void> {
+  if (reason) {
+    record.errorMessage = reason.slice(0, 2000);
+    void hub.line(record.id, 'error', record.errorMessage);
   }
   const completed = new Date();
   record.status = status;
   record.completedAt = completed;
   record.durationMs = completed.getTime() - (record.startedAt?.getTime() ?? completed.getTime());
   await em.flush();
-  log(status === 'success' ? 'info' : 'error', `${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
+  void hub.line(record.id, status === 'success' ? 'info' : 'error', `${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
   hub.setStatus(record.id, status);
   await hub.close(record.id, status);
-  return status;
 }
 
 /** Start-up: records of `entity` a stopped master left queued or running become `failed` with `reason`. */

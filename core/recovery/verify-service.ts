@@ -1,11 +1,11 @@
 import { mkdir, rm, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { driverFor } from '../features/discovery/discovery-routes.ts';
+import { driverFor } from '../plugin-host/driver-for.ts';
 import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract } from './safe-extract.ts';
@@ -36,7 +36,7 @@ export class VerifyService {
     const em = this.#d.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    if (backup.status !== 'success' && backup.status !== 'partial') throw new AppError('VERIFY_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to verify.` });
+    if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('VERIFY_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to verify.` });
     const record = em.create(VerifyRecordEntity, {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId, mode,
       triggeredBy: triggeredBy.slice(0, 100), status: 'queued',

@@ -6,7 +6,7 @@ import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor, setTotal } from '../../http/request-helpers.ts';
 import { requireEventStreamAccept } from '../../http/sse-accept.ts';
-import { BackupRecordEntity, type BackupRecord } from '../../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../../db/entities/backup-record.ts';
 import { streamRecordLog } from '../../http/record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
 import { recordSummary, copyResult } from './backup-record-view.ts';
@@ -69,7 +69,7 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
   }, async (request, reply) => {
     const { backupRecords, orm, storageOpener } = request.diScope.cradle;
     const record = await backupRecords.get(request.params.id);
-    if (record.status !== 'success' && record.status !== 'partial') throw new AppError('BACKUP_RECORD_NO_ARTIFACT', { message: `A ${record.status} record holds no artifact.` });
+    if (!ARTIFACT_STATUSES.includes(record.status)) throw new AppError('BACKUP_RECORD_NO_ARTIFACT', { message: `A ${record.status} record holds no artifact.` });
     const range = parseRange(request.headers.range, record.fileSize);
     const { stream, targetName } = await openStoredCopy(orm, storageOpener, record, range ? { range } : {}).catch((err: unknown) => {
       throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.replace(/^./, (c) => c.toUpperCase()).slice(0, 1000) });

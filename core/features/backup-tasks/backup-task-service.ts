@@ -11,7 +11,7 @@ import type { ProviderRegistry } from '../../plugin-host/registry.ts';
 import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
 import { validateConfig } from '../../storage/target-config.ts';
-import { driverFor } from '../discovery/discovery-routes.ts';
+import { driverFor } from '../../plugin-host/driver-for.ts';
 import { parseMaintenanceWindows } from './maintenance-window.ts';
 import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';

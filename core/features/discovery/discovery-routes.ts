@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.ts';
 import { roleAllows } from '../../auth/roles.ts';
 import { validateConfig } from '../../storage/target-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
-import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
 
 const DiscoverBody = Type.Object({
@@ -24,13 +24,8 @@ const DiscoverBody = Type.Object({
 
 const Discovered = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });
 
-/** The driver serving a task type: by name or alias (`pgsql` is PostgreSQL). */
-export function driverFor(drivers: DatabaseDriverType[], type: string): DatabaseDriverType | undefined {
-  return drivers.find((d) => d.type === type || d.aliases?.includes(type));
-}
-
-/** One database in the reply; also shapes (and bounds) what an agent sent. */
-function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): { name: string; sizeBytes: number | null; system: boolean } {
+/** One database in the reply (what a driver found, or what an agent sent), shaped and bounded. */
+export function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): { name: string; sizeBytes: number | null; system: boolean } {
   return { name: String(d.name ?? '').slice(0, 255), sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null, system: d.system === true };
 }
 

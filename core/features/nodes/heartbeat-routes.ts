@@ -28,9 +28,8 @@ export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {
     const body = request.body ?? {};
     const node = await new NodeService(request.diScope.cradle).heartbeat(p.nodeId, body, request.ip);
     // A heartbeat renews the node's leases; what a starting agent's predecessor held is settled now.
-    for (const id of await commandQueue.renew(p.nodeId, body.inFlight, body.starting === true)) {
-      const command = await commandQueue.get(id);
-      if (command) await leaseMonitor.lost(command, 'the agent restarted and no longer runs this command');
+    for (const command of await commandQueue.renew(p.nodeId, body.inFlight, body.starting === true)) {
+      await leaseMonitor.lost(command, 'the agent restarted and no longer runs this command');
     }
     return ok({
       nodeId: node.id,

@@ -7,7 +7,7 @@ import type { ProviderRegistry } from '../../plugin-host/registry.ts';
 import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
 import type { BackupTaskService } from '../backup-tasks/backup-task-service.ts';
 import type { TaskInput } from '../backup-tasks/backup-task-schemas.ts';
-import { driverFor } from '../discovery/discovery-routes.ts';
+import { driverFor } from '../../plugin-host/driver-for.ts';
 import type { ImportReport, ImportResult, ImportedTask } from './task-transfer-schemas.ts';
 
 /** The reference's own node on its master ("本机" = this machine): tasks on it run on our master. */

@@ -1,0 +1,6 @@
+import type { DatabaseDriverType } from './contracts.ts';
+
+/** The driver serving a task type: by name or alias (`pgsql` is PostgreSQL). */
+export function driverFor(drivers: DatabaseDriverType[], type: string): DatabaseDriverType | undefined {
+  return drivers.find((d) => d.type === type || d.aliases?.includes(type));
+}
