@@ -151,8 +151,13 @@ export class Agent {
     while (!signal.aborted) {
       if (this.#running.size >= this.#maxConcurrent) {
         await new Promise<void>((resolve) => {
-          this.#slotFreed = resolve;
-          signal.addEventListener('abort', () => resolve(), { once: true });
+          // The listener goes with the wait: a long-lived agent must not pile them up on the stop signal.
+          const done = (): void => {
+            signal.removeEventListener('abort', done);
+            resolve();
+          };
+          this.#slotFreed = done;
+          signal.addEventListener('abort', done, { once: true });
         });
         continue;
       }
