@@ -1,6 +1,6 @@
 import { constants, createWriteStream } from 'node:fs';
-import { chmod, lstat, mkdir, open, realpath, rm, symlink, utimes, lutimes } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { chmod, lstat, mkdir, open, realpath, rm, stat, symlink, utimes, lutimes } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
@@ -42,12 +42,27 @@ function within(root: string, path: string): boolean {
   return root === sep ? path.startsWith(sep) : path === root || path.startsWith(root + sep);
 }
 
+const missing = (err: unknown): undefined => {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw err;
+};
+
 /**
- * Extracts a tar stream under `root`. Every entry's path is checked: no `..`, no escape by
- * absolute names, and no writing through a symbolic link that leads outside the root (a link
- * restored earlier in the same archive, or one already on disk). Files are written without
- * following a link at their own name. Folders that only lead to selected paths are created,
- * other entries are skipped.
+ * Extracts a tar stream under `root` and touches nothing outside it: no `..`, absolute names
+ * land under the root, and no folder or file is ever created or written through a symbolic link
+ * that leads outside the root (a link restored earlier in the same archive, or one already on
+ * disk). Folders are made one level at a time, each path component checked with `lstat` first,
+ * so a refusal leaves not even an empty folder elsewhere. Links that stay inside the root are
+ * followed (a restore to `/` goes through `/lib -> usr/lib`); a link entry itself may point
+ * anywhere, it is only never written through. Existing files are replaced, not overwritten in
+ * place (as GNU tar does), so a hard link to a file outside the root is never written into.
+ * Folders that only lead to selected paths are created, other entries are skipped.
+ *
+ * Hand-written on tar-stream rather than node-tar: node-tar (7.5, measured) refuses every
+ * symbolic-link component, also one that stays inside the root, so a restore to the original
+ * locations fails on merged-/usr systems; and it skips such entries with a warning instead of
+ * failing the restore. What this does not guard against is another process swapping folders
+ * for links under the root while the extraction runs (Node has no `openat`).
  */
 export async function safeExtract(stream: Readable, options: ExtractOptions): Promise<ExtractResult> {
   const root = resolve(options.root);
@@ -58,26 +73,60 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
   const dirTimes: Array<[string, Date]> = [];
   const extract = tar.extract();
 
-  // Folders already created and proven to resolve inside the root. Any entry that could change
-  // what a path resolves to (a link, a replaced folder) clears it.
-  const verified = new Set<string>();
-  const ensureInside = async (dest: string): Promise<void> => {
-    const parentDir = dirname(dest);
-    if (verified.has(parentDir)) return;
-    await mkdir(parentDir, { recursive: true });
-    const parent = await realpath(parentDir);
-    if (!within(realRoot, parent)) throw new Error(`refused: ${dest} would be written through a link outside ${root}`);
-    verified.add(parentDir);
+  // Archive folder path -> the real folder it was proven to be, inside the root. Any entry that
+  // could change what a path resolves to (a link, a replaced folder or file) clears it.
+  const folders = new Map<string, string>([['', realRoot]]);
+  const forget = (): void => {
+    folders.clear();
+    folders.set('', realRoot);
   };
+  const step = async (path: string): Promise<string> => {
+    let st = await lstat(path).catch(missing);
+    if (!st) {
+      // One level only: the parent is a real folder inside the root, so this creates nothing elsewhere.
+      await mkdir(path).catch((err: unknown) => { if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; });
+      st = await lstat(path);
+    }
+    if (st.isDirectory()) return path;
+    if (st.isSymbolicLink()) {
+      const target = await realpath(path).catch(missing);
+      if (target === undefined) throw new Error(`refused: ${path} is a link to nothing; no folder is created through it`);
+      if (!within(realRoot, target)) throw new Error(`refused: ${path} is a link that leads outside ${root}`);
+      if (!(await stat(target)).isDirectory()) throw new Error(`${path} is a link to something that is not a folder`);
+      return target;
+    }
+    throw new Error(`${path} is in the way of a folder and is not one`);
+  };
+  /** The real folder for an archive folder path, created one component at a time. */
+  const folder = async (rel: string): Promise<string> => {
+    const known = folders.get(rel);
+    if (known !== undefined) return known;
+    const cut = rel.lastIndexOf('/');
+    const real = await step(join(await folder(cut < 0 ? '' : rel.slice(0, cut)), rel.slice(cut + 1)));
+    folders.set(rel, real);
+    return real;
+  };
+  /** Where an entry goes: its name in the real folder of its parent. */
+  const placeOf = async (name: string): Promise<string> => {
+    const cut = name.lastIndexOf('/');
+    return join(await folder(cut < 0 ? '' : name.slice(0, cut)), name.slice(cut + 1));
+  };
+  /** Removes what is at `dest` so a new entry is created there, never opened through or into. */
+  const clear = async (dest: string, keepFolder: boolean): Promise<void> => {
+    const existing = await lstat(dest).catch(missing);
+    if (!existing || (keepFolder && existing.isDirectory())) return;
+    await rm(dest, { recursive: existing.isDirectory(), force: true });
+  };
+  const createFile = (dest: string, mode: number) =>
+    open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
 
   // Small files are written in the background (up to WRITE_AHEAD at once) while the archive is
   // read on: their contents are in memory already, and each write is several file-system calls.
   const writing = new Map<string, Promise<void>>();
   let writeError: unknown;
   const writeFileAt = async (dest: string, data: Buffer, mode: number, mtime: Date): Promise<void> => {
-    const existing = await lstat(dest).catch(() => undefined);
-    if (existing && (existing.isSymbolicLink() || !existing.isFile())) await rm(dest, { recursive: true, force: true });
-    const handle = await open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode);
+    await clear(dest, false);
+    const handle = await createFile(dest, mode);
     try {
       if (data.length > 0) await handle.write(data, 0, data.length, 0);
       await handle.chmod(mode);
@@ -105,29 +154,35 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
         options.onWarning?.(`skipped archive entry ${JSON.stringify(header.name)}: ${name.refused}`);
         return;
       }
+      if (name === '') {
+        // The root itself: it exists already, and an archive does not get to replace it or set its mode.
+        if (header.type !== 'directory') options.onWarning?.(`skipped archive entry ${JSON.stringify(header.name)}: it names the root itself`);
+        return;
+      }
       if (!isSelected(name, selected)) return;
-      const dest = resolve(realRoot, name);
-      if (!within(realRoot, dest)) throw new Error(`refused: ${name} escapes ${root}`);
       const mode = (header.mode ?? 0o644) & 0o7777;
       const mtime = header.mtime ?? new Date();
       switch (header.type) {
         case 'directory': {
-          await ensureInside(dest);
-          const existing = await lstat(dest).catch(() => undefined);
-          if (existing && !existing.isDirectory()) {
-            // Replacing a path changes what later paths resolve to: let pending writes land first.
-            await settleWrites();
-            verified.clear();
-            await rm(dest, { force: true });
+          const dest = await placeOf(name);
+          const existing = await lstat(dest).catch(missing);
+          if (!existing?.isDirectory()) {
+            if (existing) {
+              // Replacing a path changes what later paths resolve to: let pending writes land first.
+              await settleWrites();
+              forget();
+              await rm(dest, { force: true });
+            }
+            await mkdir(dest);
           }
-          await mkdir(dest, { recursive: true });
           await chmod(dest, mode);
+          folders.set(name, dest);
           dirTimes.push([dest, mtime]);
           break;
         }
         case 'file':
         case 'contiguous-file': {
-          await ensureInside(dest);
+          const dest = await placeOf(name);
           await writing.get(dest);
           if (writeError !== undefined) throw writeError;
           if ((header.size ?? 0) <= SMALL_FILE) {
@@ -140,26 +195,27 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
             writing.set(dest, job);
             break;
           }
-          const existing = await lstat(dest).catch(() => undefined);
-          if (existing && (existing.isSymbolicLink() || !existing.isFile())) await rm(dest, { recursive: true, force: true });
-          const handle = await open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode);
+          await clear(dest, false);
+          const handle = await createFile(dest, mode);
           let written = 0;
-          body.on('data', (c: unknown) => { written += (c as Buffer).length; });
-          await pipeline(body, createWriteStream('', { fd: handle.fd, autoClose: false }));
-          await handle.chmod(mode);
-          await handle.close();
-          await utimes(dest, mtime, mtime);
+          try {
+            body.on('data', (c: unknown) => { written += (c as Buffer).length; });
+            await pipeline(body, createWriteStream('', { fd: handle.fd, autoClose: false }));
+            await handle.chmod(mode);
+            await handle.utimes(mtime, mtime);
+          } finally {
+            await handle.close();
+          }
           result.bytes += written;
           break;
         }
         case 'symlink': {
-          await ensureInside(dest);
+          const dest = await placeOf(name);
           // A link can redirect later paths: no write may still be pending below it, and every
           // folder is proven again afterwards.
           await settleWrites();
-          verified.clear();
-          const existing = await lstat(dest).catch(() => undefined);
-          if (existing) await rm(dest, { recursive: existing.isDirectory() && !existing.isSymbolicLink(), force: true });
+          forget();
+          await clear(dest, false);
           await symlink(header.linkname ?? '', dest);
           await lutimes(dest, mtime, mtime).catch(() => undefined);
           break;
@@ -178,8 +234,11 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
     await Promise.allSettled(writing.values());
   }
   await settleWrites();
-  // Folder times last: writing their contents changed them.
-  for (const [dir, time] of dirTimes.reverse()) await utimes(dir, time, time).catch(() => undefined);
+  // Folder times last: writing their contents changed them. A folder a later entry replaced by a
+  // link (its real path no longer resolves to itself) is left alone: the time would land outside.
+  for (const [dir, time] of dirTimes.reverse()) {
+    if (await realpath(dir).catch(() => undefined) === dir) await utimes(dir, time, time).catch(() => undefined);
+  }
   return result;
 }
 
