@@ -25,7 +25,8 @@ export const RecordUpdateInput = Type.Object({
   logs: Type.Optional(LogLines),
   progress: Type.Optional(Type.Object({ bytesRead: Count, bytesStored: Count, speedBps: Count, elapsedSeconds: Count })),
   manifest: Type.Optional(Type.Array(Type.Object({
-    path: Type.String({ minLength: 1, maxLength: 4096 }),
+    // Not `minLength`: an empty or unclean name fails the run (remote-backups), not just the request.
+    path: Type.String({ maxLength: 4096 }),
     type: Type.Union([Type.Literal('file'), Type.Literal('directory'), Type.Literal('symlink')]),
     size: Count,
     mode: Type.Integer({ minimum: 0, maximum: 0o7777 }),

@@ -23,6 +23,7 @@ import { compressionExtension, type Compression } from '../engine/compression.ts
 import { checksumGuard } from '../engine/checksum-guard.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
+import { archivePath } from '../recovery/safe-extract.ts';
 import { errorText, humanBytes } from '../text.ts';
 import type { CommandQueue } from './command-queue.ts';
 
@@ -56,6 +57,19 @@ interface Deps {
 }
 
 const isTerminal = (r: BackupRecord): boolean => TERMINAL_STATUSES.includes(r.status);
+
+/**
+ * The first manifest entry whose path is not a clean archive name (what the tar source writes:
+ * relative, no `.`, `..` or empty components, no NUL), with why; undefined when all are clean.
+ */
+function refusedEntry(manifest: ReadonlyArray<{ path: string }>): string | undefined {
+  for (const { path } of manifest) {
+    const clean = archivePath(path);
+    if (typeof clean !== 'string') return `entry ${JSON.stringify(path)} ${clean.refused}`;
+    if (clean !== path) return `entry ${JSON.stringify(path)} is not a relative path in clean form (expected ${JSON.stringify(clean)})`;
+  }
+  return undefined;
+}
 
 /**
  * The master's half of a backup that runs on an agent. The agent reports; the master decides:
@@ -129,6 +143,13 @@ export class RemoteBackups {
       recordLogs.progress(recordId, p, `${humanBytes(p.bytesRead)} read, ${humanBytes(p.bytesStored)} stored, ${humanBytes(p.speedBps)}/s`);
     }
     if (u.manifest?.length) {
+      const refused = refusedEntry(u.manifest);
+      if (refused) {
+        // An honest agent names entries as the tar source does; anything else would be listed,
+        // searched and offered for selective restore as a path outside the restore root.
+        await this.#finishFailed(em, record, `the agent's manifest was refused: ${refused}`);
+        throw new AppError('AGENT_MANIFEST_INVALID', { message: `Refused: ${refused}. The run is failed.` });
+      }
       await em.insertMany(BackupRecordEntryEntity, u.manifest.map((e) => ({ recordId, path: e.path, size: e.size, mtime: new Date(e.mtime), mode: e.mode, entryType: e.type })));
     }
     if (u.status === 'success') await this.#finishSuccess(em, record, u);

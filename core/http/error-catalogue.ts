@@ -72,6 +72,7 @@ export const ERROR_CATALOGUE = {
   AGENT_OBJECT_KEY_INVALID: [400, 'The object key is not the one the master assigned to this record.'],
   AGENT_TARGET_INVALID: [400, 'The storage target is not a relay target of this record.'],
   AGENT_CHECKSUM_MISMATCH: [422, 'The uploaded artifact does not match its declared length and SHA-256; nothing was kept.'],
+  AGENT_MANIFEST_INVALID: [422, 'The manifest names an entry outside the archive (an absolute path, a ".." component, a NUL byte or an empty name); the run is failed and nothing of its listing is kept.'],
   CONTENT_LENGTH_REQUIRED: [411, 'A Content-Length header is required.'],
   STORAGE_QUOTA_EXCEEDED: [409, 'The storage target is at its quota.'],
   INSTALL_TOKEN_RATE_LIMITED: [429, 'This node has too many unused installer tokens; wait for one to expire or be used.'],

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { build, call, nodeWithToken, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
+import { BackupRecordEntryEntity } from '../../core/db/entities/backup-record.ts';
 import pg from 'pg';
 import { postgresUrl, requireOrSkip } from '../helpers/databases.ts';
 
@@ -192,6 +193,36 @@ test('an agent claiming success for a relay target it never uploaded gets a fail
   assert.equal(done.json.data.status, 'failed');
   const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
   assert.match(record.errorMessage, /never relayed/);
+});
+
+test('a manifest naming entries outside the archive is refused with 422 AGENT_MANIFEST_INVALID: the run fails and lists nothing', async (t) => {
+  const { app, admin, node, task } = await placedTask(t);
+  const entry = (path: string) => ({ path, type: 'file', size: 5, mode: 0o644, mtime: new Date().toISOString() });
+  for (const hostile of ['../../pwned.txt', '/etc/passwd', 'a/../../b', '', '.', './x', 'a//b', 'dir/']) {
+    const recordId = await runPlaced(app, admin, task.id);
+    await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
+    // An honest first batch, then the hostile one: nothing of either may stay listed.
+    const honest = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running', manifest: [entry('srv/data/ok.txt')] });
+    assert.equal(honest.status, 200, honest.body);
+    const refused = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { manifest: [entry('srv/data/fine.txt'), entry(hostile)] });
+    assert.equal(refused.status, 422, `${JSON.stringify(hostile)}: ${refused.body}`);
+    assert.equal(refused.json.code, 'AGENT_MANIFEST_INVALID');
+    const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
+    assert.equal(record.status, 'failed', JSON.stringify(hostile));
+    assert.match(record.errorMessage, /manifest was refused/);
+    const contents = await call(app, 'GET', `/api/backup/records/${recordId}/contents`, { token: admin });
+    assert.equal(contents.json.code, 'BACKUP_CONTENTS_UNAVAILABLE', contents.body);
+    assert.equal(await app.diContainer.cradle.orm.em.fork().count(BackupRecordEntryEntity, { recordId }), 0, JSON.stringify(hostile));
+    // The agent's later success is not believed.
+    const late = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'success', checksum: 'a'.repeat(64), fileSize: 10, rawSize: 10 });
+    assert.deepEqual(late.json.data, { accepted: false, status: 'failed' });
+  }
+  // A NUL byte anywhere in a request is refused before any route (input-guard): nothing is stored.
+  const recordId = await runPlaced(app, admin, task.id);
+  await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
+  const nul = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running', manifest: [entry('a/\u0000b')] });
+  assert.equal(nul.status, 400, nul.body);
+  assert.equal(await app.diContainer.cradle.orm.em.fork().count(BackupRecordEntryEntity, { recordId }), 0);
 });
 
 test('placement: a label pool picks the least busy online node; with none online the run is recorded failed and answered 409 NODE_OFFLINE', async (t) => {
