@@ -28,6 +28,7 @@ import { agentRestoreRoutes } from './agent-protocol/agent-restore-routes.ts';
 import { discoverPlugins } from './plugin-host/discover.ts';
 import { importPlugins, registerPlugins, type LoadedPlugin } from './plugin-host/load.ts';
 import { startAuditWebhook } from './events/audit-webhook.ts';
+import { nextBootEpoch } from './events/boot-epoch.ts';
 import { healthRoutes } from './features/health/health-routes.ts';
 import { authRoutes } from './features/auth/auth-routes.ts';
 import { userRoutes } from './features/users/user-routes.ts';
@@ -151,7 +152,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
     // Scratch space for providers (SQLite backups, rclone temp files) under the data dir.
     await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
-    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, loginLimits: options.loginLimits });
+    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits });
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
       logger: loggerOptions(options.logLevel ?? config.logLevel),

@@ -101,7 +101,7 @@ declare module '@fastify/awilix' {
  * A fresh container per app instance (never awilix's module-level default, which would leak
  * between test apps), in strict mode so a singleton can never capture a request's scope.
  */
-export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; ageKeys: AgeKeyPair; loginLimits?: LoginLimits }): AwilixContainer<Cradle> {
+export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; ageKeys: AgeKeyPair; bootEpoch: number; loginLimits?: LoginLimits }): AwilixContainer<Cradle> {
   const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   container.register({
     config: asValue(options.config),
@@ -110,7 +110,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     sessionTokens: asValue(new SessionTokens(deriveKey(options.masterKey, 'jwt'), options.config.jwtTtlSeconds)),
     loginLimiter: asValue(new LoginLimiter(options.loginLimits)),
     audit: asClass(AuditWriter).singleton(),
-    events: asValue(new EventBus()),
+    events: asValue(new EventBus(options.bootEpoch)),
     storageTypes: asValue(new ProviderRegistry<StorageType>('storage')),
     notifierTypes: asValue(new ProviderRegistry<NotifierType>('notifier')),
     databaseDrivers: asValue(new ProviderRegistry<DatabaseDriverType>('database')),

@@ -39,7 +39,7 @@ const MiB = 1024 * 1024;
  * that and well below the default 256 MiB object: a provider that holds the object whole
  * (256 MiB plus that overhead) fails; one that streams passes however the GC happens to run.
  */
-const RSS_GROWTH_LIMIT = 192 * MiB;
+export const RSS_GROWTH_LIMIT = 192 * MiB;
 /** Listing more than this many objects in a test means the provider lists far more than asked. */
 const LIST_LIMIT = 100_000;
 

@@ -6,8 +6,9 @@ const message = (e: AppEvent) => ({ id: String(e.id), event: e.type, data: { typ
 
 /**
  * `GET /api/events/stream`: application events as server-sent events. Every event carries an
- * `id`; a client reconnecting with `Last-Event-ID` first gets what it missed (from a bounded
- * buffer), then live events. Heartbeat comments keep idle proxies from closing the stream.
+ * `id`; a client reconnecting with `Last-Event-ID` first gets what it missed from this boot's
+ * bounded buffer (`EventBus.since`: after its id, or the whole buffer for `0` and for an id of an
+ * earlier boot), then live events. Heartbeat comments keep idle proxies from closing the stream.
  */
 export async function eventStreamRoutes(app: FastifyInstance): Promise<void> {
   app.get('/api/events/stream', { config: { access: 'auth' }, sse: 'only', preValidation: requireEventStreamAccept }, async (request, reply) => {
@@ -22,11 +23,13 @@ export async function eventStreamRoutes(app: FastifyInstance): Promise<void> {
     reply.sse.onClose(unsubscribe);
     // Headers go out now, not with the first event: clients see the stream open at once.
     openEventStream(reply);
-    const last = Number(reply.sse.lastEventId ?? '');
-    const missed = Number.isSafeInteger(last) && last > 0 ? events.since(last) : [];
+    const resumeFrom = reply.sse.lastEventId;
+    // What is queued by now is in the buffer `since` reads: replayed there or already seen.
+    const covered = resumeFrom == null ? 0 : queued.length;
+    const missed = resumeFrom == null ? [] : events.since(resumeFrom);
     for (const e of missed) await reply.sse.send(message(e));
-    const sent = missed.at(-1)?.id ?? (Number.isSafeInteger(last) ? last : 0);
-    for (const e of queued) if (e.id > sent) await reply.sse.send(message(e));
+    // An index loop: events keep queueing while these sends wait.
+    for (let i = covered; i < queued.length; i++) await reply.sse.send(message(queued[i]!));
     live = true;
   });
 }

@@ -9,6 +9,7 @@ import { providerErrorKind } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import type { StorageTargetService } from './storage-target-service.ts';
+import { CALLBACK_PAGE_PATH } from './oauth-callback-page.ts';
 
 const SESSION_TTL_MS = 10 * 60_000;
 const PAYLOAD_AAD = 'oauth_sessions.payload';
@@ -23,7 +24,7 @@ export const AuthUrlBody = Type.Object({
   clientSecret: Type.Optional(Type.String({ maxLength: 512 })),
   folderId: Type.Optional(Type.String({ maxLength: 256 })),
   config: Type.Optional(Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), { maxProperties: 50 })),
-  /** Where Google sends the browser back; defaults to the console's callback page. */
+  /** Where Google sends the browser back; defaults to the page Backplane serves (`CALLBACK_PAGE_PATH`). */
   redirectUri: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
 });
 export type AuthUrlBody = Static<typeof AuthUrlBody>;
@@ -74,7 +75,7 @@ export class StorageOAuthFlow {
     if (typeof config.clientId !== 'string' || !config.clientId || typeof config.clientSecret !== 'string' || !config.clientSecret) {
       throw new AppError('STORAGE_TARGET_INVALID_CONFIG', { message: 'clientId and clientSecret are required.' });
     }
-    const redirectUri = body.redirectUri ?? `${baseUrl}/storage-targets/google-drive/callback`;
+    const redirectUri = body.redirectUri ?? `${baseUrl}${CALLBACK_PAGE_PATH}`;
     const state = randomBytes(24).toString('base64url');
     const draft: Draft = { targetId: body.targetId ?? null, name, description, enabled: body.enabled ?? true, config, redirectUri };
     const expiresAt = new Date(Date.now() + SESSION_TTL_MS);

@@ -12,6 +12,7 @@ import type { StorageTarget } from '../../db/entities/storage-target.ts';
 import { TargetInput, TargetUpdate, TargetSummary, TargetDetail, TestResultView } from './storage-target-schemas.ts';
 import { toTargetSummary, toTargetDetail } from './storage-target-view.ts';
 import { AuthUrlBody, GOOGLE_DRIVE } from './oauth-flow.ts';
+import { oauthCallbackPage } from './oauth-callback-page.ts';
 
 /** The base URL browsers and agents reach the master at: configured, or from the request. */
 function baseUrl(request: FastifyRequest): string {
@@ -88,6 +89,8 @@ export async function storageTargetRoutes(fastify: FastifyInstance): Promise<voi
       response: { 200: envelopeOf(Type.Object({ authUrl: Type.String(), state: Type.String(), redirectUri: Type.String(), expiresAt: Type.String() })) },
     },
   }, async (request) => ok(await request.diScope.cradle.storageOAuth.start(request.body, actorId(request), baseUrl(request))));
+
+  await oauthCallbackPage(fastify);
 
   const completeOAuth = async (request: FastifyRequest, state: string, code: string) => {
     const { storageOAuth, audit } = request.diScope.cradle;
