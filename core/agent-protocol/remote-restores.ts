@@ -96,7 +96,12 @@ export class RemoteRestores {
     record.sourceTargetName = copy.targetName;
     await em.flush();
     void this.#d.restoreLogs.line(id, 'info', `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`);
-    return { stream: rawStream(copy.stream, backup, this.#d.ageKeys.identity), rawSize: backup.rawSize };
+    // Intact copies are read first; one found corrupt on the way is marked (so a fetch again
+    // reads the next copy) and the reply is cut before its last byte.
+    copy.stream.once('error', () => {
+      if (copy.check.state === 'corrupt') void this.#d.restoreLogs.line(id, 'error', `the copy on "${copy.targetName}" is corrupt (${copy.check.why}); it is marked so, and the transfer to the agent was cut`);
+    });
+    return { stream: rawStream(copy, backup, this.#d.ageKeys.identity), rawSize: backup.rawSize };
   }
 
   async update(nodeId: number, id: number, u: RestoreUpdate): Promise<{ accepted: boolean; status: string }> {
