@@ -116,7 +116,7 @@ export class NoReadableCopyError extends Error {
  * consumer error stops a read before the guard saw every byte). `undefined` when the copy could
  * not be read again, so the failure cannot be blamed on its bytes.
  */
-async function verdictOf(deps: CopyDeps, record: BackupRecord, copy: OpenedCopy): Promise<CopyCheck | undefined> {
+export async function copyVerdict(deps: CopyDeps, record: BackupRecord, copy: OpenedCopy): Promise<CopyCheck | undefined> {
   if (copy.check.state !== 'reading') return copy.check;
   const again = await openStoredCopy(deps.orm, deps.storageOpener, record, { copyId: copy.copyId }).catch(() => undefined);
   if (!again) return undefined;
@@ -151,7 +151,7 @@ export async function withHealthyCopy<T>(deps: CopyDeps, record: BackupRecord, l
     } catch (err) {
       copy.stream.destroy();
       if (options.signal?.aborted) throw err;
-      const verdict = await verdictOf(deps, record, copy);
+      const verdict = await copyVerdict(deps, record, copy);
       if (verdict?.state !== 'corrupt') throw err;
       corrupt.push({ targetName: copy.targetName, why: verdict.why });
       log('error', `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, trying the next copy`);
