@@ -69,7 +69,7 @@ function curlExit(url: string, token: string, out: string): Promise<number> {
 
 const curlPath = await new Promise<string>((resolve) => execFile('which', ['curl'], (err, stdout) => resolve(err ? '' : stdout.trim())));
 
-async function listening(t: TestContext, app: FastifyInstance): Promise<string> {
+async function listening(app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
@@ -90,7 +90,7 @@ test('a corrupt artifact never downloads as a complete file: the transfer is cut
   const task = await createTask(app, admin, { name: 'one-copy', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
   const backup = await runAndWait(app, admin, task.id);
   assert.equal(backup.status, 'success', backup.errorMessage);
-  const base = await listening(t, app);
+  const base = await listening(app);
   const url = `/api/backup/records/${backup.id}/download`;
 
   // Intact: the whole file, byte for byte, with the holding back of the last chunk.
@@ -119,7 +119,8 @@ test('a corrupt artifact never downloads as a complete file: the transfer is cut
   assert.equal(refused.json?.code, 'BACKUP_ARTIFACT_CORRUPT');
   if (curlPath) assert.equal(await curlExit(`${base}${url}`, admin, join(scratch, 'refused')), 22, 'curl --fail: an HTTP error');
 
-  // A ranged read is served as stored (a slice cannot be checked against the whole-file SHA-256).
+  // Slices are served unchecked (a range cannot be checked against the whole-file SHA-256), but
+  // never from a copy already known corrupt.
   const slice = await call(app, 'GET', url, { token: admin, headers: { range: 'bytes=0-99' } });
   assert.equal(slice.status, 409, 'a copy known corrupt is not served in slices either');
 });
@@ -133,7 +134,7 @@ test('curl reports the cut transfer of a corrupt artifact as a partial file (exi
   const task = await createTask(app, admin, { name: 'curl', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
   const backup = await runAndWait(app, admin, task.id);
   await flipByte(join(disk.dir, backup.storagePath), backup.fileSize - 10);
-  const base = await listening(t, app);
+  const base = await listening(app);
   const scratch = await tempDir(t);
   assert.equal(await curlExit(`${base}/api/backup/records/${backup.id}/download`, admin, join(scratch, 'cut')), 18);
 });
@@ -163,7 +164,7 @@ async function twoCopies(t: TestContext) {
 
 test('with the first copy corrupt, download, restore, quick and deep verification and replication use the healthy replica; the corrupt copy is marked', async (t) => {
   const { app, admin, src, corruptRecord } = await twoCopies(t);
-  const base = await listening(t, app);
+  const base = await listening(app);
 
   // Download: the corrupt copy's transfer is cut and the copy marked; the next request serves the replica.
   const d = await corruptRecord();
