@@ -23,6 +23,22 @@ export interface RestoreSpec {
   database: null | { type: string; host: string; port: number; user: string; password: string; path: string; target: string };
 }
 
+const FETCH_ATTEMPTS = 3;
+
+/** Spools the master's checked raw artifact; throws unless exactly `rawSize` bytes arrived. */
+async function fetchArtifact(client: CommandContext['client'], base: string, spool: string, rawSize: number, signal: AbortSignal): Promise<number> {
+  const download = await client.download(`${base}/artifact`, { signal });
+  try {
+    await pipeline(download.stream, createWriteStream(spool, { mode: 0o600 }), { signal });
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    throw new Error(`the artifact arrived incomplete (${errorText(err)})`);
+  }
+  const received = (await stat(spool)).size;
+  if (received !== rawSize) throw new Error(`the artifact arrived incomplete: ${received} of ${rawSize} bytes`);
+  return received;
+}
+
 /**
  * One placed restore: the master streams the checked raw artifact, the agent spools it whole
  * and restores only from a spool of exactly `rawSize` bytes (a connection the master cut on a
@@ -51,15 +67,19 @@ export async function restoreRecordCommand(payload: Record<string, unknown>, ctx
     reporter.start();
     log('info', `restoring ${spec.fileName} (${humanBytes(spec.rawSize)} raw) on this node`);
 
-    const download = await client.download(`${base}/artifact`, { signal });
-    try {
-      await pipeline(download.stream, createWriteStream(spool, { mode: 0o600 }), { signal });
-    } catch (err) {
-      if (signal.aborted) throw signal.reason;
-      throw new Error(`the artifact arrived incomplete (${errorText(err)})`);
+    // The master cuts a transfer whose copy failed its check and marks that copy, so a fetch
+    // again reads the next copy; a bounded number of fetches, each spooled afresh.
+    let received = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        received = await fetchArtifact(client, base, spool, spec.rawSize, signal);
+        break;
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        if (attempt >= FETCH_ATTEMPTS) throw err;
+        log('warn', `${errorText(err)}; fetching it again (attempt ${attempt + 1} of ${FETCH_ATTEMPTS})`);
+      }
     }
-    const received = (await stat(spool)).size;
-    if (received !== spec.rawSize) throw new Error(`the artifact arrived incomplete: ${received} of ${spec.rawSize} bytes`);
     log('info', `artifact received whole (${humanBytes(received)})`);
 
     let bytes = received;

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { BackupRecordEntity, TERMINAL_STATUSES } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
@@ -11,7 +11,7 @@ import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
-import { openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
+import { copyVerdict, openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
 import { restoreTargetOf } from '../recovery/database-restore.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { publishRestoreOutcome } from '../recovery/restore-service.ts';
@@ -96,7 +96,21 @@ export class RemoteRestores {
     record.sourceTargetName = copy.targetName;
     await em.flush();
     void this.#d.restoreLogs.line(id, 'info', `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`);
-    return { stream: rawStream(copy.stream, backup, this.#d.ageKeys.identity), rawSize: backup.rawSize };
+    // Intact copies are read first. A read that fails is cut before its last byte; when the
+    // copy's bytes are to blame (decryption may fail before the checksum guard saw them all, so
+    // the copy is read through once more to tell) it is marked corrupt first, so the agent's
+    // next fetch reads the next copy.
+    const raw = rawStream(copy, backup, this.#d.ageKeys.identity);
+    const out = new PassThrough();
+    out.on('error', () => undefined);
+    out.once('close', () => raw.destroy());
+    raw.once('error', (err) => {
+      void copyVerdict(this.#d, backup, copy).then((verdict) => {
+        if (verdict?.state === 'corrupt') void this.#d.restoreLogs.line(id, 'error', `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, and the transfer to the agent was cut`);
+      }).finally(() => out.destroy(err));
+    });
+    raw.pipe(out);
+    return { stream: out, rawSize: backup.rawSize };
   }
 
   async update(nodeId: number, id: number, u: RestoreUpdate): Promise<{ accepted: boolean; status: string }> {

@@ -91,6 +91,7 @@ export const ERROR_CATALOGUE = {
   BACKUP_RECORD_NO_ARTIFACT: [409, 'The record holds no artifact.'],
   BACKUP_RECORD_DELETE_FAILED: [502, 'A copy of the artifact could not be deleted; the record is kept and deletion will be retried.'],
   BACKUP_RECORD_DOWNLOAD_FAILED: [502, 'No storage target could deliver the artifact.'],
+  BACKUP_ARTIFACT_CORRUPT: [409, 'Every copy of the artifact failed its integrity check; none is served.'],
   BACKUP_RANGE_NOT_SATISFIABLE: [416, 'The requested range is outside the artifact.'],
   BACKUP_CONTENTS_UNAVAILABLE: [422, 'This record has no browsable contents.'],
   // restore, verification, replication

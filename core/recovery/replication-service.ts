@@ -2,9 +2,8 @@ import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity } from '.
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { ReplicationRecordEntity, type ReplicationRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { checksumGuard } from '../engine/checksum-guard.ts';
 import { errorText as message } from '../text.ts';
-import { openStoredCopy } from './artifact-source.ts';
+import { withHealthyCopy } from './artifact-source.ts';
 import { JobQueue } from './job-queue.ts';
 import { failStale } from './run-lifecycle.ts';
 import type { RecoveryDeps } from './recovery-deps.ts';
@@ -13,7 +12,7 @@ import type { RecoveryDeps } from './recovery-deps.ts';
 /**
  * Copies an artifact to another target as a stream (no temp copy): the source copy's bytes
  * pass a length and SHA-256 check on their way into the destination's put, so a corrupt source
- * fails the copy and leaves nothing behind. A successful copy becomes one more copy of the
+ * copy leaves nothing behind: it is marked corrupt and the next copy is read instead. A successful copy becomes one more copy of the
  * record (`origin: replica`): downloads, restores and verification fall back to it, and
  * retention and deletion remove it with the rest.
  */
@@ -59,16 +58,23 @@ export class ReplicationService {
     record.status = 'running';
     record.startedAt = new Date();
     await em.flush();
+    const corruptSeen: string[] = [];
     try {
       const backup = await em.findOneOrFail(BackupRecordEntity, { id: record.backupRecordId });
       const dest = await em.findOneOrFail(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
-      const source = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup, { exclude: [dest.id] });
+      // The copy's bytes pass its checksum guard into the destination's atomic put: a corrupt
+      // source aborts the put (nothing is left behind) and the next copy is read instead.
+      const { copy: source, corrupt } = await withHealthyCopy(this.#d, backup, (level, text) => {
+        if (level !== 'error') return;
+        corruptSeen.push(text);
+        this.#d.logger.error({ replicationId: record.id, backupRecordId: backup.id }, text);
+      }, async (copy) => {
+        const stored = await this.#d.storageOpener.use(dest, (instance) => instance.put(backup.storagePath, copy.stream, { size: backup.fileSize, signal }));
+        if (stored.size !== backup.fileSize) throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
+      }, { exclude: [dest.id], signal });
       record.sourceTargetId = source.targetId;
       record.sourceTargetName = source.targetName;
-      const guard = checksumGuard(backup.fileSize, backup.checksum, () => undefined);
-      source.stream.on('error', (err) => guard.destroy(err));
-      const stored = await this.#d.storageOpener.use(dest, (instance) => instance.put(backup.storagePath, source.stream.pipe(guard), { size: backup.fileSize, signal }));
-      if (stored.size !== backup.fileSize) throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
+      if (corrupt.length > 0) record.errorMessage = `copied from "${source.targetName}"; ${corruptSeen.join('; ')}`.slice(0, 2000);
       em.create(BackupRecordCopyEntity, { recordId: backup.id, storageTargetId: dest.id, storageTargetName: dest.name, status: 'success', origin: 'replica', storagePath: backup.storagePath, fileSize: backup.fileSize, attempts: 1 });
       record.fileSize = backup.fileSize;
       record.status = 'success';

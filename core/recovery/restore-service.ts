@@ -1,11 +1,12 @@
 import { isAbsolute } from 'node:path';
+import type { Readable } from 'node:stream';
 import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
 import { restoreDatabase, restoreTargetOf } from './database-restore.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
-import { openStoredCopy, rawStream } from './artifact-source.ts';
+import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract, archivePath } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
@@ -111,25 +112,40 @@ export class RestoreService {
     return record;
   }
 
-  /** Opens a checked raw stream of the artifact, remembering which copy served it. */
-  async #open(record: RestoreRecord, backup: BackupRecord, log: Log) {
-    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup);
+  /** Remembers which copy serves the restore; the bytes count restarts with each read. */
+  #readFrom(record: RestoreRecord, copy: OpenedCopy, backup: BackupRecord): Readable {
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;
-    log('info', `reading from "${copy.targetName}"`);
-    return rawStream(copy.stream, backup, this.#d.ageKeys.identity, (n) => { record.bytes += n; });
+    record.bytes = 0;
+    return rawStream(copy, backup, this.#d.ageKeys.identity, (n) => { record.bytes += n; });
+  }
+
+  /**
+   * The check pass: `check` reads the whole artifact from the first copy that is intact (a
+   * corrupt copy is marked, logged and the next one read); returns the copy that passed, which
+   * the write pass then reads, so what is written is what was checked.
+   */
+  async #checkPass<T>(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal, check: (raw: Readable) => Promise<T>): Promise<{ value: T; copyId: number }> {
+    const { value, copy } = await withHealthyCopy(this.#d, backup, log, (c) => check(this.#readFrom(record, c, backup)), { signal });
+    return { value, copyId: copy.copyId };
+  }
+
+  /** The write pass: a checked raw stream of the one copy the check pass chose. */
+  async #open(record: RestoreRecord, backup: BackupRecord, log: Log, copyId: number): Promise<Readable> {
+    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup, { copyId });
+    log('info', `reading from "${copy.targetName}" again to write`);
+    return this.#readFrom(record, copy, backup);
   }
 
   async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
     const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
     // Files cannot be un-overwritten: check the whole artifact first.
-    const checked = await checkTar(await this.#open(record, backup, log), manifest);
+    const { value: checked, copyId } = await this.#checkPass(record, backup, log, signal, (raw) => checkTar(raw, manifest));
     log('info', `artifact checked: ${checked.entries} entries, ${human(checked.bytes)}; checksum ${backup.checksum}`);
-    record.bytes = 0;
     const root = record.targetPath || '/';
     const selected = JSON.parse(record.selectedPaths) as string[];
     log('info', `extracting into ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}`);
-    const result = await safeExtract(await this.#open(record, backup, log), { root, selectedPaths: selected, onWarning: (m) => log('warn', m), signal });
+    const result = await safeExtract(await this.#open(record, backup, log, copyId), { root, selectedPaths: selected, onWarning: (m) => log('warn', m), signal });
     record.entries = result.entries;
     log('info', `restored ${result.entries} entries, ${human(result.bytes)}`);
   }
@@ -142,12 +158,15 @@ export class RestoreService {
     if (!target) throw new Error('no database to restore into');
     if (!type.atomicRestore) {
       // The tool commits as it goes: check the whole artifact before it touches the database.
-      const checked = await checkDump(await this.#open(record, backup, log), driverFor(this.#d.databaseDrivers.list(), task.type));
+      const { value: checked, copyId } = await this.#checkPass(record, backup, log, signal, (raw) => checkDump(raw, driverFor(this.#d.databaseDrivers.list(), task.type)));
       log('info', `artifact checked: ${human(checked.bytes)} of dump; checksum ${backup.checksum}`);
-      record.bytes = 0;
+      if (signal.aborted) throw signal.reason;
+      await restoreDatabase({ type, instance }, target, record.id, () => this.#open(record, backup, log, copyId), log);
+    } else {
+      // An atomic restore leaves the target untouched when its stream fails, so a corrupt copy
+      // found while restoring is simply followed by the next one.
+      await withHealthyCopy(this.#d, backup, log, (copy) => restoreDatabase({ type, instance }, target, record.id, () => Promise.resolve(this.#readFrom(record, copy, backup)), log), { signal });
     }
-    if (signal.aborted) throw signal.reason;
-    await restoreDatabase({ type, instance }, target, record.id, () => this.#open(record, backup, log), log);
     log('info', `restored ${human(record.bytes)} of artifact into ${target}`);
   }
 

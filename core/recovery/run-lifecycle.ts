@@ -17,9 +17,10 @@ export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 /**
  * The common life of a recovery record: `running`, the work, then `success` or `failed`
- * (`cancelled` on shutdown) with the reason, the log closed with the terminal status.
+ * (`cancelled` on shutdown) with the reason, the log closed with the terminal status. Work that
+ * succeeded but found a problem on the way returns `{ partial: reason }`: the record ends `partial`.
  */
-export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, signal: AbortSignal, work: (log: Log) => Promise<void>): Promise<RecordStatus> {
+export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, signal: AbortSignal, work: (log: Log) => Promise<void | { partial: string }>): Promise<RecordStatus> {
   record.status = 'running';
   record.startedAt = new Date();
   await em.flush();
@@ -28,8 +29,9 @@ export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager,
   let status: RecordStatus;
   let reason = '';
   try {
-    await work(log);
-    status = 'success';
+    const outcome = await work(log);
+    status = outcome ? 'partial' : 'success';
+    reason = outcome ? outcome.partial : '';
   } catch (err) {
     status = signal.aborted ? 'cancelled' : 'failed';
     reason = signal.aborted ? `cancelled: ${message(signal.reason)}` : message(err);

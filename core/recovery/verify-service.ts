@@ -6,7 +6,7 @@ import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
-import { openStoredCopy, rawStream } from './artifact-source.ts';
+import { rawStream, withHealthyCopy } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
@@ -21,7 +21,8 @@ export type VerifyMode = 'quick' | 'deep';
  * a dump's header and completion trailer). `deep` proves they restore: into a sandbox (a
  * scratch folder, a scratch database, a temp SQLite file), compared with what was recorded at
  * backup time (the manifest's sizes; per-table row counts), then removed. Deep records how
- * long the sandbox restore took: the measured recovery time.
+ * long the sandbox restore took: the measured recovery time. A corrupt copy is followed by the
+ * next one; the record then ends `partial`, naming the corrupt copy (the copy itself is marked).
  */
 export class VerifyService {
   readonly #d: RecoveryDeps;
@@ -70,23 +71,28 @@ export class VerifyService {
       const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
       if (!backup) throw new Error('the backup record was deleted');
       log('info', `${record.mode} verification of ${backup.fileName} (record ${backup.id})`);
-      const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup);
-      record.sourceTargetId = copy.targetId;
-      record.sourceTargetName = copy.targetName;
-      log('info', `reading from "${copy.targetName}"`);
-      // The decoded stream is opened only when its consumer is ready (a deep sandbox database
-      // takes time to create; a stream failing before anyone reads it would go unnoticed).
-      let raw: Readable | undefined;
-      const openRaw = (): Readable => (raw = rawStream(copy.stream, backup, this.#d.ageKeys.identity));
-      let summary: string;
-      try {
-        summary = record.mode === 'deep' ? await this.#deep(em, record, backup, openRaw, log, signal) : await this.#quick(backup, openRaw());
-      } finally {
-        raw?.destroy();
-        copy.stream.destroy();
-      }
+      // A corrupt copy is marked, logged and followed by the next; the verification still ends
+      // `partial` then, since it found a real problem.
+      const { value: summary, corrupt } = await withHealthyCopy(this.#d, backup, log, async (copy) => {
+        record.sourceTargetId = copy.targetId;
+        record.sourceTargetName = copy.targetName;
+        // The decoded stream is opened only when its consumer is ready (a deep sandbox database
+        // takes time to create; a stream failing before anyone reads it would go unnoticed).
+        let raw: Readable | undefined;
+        const openRaw = (): Readable => (raw = rawStream(copy, backup, this.#d.ageKeys.identity));
+        try {
+          return record.mode === 'deep' ? await this.#deep(em, record, backup, openRaw, log, signal) : await this.#quick(backup, openRaw());
+        } finally {
+          raw?.destroy();
+          copy.stream.destroy();
+        }
+      }, { signal });
       record.summary = summary.slice(0, 500);
       log('info', summary);
+      if (corrupt.length > 0) {
+        return { partial: `${corrupt.map((c) => `the copy on "${c.targetName}" is corrupt (${c.why})`).join('; ')}; the copy on "${record.sourceTargetName}" verified` };
+      }
+      return undefined;
     });
     if (status !== 'success') {
       this.#d.events.publish({

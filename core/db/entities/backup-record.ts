@@ -73,6 +73,11 @@ export const BackupRecordCopyEntity = defineEntity({
     fileSize: p.bigint('number').default(0),
     attempts: p.integer().default(0),
     error: p.text().default(''),
+    /**
+     * Set when a read found the stored bytes differ from the record (length or SHA-256); `error`
+     * then says how. Readers try such a copy last; a later read that checks out clears it.
+     */
+    corruptAt: p.datetime().nullable(),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });

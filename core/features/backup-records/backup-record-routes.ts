@@ -11,8 +11,7 @@ import { streamRecordLog } from '../../http/record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
 import { recordSummary, copyResult } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';
-import { checksumGuard } from '../../engine/checksum-guard.ts';
-import { openStoredCopy } from '../../recovery/artifact-source.ts';
+import { NoReadableCopyError, openStoredCopy } from '../../recovery/artifact-source.ts';
 import { errorText } from '../../text.ts';
 
 export const MAX_BATCH = 100;
@@ -71,10 +70,13 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     const record = await backupRecords.get(request.params.id);
     if (!ARTIFACT_STATUSES.includes(record.status)) throw new AppError('BACKUP_RECORD_NO_ARTIFACT', { message: `A ${record.status} record holds no artifact.` });
     const range = parseRange(request.headers.range, record.fileSize);
-    const { stream, targetName } = await openStoredCopy(orm, storageOpener, record, range ? { range } : {}).catch((err: unknown) => {
+    // Copies a read found corrupt are never served while another copy exists; a download that
+    // finds its copy corrupt marks it, so the next request gets a healthy one.
+    const copy = await openStoredCopy(orm, storageOpener, record, { skipCorrupt: true, ...(range ? { range } : {}) }).catch((err: unknown) => {
+      if (err instanceof NoReadableCopyError && err.onlyCorrupt) throw new AppError('BACKUP_ARTIFACT_CORRUPT', { message: `Every copy of the artifact failed its integrity check (${err.message.replace(/^no copy could be read \((.*)\)$/, '$1')}).`.slice(0, 1000) });
       throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.replace(/^./, (c) => c.toUpperCase()).slice(0, 1000) });
     });
-    await audit(request, 'download', record, `from ${targetName}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
+    await audit(request, 'download', record, `from ${copy.targetName}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
     reply.header('Content-Type', 'application/octet-stream');
     reply.header('Content-Disposition', contentDisposition(record.fileName));
     reply.header('Accept-Ranges', 'bytes');
@@ -85,12 +87,16 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
       reply.header('Content-Range', `bytes ${range.start}-${range.end}/${record.fileSize}`);
       reply.header('Content-Length', range.end - range.start + 1);
       // A slice cannot be checked against the whole artifact's checksum; clients verify the whole.
-      return reply.send(stream);
+      return reply.send(copy.stream);
     }
     reply.header('Content-Length', record.fileSize);
-    const guard = checksumGuard(record.fileSize, record.checksum, (why) => request.log.error({ recordId: record.id, target: targetName, why }, 'artifact failed its checksum while downloading'));
-    stream.on('error', (err) => guard.destroy(err));
-    return reply.send(stream.pipe(guard));
+    // The guard holds the last chunk back until the SHA-256 matched; on a mismatch the stream
+    // errors and Fastify destroys the socket, so the client sees a short, failed transfer.
+    copy.stream.once('error', (err) => {
+      if (copy.check.state === 'corrupt') request.log.error({ recordId: record.id, target: copy.targetName, why: copy.check.why }, 'artifact failed its checksum while downloading; the copy is marked corrupt');
+      else request.log.warn({ recordId: record.id, target: copy.targetName, err: errorText(err) }, 'download interrupted');
+    });
+    return reply.send(copy.stream);
   });
 
   app.get('/api/backup/records/:id/contents', {

@@ -17,7 +17,10 @@ export const RecordListQuery = Type.Object({
 export const CopyResult = Type.Object({
   storageTargetId: Type.Integer(),
   storageTargetName: Type.String(),
+  /** pending | success | failed | deleted, or corrupt: stored, but a read found its bytes differ from the record. */
   status: Type.String(),
+  /** When a read found the copy corrupt (`error` says how); null for an intact or unchecked copy. */
+  corruptAt: NullableTimestamp,
   storagePath: Type.String(),
   fileSize: Type.Number(),
   attempts: Type.Integer(),

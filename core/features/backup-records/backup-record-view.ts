@@ -1,8 +1,8 @@
 import type { BackupRecord, BackupRecordCopy } from '../../db/entities/backup-record.ts';
 
-/** The primary copy: the first target that holds the artifact, else the first target. */
+/** The primary copy: the first target that holds an intact artifact, else the first that holds one, else the first target. */
 function primary(copies: BackupRecordCopy[]): BackupRecordCopy | undefined {
-  return copies.find((c) => c.status === 'success') ?? copies[0];
+  return copies.find((c) => c.status === 'success' && !c.corruptAt) ?? copies.find((c) => c.status === 'success') ?? copies[0];
 }
 
 export function recordSummary(r: BackupRecord, copies: BackupRecordCopy[]) {
@@ -41,7 +41,9 @@ export function copyResult(c: BackupRecordCopy) {
   return {
     storageTargetId: c.storageTargetId,
     storageTargetName: c.storageTargetName,
-    status: c.status,
+    // A stored copy a read found corrupt shows as such; its object is still there (and deleted with the record).
+    status: c.status === 'success' && c.corruptAt ? 'corrupt' : c.status,
+    corruptAt: c.corruptAt?.toISOString() ?? null,
     storagePath: c.storagePath,
     fileSize: c.fileSize,
     attempts: c.attempts,
