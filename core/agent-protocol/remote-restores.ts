@@ -11,7 +11,8 @@ import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
-import { copyVerdict, openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
+import { copyVerdict, NoReadableCopyError, openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
+import { errorText } from '../text.ts';
 import { restoreTargetOf } from '../recovery/database-restore.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { publishRestoreOutcome } from '../recovery/restore-service.ts';
@@ -91,7 +92,11 @@ export class RemoteRestores {
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     await this.#d.commandQueue.touch(nodeId, 'restore', id);
-    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup);
+    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup).catch((err: unknown) => {
+      // Coded like a download: the agent reports it and the restore fails with the reason.
+      if (err instanceof NoReadableCopyError && err.onlyCorrupt) throw new AppError('BACKUP_ARTIFACT_CORRUPT');
+      throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.slice(0, 1000) });
+    });
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;
     await em.flush();

@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { open, readFile, readdir, writeFile } from 'node:fs/promises';
+import { open, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
@@ -63,4 +63,33 @@ test('a restore on an agent whose first copy is corrupt: the master cuts that tr
   assert.equal(sha256(await readFile(join(into, blob))), sha256(big));
   const copies = (await call(app, 'GET', `/api/backup/records/${record.id}`, { token })).json.data.storageUploadResults;
   assert.deepEqual(copies.map((c: { storageTargetName: string; status: string }) => [c.storageTargetName, c.status]), [['first', 'corrupt'], ['second', 'success']]);
+});
+
+test('a restore on an agent whose artifact no target can deliver fails with the coded reason, not an internal error', async (t: TestContext) => {
+  const { app } = await build(t, { config: { nodeOfflineSeconds: 5 } });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const token = await setupAdmin(app);
+  const created = await call(app, 'POST', '/api/nodes', { token, body: { name: 'edge-2', labels: [] } });
+  assert.equal(created.status, 200, created.body);
+  const n = { id: created.json.data.node.id as number, token: created.json.data.token as string };
+  const agent = await startAgent({ master: url, dir: await tempDir(t, 'backplane-agent-'), token: n.token });
+  t.after(() => agent.kill());
+  const logs = () => agent.logs.slice(-30).join('\n');
+  await waitFor(`node ${n.id} online`, async () => ((await call(app, 'GET', `/api/nodes/${n.id}`, { token })).json.data.status === 'online' ? true : undefined), 20_000);
+
+  const src = await tempDir(t);
+  await writeFile(join(src, 'a.txt'), 'hello');
+  const only = await diskTarget(t, app, token, 'only');
+  const task = await createTask(app, token, { name: 'node-gone-copy', type: 'file', sourcePaths: [src], storageTargetIds: [only.id], nodeId: n.id });
+  const run = await call(app, 'POST', `/api/backup/tasks/${task.id}/run`, { token });
+  const record = await ended(app, token, `/api/backup/records/${run.json.data.recordId}`, logs);
+  assert.equal(record.status, 'success', record.errorMessage);
+  await rm(join(only.dir, record.storagePath));
+
+  const restore = await call(app, 'POST', `/api/backup/records/${record.id}/restore`, { token, body: { targetPath: await tempDir(t) } });
+  assert.equal(restore.status, 200, restore.body);
+  const done = await ended(app, token, `/api/restore/records/${restore.json.data.id}`, logs);
+  assert.equal(done.status, 'failed');
+  assert.doesNotMatch(`${done.errorMessage}\n${done.logContent}`, /INTERNAL_ERROR|internal error/i);
+  assert.match(`${done.errorMessage}`, /BACKUP_RECORD_DOWNLOAD_FAILED|could not be read|no copy/i);
 });
