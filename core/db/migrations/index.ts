@@ -5,6 +5,7 @@ import { Migration004BackupRecords } from './004-backup-records.ts';
 import { Migration005Recovery } from './005-recovery.ts';
 import { Migration006Nodes } from './006-nodes.ts';
 import { Migration007AgentCommands } from './007-agent-commands.ts';
+import { Migration010RunTimeLimit } from './010-run-time-limit.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: 'Migration005Recovery', class: Migration005Recovery },
   { name: 'Migration006Nodes', class: Migration006Nodes },
   { name: 'Migration007AgentCommands', class: Migration007AgentCommands },
+  { name: 'Migration010RunTimeLimit', class: Migration010RunTimeLimit },
 ];
