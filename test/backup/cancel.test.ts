@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build.ts';
 import { requireOrSkip } from '../helpers/databases.ts';
@@ -102,7 +103,6 @@ test('a finished backup cannot be cancelled (409)', async (t) => {
   const token = await setupAdmin(app);
   const target = await diskTarget(t, app, token);
   const src = await tempDir(t);
-  const { writeFile } = await import('node:fs/promises');
   await writeFile(`${src}/a.txt`, 'a');
   const task = await createTask(app, token, { name: 'Quick', type: 'file', sourcePaths: [src], storageTargetIds: [target.id] });
   const id = await startRun(app, token, task.id);
