@@ -118,6 +118,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     const recovered = await backupRuns.recover();
     if (recovered.failed > 0 || recovered.requeued > 0) app.log.warn(recovered, 'backup records recovered after restart');
     await container.cradle.leaseMonitor.start();
+    container.cradle.runTimeLimits.start();
     await scheduler.start();
     const sweep = (): void => void recordDeleter.retryPending().catch((err: unknown) => app.log.error({ err }, 'deletion retry failed'));
     sweep();
@@ -130,6 +131,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     scheduler.stop();
     if (deletionSweep) clearInterval(deletionSweep);
     await container.cradle.leaseMonitor.stop();
+    await container.cradle.runTimeLimits.stop();
     await backupRuns.stop();
     await Promise.all([container.cradle.restores.stop(), container.cradle.verifications.stop(), container.cradle.replications.stop()]);
     await storageHealth.stop();

@@ -28,6 +28,8 @@ import { RecordDeleter } from './backup/record-deleter.ts';
 import { RetentionService } from './backup/retention-service.ts';
 import { BackupRuns } from './backup/backup-runs.ts';
 import { BackupScheduler } from './backup/scheduler.ts';
+import { BackupCancel } from './backup/backup-cancel.ts';
+import { RunTimeLimits } from './backup/run-time-limits.ts';
 import { RestoreService } from './recovery/restore-service.ts';
 import { VerifyService } from './recovery/verify-service.ts';
 import { ReplicationService } from './recovery/replication-service.ts';
@@ -74,6 +76,8 @@ export interface AppCradle {
   remoteBackups: RemoteBackups;
   remoteRestores: RemoteRestores;
   leaseMonitor: LeaseMonitor;
+  backupCancel: BackupCancel;
+  runTimeLimits: RunTimeLimits;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -145,6 +149,8 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     remoteBackups: asClass(RemoteBackups).singleton(),
     remoteRestores: asClass(RemoteRestores).singleton(),
     leaseMonitor: asClass(LeaseMonitor).singleton(),
+    backupCancel: asClass(BackupCancel).singleton(),
+    runTimeLimits: asClass(RunTimeLimits).singleton(),
   });
   return container;
 }

@@ -26,6 +26,7 @@ import { driverFor } from '../plugin-host/driver-for.ts';
 import { archivePath } from '../recovery/safe-extract.ts';
 import { errorText, humanBytes } from '../text.ts';
 import type { CommandQueue } from './command-queue.ts';
+import type { RunStop, StopStatus } from '../backup/run-stop.ts';
 
 export interface AgentLogLine { level: LogLevel; message: string }
 
@@ -82,6 +83,12 @@ export class RemoteBackups {
   readonly #log: FastifyBaseLogger;
   /** Records this process counted in the `running` gauge (a restart must not decrement twice). */
   readonly #counted = new Set<number>();
+  /** Relayed uploads under way, per record: a stop aborts them before it removes what was stored. */
+  readonly #relays = new Map<number, Set<{ controller: AbortController; done: Promise<void> }>>();
+  /** Records the master stopped while their agent still held them: swept again once the agent lets go. */
+  readonly #stopped = new Set<number>();
+  /** One change at a time per record (an agent's final update and a stop must not both settle it). */
+  readonly #locks = new Map<number, Promise<unknown>>();
 
   constructor(deps: Deps) {
     this.#d = deps;
@@ -126,8 +133,21 @@ export class RemoteBackups {
     };
   }
 
+  #serial<T>(recordId: number, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(recordId) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.#locks.set(recordId, tail);
+    void tail.then(() => { if (this.#locks.get(recordId) === tail) this.#locks.delete(recordId); });
+    return run;
+  }
+
   /** `POST /api/agent/records/:id`. */
-  async update(nodeId: number, recordId: number, u: RecordUpdate): Promise<{ accepted: boolean; status: string }> {
+  update(nodeId: number, recordId: number, u: RecordUpdate): Promise<{ accepted: boolean; status: string }> {
+    return this.#serial(recordId, () => this.#update(nodeId, recordId, u));
+  }
+
+  async #update(nodeId: number, recordId: number, u: RecordUpdate): Promise<{ accepted: boolean; status: string }> {
     const { recordLogs, commandQueue } = this.#d;
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
@@ -188,6 +208,22 @@ export class RemoteBackups {
    * no object behind.
    */
   async relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }): Promise<{ targetId: number; size: number; checksum: string }> {
+    // Registered before the record is read: a stop either finds this upload or this upload finds the record ended.
+    const controller = new AbortController();
+    let finished!: () => void;
+    const entry = { controller, done: new Promise<void>((resolve) => (finished = resolve)) };
+    const set = this.#relays.get(recordId) ?? new Set();
+    this.#relays.set(recordId, set.add(entry));
+    try {
+      return await this.#relay(nodeId, recordId, targetId, upload, controller.signal);
+    } finally {
+      set.delete(entry);
+      if (set.size === 0 && this.#relays.get(recordId) === set) this.#relays.delete(recordId);
+      finished();
+    }
+  }
+
+  async #relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }, signal: AbortSignal): Promise<{ targetId: number; size: number; checksum: string }> {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
     if (record.status !== 'running' || !(await this.#d.commandQueue.touch(nodeId, 'backup', recordId))) {
@@ -207,9 +243,17 @@ export class RemoteBackups {
     const guard = checksumGuard(upload.size, upload.sha256, (why) => { mismatch = why; });
     upload.body.on('error', (err) => guard.destroy(err));
     upload.body.pipe(guard);
+    const onStop = (): void => void guard.destroy(signal.reason instanceof Error ? signal.reason : new Error('the run was stopped'));
+    signal.addEventListener('abort', onStop, { once: true });
     copy.attempts += 1;
     try {
-      const stored = await this.#d.storageOpener.use(target, (instance) => instance.put(upload.key, guard, { size: upload.size }));
+      const stored = await this.#d.storageOpener.use(target, (instance) => instance.put(upload.key, guard, { size: upload.size, signal }));
+      // Stopped while the object was being committed (or by another master process): it goes.
+      const now = await this.#d.orm.em.fork().findOne(BackupRecordEntity, { id: recordId }, { fields: ['status'] });
+      if (signal.aborted || now?.status !== 'running') {
+        await this.#d.storageOpener.use(target, (instance) => instance.delete(upload.key)).catch((err: unknown) => this.#log.error({ err, recordId, target: target.name }, 'an object relayed to a stopped run could not be removed'));
+        throw new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${now?.status ?? 'gone'}; the relayed object was removed.` });
+      }
       copy.status = 'success';
       copy.fileSize = stored.size;
       copy.error = '';
@@ -217,11 +261,14 @@ export class RemoteBackups {
       void this.#d.recordLogs.line(recordId, 'info', `target "${target.name}": ${humanBytes(stored.size)} received from the agent and stored`);
       return { targetId, size: stored.size, checksum: upload.sha256 };
     } catch (err) {
+      if (signal.aborted || err instanceof AppError) throw err instanceof AppError ? err : new AppError('AGENT_RECORD_TERMINAL', { message: `The run was stopped: ${errorText(signal.reason)}.` });
       copy.error = (mismatch ? `relayed artifact refused: ${mismatch}` : `relay failed: ${errorText(err)}`).slice(0, 2000);
       await em.flush();
       void this.#d.recordLogs.line(recordId, 'warn', `target "${target.name}": ${copy.error}`);
       if (mismatch) throw new AppError('AGENT_CHECKSUM_MISMATCH', { message: copy.error });
       throw err;
+    } finally {
+      signal.removeEventListener('abort', onStop);
     }
   }
 
@@ -290,7 +337,7 @@ export class RemoteBackups {
     await this.#settle(em, record, 'failed');
   }
 
-  async #settle(em: EntityManager, record: BackupRecord, status: 'success' | 'partial' | 'failed'): Promise<void> {
+  async #settle(em: EntityManager, record: BackupRecord, status: 'success' | 'partial' | StopStatus): Promise<void> {
     const task = await em.findOne(BackupTaskEntity, { id: record.taskId });
     await settleBackup(this.#d, em, record, task, status);
     if (this.#counted.delete(record.id)) this.#d.backupMetrics.running.dec();
@@ -298,10 +345,47 @@ export class RemoteBackups {
     void this.#d.backupRuns.afterRun(record, status).catch((err: unknown) => this.#log.error({ err, recordId: record.id }, 'after-run work failed'));
   }
 
+  /**
+   * Stops a placed run (a cancel, or its time limit) without waiting for the agent: a command
+   * not yet claimed is withdrawn, uploads relayed through the master are aborted, what was
+   * stored is removed and the record ends with the stop's status. The agent learns it from the
+   * refusal of its next update and kills its work; once it lets go (its command result, or the
+   * lease lapsing) the targets are swept once more, for a direct upload that finished meanwhile.
+   */
+  stop(recordId: number, stop: RunStop): Promise<boolean> {
+    return this.#serial(recordId, async () => {
+      const em = this.#d.orm.em.fork();
+      const record = await em.findOne(BackupRecordEntity, { id: recordId });
+      if (!record || isTerminal(record)) return false;
+      // Ended in the table first: a relay starting from now on sees it and refuses.
+      if (await em.nativeUpdate(BackupRecordEntity, { id: recordId, status: { $in: ['queued', 'running'] } }, { status: stop.status }) !== 1) return false;
+      if (!this.#d.recordLogs.isLive(recordId)) await this.#d.recordLogs.open(recordId, record.status);
+      for (const command of await this.#d.commandQueue.openFor('backup', recordId)) {
+        if (command.status === 'pending') await this.#d.commandQueue.settle(command.id, 'failed', stop.message);
+        else this.#stopped.add(recordId);
+      }
+      const relays = [...(this.#relays.get(recordId) ?? [])];
+      for (const r of relays) r.controller.abort(stop);
+      await Promise.all(relays.map((r) => r.done));
+      record.errorMessage = stop.message.slice(0, 2000);
+      void this.#d.recordLogs.line(recordId, 'error', record.errorMessage);
+      if (!record.startedAt) record.startedAt = new Date();
+      await this.#d.backupRuns.discard(record);
+      await this.#settle(em, record, stop.status);
+      return true;
+    });
+  }
+
   /** The master gives up on a placed run (lease lapsed, agent abandoned it, node gone): failed, nothing kept. */
-  async fail(recordId: number, reason: string): Promise<boolean> {
+  fail(recordId: number, reason: string): Promise<boolean> {
+    return this.#serial(recordId, () => this.#fail(recordId, reason));
+  }
+
+  async #fail(recordId: number, reason: string): Promise<boolean> {
     const em = this.#d.orm.em.fork();
     const record = await em.findOne(BackupRecordEntity, { id: recordId });
+    // The agent of a stopped run let go: anything a direct upload finished after the stop goes now.
+    if (record && this.#stopped.delete(recordId)) await this.#d.backupRuns.removeObjects([record]);
     if (!record || isTerminal(record)) return false;
     if (!this.#d.recordLogs.isLive(recordId)) await this.#d.recordLogs.open(recordId, record.status);
     if (!record.startedAt) record.startedAt = new Date();

@@ -19,6 +19,7 @@ import { storageKey, fileNameOf } from './storage-key.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
 import { taskTargets } from './task-targets.ts';
+import { stopOutcome } from './run-stop.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;
@@ -41,7 +42,8 @@ export interface ExecutionOutcome {
  * Runs one queued record to its end: source -> pipeline -> every target, then writes the
  * truth into the record and its copies. The record becomes `success` only when every target
  * confirmed a complete object of the checksummed size; `partial` when some did; otherwise
- * `failed` (or `cancelled` when the master stopped it), and no target keeps an object.
+ * `failed` (or `cancelled`, or `failed` with the reason, when it was stopped: see RunStop), and
+ * no target keeps an object.
  */
 export class BackupExecutor {
   readonly #d: ExecutorDeps;
@@ -70,9 +72,13 @@ export class BackupExecutor {
       await em.flush();
       log('info', `backup of task "${task.name}" (${task.type}) started, trigger ${record.trigger} by ${record.triggeredBy}`);
       status = await this.#run(em, record, task, signal, log);
+      // Stopped after the artifact was stored: the stop still wins (the caller removes the objects).
+      if (signal.aborted) throw signal.reason;
     } catch (err) {
-      status = signal.aborted ? 'cancelled' : 'failed';
-      record.errorMessage = (signal.aborted ? `cancelled: ${message(signal.reason)}` : message(err)).slice(0, 2000);
+      const stopped = signal.aborted ? stopOutcome(signal.reason) : undefined;
+      status = stopped?.status ?? 'failed';
+      record.errorMessage = (stopped?.message ?? message(err)).slice(0, 2000);
+      if (stopped) record.hasManifest = false;
       log('error', record.errorMessage);
     } finally {
       backupMetrics.running.dec();
@@ -160,6 +166,8 @@ export class BackupExecutor {
       });
       // Every target failing stops the source early; its own error would hide the targets' reasons.
       if (result.status !== 'failed') await source.done;
+      // A stop while the last targets were finishing: what some of them stored goes too.
+      if (signal.aborted) throw signal.reason;
     } catch (err) {
       for (const copy of copies) if (copy.status === 'pending') { copy.status = 'failed'; copy.error = message(err).slice(0, 2000); }
       await manifest?.discard().catch(() => undefined);

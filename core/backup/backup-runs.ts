@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
@@ -17,6 +17,7 @@ import { placeRun, runsOnMaster } from '../agent-protocol/placement.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
+import type { RunStop } from './run-stop.ts';
 
 export type RunTrigger = 'manual' | 'scheduled' | 'catch_up' | 'dependency';
 
@@ -162,6 +163,8 @@ export class BackupRuns {
   async #execute(recordId: number, signal: AbortSignal): Promise<void> {
     try {
       const { record, status } = await this.#executor.execute(recordId, signal);
+      // A stopped run keeps nothing, even what a target finished before the stop.
+      if (signal.aborted) await this.discard(record);
       await this.afterRun(record, status);
     } catch (err) {
       // The executor records its own failures; reaching here means the database itself failed.
@@ -224,6 +227,40 @@ export class BackupRuns {
     const queued = await em.find(BackupRecordEntity, { status: 'queued', nodeId: 0 }, { orderBy: { id: 'asc' } });
     for (const r of queued) this.#enqueue(r.id);
     return { failed: running.length, requeued: queued.length };
+  }
+
+  /**
+   * Stops a run this process holds: a queued one ends at once, a running one is aborted with
+   * `stop` (its tool processes killed, its uploads cancelled) and waited for; what it stored is
+   * removed either way. False when the record is neither queued nor running here.
+   */
+  async stopLocal(recordId: number, stop: RunStop): Promise<boolean> {
+    const running = this.#running.get(recordId);
+    if (running) {
+      running.controller.abort(stop);
+      await running.done;
+      return true;
+    }
+    const at = this.#queue.indexOf(recordId);
+    if (at < 0) return false;
+    this.#queue.splice(at, 1);
+    this.#metrics.queued.set(this.#queue.length);
+    const em = this.#orm.em.fork();
+    const record = await em.findOne(BackupRecordEntity, { id: recordId });
+    if (!record || record.status !== 'queued') return false;
+    await this.#outcome.recordLogs.open(recordId, 'queued');
+    record.errorMessage = stop.message;
+    void this.#outcome.recordLogs.line(recordId, 'error', stop.message);
+    await settleBackup(this.#outcome, em, record, await em.findOne(BackupTaskEntity, { id: record.taskId }), stop.status);
+    return true;
+  }
+
+  /** What a stopped run leaves: no object on any target, no copy claiming success, no file list. */
+  async discard(record: Pick<BackupRecord, 'id'>): Promise<void> {
+    await this.removeObjects([record]);
+    const em = this.#orm.em.fork();
+    await em.nativeUpdate(BackupRecordCopyEntity, { recordId: record.id, status: { $in: ['pending', 'success'] } }, { status: 'failed', error: 'the run was stopped' });
+    await em.nativeDelete(BackupRecordEntryEntity, { recordId: record.id });
   }
 
   /** Removes every object stored for these records (a run that did not end well keeps nothing). */

@@ -14,6 +14,10 @@ export interface Config {
   maxConcurrent: number;
   nodeOfflineSeconds: number;
   commandLeaseSeconds: number;
+  /** How often running backups are checked against their task's time limit (ms). */
+  runLimitCheckMs: number;
+  /** The length of one minute of a task's `timeoutMinutes` (ms): 60 000; tests shorten it. Not read from the environment. */
+  runLimitMinuteMs: number;
   /** Seconds between storage health checks; 0 disables them. */
   storageHealthIntervalSeconds: number;
   jwtTtlSeconds: number;

@@ -50,6 +50,8 @@ function defaults(): Config {
     maxConcurrent: 2,
     nodeOfflineSeconds: 45,
     commandLeaseSeconds: 120,
+    runLimitCheckMs: 15_000,
+    runLimitMinuteMs: 60_000,
     storageHealthIntervalSeconds: 300,
     jwtTtlSeconds: 24 * 3600,
     updateFeedUrl: 'https://api.github.com/repos/backplane-dev/backplane/releases/latest',

@@ -25,6 +25,23 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Cancels one job: a waiting one is dropped (it never starts), a running one is aborted with
+   * `reason` and waited for. Says which it was; `none` when the queue does not hold it.
+   */
+  async cancel(id: string, reason: Error): Promise<'waiting' | 'running' | 'none'> {
+    const at = this.#waiting.findIndex((j) => j.id === id);
+    if (at >= 0) {
+      this.#waiting.splice(at, 1);
+      return 'waiting';
+    }
+    const running = this.#running.get(id);
+    if (!running) return 'none';
+    running.controller.abort(reason);
+    await running.done;
+    return 'running';
+  }
+
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#waiting.length = 0;

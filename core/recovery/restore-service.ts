@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, TERMINAL_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
@@ -12,14 +12,15 @@ import { safeExtract, archivePath } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
-import { runLifecycle, failStale, type Log } from './run-lifecycle.ts';
+import { runLifecycle, failStale, settleStopped, type Log } from './run-lifecycle.ts';
+import type { RunStop } from '../backup/run-stop.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
-/** `restore_success` / `restore_failed`, for restores on the master and on agents alike. */
+/** `restore_success` / `restore_failed` / `restore_cancelled`, for restores on the master and on agents alike. */
 export function publishRestoreOutcome(events: EventBus, record: RestoreRecord): void {
   const ok = record.status === 'success';
   events.publish({
-    type: ok ? 'restore_success' : 'restore_failed',
+    type: ok ? 'restore_success' : record.status === 'cancelled' ? 'restore_cancelled' : 'restore_failed',
     title: `Restore ${record.status}: ${record.taskName}`,
     body: ok ? `Record ${record.backupRecordId} restored${record.nodeId ? ` on node ${record.nodeId}` : ''}.` : record.errorMessage,
     fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, status: record.status, nodeId: record.nodeId },
@@ -88,6 +89,35 @@ export class RestoreService {
     await em.flush();
     this.#queue.push(`restore-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
     return record;
+  }
+
+  /**
+   * Ends a queued or running restore `cancelled`: a queued one never starts, one running here is
+   * aborted (its tool processes killed) and waited for. One on an agent ends at once; the agent
+   * learns it from the refusal of its next update and stops. What a restore had already written
+   * stays, as after a failure (database restores that can be atomic are rolled back).
+   */
+  async cancel(id: number, stop: RunStop): Promise<RestoreRecord> {
+    const em = this.#d.orm.em.fork();
+    const record = await em.findOne(RestoreRecordEntity, { id });
+    if (!record) throw new AppError('RESTORE_RECORD_NOT_FOUND');
+    const ended = (r: RestoreRecord) => new AppError('RESTORE_RECORD_NOT_ACTIVE', { message: `Restore ${id} has already ended (${r.status}).` });
+    if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
+    if (record.nodeId !== 0) {
+      for (const c of await this.#d.commandQueue.openFor('restore', id)) if (c.status === 'pending') await this.#d.commandQueue.settle(c.id, 'failed', stop.message);
+      await settleStopped(em, record, this.#d.restoreLogs, stop);
+      publishRestoreOutcome(this.#d.events, record);
+      return record;
+    }
+    const how = await this.#queue.cancel(`restore-${id}`, stop);
+    if (how === 'waiting') {
+      await settleStopped(em, record, this.#d.restoreLogs, stop);
+      publishRestoreOutcome(this.#d.events, record);
+      return record;
+    }
+    const after = await this.#d.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id });
+    if (how === 'none') throw ended(after);
+    return after;
   }
 
   idle(): Promise<void> {

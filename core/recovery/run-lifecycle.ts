@@ -2,6 +2,7 @@ import type { EntityManager, EntityName } from '@mikro-orm/core';
 import type { RecordStatus } from '../db/entities/backup-record.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import { errorText as message } from '../text.ts';
+import { stopOutcome, type RunStop } from '../backup/run-stop.ts';
 
 export interface LifecycleRecord {
   id: number;
@@ -17,8 +18,8 @@ export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 /**
  * The common life of a recovery record: `running`, the work, then `success` or `failed`
- * (`cancelled` on shutdown) with the reason, the log closed with the terminal status. Work that
- * succeeded but found a problem on the way returns `{ partial: reason }`: the record ends `partial`.
+ * (`cancelled` on shutdown or a cancel, see RunStop) with the reason, the log closed with the terminal status.
+ * Work that succeeded but found a problem on the way returns `{ partial: reason }`: the record ends `partial`.
  */
 export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, signal: AbortSignal, work: (log: Log) => Promise<void | { partial: string }>): Promise<RecordStatus> {
   record.status = 'running';
@@ -33,8 +34,9 @@ export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager,
     status = outcome ? 'partial' : 'success';
     reason = outcome ? outcome.partial : '';
   } catch (err) {
-    status = signal.aborted ? 'cancelled' : 'failed';
-    reason = signal.aborted ? `cancelled: ${message(signal.reason)}` : message(err);
+    const stopped = signal.aborted ? stopOutcome(signal.reason) : undefined;
+    status = stopped?.status ?? 'failed';
+    reason = stopped?.message ?? message(err);
   }
   await settleLifecycle(em, record, hub, status, reason);
   return status;
@@ -57,6 +59,12 @@ export async function settleLifecycle<R extends LifecycleRecord>(em: EntityManag
   void hub.line(record.id, status === 'success' ? 'info' : 'error', `${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
   hub.setStatus(record.id, status);
   await hub.close(record.id, status);
+}
+
+/** Ends a record that was stopped before or outside this process's run of it (queued, or on an agent). */
+export async function settleStopped<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, stop: RunStop): Promise<void> {
+  if (!hub.isLive(record.id)) await hub.open(record.id, record.status);
+  await settleLifecycle(em, record, hub, stop.status, stop.message);
 }
 
 /** Start-up: records of `entity` a stopped master left queued or running become `failed` with `reason`. */

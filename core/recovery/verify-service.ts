@@ -1,7 +1,7 @@
 import { mkdir, rm, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, TERMINAL_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
@@ -10,7 +10,8 @@ import { rawStream, withHealthyCopy } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract } from './safe-extract.ts';
 import { JobQueue } from './job-queue.ts';
-import { runLifecycle, failStale, type Log } from './run-lifecycle.ts';
+import { runLifecycle, failStale, settleStopped, type Log } from './run-lifecycle.ts';
+import type { RunStop } from '../backup/run-stop.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
 export type VerifyMode = 'quick' | 'deep';
@@ -94,15 +95,36 @@ export class VerifyService {
       }
       return undefined;
     });
-    if (status !== 'success') {
-      this.#d.events.publish({
-        type: 'verify_failed',
-        title: `Verification failed: ${record.taskName}`,
-        body: record.errorMessage,
-        fields: { verifyId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, mode: record.mode, status },
-      });
-    }
+    if (status !== 'success') this.#publishUnsuccessful(record);
     return record;
+  }
+
+  #publishUnsuccessful(record: VerifyRecord): void {
+    const cancelled = record.status === 'cancelled';
+    this.#d.events.publish({
+      type: cancelled ? 'verify_cancelled' : 'verify_failed',
+      title: `Verification ${cancelled ? 'cancelled' : 'failed'}: ${record.taskName}`,
+      body: record.errorMessage,
+      fields: { verifyId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, mode: record.mode, status: record.status },
+    });
+  }
+
+  /** Ends a queued or running verification `cancelled` (a running one is aborted and waited for; its sandbox is removed as after a failure). */
+  async cancel(id: number, stop: RunStop): Promise<VerifyRecord> {
+    const em = this.#d.orm.em.fork();
+    const record = await em.findOne(VerifyRecordEntity, { id });
+    if (!record) throw new AppError('VERIFY_RECORD_NOT_FOUND');
+    const ended = (r: VerifyRecord) => new AppError('VERIFY_RECORD_NOT_ACTIVE', { message: `Verification ${id} has already ended (${r.status}).` });
+    if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
+    const how = await this.#queue.cancel(`verify-${id}`, stop);
+    if (how === 'waiting') {
+      await settleStopped(em, record, this.#d.verifyLogs, stop);
+      this.#publishUnsuccessful(record);
+      return record;
+    }
+    const after = await this.#d.orm.em.fork().findOneOrFail(VerifyRecordEntity, { id });
+    if (how === 'none') throw ended(after);
+    return after;
   }
 
   async #quick(backup: BackupRecord, raw: NodeJS.ReadableStream): Promise<string> {

@@ -10,7 +10,7 @@ const referenceExport = async () => JSON.parse(await readFile(FIXTURE, 'utf8'));
 const EXPORTED_FIELDS = [
   'name', 'type', 'enabled', 'cronExpr', 'sourcePath', 'sourcePaths', 'excludePatterns', 'dbHost', 'dbPort', 'dbUser', 'dbName', 'dbPath',
   'storageTargetNames', 'replicationTargetNames', 'nodeName', 'nodeLabel', 'dependsOnTaskNames', 'tags', 'compression', 'encrypt', 'retentionDays', 'maxBackups',
-  'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'verifyEnabled', 'verifyCronExpr', 'verifyMode', 'slaHoursRpo', 'rtoMinutes',
+  'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'verifyEnabled', 'verifyCronExpr', 'verifyMode', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes',
   'alertOnConsecutiveFails', 'maintenanceWindows',
 ].sort();
 

@@ -42,6 +42,8 @@ export const BackupTaskEntity = defineEntity({
     encrypt: p.boolean().default(true),
     slaHoursRpo: p.integer().default(0),
     rtoMinutes: p.integer().default(0),
+    /** A run still going after this many minutes is stopped and fails (0 = no limit). */
+    timeoutMinutes: p.integer().default(0),
     alertOnConsecutiveFails: p.integer().default(1),
     verifyEnabled: p.boolean().default(false),
     verifyCronExpr: p.string().length(64).default(''),

@@ -6,6 +6,7 @@ import { Migration005Recovery } from './005-recovery.ts';
 import { Migration006Nodes } from './006-nodes.ts';
 import { Migration007AgentCommands } from './007-agent-commands.ts';
 import { Migration008CopyCorruption } from './008-copy-corruption.ts';
+import { Migration010RunTimeLimit } from './010-run-time-limit.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   { name: 'Migration006Nodes', class: Migration006Nodes },
   { name: 'Migration007AgentCommands', class: Migration007AgentCommands },
   { name: 'Migration008CopyCorruption', class: Migration008CopyCorruption },
+  { name: 'Migration010RunTimeLimit', class: Migration010RunTimeLimit },
 ];

@@ -13,6 +13,8 @@ import { recordSummary, copyResult } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';
 import { NoReadableCopyError, openStoredCopy } from '../../recovery/artifact-source.ts';
 import { errorText } from '../../text.ts';
+import { principalName } from '../../auth/principal.ts';
+import { cancelledBy } from '../../backup/run-stop.ts';
 
 export const MAX_BATCH = 100;
 
@@ -116,6 +118,16 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     const { backupRecords } = request.diScope.cradle;
     const record = await backupRecords.setLocked(request.params.id, request.body.locked);
     await audit(request, request.body.locked ? 'lock' : 'unlock', record);
+    return ok(recordSummary(record, (await backupRecords.copies([record.id])).get(record.id) ?? []));
+  });
+
+  app.post('/api/backup/records/:id/cancel', {
+    config: { access: 'operator' },
+    schema: { params: IdParams, response: { 200: envelopeOf(RecordSummary) } },
+  }, async (request) => {
+    const { backupCancel, backupRecords } = request.diScope.cradle;
+    const record = await backupCancel.stop(request.params.id, cancelledBy(principalName(request.principal)));
+    await audit(request, 'cancel', record, record.errorMessage);
     return ok(recordSummary(record, (await backupRecords.copies([record.id])).get(record.id) ?? []));
   });
 

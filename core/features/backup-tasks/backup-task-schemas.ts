@@ -41,6 +41,8 @@ export const TaskInput = Type.Object({
   encrypt: Type.Optional(Type.Boolean()),
   slaHoursRpo: Type.Optional(Int),
   rtoMinutes: Type.Optional(Int),
+  /** Run time limit in minutes (0 = none); checked by the service (0..10080). */
+  timeoutMinutes: Type.Optional(Int),
   alertOnConsecutiveFails: Type.Optional(Int),
   verifyEnabled: Type.Optional(Type.Boolean()),
   verifyCronExpr: Type.Optional(Type.String({ maxLength: 64 })),
@@ -88,6 +90,7 @@ export const TaskSummary = Type.Object({
   encrypt: Type.Boolean(),
   slaHoursRpo: Type.Integer(),
   rtoMinutes: Type.Integer(),
+  timeoutMinutes: Type.Integer(),
   alertOnConsecutiveFails: Type.Integer(),
   verifyEnabled: Type.Boolean(),
   verifyCronExpr: Type.String(),

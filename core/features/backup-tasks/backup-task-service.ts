@@ -20,6 +20,8 @@ export const DB_PASSWORD_AAD = 'backup_tasks.db_password';
 const COMPRESSIONS = ['zstd', 'gzip', 'none'];
 const VERIFY_MODES = ['quick', 'deep'];
 const MAX_DEPENDENCY_DEPTH = 64;
+/** The longest run time limit a task may set: a week. */
+export const MAX_TIMEOUT_MINUTES = 10_080;
 
 /** A task's full, normalised state: built from the stored row and the input, then validated. */
 interface Draft {
@@ -48,6 +50,7 @@ interface Draft {
   encrypt: boolean;
   slaHoursRpo: number;
   rtoMinutes: number;
+  timeoutMinutes: number;
   alertOnConsecutiveFails: number;
   verifyEnabled: boolean;
   verifyCronExpr: string;
@@ -62,7 +65,7 @@ type Detail = { path: string; message: string };
 const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
   enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',
   storageTargetIds: [], nodeId: 0, nodeLabel: '', tags: [], retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0,
-  compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, alertOnConsecutiveFails: 1, verifyEnabled: false, verifyCronExpr: '',
+  compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, timeoutMinutes: 0, alertOnConsecutiveFails: 1, verifyEnabled: false, verifyCronExpr: '',
   verifyMode: 'quick', maintenanceWindows: '', dependsOnTaskIds: [], replicationTargetIds: [],
 };
 
@@ -222,7 +225,7 @@ export class BackupTaskService {
       dbHost: t.dbHost, dbPort: t.dbPort, dbUser: t.dbUser, dbName: t.dbName, dbPath: t.dbPath, storageTargetIds, nodeId: t.nodeId, nodeLabel: t.nodeLabel,
       tags: normaliseTags(t.tags), retentionDays: t.retentionDays, maxBackups: t.maxBackups, keepDaily: t.keepDaily, keepWeekly: t.keepWeekly,
       keepMonthly: t.keepMonthly, keepYearly: t.keepYearly, compression: t.compression, encrypt: t.encrypt, slaHoursRpo: t.slaHoursRpo,
-      rtoMinutes: t.rtoMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
+      rtoMinutes: t.rtoMinutes, timeoutMinutes: t.timeoutMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
       verifyMode: t.verifyMode, maintenanceWindows: t.maintenanceWindows, dependsOnTaskIds: jsonList(t.dependsOnTaskIds), replicationTargetIds: jsonList(t.replicationTargetIds),
     };
   }
@@ -253,7 +256,7 @@ export class BackupTaskService {
     if (input.replicationTargetIds !== undefined) d.replicationTargetIds = unique(input.replicationTargetIds);
     if (input.tags !== undefined) d.tags = normaliseTags(input.tags);
     for (const key of ['enabled', 'encrypt', 'verifyEnabled'] as const) if (input[key] !== undefined) d[key] = input[key];
-    for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'alertOnConsecutiveFails'] as const) {
+    for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails'] as const) {
       if (input[key] !== undefined) d[key] = input[key];
     }
     return d;
@@ -294,6 +297,7 @@ export class BackupTaskService {
     for (const key of ['retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes'] as const) {
       if (d[key] < 0) fail(key, 'must be 0 or more');
     }
+    if (d.timeoutMinutes < 0 || d.timeoutMinutes > MAX_TIMEOUT_MINUTES) fail('timeoutMinutes', `must be 0 (no limit) to ${MAX_TIMEOUT_MINUTES} (a week)`);
     if (d.alertOnConsecutiveFails < 1) fail('alertOnConsecutiveFails', 'must be 1 or more');
 
     const tags = d.tags.join(',');
@@ -379,7 +383,7 @@ export class BackupTaskService {
       excludePatterns: JSON.stringify(d.excludePatterns), dbHost: d.dbHost, dbPort: d.dbPort, dbUser: d.dbUser, dbName: d.dbName, dbPath: d.dbPath,
       nodeId: d.nodeId, nodeLabel: d.nodeLabel, tags: d.tags.join(','), retentionDays: d.retentionDays, maxBackups: d.maxBackups, keepDaily: d.keepDaily,
       keepWeekly: d.keepWeekly, keepMonthly: d.keepMonthly, keepYearly: d.keepYearly, compression: d.compression, encrypt: d.encrypt,
-      slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, verifyEnabled: d.verifyEnabled,
+      slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, timeoutMinutes: d.timeoutMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, verifyEnabled: d.verifyEnabled,
       verifyCronExpr: d.verifyCronExpr, verifyMode: d.verifyMode, maintenanceWindows: d.maintenanceWindows, dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds), replicationTargetIds: JSON.stringify(d.replicationTargetIds),
     };
   }

@@ -42,6 +42,7 @@ export function toTaskSummary(t: BackupTask, refs: TaskRefs) {
     encrypt: t.encrypt,
     slaHoursRpo: t.slaHoursRpo,
     rtoMinutes: t.rtoMinutes,
+    timeoutMinutes: t.timeoutMinutes,
     alertOnConsecutiveFails: t.alertOnConsecutiveFails,
     verifyEnabled: t.verifyEnabled,
     verifyCronExpr: t.verifyCronExpr,

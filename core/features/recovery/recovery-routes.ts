@@ -13,6 +13,7 @@ import { principalName } from '../../auth/principal.ts';
 import { RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity } from '../../db/entities/recovery-records.ts';
 import { RecoveryListQuery, RestoreBody, RestoreSummary, RestoreDetail, VerifyBody, VerifySummary, VerifyDetail, ReplicateBody, ReplicationSummary } from './recovery-schemas.ts';
 import { restoreView, verifyView, replicationView } from './recovery-view.ts';
+import { cancelledBy } from '../../backup/run-stop.ts';
 
 type ListQuery = Static<typeof RecoveryListQuery>;
 
@@ -73,6 +74,15 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
     await streamRecordLog(reply, restoreLogs, id, async () => (await orm.em.fork().findOne(RestoreRecordEntity, { id }))?.status);
   });
 
+  app.post('/api/restore/records/:id/cancel', {
+    config: { access: 'operator' },
+    schema: { params: IdParams, response: { 200: envelopeOf(RestoreSummary) } },
+  }, async (request) => {
+    const record = await request.diScope.cradle.restores.cancel(request.params.id, cancelledBy(principalName(request.principal)));
+    await audit(request, 'restore_record', 'cancel', record.id, record.taskName, record.errorMessage);
+    return ok(restoreView(record));
+  });
+
   // ---- verification ----------------------------------------------------------------------
   app.post('/api/backup/records/:id/verify', {
     config: { access: 'operator' },
@@ -123,6 +133,15 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
     const { orm, verifyLogs } = request.diScope.cradle;
     const id = request.params.id;
     await streamRecordLog(reply, verifyLogs, id, async () => (await orm.em.fork().findOne(VerifyRecordEntity, { id }))?.status);
+  });
+
+  app.post('/api/verify/records/:id/cancel', {
+    config: { access: 'operator' },
+    schema: { params: IdParams, response: { 200: envelopeOf(VerifySummary) } },
+  }, async (request) => {
+    const record = await request.diScope.cradle.verifications.cancel(request.params.id, cancelledBy(principalName(request.principal)));
+    await audit(request, 'verify_record', 'cancel', record.id, record.taskName, record.errorMessage);
+    return ok(verifyView(record));
   });
 
   // ---- replication -----------------------------------------------------------------------

@@ -82,6 +82,7 @@ function toExported(t: BackupTask, summary: { storageTargetNames: string[]; node
     verifyMode: t.verifyMode,
     slaHoursRpo: t.slaHoursRpo,
     rtoMinutes: t.rtoMinutes,
+    timeoutMinutes: t.timeoutMinutes,
     alertOnConsecutiveFails: t.alertOnConsecutiveFails,
     maintenanceWindows: t.maintenanceWindows,
   };

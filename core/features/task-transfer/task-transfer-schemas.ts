@@ -51,6 +51,7 @@ export const ExportedTask = Type.Object({
   verifyMode: Type.String(),
   slaHoursRpo: Type.Integer(),
   rtoMinutes: Type.Integer(),
+  timeoutMinutes: Type.Integer(),
   alertOnConsecutiveFails: Type.Integer(),
   maintenanceWindows: Type.String(),
 });
@@ -106,6 +107,7 @@ export const ImportedTask = Type.Object({
   verifyMode: Opt(Type.String({ maxLength: 16 })),
   slaHoursRpo: Opt(Int),
   rtoMinutes: Opt(Int),
+  timeoutMinutes: Opt(Int),
   alertOnConsecutiveFails: Opt(Int),
   maintenanceWindows: Opt(Type.String({ maxLength: 500 })),
 });
