@@ -4,7 +4,9 @@ import { pipeline } from 'node:stream/promises';
 import { driverConfig } from '../../core/backup/task-source.ts';
 import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { restoreDatabase } from '../../core/recovery/database-restore.ts';
-import { safeExtract } from '../../core/recovery/safe-extract.ts';
+import { archivePath, safeExtract } from '../../core/recovery/safe-extract.ts';
+import { checkTar } from '../../core/recovery/artifact-check.ts';
+import { SelectionMatch, nothingSelectedText } from '../../core/recovery/selection.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
 import { removeSpool, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
@@ -73,6 +75,13 @@ export async function restoreRecordCommand(payload: Record<string, unknown>, ctx
       await restoreDatabase({ type: driver, instance }, db.target, restoreId, () => Promise.resolve(createReadStream(spool)), log);
       log('info', `database ${db.target} restored`);
     } else {
+      const selected = (spec.selectedPaths ?? []).map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
+      if (selected.length > 0) {
+        // The master refuses what the manifest shows missing; without a manifest the spool tells.
+        const match = new SelectionMatch(selected);
+        await checkTar(createReadStream(spool), undefined, (path) => match.see(path));
+        if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
+      }
       const extracted = await safeExtract(createReadStream(spool), {
         root: spec.targetPath || '/',
         selectedPaths: spec.selectedPaths ?? [],

@@ -1,4 +1,5 @@
 import { openTaskSource, type SourceSpec } from '../../core/backup/task-source.ts';
+import { RunWarnings } from '../../core/backup/run-warnings.ts';
 import type { Compression } from '../../core/engine/compression.ts';
 import { runPipeline, type PipelineResult, type PipelineTarget } from '../../core/engine/pipeline.ts';
 import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
@@ -83,11 +84,15 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     }
     if (targets.length === 0) throw new Error('no storage target could be opened on this node');
 
+    const warnings = new RunWarnings();
     const source = await openTaskSource(spec.source, {
       drivers: ctx.registries.databaseDrivers.list(),
       deps,
       password: spec.source.dbPassword ?? '',
-      onWarning: (message) => log('warn', message),
+      onWarning: (message) => {
+        warnings.add(message);
+        log('warn', message);
+      },
       onEntry: (entry) => reporter.manifest(entry),
       signal,
     });
@@ -162,6 +167,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
       rawSize: outcome.rawBytes,
       checksum: outcome.checksum,
       ...(tableStats ? { tableStats } : {}),
+      ...(warnings.count > 0 ? { errorMessage: warnings.summary() } : {}),
       targets: direct,
     }, { final: true });
     return final.accepted ? { success: true, result } : { success: false, error: `the record is already ${final.status}`, result };

@@ -18,6 +18,7 @@ import { settleBackup } from '../backup/record-outcome.ts';
 import { storageKey, fileNameOf } from '../backup/storage-key.ts';
 import { sourceSpecOf } from '../backup/task-source.ts';
 import { recordedUsage } from '../backup/target-usage.ts';
+import { withWarnings } from '../backup/run-warnings.ts';
 import { taskTargets } from '../backup/task-targets.ts';
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { checksumGuard } from '../engine/checksum-guard.ts';
@@ -253,7 +254,9 @@ export class RemoteBackups {
       record.sourceStats = JSON.stringify({ entries });
     } else if (u.tableStats) record.sourceStats = JSON.stringify({ tables: u.tableStats });
     const status = stored.length === copies.length ? 'success' : 'partial';
-    if (status === 'partial') record.errorMessage = copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+    // On a success the agent's errorMessage carries the run's warnings (paths missing, files skipped).
+    const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
+    record.errorMessage = withWarnings(failedCopies, (u.errorMessage ?? '').trim());
     void this.#d.recordLogs.line(record.id, 'info', `stored ${humanBytes(u.fileSize)} (from ${humanBytes(u.rawSize)}), sha256 ${u.checksum}${entries ? `, ${entries} entries` : ''}`);
     await this.#settle(em, record, status);
   }

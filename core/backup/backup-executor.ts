@@ -19,6 +19,7 @@ import { storageKey, fileNameOf } from './storage-key.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
 import { taskTargets } from './task-targets.ts';
+import { RunWarnings, withWarnings } from './run-warnings.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;
@@ -92,11 +93,15 @@ export class BackupExecutor {
     record.encrypted = encrypted;
 
     const manifest = task.type === 'file' ? new ManifestWriter(orm, record.id) : undefined;
+    const warnings = new RunWarnings();
     const source = await openTaskSource(sourceSpecOf(task), {
       drivers: databaseDrivers.list(),
       deps: storageOpener.deps(),
       password: task.dbPassword ? secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
-      onWarning: (text) => log('warn', text),
+      onWarning: (text) => {
+        warnings.add(text);
+        log('warn', text);
+      },
       onEntry: (entry) => manifest?.add(entry),
       signal,
     });
@@ -190,7 +195,8 @@ export class BackupExecutor {
     record.fileSize = result.size;
     record.rawSize = result.rawBytes;
     record.checksum = result.checksum;
-    if (status === 'partial') record.errorMessage = copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+    const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
+    record.errorMessage = withWarnings(failedCopies, warnings.summary());
     if (source.tableStats) {
       try {
         record.sourceStats = JSON.stringify({ tables: await source.tableStats() });

@@ -8,6 +8,7 @@ import { driverFor } from '../plugin-host/driver-for.ts';
 import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract, archivePath } from './safe-extract.ts';
+import { SelectionMatch, nothingSelectedText } from './selection.ts';
 import { JobQueue } from './job-queue.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
@@ -59,6 +60,13 @@ export class RestoreService {
       if (input.targetDatabase) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase applies to database records only.' });
       if (input.targetPath !== undefined && (!isAbsolute(input.targetPath) || input.targetPath.includes('\0'))) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetPath must be an absolute directory.' });
       for (const p of selected) if (typeof archivePath(p) !== 'string') throw new AppError('RESTORE_TARGET_INVALID', { message: `selectedPaths: ${JSON.stringify(p)} is not an archive path.` });
+      if (selected.length > 0 && backup.hasManifest) {
+        // Known up front from the manifest: a selection the archive does not hold restores nothing.
+        const match = new SelectionMatch(selected.map((p) => archivePath(p) as string));
+        for (const path of (await loadManifest(this.#d.orm, backup.id)).keys()) match.see(path);
+        const missing = match.unmatched();
+        if (missing.length > 0) throw new AppError('RESTORE_NOTHING_SELECTED', { message: `${nothingSelectedText('selectedPaths', missing)}.` });
+      }
     } else {
       if (input.targetPath !== undefined || selected.length > 0) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetPath and selectedPaths apply to file records only.' });
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId });
@@ -123,11 +131,13 @@ export class RestoreService {
   async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
     const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
     // Files cannot be un-overwritten: check the whole artifact first.
-    const checked = await checkTar(await this.#open(record, backup, log), manifest);
+    const selected = JSON.parse(record.selectedPaths) as string[];
+    const match = new SelectionMatch(selected.map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string'));
+    const checked = await checkTar(await this.#open(record, backup, log), manifest, (path) => match.see(path));
     log('info', `artifact checked: ${checked.entries} entries, ${human(checked.bytes)}; checksum ${backup.checksum}`);
+    if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
     record.bytes = 0;
     const root = record.targetPath || '/';
-    const selected = JSON.parse(record.selectedPaths) as string[];
     log('info', `extracting into ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}`);
     const result = await safeExtract(await this.#open(record, backup, log), { root, selectedPaths: selected, onWarning: (m) => log('warn', m), signal });
     record.entries = result.entries;

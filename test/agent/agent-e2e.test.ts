@@ -330,3 +330,26 @@ test('an agent run is followed like a master run: retention across copies, autom
   const metrics = await (await fetch(`${m.url}/metrics`)).text();
   assert.match(metrics, /backplane_backup_runs_total\{type="file",status="success",trigger="manual"\} 2/);
 });
+
+test('an agent file run behaves like the master\'s: every source path missing fails with nothing kept and no backup_success; some missing succeeds with its warnings in the record', async (t) => {
+  const m = await master(t);
+  const n = await node(m, 'edge-missing');
+  const agent = await agentFor(t, m, n);
+  const src = await tempDir(t);
+  await writeFile(join(src, 'here.txt'), 'present');
+  const target = await diskTarget(t, m.app, m.token);
+  const events: string[] = [];
+  t.after(m.app.diContainer.cradle.events.subscribe((e) => events.push(e.type)));
+
+  const gone = await createTask(m.app, m.token, { name: 'Gone', type: 'file', sourcePaths: [join(src, 'nope')], storageTargetIds: [target.id], nodeId: n.id });
+  const failed = await runToEnd(m, gone.id, agent);
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.errorMessage, /nothing to back up/);
+  assert.ok(!events.includes('backup_success'), `events: ${events.join(', ')}`);
+  assert.deepEqual((await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()), []);
+
+  const some = await createTask(m.app, m.token, { name: 'Some', type: 'file', sourcePaths: [join(src, 'here.txt'), join(src, 'nope')], storageTargetIds: [target.id], nodeId: n.id });
+  const ok = await runToEnd(m, some.id, agent);
+  assert.equal(ok.status, 'success', ok.errorMessage);
+  assert.match(ok.errorMessage, /^1 warning: skipped .*nope/);
+});
