@@ -160,6 +160,14 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
         log('warn', `table row counts could not be read (${errorText(err)}); deep verification will not compare them`);
       }
     }
+    let databaseStats: Record<string, Record<string, number>> | undefined;
+    if (source.databaseStats) {
+      try {
+        databaseStats = await source.databaseStats();
+      } catch (err) {
+        log('warn', `table row counts could not be read (${errorText(err)}); deep verification will not compare them`);
+      }
+    }
     log('info', `stored ${humanBytes(outcome.size)} (from ${humanBytes(outcome.rawBytes)}), sha256 ${outcome.checksum}`);
     const final = await reporter.send({
       status: 'success',
@@ -167,6 +175,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
       rawSize: outcome.rawBytes,
       checksum: outcome.checksum,
       ...(tableStats ? { tableStats } : {}),
+      ...(databaseStats ? { databaseStats } : {}),
       ...(warnings.count > 0 ? { errorMessage: warnings.summary() } : {}),
       targets: direct,
     }, { final: true });

@@ -91,18 +91,17 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Waits until the streamx writable can take more, or is gone. */
 /**
  * A tar entry whose errors reach its callback only. An abort destroys the pack and with it the
  * open entry, which then emits its error again; unheard, that 'error' would kill the process.
  */
-function quiet<T extends { on(event: 'error', fn: () => void): unknown }>(entry: T): T {
+export function quiet<T extends { on(event: 'error', fn: () => void): unknown }>(entry: T): T {
   entry.on('error', () => undefined);
   return entry;
 }
 
 /** Resolves when `w` can take more, closes, or the run is aborted (a stopped consumer never drains). */
-function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, signal?: AbortSignal): Promise<void> {
+export function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, signal?: AbortSignal): Promise<void> {
   return new Promise((res) => {
     const done = (): void => {
       w.off('drain', done);

@@ -9,6 +9,8 @@ import { openStoredCopy, rawStream } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract, archivePath } from './safe-extract.ts';
 import { SelectionMatch, nothingSelectedText } from './selection.ts';
+import { databaseOfEntry, isDumpArchive } from '../backup/dump-archive.ts';
+import { restoreDumpArchive } from './dump-archive-restore.ts';
 import { JobQueue } from './job-queue.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
@@ -33,6 +35,8 @@ export interface RestoreInput {
   targetDatabase?: string;
   /** File restores: archive paths (as in the contents listing) to restore with their children. */
   selectedPaths?: string[];
+  /** Records of several databases: the databases to restore (absent = all), each into its own name. */
+  databases?: string[];
 }
 
 /**
@@ -56,7 +60,9 @@ export class RestoreService {
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('RESTORE_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to restore.` });
     const selected = input.selectedPaths ?? [];
+    const databases = [...new Set(input.databases ?? [])];
     if (backup.type === 'file') {
+      if (databases.length > 0) throw new AppError('RESTORE_TARGET_INVALID', { message: 'databases applies to database records only.' });
       if (input.targetDatabase) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase applies to database records only.' });
       if (input.targetPath !== undefined && (!isAbsolute(input.targetPath) || input.targetPath.includes('\0'))) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetPath must be an absolute directory.' });
       for (const p of selected) if (typeof archivePath(p) !== 'string') throw new AppError('RESTORE_TARGET_INVALID', { message: `selectedPaths: ${JSON.stringify(p)} is not an archive path.` });
@@ -74,10 +80,11 @@ export class RestoreService {
       if (input.targetDatabase !== undefined && !/^[^\0/\\]{1,255}$/.test(input.targetDatabase) && !(backup.type === 'sqlite' && isAbsolute(input.targetDatabase))) {
         throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase is not a valid database name.' });
       }
+      await this.#checkDatabaseSelection(backup, databases, input.targetDatabase);
     }
     const fields = {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId,
-      targetPath: input.targetPath ?? '', targetDatabase: input.targetDatabase ?? '', selectedPaths: JSON.stringify(selected),
+      targetPath: input.targetPath ?? '', targetDatabase: input.targetDatabase ?? '', selectedPaths: JSON.stringify(backup.type === 'file' ? selected : databases),
       triggeredBy: triggeredBy.slice(0, 100), status: 'queued' as const,
     };
     if (backup.nodeId !== 0) {
@@ -95,6 +102,22 @@ export class RestoreService {
     await em.flush();
     this.#queue.push(`restore-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
     return record;
+  }
+
+  /** A several-database record restores all its databases or those chosen; one only under another name. */
+  async #checkDatabaseSelection(backup: BackupRecord, databases: string[], targetDatabase: string | undefined): Promise<void> {
+    if (!isDumpArchive(backup.fileName)) {
+      if (databases.length > 0) throw new AppError('RESTORE_TARGET_INVALID', { message: 'databases applies to records of several databases; this record holds one.' });
+      return;
+    }
+    if (targetDatabase !== undefined && databases.length !== 1) {
+      throw new AppError('RESTORE_TARGET_INVALID', { message: 'This record holds several databases: targetDatabase needs exactly one of them chosen in databases.' });
+    }
+    if (databases.length === 0 || !backup.hasManifest) return;
+    const driver = driverFor(this.#d.databaseDrivers.list(), backup.type) ?? {};
+    const held = new Set([...(await loadManifest(this.#d.orm, backup.id)).keys()].map((name) => databaseOfEntry(name, driver)));
+    const missing = databases.filter((name) => !held.has(name));
+    if (missing.length > 0) throw new AppError('RESTORE_NOTHING_SELECTED', { message: `${nothingSelectedText('databases', missing)}.` });
   }
 
   idle(): Promise<void> {
@@ -148,6 +171,13 @@ export class RestoreService {
     const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
     if (!task) throw new Error('the task that made this record was deleted; its database connection is unknown');
     const { type, instance } = await openDriver(this.#d, task);
+    if (isDumpArchive(backup.fileName)) {
+      const restored = await restoreDumpArchive(() => this.#open(record, backup, log), {
+        driver: { type, instance }, selected: JSON.parse(record.selectedPaths) as string[], targetDatabase: record.targetDatabase, restoreId: record.id, log, signal,
+      });
+      log('info', `restored ${restored.length} database(s): ${restored.join(', ')}`);
+      return;
+    }
     const target = restoreTargetOf(type, task, record.targetDatabase);
     if (!target) throw new Error('no database to restore into');
     if (!type.atomicRestore) {
