@@ -7,7 +7,7 @@ import { errorText, humanBytes } from '../../core/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
 import { pacedStorage, parseBandwidth } from '../throttle.ts';
-import { removeSpool, SpoolStorage, spoolPath } from '../spool.ts';
+import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
@@ -87,7 +87,8 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     const warnings = new RunWarnings();
     const source = await openTaskSource(spec.source, {
       drivers: ctx.registries.databaseDrivers.list(),
-      deps,
+      // Dumps of a several-database task are spooled where a restarted agent clears leftovers.
+      deps: { ...deps, tempDir: spoolDir(ctx.tempDir) },
       password: spec.source.dbPassword ?? '',
       onWarning: (message) => {
         warnings.add(message);
