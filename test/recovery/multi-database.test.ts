@@ -167,3 +167,20 @@ test('mariadb: a two-database task backs up both into one archive; verify quick 
   const engine = await mariadb(t);
   if (engine) await scenario(t, engine);
 });
+
+test('postgresql: one database of the list missing fails the whole run; no object and no spooled dump is left', async (t) => {
+  const engine = await postgres(t);
+  if (!engine) return;
+  const a = scratch('a');
+  t.after(async () => { await engine.drop(a); await engine.end(); });
+  await engine.create(a, 10);
+  const { app } = await build(t);
+  const token = await setupAdmin(app);
+  const disk = await diskTarget(t, app, token);
+  const task = await createTask(app, token, { name: 'multi missing', type: engine.type, dbHost: engine.host, dbPort: engine.port, dbUser: engine.user, dbName: `${a},${scratch('gone')}`, storageTargetIds: [disk.id] });
+  const record = await runAndWait(app, token, task.id);
+  assert.equal(record.status, 'failed');
+  assert.match(record.errorMessage, /does not exist/);
+  assert.deepEqual((await readdir(disk.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()), []);
+  assert.deepEqual((await readdir(`${app.diContainer.cradle.config.dataDir}/tmp`)).filter((n) => n.startsWith('dumps-')), []);
+});
