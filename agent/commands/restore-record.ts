@@ -4,7 +4,10 @@ import { pipeline } from 'node:stream/promises';
 import { driverConfig } from '../../core/backup/task-source.ts';
 import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { restoreDatabase } from '../../core/recovery/database-restore.ts';
-import { safeExtract } from '../../core/recovery/safe-extract.ts';
+import { restoreDumpArchive } from '../../core/recovery/dump-archive-restore.ts';
+import { archivePath, safeExtract } from '../../core/recovery/safe-extract.ts';
+import { checkTar } from '../../core/recovery/artifact-check.ts';
+import { SelectionMatch, nothingSelectedText } from '../../core/recovery/selection.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
 import { removeSpool, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
@@ -20,7 +23,11 @@ export interface RestoreSpec {
   rawExtension: string;
   targetPath: string;
   selectedPaths: string[];
-  database: null | { type: string; host: string; port: number; user: string; password: string; path: string; target: string };
+  database: null | {
+    type: string; host: string; port: number; user: string; password: string; path: string; target: string;
+    /** A record of several databases: those to restore (empty = all), and the one's other name. */
+    archive?: { databases: string[]; targetDatabase: string };
+  };
 }
 
 const FETCH_ATTEMPTS = 3;
@@ -90,9 +97,23 @@ export async function restoreRecordCommand(payload: Record<string, unknown>, ctx
       if (!driver) throw new Error(`no database driver is installed on this node for "${db.type}"`);
       const instance = await driver.create(driverConfig(driver, { dbHost: db.host, dbPort: db.port, dbUser: db.user, dbPath: db.path }, db.password ?? ''), providerDeps(ctx, log));
       if (signal.aborted) throw signal.reason;
-      await restoreDatabase({ type: driver, instance }, db.target, restoreId, () => Promise.resolve(createReadStream(spool)), log);
-      log('info', `database ${db.target} restored`);
+      if (db.archive) {
+        const restored = await restoreDumpArchive(() => Promise.resolve(createReadStream(spool)), {
+          driver: { type: driver, instance }, selected: db.archive.databases, targetDatabase: db.archive.targetDatabase, restoreId, log, signal,
+        });
+        log('info', `restored ${restored.length} database(s): ${restored.join(', ')}`);
+      } else {
+        await restoreDatabase({ type: driver, instance }, db.target, restoreId, () => Promise.resolve(createReadStream(spool)), log);
+        log('info', `database ${db.target} restored`);
+      }
     } else {
+      const selected = (spec.selectedPaths ?? []).map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
+      if (selected.length > 0) {
+        // The master refuses what the manifest shows missing; without a manifest the spool tells.
+        const match = new SelectionMatch(selected);
+        await checkTar(createReadStream(spool), undefined, (path) => match.see(path));
+        if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
+      }
       const extracted = await safeExtract(createReadStream(spool), {
         root: spec.targetPath || '/',
         selectedPaths: spec.selectedPaths ?? [],

@@ -1,4 +1,5 @@
 import { openTaskSource, type SourceSpec } from '../../core/backup/task-source.ts';
+import { RunWarnings } from '../../core/backup/run-warnings.ts';
 import type { Compression } from '../../core/engine/compression.ts';
 import { runPipeline, type PipelineResult, type PipelineTarget } from '../../core/engine/pipeline.ts';
 import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
@@ -6,7 +7,7 @@ import { errorText, humanBytes } from '../../core/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
 import { pacedStorage, parseBandwidth } from '../throttle.ts';
-import { removeSpool, SpoolStorage, spoolPath } from '../spool.ts';
+import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
@@ -83,11 +84,16 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     }
     if (targets.length === 0) throw new Error('no storage target could be opened on this node');
 
+    const warnings = new RunWarnings();
     const source = await openTaskSource(spec.source, {
       drivers: ctx.registries.databaseDrivers.list(),
-      deps,
+      // Dumps of a several-database task are spooled where a restarted agent clears leftovers.
+      deps: { ...deps, tempDir: spoolDir(ctx.tempDir) },
       password: spec.source.dbPassword ?? '',
-      onWarning: (message) => log('warn', message),
+      onWarning: (message) => {
+        warnings.add(message);
+        log('warn', message);
+      },
       onEntry: (entry) => reporter.manifest(entry),
       signal,
     });
@@ -155,6 +161,14 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
         log('warn', `table row counts could not be read (${errorText(err)}); deep verification will not compare them`);
       }
     }
+    let databaseStats: Record<string, Record<string, number>> | undefined;
+    if (source.databaseStats) {
+      try {
+        databaseStats = await source.databaseStats();
+      } catch (err) {
+        log('warn', `table row counts could not be read (${errorText(err)}); deep verification will not compare them`);
+      }
+    }
     log('info', `stored ${humanBytes(outcome.size)} (from ${humanBytes(outcome.rawBytes)}), sha256 ${outcome.checksum}`);
     const final = await reporter.send({
       status: 'success',
@@ -162,6 +176,8 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
       rawSize: outcome.rawBytes,
       checksum: outcome.checksum,
       ...(tableStats ? { tableStats } : {}),
+      ...(databaseStats ? { databaseStats } : {}),
+      ...(warnings.count > 0 ? { errorMessage: warnings.summary() } : {}),
       targets: direct,
     }, { final: true });
     return final.accepted ? { success: true, result } : { success: false, error: `the record is already ${final.status}`, result };

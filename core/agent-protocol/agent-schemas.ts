@@ -37,6 +37,7 @@ export const RecordUpdateInput = Type.Object({
   rawSize: Type.Optional(Count),
   checksum: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
   tableStats: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Count)),
+  databaseStats: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Type.Record(Type.String({ maxLength: 255 }), Count))),
   targets: Type.Optional(Type.Array(Type.Object({
     targetId: Type.Integer({ minimum: 1 }),
     status: Type.Union([Type.Literal('success'), Type.Literal('failed')]),

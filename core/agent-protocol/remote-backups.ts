@@ -16,8 +16,9 @@ import type { RecordLogHub, ProgressInfo, LogLevel } from '../backup/record-log.
 import type { BackupRuns } from '../backup/backup-runs.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
 import { storageKey, fileNameOf } from '../backup/storage-key.ts';
-import { sourceSpecOf } from '../backup/task-source.ts';
+import { rawExtensionOf, sourceSpecOf } from '../backup/task-source.ts';
 import { recordedUsage } from '../backup/target-usage.ts';
+import { withWarnings } from '../backup/run-warnings.ts';
 import { taskTargets } from '../backup/task-targets.ts';
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { checksumGuard } from '../engine/checksum-guard.ts';
@@ -39,6 +40,7 @@ export interface RecordUpdate {
   rawSize?: number;
   checksum?: string;
   tableStats?: Record<string, number>;
+  databaseStats?: Record<string, Record<string, number>>;
   targets?: Array<{ targetId: number; status: 'success' | 'failed'; size?: number; error?: string }>;
   errorMessage?: string;
 }
@@ -102,9 +104,9 @@ export class RemoteBackups {
     return record;
   }
 
-  #key(record: BackupRecord, taskName: string, type: string, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
+  #key(record: BackupRecord, { name: taskName, type, dbName }: { name: string; type: string; dbName: string }, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
     const driver = type === 'file' ? undefined : driverFor(this.#d.databaseDrivers.list(), type);
-    const rawExtension = type === 'file' ? 'tar' : driver?.artifactExtension ?? 'sql';
+    const rawExtension = rawExtensionOf({ type, dbName }, driver);
     // Derived from the queue time, so every read of the spec names the same key.
     return { key: storageKey(taskName, record.id, record.queuedAt, `${rawExtension}${compressionExtension(compression)}${encrypted ? '.age' : ''}`), rawExtension };
   }
@@ -119,7 +121,7 @@ export class RemoteBackups {
     if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND');
     const node = await em.findOneOrFail(NodeEntity, { id: nodeId });
     const compression = record.compression as Compression;
-    const { key, rawExtension } = this.#key(record, task.name, task.type, compression, record.encrypted);
+    const { key, rawExtension } = this.#key(record, task, compression, record.encrypted);
     const targets = (await taskTargets(em, taskId)).filter((t) => t.enabled);
     return {
       recordId, taskId, name: task.name,
@@ -182,7 +184,7 @@ export class RemoteBackups {
     if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND', { message: 'The task was deleted before the run started.' });
     const node = await em.findOne(NodeEntity, { id: record.nodeId });
     const now = new Date();
-    const { key } = this.#key(record, task.name, task.type, record.compression as Compression, record.encrypted);
+    const { key } = this.#key(record, task, record.compression as Compression, record.encrypted);
     record.status = 'running';
     record.startedAt = now;
     record.storagePath = key;
@@ -315,13 +317,16 @@ export class RemoteBackups {
     record.fileSize = u.fileSize;
     record.rawSize = u.rawSize;
     record.checksum = u.checksum;
-    const entries = record.type === 'file' ? await em.count(BackupRecordEntryEntity, { recordId: record.id }) : 0;
+    // File runs and several-database runs (one dump per entry) send a manifest.
+    const entries = await em.count(BackupRecordEntryEntity, { recordId: record.id });
     if (entries > 0) {
       record.hasManifest = true;
-      record.sourceStats = JSON.stringify({ entries });
+      record.sourceStats = JSON.stringify({ entries, ...(u.databaseStats ? { databases: u.databaseStats } : {}) });
     } else if (u.tableStats) record.sourceStats = JSON.stringify({ tables: u.tableStats });
     const status = stored.length === copies.length ? 'success' : 'partial';
-    if (status === 'partial') record.errorMessage = copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+    // On a success the agent's errorMessage carries the run's warnings (paths missing, files skipped).
+    const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
+    record.errorMessage = withWarnings(failedCopies, (u.errorMessage ?? '').trim());
     void this.#d.recordLogs.line(record.id, 'info', `stored ${humanBytes(u.fileSize)} (from ${humanBytes(u.rawSize)}), sha256 ${u.checksum}${entries ? `, ${entries} entries` : ''}`);
     await this.#settle(em, record, status);
   }

@@ -17,6 +17,7 @@ import { restoreTargetOf } from '../recovery/database-restore.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { publishRestoreOutcome } from '../recovery/restore-service.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { isDumpArchive } from '../backup/dump-archive.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import type { CommandQueue } from './command-queue.ts';
 import type { AgentLogLine } from './remote-backups.ts';
@@ -76,11 +77,13 @@ export class RemoteRestores {
         type: backup.type, host: task.dbHost, port: task.dbPort, user: task.dbUser, path: task.dbPath,
         password: task.dbPassword ? this.#d.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
         target: restoreTargetOf(driver, task, record.targetDatabase),
+        // Several databases in one artifact: which to restore (empty = all) and, for one, under what name.
+        ...(isDumpArchive(backup.fileName) ? { archive: { databases: JSON.parse(record.selectedPaths) as string[], targetDatabase: record.targetDatabase } } : {}),
       };
     }
     return {
       restoreId: record.id, backupRecordId: backup.id, type: backup.type, fileName: backup.fileName, rawSize: backup.rawSize,
-      rawExtension: backup.fileName.split('.')[1] ?? '', targetPath: record.targetPath, selectedPaths: JSON.parse(record.selectedPaths) as string[], database,
+      rawExtension: backup.fileName.split('.')[1] ?? '', targetPath: record.targetPath, selectedPaths: backup.type === 'file' ? JSON.parse(record.selectedPaths) as string[] : [], database,
     };
   }
 

@@ -11,7 +11,7 @@ import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine/pipeline.ts';
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
-import { openTaskSource, sourceSpecOf } from './task-source.ts';
+import { databaseNames, openTaskSource, sourceSpecOf } from './task-source.ts';
 import { errorText as message, humanBytes as human } from '../text.ts';
 import { recordedUsage } from './target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
@@ -20,6 +20,7 @@ import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
 import { taskTargets } from './task-targets.ts';
 import { stopOutcome } from './run-stop.ts';
+import { RunWarnings, withWarnings } from './run-warnings.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;
@@ -97,12 +98,17 @@ export class BackupExecutor {
     record.compression = compression;
     record.encrypted = encrypted;
 
-    const manifest = task.type === 'file' ? new ManifestWriter(orm, record.id) : undefined;
+    // File tasks list their entries; so does a several-database task (one dump per entry).
+    const manifest = task.type === 'file' || databaseNames(task).length > 1 ? new ManifestWriter(orm, record.id) : undefined;
+    const warnings = new RunWarnings();
     const source = await openTaskSource(sourceSpecOf(task), {
       drivers: databaseDrivers.list(),
       deps: storageOpener.deps(),
       password: task.dbPassword ? secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
-      onWarning: (text) => log('warn', text),
+      onWarning: (text) => {
+        warnings.add(text);
+        log('warn', text);
+      },
       onEntry: (entry) => manifest?.add(entry),
       signal,
     });
@@ -198,7 +204,8 @@ export class BackupExecutor {
     record.fileSize = result.size;
     record.rawSize = result.rawBytes;
     record.checksum = result.checksum;
-    if (status === 'partial') record.errorMessage = copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+    const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
+    record.errorMessage = withWarnings(failedCopies, warnings.summary());
     if (source.tableStats) {
       try {
         record.sourceStats = JSON.stringify({ tables: await source.tableStats() });
@@ -206,11 +213,20 @@ export class BackupExecutor {
         log('warn', `table row counts could not be read (${message(err)}); deep verification will not compare them`);
       }
     }
-    if (manifest) {
+    let databases: Record<string, Record<string, number>> | undefined;
+    if (source.databaseStats) {
+      try {
+        databases = await source.databaseStats();
+        record.sourceStats = JSON.stringify({ databases });
+      } catch (err) {
+        log('warn', `table row counts could not be read (${message(err)}); deep verification will not compare them`);
+      }
+    }
+    if (manifest && (task.type === 'file' || manifest.count > 0)) {
       try {
         await manifest.finish();
         record.hasManifest = true;
-        record.sourceStats = JSON.stringify({ entries: manifest.count });
+        record.sourceStats = JSON.stringify({ entries: manifest.count, ...(databases ? { databases } : {}) });
       } catch (err) {
         log('warn', `the file list could not be stored (${message(err)}); the artifact is complete, its contents cannot be browsed`);
       }

@@ -3,6 +3,7 @@ import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { DatabaseDriverType, ProviderDeps } from '../plugin-host/contracts.ts';
 import { createTarSource, type ManifestEntry } from '../engine/tar-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
+import { DUMP_ARCHIVE_EXTENSION, createDumpArchive, dumpEntryName } from './dump-archive.ts';
 
 export interface TaskSource {
   stream: Readable;
@@ -12,6 +13,8 @@ export interface TaskSource {
   done: Promise<void>;
   /** Database sources: row counts per table, read right after the dump for deep verification. */
   tableStats?: () => Promise<Record<string, number>>;
+  /** Several databases (one dump each in a tar): row counts per table of each, by database. */
+  databaseStats?: () => Promise<Record<string, Record<string, number>>>;
 }
 
 export interface SourceContext {
@@ -64,6 +67,29 @@ export function databaseNames(task: Pick<SourceSpec, 'dbName'>): string[] {
   return task.dbName.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
+/**
+ * What is wrong with a `dbName` list ("a,b"), or undefined. Several names become one dump each
+ * in a tar, named after the database: so no empty name, no name twice, none that is not a plain
+ * file name.
+ */
+export function databaseListProblem(dbName: string): string | undefined {
+  const names = dbName.split(',').map((s) => s.trim());
+  if (names.length === 1) return names[0] === '' ? 'is required' : undefined;
+  if (names.some((n) => n === '')) return 'lists an empty database name (names are separated by single commas)';
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) return `names database "${twice}" twice`;
+  const odd = names.find((n) => n === '.' || n === '..' || /[/\\\0]/.test(n) || Buffer.byteLength(n) > 200);
+  if (odd !== undefined) return `"${odd}" cannot be one of several databases (no / \\ or NUL, not . or .., at most 200 bytes)`;
+  return undefined;
+}
+
+/** The raw artifact's extension for a task: `tar`, the driver's (`sql`, `sqlite`), or the dump archive's. */
+export function rawExtensionOf(task: Pick<SourceSpec, 'type' | 'dbName'>, driver: DatabaseDriverType | undefined): string {
+  if (task.type === 'file') return 'tar';
+  if (driver && driver.databaseNames !== 'none' && databaseNames(task).length > 1) return DUMP_ARCHIVE_EXTENSION;
+  return driver?.artifactExtension ?? 'sql';
+}
+
 /** Opens what a task backs up as one byte stream: a tar of its paths or a database dump. */
 export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Promise<TaskSource> {
   if (task.type === 'file') {
@@ -80,8 +106,24 @@ export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Prom
   if (!driver) throw new Error(`no database driver is installed for task type "${task.type}"`);
   const instance = await driver.create(driverConfig(driver, task, ctx.password), ctx.deps);
   const databases = driver.databaseNames === 'none' ? [] : databaseNames(task);
-  const dump = await instance.dump({ databases });
   const statsOf = instance.tableStats?.bind(instance);
+  if (databases.length > 1) {
+    const archive = createDumpArchive({
+      databases,
+      dump: (database) => instance.dump({ databases: [database] }),
+      entryName: (database) => dumpEntryName(database, driver),
+      tempDir: ctx.deps.tempDir,
+      onEntry: ctx.onEntry,
+      signal: ctx.signal,
+    });
+    const databaseStats = async (): Promise<Record<string, Record<string, number>>> => {
+      const stats: Record<string, Record<string, number>> = {};
+      for (const database of databases) stats[database] = await statsOf!(database);
+      return stats;
+    };
+    return { stream: archive.stream, extension: DUMP_ARCHIVE_EXTENSION, done: archive.done, ...(statsOf ? { databaseStats } : {}) };
+  }
+  const dump = await instance.dump({ databases });
   const target = driver.databaseNames === 'none' ? task.dbPath : databases[0];
   return {
     stream: dump.stream,

@@ -41,7 +41,10 @@ export interface TarSourceOptions {
    * excluded folder is not descended into.
    */
   excludes?: string[];
-  /** Something could not be archived (missing, unreadable, vanished, special file); it was skipped. */
+  /**
+   * Something could not be archived (missing, unreadable, vanished, special file); it was
+   * skipped. When no source path at all can be read, the archive fails instead.
+   */
   onWarning?: (message: string, path: string) => void;
   signal?: AbortSignal;
   /**
@@ -88,18 +91,17 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Waits until the streamx writable can take more, or is gone. */
 /**
  * A tar entry whose errors reach its callback only. An abort destroys the pack and with it the
  * open entry, which then emits its error again; unheard, that 'error' would kill the process.
  */
-function quiet<T extends { on(event: 'error', fn: () => void): unknown }>(entry: T): T {
+export function quiet<T extends { on(event: 'error', fn: () => void): unknown }>(entry: T): T {
   entry.on('error', () => undefined);
   return entry;
 }
 
 /** Resolves when `w` can take more, closes, or the run is aborted (a stopped consumer never drains). */
-function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, signal?: AbortSignal): Promise<void> {
+export function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, signal?: AbortSignal): Promise<void> {
   return new Promise((res) => {
     const done = (): void => {
       w.off('drain', done);
@@ -304,7 +306,22 @@ export function createTarSource(options: TarSourceOptions): TarSource {
 
   const done = (async () => {
     try {
-      for (const p of options.paths) await walk(resolve(p));
+      const unreadable: string[] = [];
+      for (const p of options.paths) {
+        const abs = resolve(p);
+        const st = await lstat(abs).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+        if (st instanceof Error) {
+          unreadable.push(`${abs} (${describe(st)})`);
+          warn(`skipped ${abs}: ${describe(st)}`, abs);
+          continue;
+        }
+        await walk(abs, st);
+      }
+      // An empty archive of a task whose every path is gone is no backup: fail before the tar
+      // ends, so no target commits an object.
+      if (options.paths.length > 0 && unreadable.length === options.paths.length) {
+        throw new Error(`nothing to back up: no source path could be read: ${unreadable.join(', ')}`.slice(0, 1500));
+      }
       pack.finalize();
       return manifest;
     } catch (err) {

@@ -98,6 +98,7 @@ export const ERROR_CATALOGUE = {
   // restore, verification, replication
   RESTORE_SOURCE_INVALID: [400, 'This record cannot be restored.'],
   RESTORE_TARGET_INVALID: [400, 'The restore target is invalid.'],
+  RESTORE_NOTHING_SELECTED: [400, 'A selected path or database is not in the backup.'],
   RESTORE_RECORD_NOT_FOUND: [404, 'Restore record not found.'],
   VERIFY_RECORD_NOT_FOUND: [404, 'Verification record not found.'],
   RESTORE_RECORD_NOT_ACTIVE: [409, 'The restore has already ended; only a queued or running restore can be cancelled.'],

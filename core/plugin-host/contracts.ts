@@ -175,9 +175,9 @@ export interface DatabaseDriverType extends ProviderManifest {
   /** Task types this driver serves, e.g. `['postgresql', 'pgsql']`. */
   aliases?: string[];
   /**
-   * Whether a task names the databases to dump (`dbName`, one per task for the built-in
-   * drivers): `required` (the default, database servers) or `none` (the config already names
-   * the one thing to dump, as SQLite's `path` does).
+   * Whether a task names the databases to dump (`dbName`): `required` (the default, database
+   * servers) or `none` (the config already names the one thing to dump, as SQLite's `path`
+   * does). A task may name several; core then calls `dump` once per database, each with one name.
    */
   databaseNames?: 'required' | 'none';
   /**

@@ -31,7 +31,7 @@ const MANIFEST_PAGE = 5000;
  * Reads every tar entry through and compares the archive with its manifest: the same entries,
  * files of the same sizes. Proves the stored bytes decode to the tree that was backed up.
  */
-export async function checkTar(raw: Readable, manifest: Map<string, number> | undefined): Promise<{ entries: number; bytes: number }> {
+export async function checkTar(raw: Readable, manifest: Map<string, number> | undefined, onName?: (path: string) => void): Promise<{ entries: number; bytes: number }> {
   const extract = tar.extract();
   let entries = 0;
   let bytes = 0;
@@ -47,7 +47,8 @@ export async function checkTar(raw: Readable, manifest: Map<string, number> | un
       bytes += size;
       const name = archivePath(header.name);
       if (typeof name !== 'string') problems.push(`entry ${JSON.stringify(header.name)} is unsafe (${name.refused})`);
-      else if (manifest) {
+      else onName?.(name);
+      if (typeof name === 'string' && manifest) {
         seen.add(name);
         const expected = manifest.get(name);
         if (expected === undefined) problems.push(`${name} is not in the manifest`);

@@ -9,6 +9,9 @@ import { driverFor } from '../plugin-host/driver-for.ts';
 import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract, archivePath } from './safe-extract.ts';
+import { SelectionMatch, nothingSelectedText } from './selection.ts';
+import { databaseOfEntry, isDumpArchive } from '../backup/dump-archive.ts';
+import { restoreDumpArchive } from './dump-archive-restore.ts';
 import { JobQueue } from './job-queue.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
@@ -34,6 +37,8 @@ export interface RestoreInput {
   targetDatabase?: string;
   /** File restores: archive paths (as in the contents listing) to restore with their children. */
   selectedPaths?: string[];
+  /** Records of several databases: the databases to restore (absent = all), each into its own name. */
+  databases?: string[];
 }
 
 /**
@@ -57,10 +62,19 @@ export class RestoreService {
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('RESTORE_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to restore.` });
     const selected = input.selectedPaths ?? [];
+    const databases = [...new Set(input.databases ?? [])];
     if (backup.type === 'file') {
+      if (databases.length > 0) throw new AppError('RESTORE_TARGET_INVALID', { message: 'databases applies to database records only.' });
       if (input.targetDatabase) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase applies to database records only.' });
       if (input.targetPath !== undefined && (!isAbsolute(input.targetPath) || input.targetPath.includes('\0'))) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetPath must be an absolute directory.' });
       for (const p of selected) if (typeof archivePath(p) !== 'string') throw new AppError('RESTORE_TARGET_INVALID', { message: `selectedPaths: ${JSON.stringify(p)} is not an archive path.` });
+      if (selected.length > 0 && backup.hasManifest) {
+        // Known up front from the manifest: a selection the archive does not hold restores nothing.
+        const match = new SelectionMatch(selected.map((p) => archivePath(p) as string));
+        for (const path of (await loadManifest(this.#d.orm, backup.id)).keys()) match.see(path);
+        const missing = match.unmatched();
+        if (missing.length > 0) throw new AppError('RESTORE_NOTHING_SELECTED', { message: `${nothingSelectedText('selectedPaths', missing)}.` });
+      }
     } else {
       if (input.targetPath !== undefined || selected.length > 0) throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetPath and selectedPaths apply to file records only.' });
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId });
@@ -68,10 +82,11 @@ export class RestoreService {
       if (input.targetDatabase !== undefined && !/^[^\0/\\]{1,255}$/.test(input.targetDatabase) && !(backup.type === 'sqlite' && isAbsolute(input.targetDatabase))) {
         throw new AppError('RESTORE_TARGET_INVALID', { message: 'targetDatabase is not a valid database name.' });
       }
+      await this.#checkDatabaseSelection(backup, databases, input.targetDatabase);
     }
     const fields = {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId,
-      targetPath: input.targetPath ?? '', targetDatabase: input.targetDatabase ?? '', selectedPaths: JSON.stringify(selected),
+      targetPath: input.targetPath ?? '', targetDatabase: input.targetDatabase ?? '', selectedPaths: JSON.stringify(backup.type === 'file' ? selected : databases),
       triggeredBy: triggeredBy.slice(0, 100), status: 'queued' as const,
     };
     if (backup.nodeId !== 0) {
@@ -118,6 +133,22 @@ export class RestoreService {
     const after = await this.#d.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id });
     if (how === 'none') throw ended(after);
     return after;
+  }
+
+  /** A several-database record restores all its databases or those chosen; one only under another name. */
+  async #checkDatabaseSelection(backup: BackupRecord, databases: string[], targetDatabase: string | undefined): Promise<void> {
+    if (!isDumpArchive(backup.fileName)) {
+      if (databases.length > 0) throw new AppError('RESTORE_TARGET_INVALID', { message: 'databases applies to records of several databases; this record holds one.' });
+      return;
+    }
+    if (targetDatabase !== undefined && databases.length !== 1) {
+      throw new AppError('RESTORE_TARGET_INVALID', { message: 'This record holds several databases: targetDatabase needs exactly one of them chosen in databases.' });
+    }
+    if (databases.length === 0 || !backup.hasManifest) return;
+    const driver = driverFor(this.#d.databaseDrivers.list(), backup.type) ?? {};
+    const held = new Set([...(await loadManifest(this.#d.orm, backup.id)).keys()].map((name) => databaseOfEntry(name, driver)));
+    const missing = databases.filter((name) => !held.has(name));
+    if (missing.length > 0) throw new AppError('RESTORE_NOTHING_SELECTED', { message: `${nothingSelectedText('databases', missing)}.` });
   }
 
   idle(): Promise<void> {
@@ -170,10 +201,18 @@ export class RestoreService {
   async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
     const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
     // Files cannot be un-overwritten: check the whole artifact first.
-    const { value: checked, copyId } = await this.#checkPass(record, backup, log, signal, (raw) => checkTar(raw, manifest));
-    log('info', `artifact checked: ${checked.entries} entries, ${human(checked.bytes)}; checksum ${backup.checksum}`);
-    const root = record.targetPath || '/';
     const selected = JSON.parse(record.selectedPaths) as string[];
+    const wanted = selected.map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
+    let match = new SelectionMatch(wanted);
+    const { value: checked, copyId } = await this.#checkPass(record, backup, log, signal, (raw) => {
+      // Counted afresh for each copy the check pass reads.
+      match = new SelectionMatch(wanted);
+      return checkTar(raw, manifest, (path) => match.see(path));
+    });
+    log('info', `artifact checked: ${checked.entries} entries, ${human(checked.bytes)}; checksum ${backup.checksum}`);
+    if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
+    record.bytes = 0;
+    const root = record.targetPath || '/';
     log('info', `extracting into ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}`);
     const result = await safeExtract(await this.#open(record, backup, log, copyId), { root, selectedPaths: selected, onWarning: (m) => log('warn', m), signal });
     record.entries = result.entries;
@@ -184,6 +223,21 @@ export class RestoreService {
     const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
     if (!task) throw new Error('the task that made this record was deleted; its database connection is unknown');
     const { type, instance } = await openDriver(this.#d, task);
+    if (isDumpArchive(backup.fileName)) {
+      // Its first read checks every dump before any database is touched, so a corrupt copy found
+      // there is followed by the next copy; the restore pass reads the copy that checked out.
+      const { value: restored } = await withHealthyCopy(this.#d, backup, log, (copy) => {
+        let first = true;
+        const open = async (): Promise<Readable> => {
+          if (!first) return this.#open(record, backup, log, copy.copyId);
+          first = false;
+          return this.#readFrom(record, copy, backup);
+        };
+        return restoreDumpArchive(open, { driver: { type, instance }, selected: JSON.parse(record.selectedPaths) as string[], targetDatabase: record.targetDatabase, restoreId: record.id, log, signal });
+      }, { signal });
+      log('info', `restored ${restored.length} database(s): ${restored.join(', ')}`);
+      return;
+    }
     const target = restoreTargetOf(type, task, record.targetDatabase);
     if (!target) throw new Error('no database to restore into');
     if (!type.atomicRestore) {

@@ -9,6 +9,8 @@ import { driverFor } from '../plugin-host/driver-for.ts';
 import { rawStream, withHealthyCopy } from './artifact-source.ts';
 import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
 import { safeExtract } from './safe-extract.ts';
+import { isDumpArchive } from '../backup/dump-archive.ts';
+import { checkDumpArchive, forEachDump } from './dump-archive-restore.ts';
 import { JobQueue } from './job-queue.ts';
 import { runLifecycle, failStale, settleStopped, type Log } from './run-lifecycle.ts';
 import type { RunStop } from '../backup/run-stop.ts';
@@ -134,6 +136,11 @@ export class VerifyService {
       const r = await checkTar(raw as never, manifest);
       return `quick: ${checksum}; ${r.entries} tar entries (${human(r.bytes)}) ${manifest ? 'match the manifest' : 'read (no manifest stored)'}`;
     }
+    if (isDumpArchive(backup.fileName)) {
+      const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
+      const r = await checkDumpArchive(raw as never, driverFor(this.#d.databaseDrivers.list(), backup.type), manifest);
+      return `quick: ${checksum}; the dumps of ${r.databases.join(', ')} (${human(r.bytes)}) each have their header and completion trailer`;
+    }
     const r = await checkDump(raw as never, driverFor(this.#d.databaseDrivers.list(), backup.type));
     return `quick: ${checksum}; dump of ${human(r.bytes)} has its header and completion trailer`;
   }
@@ -154,6 +161,7 @@ export class VerifyService {
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
       if (!task) throw new Error('the task that made this record was deleted; no database server to restore into');
       const { type, instance } = await openDriver(this.#d, task);
+      if (isDumpArchive(backup.fileName)) return await this.#deepArchive(record, backup, { type, instance }, openRaw, log, started);
       let database: string;
       if (type.databaseNames === 'none') {
         database = join(sandbox, 'verify.db');
@@ -180,6 +188,43 @@ export class VerifyService {
     } finally {
       await rm(sandbox, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /**
+   * A several-database artifact: each dump restored into its own sandbox database, its row
+   * counts compared with that database's at backup time, the sandbox dropped; one read.
+   */
+  async #deepArchive(record: VerifyRecord, backup: BackupRecord, { type, instance }: Awaited<ReturnType<typeof openDriver>>, openRaw: () => Readable, log: Log, started: number): Promise<string> {
+    if (!instance.ensureDatabase || !instance.dropDatabase) throw new Error(`the ${type.type} driver cannot create sandbox databases`);
+    const expected = backup.sourceStats ? (JSON.parse(backup.sourceStats) as { databases?: Record<string, Record<string, number>> }).databases : undefined;
+    const stamp = Date.now().toString(36);
+    const restored: string[] = [];
+    const diffs: string[] = [];
+    let tables = 0;
+    let rows = 0;
+    await forEachDump(openRaw(), type, async (database, name, body) => {
+      if (database === undefined) throw new Error(`the archive holds ${JSON.stringify(name)}, which is not a database dump`);
+      const sandbox = `bp_verify_${record.id}_${stamp}_${restored.length}`;
+      await instance.ensureDatabase!(sandbox);
+      try {
+        await instance.restore(body, { database: sandbox });
+        restored.push(database);
+        const stats = instance.tableStats ? await instance.tableStats(sandbox) : undefined;
+        const before = expected?.[database];
+        if (stats && before) {
+          for (const t of Object.keys({ ...before, ...stats })) if (before[t] !== stats[t]) diffs.push(`${database}: ${t}: ${stats[t] ?? 'missing'} rows, ${before[t] ?? 'none'} at backup time`);
+        }
+        tables += stats ? Object.keys(stats).length : 0;
+        rows += stats ? Object.values(stats).reduce((a, b) => a + b, 0) : 0;
+      } finally {
+        await instance.dropDatabase!(sandbox).catch((err: unknown) => log('warn', `sandbox database ${sandbox} could not be dropped: ${String(err)}`));
+      }
+    });
+    record.restoreMs = Date.now() - started;
+    if (restored.length === 0) throw new Error('the archive holds no database dump');
+    for (const database of Object.keys(expected ?? {})) if (!restored.includes(database)) diffs.push(`${database}: its dump is missing from the archive`);
+    if (diffs.length > 0) throw new Error(`restored row counts differ: ${diffs.slice(0, 5).join('; ')}`);
+    return `deep: restored ${restored.length} databases (${restored.join(', ')}) into sandbox databases in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows${expected ? ', equal to the counts at backup time' : ''}`;
   }
 
   /** Files of the manifest missing or of another size in the restored tree. */

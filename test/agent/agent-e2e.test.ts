@@ -330,3 +330,78 @@ test('an agent run is followed like a master run: retention across copies, autom
   const metrics = await (await fetch(`${m.url}/metrics`)).text();
   assert.match(metrics, /backplane_backup_runs_total\{type="file",status="success",trigger="manual"\} 2/);
 });
+
+test('an agent file run behaves like the master\'s: every source path missing fails with nothing kept and no backup_success; some missing succeeds with its warnings in the record', async (t) => {
+  const m = await master(t);
+  const n = await node(m, 'edge-missing');
+  const agent = await agentFor(t, m, n);
+  const src = await tempDir(t);
+  await writeFile(join(src, 'here.txt'), 'present');
+  const target = await diskTarget(t, m.app, m.token);
+  const events: string[] = [];
+  t.after(m.app.diContainer.cradle.events.subscribe((e) => events.push(e.type)));
+
+  const gone = await createTask(m.app, m.token, { name: 'Gone', type: 'file', sourcePaths: [join(src, 'nope')], storageTargetIds: [target.id], nodeId: n.id });
+  const failed = await runToEnd(m, gone.id, agent);
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.errorMessage, /nothing to back up/);
+  assert.ok(!events.includes('backup_success'), `events: ${events.join(', ')}`);
+  assert.deepEqual((await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()), []);
+
+  const some = await createTask(m.app, m.token, { name: 'Some', type: 'file', sourcePaths: [join(src, 'here.txt'), join(src, 'nope')], storageTargetIds: [target.id], nodeId: n.id });
+  const ok = await runToEnd(m, some.id, agent);
+  assert.equal(ok.status, 'success', ok.errorMessage);
+  assert.match(ok.errorMessage, /^1 warning: skipped .*nope/);
+});
+
+test('an agent backs up a task naming two PostgreSQL databases into one archive of two dumps, the master verifies it deep, and the agent restores both', async (t) => {
+  const url = await requireOrSkip(t, 'postgres');
+  if (!url) return;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
+  const [a, b] = [`bp_agent_ma_${suffix}`, `bp_agent_mb_${suffix}`];
+  t.after(async () => {
+    for (const db of [a, b]) await admin.query(`drop database if exists "${db}" with (force)`);
+    await admin.end();
+  });
+  const u = new URL(url);
+  const withDb = async (db: string, sql: string) => {
+    const c = new pg.Client({ connectionString: `${u.protocol}//${u.username}@${u.host}/${db}` });
+    await c.connect();
+    try { return (await c.query(sql)) as any; } finally { await c.end(); }
+  };
+  for (const [db, rows] of [[a, 300], [b, 70]] as const) {
+    await admin.query(`create database "${db}"`);
+    await withDb(db, `create table items (id int primary key, name text); insert into items select g, md5(g::text) from generate_series(1, ${rows}) g`);
+  }
+
+  const m = await master(t);
+  const n = await node(m, 'db-multi');
+  const agent = await agentFor(t, m, n);
+  const target = await diskTarget(t, m.app, m.token);
+  const task = await createTask(m.app, m.token, {
+    name: 'Node PG multi', type: 'postgresql', dbHost: u.hostname, dbPort: Number(u.port || 5432), dbUser: decodeURIComponent(u.username), dbName: `${a},${b}`,
+    storageTargetIds: [target.id], nodeId: n.id,
+  });
+  const record = await runToEnd(m, task.id, agent);
+  assert.equal(record.status, 'success', record.errorMessage);
+  assert.match(record.fileName, /\.dumps\.tar\.zst\.age$/);
+  const contents = await call(m.app, 'GET', `/api/backup/records/${record.id}/contents`, { token: m.token });
+  assert.deepEqual(contents.json.data.entries.map((e: { path: string }) => e.path), [`${a}.sql`, `${b}.sql`]);
+
+  const verify = await call(m.app, 'POST', `/api/backup/records/${record.id}/verify`, { token: m.token, body: { mode: 'deep' } });
+  const verified = await finished(m, `/api/verify/records/${verify.json.data.id}`);
+  assert.equal(verified.status, 'success', verified.errorMessage);
+  assert.match(verified.summary, /restored 2 databases .* 2 tables, 370 rows, equal to the counts at backup time/);
+  assert.deepEqual((await admin.query(`select datname from pg_database where datname like 'bp\\_verify\\_${verified.id}\\_%'`)).rows, [], 'sandboxes dropped');
+
+  await withDb(a, 'delete from items where id > 3');
+  await withDb(b, 'delete from items');
+  const restore = await call(m.app, 'POST', `/api/backup/records/${record.id}/restore`, { token: m.token, body: {} });
+  assert.equal(restore.status, 200, restore.body);
+  const done = await finished(m, `/api/restore/records/${restore.json.data.id}`, agent);
+  assert.equal(done.status, 'success', `${done.errorMessage}\n${done.logContent}`);
+  assert.equal((await withDb(a, 'select count(*)::int as n from items')).rows[0].n, 300);
+  assert.equal((await withDb(b, 'select count(*)::int as n from items')).rows[0].n, 70);
+});

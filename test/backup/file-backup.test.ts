@@ -118,13 +118,13 @@ test('records: list filters and paging, lock blocks delete, delete removes the o
   await writeFile(join(src, 'f.txt'), 'hello');
   const target = await diskTarget(t, app, admin);
   const a = await createTask(app, admin, { name: 'a', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], compression: 'gzip', encrypt: false });
-  const b = await createTask(app, admin, { name: 'b', type: 'file', sourcePaths: [join(src, 'missing-dir')], storageTargetIds: [target.id] });
+  const b = await createTask(app, admin, { name: 'b', type: 'file', sourcePaths: [join(src, 'f.txt'), join(src, 'missing-dir')], storageTargetIds: [target.id] });
   const r1 = await runAndWait(app, admin, a.id);
   const r2 = await runAndWait(app, admin, a.id);
   const r3 = await runAndWait(app, admin, b.id);
   assert.equal(r1.status, 'success');
   assert.match(r1.storagePath, /\.tar\.gz$/);
-  assert.equal(r3.status, 'success', 'a missing path is a warning, not a failure');
+  assert.equal(r3.status, 'success', 'a missing path beside a present one is a warning, not a failure');
   assert.match(r3.logContent, /WARN .*missing-dir/);
 
   const all = await call(app, 'GET', '/api/backup/records', { token: admin });

@@ -108,6 +108,13 @@ test('invalid tasks are 400 BACKUP_TASK_INVALID with the failing fields', async 
   await invalid({ name: 'pg', type: 'postgresql', storageTargetIds: [targetId], dbName: 'app' }, 'dbHost');
   await invalid({ name: 'pg', type: 'postgresql', storageTargetIds: [targetId], dbHost: 'db', dbUser: 'u' }, 'dbName');
   await invalid({ name: 'lite', type: 'sqlite', storageTargetIds: [targetId] }, 'dbPath');
+  // Several databases: one dump each, named after the database.
+  const pgTask = { name: 'pg', type: 'postgresql', storageTargetIds: [targetId], dbHost: 'db', dbUser: 'u' };
+  await invalid({ ...pgTask, dbName: 'a,,b' }, 'dbName');
+  await invalid({ ...pgTask, dbName: 'a,b,' }, 'dbName');
+  await invalid({ ...pgTask, dbName: 'a, b, a' }, 'dbName');
+  await invalid({ ...pgTask, dbName: 'a,x/y' }, 'dbName');
+  await invalid({ name: 'my', type: 'mysql', storageTargetIds: [targetId], dbHost: 'db', dbUser: 'u', dbName: 'shop,shop' }, 'dbName');
 
   // Several failures are reported together; schema errors stay INVALID_INPUT.
   const many = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: fileTask(targetId, { cronExpr: 'x', retentionDays: -1, sourcePaths: [] }) });
@@ -120,7 +127,9 @@ test('invalid tasks are 400 BACKUP_TASK_INVALID with the failing fields', async 
   // Valid forms: descriptors, six fields, windows crossing midnight, sqlite with a path.
   await create(app, admin, fileTask(targetId, { name: 'a', cronExpr: '@daily', verifyEnabled: true, verifyCronExpr: '0 0 3 * * 0', maintenanceWindows: 'days=mon|Tuesday|6,time=22:00-02:00; time=12:00-13:00' }));
   await create(app, admin, { name: 'lite', type: 'sqlite', dbPath: '/var/lib/app.db', storageTargetIds: [targetId] });
-  assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '2', 'invalid inputs created nothing');
+  const multi = await create(app, admin, { ...pgTask, name: 'pg-multi', dbName: 'a, b' });
+  await invalid({ dbName: 'a,a' }, 'dbName', `/api/backup/tasks/${multi.id}`, 'PUT');
+  assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '3', 'invalid inputs created nothing');
 });
 
 test('dependencies: existing tasks only, no self-dependency, no cycles', async (t) => {

@@ -347,3 +347,26 @@ test('viewers may export but not import', async (t) => {
   assert.equal((await importFile(app, operator, fixture)).created, 3);
   assert.equal((await call(app, 'GET', '/api/backup/tasks/export')).status, 401);
 });
+
+test('import of tasks naming several databases: a list is kept; an empty name or a name twice fails that task with BACKUP_TASK_INVALID on dbName', async (t) => {
+  const { app, admin } = await appWithAdmin(t);
+  await target(t, app, admin, 'nas-backup');
+  await target(t, app, admin, 'offsite-s3');
+  const fixture = await referenceExport();
+  const shop = fixture.tasks.find((x: { name: string }) => x.name === 'shop-mysql');
+  const db = { ...shop, dependsOnTaskNames: [], replicationTargetNames: [] };
+  fixture.tasks = [
+    { ...db, name: 'two-dbs', dbName: 'shop,crm' },
+    { ...db, name: 'empty-name', dbName: 'shop,,crm' },
+    { ...db, name: 'twice', dbName: 'shop, crm, shop' },
+  ];
+  const report = await importFile(app, admin, fixture);
+  const r = new Map<string, any>(report.results.map((x: { name: string }) => [x.name, x]));
+  assert.equal(r.get('two-dbs').success, true, JSON.stringify(r.get('two-dbs')));
+  for (const name of ['empty-name', 'twice']) {
+    assert.equal(r.get(name).success, false);
+    assert.equal(r.get(name).code, 'BACKUP_TASK_INVALID');
+    assert.match(r.get(name).error, /dbName/);
+  }
+  assert.match(r.get('twice').error, /"shop" twice/);
+});

@@ -12,6 +12,7 @@ import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
 import { validateConfig } from '../../storage/target-config.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
+import { databaseListProblem } from '../../backup/task-source.ts';
 import { parseMaintenanceWindows } from './maintenance-window.ts';
 import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
@@ -345,7 +346,8 @@ export class BackupTaskService {
       if (key in props && value !== '' && value !== 0) conn[key] = value;
     }
     if ('path' in props && d.dbPath !== '' && !(posix.isAbsolute(d.dbPath) || win32.isAbsolute(d.dbPath))) fail('dbPath', 'must be an absolute path');
-    if (driver.databaseNames !== 'none' && d.dbName === '') fail('dbName', 'is required');
+    const names = driver.databaseNames === 'none' ? undefined : databaseListProblem(d.dbName);
+    if (names) fail('dbName', names);
     try {
       validateConfig(driver, conn, 'BACKUP_TASK_INVALID');
     } catch (err) {

@@ -29,6 +29,7 @@ export const RestoreBody = Type.Object({
   targetPath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   targetDatabase: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   selectedPaths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 1000 })),
+  databases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 1000 })),
 }, { additionalProperties: false });
 
 export const RestoreSummary = Type.Object({
@@ -38,6 +39,7 @@ export const RestoreSummary = Type.Object({
   targetPath: Type.String(),
   targetDatabase: Type.String(),
   selectedPaths: Type.Array(Type.String()),
+  databases: Type.Array(Type.String()),
   sourceTargetId: Type.Integer(),
   sourceTargetName: Type.String(),
   bytes: Type.Number(),

@@ -19,7 +19,10 @@ function common(r: RestoreRecord | VerifyRecord | ReplicationRecord) {
 export function restoreView(r: RestoreRecord) {
   return {
     ...common(r), type: r.type, nodeId: r.nodeId, targetPath: r.targetPath, targetDatabase: r.targetDatabase,
-    selectedPaths: JSON.parse(r.selectedPaths) as string[], sourceTargetId: r.sourceTargetId, sourceTargetName: r.sourceTargetName, bytes: r.bytes, entries: r.entries,
+    // One stored list: archive paths for file restores, the chosen databases for database restores.
+    selectedPaths: r.type === 'file' ? JSON.parse(r.selectedPaths) as string[] : [],
+    databases: r.type === 'file' ? [] : JSON.parse(r.selectedPaths) as string[],
+    sourceTargetId: r.sourceTargetId, sourceTargetName: r.sourceTargetName, bytes: r.bytes, entries: r.entries,
   };
 }
 
