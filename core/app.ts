@@ -20,6 +20,7 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { loggerOptions } from './http/logging.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { inputGuard } from './http/input-guard.ts';
+import { responseHeaders } from './http/response-headers.ts';
 import { metricsPlugin } from './metrics/metrics-plugin.ts';
 import { nodeFsRoutes } from './features/nodes/node-fs-routes.ts';
 import { agentCommandRoutes } from './agent-protocol/agent-command-routes.ts';
@@ -67,6 +68,8 @@ interface AppPluginOptions { container: AwilixContainer<Cradle>; plugins: Loaded
 /** Everything Backplane adds to a Fastify instance. Wrapped with fastify-plugin so its hooks and handlers apply at the root. */
 export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance, opts: AppPluginOptions) {
   const { container, plugins } = opts;
+  // First, so every response carries them, even one refused by a later hook.
+  await app.register(responseHeaders);
   await app.register(fastifyAwilixPlugin, { container, disposeOnClose: true, disposeOnResponse: true, strictBooleanEnforced: true });
   registerErrorHandling(app);
   await app.register(requestScope);
