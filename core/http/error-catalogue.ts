@@ -24,6 +24,8 @@ export const ERROR_CATALOGUE = {
   AUTH_RATE_LIMITED: [429, 'Too many attempts; try again later.'],
   AUTH_KEY_DISABLED: [401, 'This API key is disabled.'],
   AUTH_KEY_EXPIRED: [401, 'This API key has expired.'],
+  AUTH_KEY_CREATOR_DISABLED: [401, 'The user who created this API key is disabled.'],
+  AUTH_KEY_CREATOR_DELETED: [401, 'The user who created this API key no longer exists.'],
   AUTH_SETUP_DISABLED: [409, 'Setup is already complete.'],
   AUTH_WRONG_PASSWORD: [400, 'The current password is wrong.'],
   // users
