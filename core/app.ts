@@ -17,6 +17,7 @@ import type { LoginLimits } from './auth/login-limiter.ts';
 import { accessGuard } from './auth/guard.ts';
 import { requestScope } from './http/request-scope.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors } from './http/client-errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { inputGuard } from './http/input-guard.ts';
@@ -163,6 +164,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return503OnClosing: true,
       // Event streams never go idle: without this a shutdown would wait for every open dashboard.
       forceCloseConnections: true,
+      // Refusals before a route is found answer in the envelope too.
+      clientErrorHandler,
+      frameworkErrors,
     });
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });
