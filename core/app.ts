@@ -17,9 +17,11 @@ import type { LoginLimits } from './auth/login-limiter.ts';
 import { accessGuard } from './auth/guard.ts';
 import { requestScope } from './http/request-scope.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors } from './http/client-errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { inputGuard } from './http/input-guard.ts';
+import { responseHeaders } from './http/response-headers.ts';
 import { metricsPlugin } from './metrics/metrics-plugin.ts';
 import { nodeFsRoutes } from './features/nodes/node-fs-routes.ts';
 import { agentCommandRoutes } from './agent-protocol/agent-command-routes.ts';
@@ -68,6 +70,8 @@ interface AppPluginOptions { container: AwilixContainer<Cradle>; plugins: Loaded
 /** Everything Backplane adds to a Fastify instance. Wrapped with fastify-plugin so its hooks and handlers apply at the root. */
 export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance, opts: AppPluginOptions) {
   const { container, plugins } = opts;
+  // First, so every response carries them, even one refused by a later hook.
+  await app.register(responseHeaders);
   await app.register(fastifyAwilixPlugin, { container, disposeOnClose: true, disposeOnResponse: true, strictBooleanEnforced: true });
   registerErrorHandling(app);
   await app.register(requestScope);
@@ -163,6 +167,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return503OnClosing: true,
       // Event streams never go idle: without this a shutdown would wait for every open dashboard.
       forceCloseConnections: true,
+      // Refusals before a route is found answer in the envelope too.
+      clientErrorHandler,
+      frameworkErrors,
     });
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });

@@ -9,3 +9,8 @@ const REQUIRED: Record<'auth' | 'operator' | 'admin', number> = { auth: 1, opera
 export function roleAllows(role: Role, access: 'auth' | 'operator' | 'admin'): boolean {
   return RANK[role] >= REQUIRED[access];
 }
+
+/** The lesser of two roles (an API key never exceeds its creator's current role). */
+export function lowerRole(a: Role, b: Role): Role {
+  return RANK[a] <= RANK[b] ? a : b;
+}

@@ -44,7 +44,8 @@ function defaults(): Config {
     databaseUrl: '',
     secretKey: undefined,
     externalUrl: undefined,
-    trustedProxies: ['127.0.0.1', '::1'],
+    // Nobody: X-Forwarded-For from an untrusted peer would let any client pick its own address.
+    trustedProxies: [],
     logLevel: 'info',
     plugins: [],
     maxConcurrent: 2,

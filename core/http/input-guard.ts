@@ -6,11 +6,16 @@ import { AppError } from './app-error.ts';
 const DIGITS = /^[1-9][0-9]{0,15}$/;
 const MAX_DEPTH = 64;
 
-function containsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
+/** NUL, or a lone UTF-16 surrogate (`"\ud800"` is valid JSON but no valid text: it cannot be encoded in UTF-8 or a URL). */
+function suspect(text: string): boolean {
+  return text.includes('\u0000') || !text.isWellFormed();
+}
+
+function containsSuspect(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return suspect(value);
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+  if (Array.isArray(value)) return value.some((v) => containsSuspect(v, depth + 1));
+  return Object.entries(value).some(([k, v]) => suspect(k) || containsSuspect(v, depth + 1));
 }
 
 /** Integer path parameters of the route's schema (e.g. `id`). */
@@ -22,7 +27,8 @@ function integerParams(request: FastifyRequest): string[] {
 /**
  * Input rules every route shares, checked before schema validation:
  * - no NUL character anywhere in the body, query or path (databases and C libraries end
- *   strings there; it is never legitimate in this API);
+ *   strings there; it is never legitimate in this API), and no unpaired surrogate (not text:
+ *   UTF-8, URLs and databases cannot carry it);
  * - integer path parameters are plain decimal digits: `1e3`, `0x10`, ` 1` and `1.0` are
  *   400 INVALID_ID, although a lenient number parser would accept them.
  */
@@ -36,8 +42,8 @@ export const inputGuard = fp(async function inputGuard(app: FastifyInstance) {
     }
     // A streamed body (an agent's artifact upload) is bytes, not fields.
     const body = request.body instanceof Readable ? undefined : request.body;
-    if (containsNul(request.query) || containsNul(request.params) || containsNul(body)) {
-      throw new AppError('INVALID_INPUT', { details: [{ path: 'request', message: 'must not contain NUL characters' }] });
+    if (containsSuspect(request.query) || containsSuspect(request.params) || containsSuspect(body)) {
+      throw new AppError('INVALID_INPUT', { details: [{ path: 'request', message: 'must not contain NUL characters or unpaired surrogates' }] });
     }
   });
 }, { name: 'backplane-input-guard' });

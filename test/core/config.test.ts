@@ -14,7 +14,7 @@ test('defaults follow the contract', async (t) => {
   assert.equal(c.host, '0.0.0.0');
   assert.equal(c.dataDir, join(cwd, 'data'));
   assert.equal(c.databaseUrl, `sqlite:${join(cwd, 'data', 'backplane.db')}`);
-  assert.deepEqual(c.trustedProxies, ['127.0.0.1', '::1']);
+  assert.deepEqual(c.trustedProxies, [], 'no proxy is trusted unless configured');
   assert.equal(c.maxConcurrent, 2);
   assert.equal(c.nodeOfflineSeconds, 45);
   assert.equal(c.commandLeaseSeconds, 120);

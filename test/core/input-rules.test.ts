@@ -41,3 +41,21 @@ test('integer ids are plain decimal digits', async (t) => {
   }
   assert.equal((await call(app, 'DELETE', '/api/users/424242', { token: admin })).json.code, 'USER_NOT_FOUND');
 });
+
+test('numbers no column can hold (1e309 is Infinity, integers beyond 2^53) are a 400 in queries and bodies, never a 500', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  for (const [url, query] of [
+    ['/api/backup/records', { taskId: '1e309' }], ['/api/backup/records', { nodeId: '1e309' }], ['/api/restore/records', { taskId: '1e309' }],
+    ['/api/verify/records', { taskId: '-1e309' }], ['/api/backup/records', { taskId: '99999999999999999999' }], ['/api/users', { limit: '1e309' }],
+  ] as const) {
+    const res = await call(app, 'GET', url, { token: admin, query });
+    assert.equal(res.status, 400, `${url} ${JSON.stringify(query)}: ${res.body}`);
+    assert.equal(res.json.code, 'INVALID_INPUT');
+  }
+  const raw = await app.inject({ method: 'POST', url: '/api/api-keys', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"name":"k","role":"viewer","ttlHours":1e309}' });
+  assert.equal(raw.statusCode, 400, raw.body);
+  assert.equal(raw.json().code, 'INVALID_INPUT');
+  // Ordinary large values still pass.
+  assert.equal((await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(Number.MAX_SAFE_INTEGER) } })).status, 200);
+});

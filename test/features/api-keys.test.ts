@@ -282,3 +282,43 @@ test('api keys: create input is validated; long names never overflow stored colu
   assert.ok(createdBy.startsWith('api-key:kkk'), createdBy);
   assert.ok(createdBy.length <= 64, `createdBy fits its 64-character column (got ${createdBy.length})`);
 });
+
+test("a key never exceeds its creator's current role, and dies with a disabled or deleted creator", async (t) => {
+  const { app } = await build(t);
+  const root = await setupAdmin(app);
+  const made = await call(app, 'POST', '/api/users', { token: root, body: { username: 'second-admin', password: 'second-admin-pw-1', role: 'admin' } });
+  assert.equal(made.status, 200, made.body);
+  const secondId: number = made.json.data.id;
+  const login = await call(app, 'POST', '/api/auth/login', { body: { username: 'second-admin', password: 'second-admin-pw-1' } });
+  const second: string = login.json.data.token;
+  const { plainKey: adminKey } = await createKey(app, second, { name: 'second-admin-key', role: 'admin' });
+  // A key minted with an admin key acts for the same creator.
+  const minted = await call(app, 'POST', '/api/api-keys', { apiKey: adminKey, body: { name: 'minted', role: 'operator' } });
+  assert.equal(minted.status, 200, minted.body);
+  const mintedKey: string = minted.json.data.plainKey;
+  assert.equal((await call(app, 'GET', '/api/users', { apiKey: adminKey })).status, 200, 'an admin key of an admin works');
+
+  // Demoted to viewer: the admin key reads like a viewer and no more.
+  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { role: 'viewer' } })).status, 200);
+  assertRefused(await call(app, 'GET', '/api/users', { apiKey: adminKey }), 403, 'AUTH_FORBIDDEN', 'admin key of a demoted creator on an admin route');
+  assertRefused(await call(app, 'POST', '/api/storage-targets/test', { apiKey: mintedKey, body: {} }), 403, 'AUTH_FORBIDDEN', 'operator key of a viewer creator on an operator route');
+  assert.equal((await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey })).status, 200, 'viewer rights remain');
+  // Promoted back: the key's own role is the ceiling again.
+  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { role: 'admin' } })).status, 200);
+  assert.equal((await call(app, 'GET', '/api/users', { apiKey: adminKey })).status, 200);
+
+  // Disabled creator: every key refused with its own code.
+  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { disabled: true } })).status, 200);
+  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey }), 401, 'AUTH_KEY_CREATOR_DISABLED', 'key of a disabled creator');
+  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: mintedKey }), 401, 'AUTH_KEY_CREATOR_DISABLED', 'minted key of a disabled creator');
+  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { disabled: false } })).status, 200);
+  assert.equal((await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey })).status, 200, 'enabled again, the key works again');
+
+  // Deleted creator: refused, whether or not the rows of the keys survive the user.
+  assert.equal((await call(app, 'DELETE', `/api/users/${secondId}`, { token: root })).status, 200);
+  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey }), 401, 'AUTH_KEY_CREATOR_DELETED', 'key of a deleted creator');
+  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: mintedKey }), 401, 'AUTH_KEY_CREATOR_DELETED', 'minted key of a deleted creator');
+  // A key of a live admin is untouched by all this.
+  const { plainKey: rootKey } = await createKey(app, root, { name: 'root-key', role: 'admin' });
+  assert.equal((await call(app, 'GET', '/api/users', { apiKey: rootKey })).status, 200);
+});

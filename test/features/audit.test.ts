@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { build, call, setupAdmin, userWithRole, apiKeyWithRole, ADMIN } from '../helpers/build.ts';
+import { build, call, setupAdmin, userWithRole, apiKeyWithRole, ADMIN , BEHIND_PROXY } from '../helpers/build.ts';
 import { AuditLogEntity } from '../../core/db/entities/audit-log.ts';
 
 // ---- helpers --------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ async function closedPort(): Promise<number> {
 // ---- what gets written --------------------------------------------------------------------
 
 test('logins and mutations are audited with the real username, the client IP and the target', async (t) => {
-  const { app } = await build(t);
+  const { app } = await build(t, { config: BEHIND_PROXY });
   const admin = await setupAdmin(app);
   const adminId = (await call(app, 'GET', '/api/auth/profile', { token: admin })).json.data.id as number;
 
@@ -189,8 +189,8 @@ test('logins and mutations are audited with the real username, the client IP and
   find('api_key', 'create', (e) => e.targetId === String(key.id) && e.targetName === 'admin-key' && e.detail === 'role=admin');
 });
 
-test('X-Forwarded-For is believed only from a trusted proxy', async (t) => {
-  const { app } = await build(t);
+test('X-Forwarded-For is believed only from a configured proxy', async (t) => {
+  const { app } = await build(t, { config: { trustedProxies: ['127.0.0.1'] } });
   const admin = await setupAdmin(app);
   const login = (remoteAddress: string, xff: string) => app.inject({
     method: 'POST', url: '/api/auth/login', remoteAddress, headers: { 'x-forwarded-for': xff }, payload: ADMIN,
@@ -199,6 +199,15 @@ test('X-Forwarded-For is believed only from a trusted proxy', async (t) => {
   assert.equal((await login('10.20.30.40', '192.0.2.11')).statusCode, 200);
   const ips = (await all(app, admin, { action: 'login_success' })).map((e) => e.clientIp).sort();
   assert.deepEqual(ips, ['10.20.30.40', '192.0.2.10']);
+});
+
+test('by default no proxy is trusted: a local client cannot pick its address with X-Forwarded-For', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const res = await app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '192.0.2.10' }, payload: ADMIN });
+  assert.equal(res.statusCode, 200);
+  const ips = (await all(app, admin, { action: 'login_success' })).map((e) => e.clientIp);
+  assert.deepEqual(ips, ['127.0.0.1'], 'the audit keeps the peer address');
 });
 
 test('a failed update is not audited as a change', async (t) => {
@@ -341,7 +350,7 @@ test('paging: default limit 50, maximum 500, offset, and X-Total-Count', async (
 const HEADER = ['Time (UTC)', 'User', 'Category', 'Action', 'Target type', 'Target ID', 'Target name', 'Detail', 'Client IP'];
 
 test('export: CSV with BOM, English header, one row per entry, filters applied, newest first', async (t) => {
-  const { app } = await build(t);
+  const { app } = await build(t, { config: BEHIND_PROXY });
   const admin = await setupAdmin(app);
   await call(app, 'POST', '/api/users', { token: admin, body: { username: 'exported', password: 'exported-pass-1', role: 'viewer' }, headers: { 'x-forwarded-for': '192.0.2.77' } });
   await seed(app, [{ category: 'fixture', detail: 'has, a comma and "quotes"\nand a newline', targetName: 'Zürich ☃' }]);
@@ -423,7 +432,7 @@ test('export streams every entry across batch boundaries, filters included', asy
 // ---- webhook ------------------------------------------------------------------------------
 
 test('audit webhook: each entry is POSTed as JSON and signed with HMAC-SHA256 of the raw body', async (t) => {
-  const { app } = await build(t);
+  const { app } = await build(t, { config: BEHIND_PROXY });
   const admin = await setupAdmin(app);
   const adminId = (await call(app, 'GET', '/api/auth/profile', { token: admin })).json.data.id as number;
   const hook = await receiver(t);

@@ -2,12 +2,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
-import { build, call, setupAdmin, userWithRole, ADMIN } from '../helpers/build.ts';
+import { build, call, setupAdmin, userWithRole, ADMIN , BEHIND_PROXY } from '../helpers/build.ts';
 import { loadMasterKey, deriveKey } from '../../core/security/master-key.ts';
-import type { LoginLimits } from '../../core/auth/login-limiter.ts';
+import { LoginLimiter, DEFAULT_LOGIN_LIMITS, type LoginLimits } from '../../core/auth/login-limiter.ts';
 
 const USER_VIEW_KEYS = ['createdAt', 'disabled', 'displayName', 'email', 'id', 'phone', 'role', 'updatedAt', 'username'];
-const SMALL_LIMITS: LoginLimits = { perIpPoints: 3, perIpSeconds: 60, perAccountFailures: 2, perAccountSeconds: 60 };
+const SMALL_LIMITS: LoginLimits = {
+  perIpPoints: 3, perIpSeconds: 60, perAccountIpFailures: 2, perAccountIpSeconds: 60,
+  accountFreeFailures: 1, accountSeconds: 60, accountDelayMs: 1, accountMaxDelayMs: 4,
+};
+/** A budget per IP wide enough that only the per-account rules are exercised. */
+const ACCOUNT_LIMITS: LoginLimits = { ...SMALL_LIMITS, perIpPoints: 100 };
 
 function login(app: FastifyInstance, username: string, password: string, ip?: string) {
   return call(app, 'POST', '/api/auth/login', { body: { username, password }, headers: ip ? { 'x-forwarded-for': ip } : {} });
@@ -228,7 +233,7 @@ test('login: a disabled user learns so only with the right password', async (t) 
 });
 
 test('rate limit per IP: 429 with Retry-After once the IP is out of attempts; other IPs are unaffected', async (t) => {
-  const { app } = await build(t, { build: { loginLimits: SMALL_LIMITS } });
+  const { app } = await build(t, { config: BEHIND_PROXY, build: { loginLimits: SMALL_LIMITS } });
   const admin = await setupAdmin(app);
   const ip = '203.0.113.7';
 
@@ -247,10 +252,11 @@ test('rate limit per IP: 429 with Retry-After once the IP is out of attempts; ot
   const elsewhere = await login(app, ADMIN.username, ADMIN.password, '203.0.113.8');
   assert.equal(elsewhere.status, 200, elsewhere.body);
 
-  // Those refusals did not count against the admin account: two real failures are still allowed.
-  assert.equal((await login(app, ADMIN.username, 'wrong-password', '198.51.100.1')).status, 401);
-  assert.equal((await login(app, ADMIN.username, 'wrong-password', '198.51.100.2')).status, 401);
-  assertRateLimited(await login(app, ADMIN.username, 'wrong-password', '198.51.100.3'), SMALL_LIMITS.perAccountSeconds);
+  // Those refusals did not count against the admin account from a fresh address: two real failures are still allowed.
+  const fresh = '198.51.100.1';
+  assert.equal((await login(app, ADMIN.username, 'wrong-password', fresh)).status, 401);
+  assert.equal((await login(app, ADMIN.username, 'wrong-password', fresh)).status, 401);
+  assertRateLimited(await login(app, ADMIN.username, 'wrong-password', fresh), SMALL_LIMITS.perAccountIpSeconds);
 
   const audit = await authAudit(app, admin);
   const rejected = audit.filter((r) => r.action === 'login_rejected');
@@ -259,42 +265,79 @@ test('rate limit per IP: 429 with Retry-After once the IP is out of attempts; ot
   assert.ok(rejected.some((r) => r.clientIp === ip), 'the audit records the forwarded client address');
 });
 
-test('rate limit per account: failures from any IP lock the account, right password included; other accounts are unaffected', async (t) => {
-  const { app } = await build(t, { build: { loginLimits: SMALL_LIMITS } });
+test('rate limit per account and IP: failures lock the account for that address only; the right password from another address logs in', async (t) => {
+  const { app } = await build(t, { config: BEHIND_PROXY, build: { loginLimits: ACCOUNT_LIMITS } });
   const admin = await setupAdmin(app);
   const created = await call(app, 'POST', '/api/users', { token: admin, body: { username: 'other', password: 'other-password-1' } });
   assert.equal(created.status, 200);
 
-  assert.equal((await login(app, ADMIN.username, 'guess-one', '192.0.2.1')).json.code, 'AUTH_INVALID_CREDENTIALS');
-  assert.equal((await login(app, ADMIN.username, 'guess-two', '192.0.2.2')).json.code, 'AUTH_INVALID_CREDENTIALS');
-  // A fresh IP with the right password: the account is locked, whoever asks.
-  assertRateLimited(await login(app, ADMIN.username, ADMIN.password, '192.0.2.3'), SMALL_LIMITS.perAccountSeconds);
-  // The account key is case-insensitive: changing the case does not open a new budget.
-  assertRateLimited(await login(app, ADMIN.username.toUpperCase(), 'guess-three', '192.0.2.4'), SMALL_LIMITS.perAccountSeconds);
-  // Another account from the same fresh IP is fine.
-  const other = await login(app, 'other', 'other-password-1', '192.0.2.3');
+  const attacker = '192.0.2.1';
+  assert.equal((await login(app, ADMIN.username, 'guess-one', attacker)).json.code, 'AUTH_INVALID_CREDENTIALS');
+  assert.equal((await login(app, ADMIN.username, 'guess-two', attacker)).json.code, 'AUTH_INVALID_CREDENTIALS');
+  // The attacker's address is locked out of this account, right password included...
+  assertRateLimited(await login(app, ADMIN.username, ADMIN.password, attacker), SMALL_LIMITS.perAccountIpSeconds);
+  // ...and changing the case does not open a new budget.
+  assertRateLimited(await login(app, ADMIN.username.toUpperCase(), 'guess-three', attacker), SMALL_LIMITS.perAccountIpSeconds);
+  // Another account from the attacker's address is fine.
+  const other = await login(app, 'other', 'other-password-1', attacker);
   assert.equal(other.status, 200, other.body);
+  // The owner, elsewhere, is not locked out.
+  const owner = await login(app, ADMIN.username, ADMIN.password, '192.0.2.200');
+  assert.equal(owner.status, 200, owner.body);
 });
 
-test('rate limit per account: a burst of concurrent guesses cannot outrun the failure budget', async (t) => {
-  const { app } = await build(t, { build: { loginLimits: SMALL_LIMITS } });
+test('failures against one account from many addresses slow it down, never lock the owner out', async (t) => {
+  const { app } = await build(t, { config: BEHIND_PROXY, build: { loginLimits: ACCOUNT_LIMITS } });
   await setupAdmin(app);
-  const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => login(app, ADMIN.username, `concurrent-guess-${i}`, `10.9.0.${i + 1}`)));
+  // Far more failures than any per-address budget, each from a fresh address.
+  for (let i = 0; i < 12; i++) {
+    const res = await login(app, ADMIN.username, `distributed-guess-${i}`, `198.18.0.${i + 1}`);
+    assert.equal(res.json.code, 'AUTH_INVALID_CREDENTIALS', `guess ${i + 1} is answered (slowly), not refused`);
+  }
+  const owner = await login(app, ADMIN.username, ADMIN.password, '198.18.1.1');
+  assert.equal(owner.status, 200, owner.body);
+});
+
+test('the account-wide slow-down grows with each failure and stops at its maximum', () => {
+  const limiter = new LoginLimiter({ ...DEFAULT_LOGIN_LIMITS, accountFreeFailures: 2, accountDelayMs: 100, accountMaxDelayMs: 1000 });
+  const delays = [0, 1, 2, 3, 4, 5, 6, 50, 10_000].map((n) => limiter.delayAfter(n));
+  assert.deepEqual(delays, [0, 0, 100, 200, 400, 800, 1000, 1000, 1000]);
+  const defaults = new LoginLimiter();
+  assert.equal(defaults.delayAfter(DEFAULT_LOGIN_LIMITS.accountFreeFailures - 1), 0, 'a few typos cost nothing');
+  assert.equal(defaults.delayAfter(1_000_000), DEFAULT_LOGIN_LIMITS.accountMaxDelayMs);
+});
+
+test('rate limit per account and IP: a burst of concurrent guesses cannot outrun the failure budget', async (t) => {
+  const { app } = await build(t, { config: BEHIND_PROXY, build: { loginLimits: ACCOUNT_LIMITS } });
+  await setupAdmin(app);
+  const ip = '10.9.0.1';
+  const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => login(app, ADMIN.username, `concurrent-guess-${i}`, ip)));
   const codes = burst.map((r) => r.json.code);
-  assert.equal(codes.filter((c) => c === 'AUTH_INVALID_CREDENTIALS').length, SMALL_LIMITS.perAccountFailures, `only the budget is tried: ${codes.join(',')}`);
-  for (const res of burst.filter((r) => r.json.code !== 'AUTH_INVALID_CREDENTIALS')) assertRateLimited(res, SMALL_LIMITS.perAccountSeconds);
-  assertRateLimited(await login(app, ADMIN.username, ADMIN.password, '10.9.1.1'), SMALL_LIMITS.perAccountSeconds);
+  assert.equal(codes.filter((c) => c === 'AUTH_INVALID_CREDENTIALS').length, SMALL_LIMITS.perAccountIpFailures, `only the budget is tried: ${codes.join(',')}`);
+  for (const res of burst.filter((r) => r.json.code !== 'AUTH_INVALID_CREDENTIALS')) assertRateLimited(res, SMALL_LIMITS.perAccountIpSeconds);
+  assertRateLimited(await login(app, ADMIN.username, ADMIN.password, ip), SMALL_LIMITS.perAccountIpSeconds);
 });
 
-test('rate limit per account: a successful login clears the failure count', async (t) => {
-  const { app } = await build(t, { build: { loginLimits: SMALL_LIMITS } });
+test('rate limit per account and IP: a successful login clears the failure count', async (t) => {
+  const { app } = await build(t, { config: BEHIND_PROXY, build: { loginLimits: ACCOUNT_LIMITS } });
   await setupAdmin(app);
-  assert.equal((await login(app, ADMIN.username, 'wrong-1', '10.1.0.1')).status, 401);
-  assert.equal((await login(app, ADMIN.username, ADMIN.password, '10.1.0.2')).status, 200);
+  const ip = '10.1.0.1';
+  assert.equal((await login(app, ADMIN.username, 'wrong-1', ip)).status, 401);
+  assert.equal((await login(app, ADMIN.username, ADMIN.password, ip)).status, 200);
   // Without the reset, the earlier failure would leave room for only one more.
-  assert.equal((await login(app, ADMIN.username, 'wrong-2', '10.1.0.3')).status, 401);
-  assert.equal((await login(app, ADMIN.username, 'wrong-3', '10.1.0.4')).status, 401);
-  assertRateLimited(await login(app, ADMIN.username, ADMIN.password, '10.1.0.5'), SMALL_LIMITS.perAccountSeconds);
+  assert.equal((await login(app, ADMIN.username, 'wrong-2', ip)).status, 401);
+  assert.equal((await login(app, ADMIN.username, 'wrong-3', ip)).status, 401);
+  assertRateLimited(await login(app, ADMIN.username, ADMIN.password, ip), SMALL_LIMITS.perAccountIpSeconds);
+});
+
+test('by default X-Forwarded-For does not change the address the limiter counts', async (t) => {
+  const { app } = await build(t, { build: { loginLimits: SMALL_LIMITS } });
+  await setupAdmin(app); // counts as one attempt from 127.0.0.1
+  for (let i = 1; i < SMALL_LIMITS.perIpPoints; i++) {
+    assert.equal((await login(app, `ghost-${i}`, 'whatever-password', `203.0.113.${i}`)).status, 401);
+  }
+  // Every attempt came from 127.0.0.1 whatever the header claimed: a new claimed address opens no new budget.
+  assertRateLimited(await login(app, 'ghost-x', 'whatever-password', '203.0.113.99'), SMALL_LIMITS.perIpSeconds);
 });
 
 test('changing the password: wrong old password refused; old tokens revoked; the new token works', async (t) => {

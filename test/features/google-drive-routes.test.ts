@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { runInNewContext } from 'node:vm';
 import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
 import { GoogleStandIn } from '../helpers/google-stand-in.ts';
+import { OAuthSessionEntity } from '../../core/db/entities/oauth-session.ts';
 
 /** The browser's part: open the consent URL and read the code from Google's redirect. */
 async function consent(authUrl: string): Promise<{ code: string; state: string }> {
@@ -183,4 +184,28 @@ test('Google Drive: the callback page reflects nothing it is sent and runs only 
   const denied = openCallbackPage(res.body, `http://127.0.0.1/storage-targets/google-drive/callback?error=${encodeURIComponent(hostile)}`);
   assert.equal(denied.status(), `Google reported: ${hostile}. Start the authorisation again.`);
   assert.ok(!denied.formShown());
+});
+
+test('Google Drive auth-url: malformed provider settings are a coded 400, and no session is kept for them', async (t) => {
+  const { app, standIn, admin } = await appWithStandIn(t);
+  const good = { name: 'drive', clientId: standIn.clientId, clientSecret: standIn.clientSecret };
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a folder id with a space', { ...good, folderId: 'abc def' }, 'STORAGE_TARGET_INVALID_CONFIG'],
+    ['a folder id with a slash', { ...good, folderId: '../x' }, 'STORAGE_TARGET_INVALID_CONFIG'],
+    ['a folder id in config', { name: 'drive', config: { clientId: standIn.clientId, clientSecret: standIn.clientSecret, folderId: 'a b' } }, 'STORAGE_TARGET_INVALID_CONFIG'],
+    ['a lone surrogate in clientId', { ...good, clientId: '\ud800' }, 'INVALID_INPUT'],
+    ['a lone surrogate in clientSecret', { ...good, clientSecret: 'x\udfff' }, 'INVALID_INPUT'],
+    ['a lone surrogate in a config key', { name: 'drive', config: { clientId: 'a', clientSecret: 'b', '\ud800': 1 } }, 'INVALID_INPUT'],
+    ['a number as clientId in config', { name: 'drive', config: { clientId: 12, clientSecret: 'b' } }, 'STORAGE_TARGET_INVALID_CONFIG'],
+  ];
+  for (const [what, body, code] of cases) {
+    const res = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', { token: admin, body });
+    assert.equal(res.status, 400, `${what}: ${res.body}`);
+    assert.equal(res.json.code, code, what);
+  }
+  const em = app.diContainer.cradle.orm.em.fork();
+  assert.equal(await em.count(OAuthSessionEntity, {}), 0, 'refused starts leave no draft behind');
+  // The same settings, well-formed, start the flow.
+  const fine = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', { token: admin, body: { ...good, folderId: 'abcDEF_123-x' } });
+  assert.equal(fine.status, 200, fine.body);
 });

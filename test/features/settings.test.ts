@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { AwilixContainer } from 'awilix';
-import { build, call, setupAdmin, userWithRole, apiKeyWithRole } from '../helpers/build.ts';
+import { build, call, setupAdmin, userWithRole, apiKeyWithRole , BEHIND_PROXY } from '../helpers/build.ts';
 import { SETTINGS, MASK } from '../../core/features/settings/settings-catalogue.ts';
 import { SettingEntity } from '../../core/db/entities/setting.ts';
 import { createJobScope, type Cradle } from '../../core/container.ts';
@@ -231,7 +231,7 @@ test('audit_webhook_secret is sealed at rest, only ever shown masked, and kept w
 });
 
 test('a settings update is audited with the key names and without the secret value', async (t) => {
-  const { app } = await build(t);
+  const { app } = await build(t, { config: BEHIND_PROXY });
   const admin = await setupAdmin(app);
   const secret = 'audit-must-not-see-this-9f3a';
   const res = await call(app, 'PUT', '/api/settings', {

@@ -11,6 +11,9 @@ import { generateToken, hashToken } from '../../core/security/tokens.ts';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
+/** Config for tests that play a reverse proxy: `inject` connects from 127.0.0.1, which then may set X-Forwarded-For. */
+export const BEHIND_PROXY = { trustedProxies: ['127.0.0.1'] };
+
 export interface TestApp {
   app: FastifyInstance;
   config: Config;

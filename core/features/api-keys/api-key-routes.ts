@@ -21,7 +21,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.post('/api/api-keys', {
-    config: { access: 'admin' },
+    config: { access: 'admin', secret: true },
     schema: {
       body: Type.Object({
         name: Type.String({ minLength: 1, maxLength: 128 }),

@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { Type, type Static } from 'typebox';
 import { ApiKeyEntity, type ApiKey } from '../../db/entities/api-key.ts';
-import type { Role } from '../../db/entities/user.ts';
+import { UserEntity, type Role } from '../../db/entities/user.ts';
 import type { Principal } from '../../auth/principal.ts';
+import { lowerRole } from '../../auth/roles.ts';
 import { AppError } from '../../http/app-error.ts';
 import { generateToken, hashToken, looksLike } from '../../security/tokens.ts';
 
@@ -94,9 +95,14 @@ export class ApiKeyService {
     if (key.disabled) throw new AppError('AUTH_KEY_DISABLED');
     const now = new Date();
     if (key.expiresAt && key.expiresAt <= now) throw new AppError('AUTH_KEY_EXPIRED');
+    // A key acts for its creator and never beyond the creator's current rights: demoting,
+    // disabling or deleting the user takes effect on their keys at once, as it does on sessions.
+    const creator = key.createdById === null || key.createdById === undefined ? null : await this.#em.findOne(UserEntity, { id: key.createdById });
+    if (!creator) throw new AppError('AUTH_KEY_CREATOR_DELETED');
+    if (creator.disabled) throw new AppError('AUTH_KEY_CREATOR_DISABLED');
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
       await this.#em.nativeUpdate(ApiKeyEntity, { id: key.id }, { lastUsedAt: now });
     }
-    return { kind: 'apiKey', keyId: key.id, name: key.name, role: key.role, createdById: key.createdById ?? null };
+    return { kind: 'apiKey', keyId: key.id, name: key.name, role: lowerRole(key.role, creator.role), createdById: creator.id };
   }
 }

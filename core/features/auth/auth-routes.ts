@@ -26,7 +26,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => ok({ initialized: await request.diScope.cradle.auth.initialized() }));
 
   app.post('/api/auth/setup', {
-    config: { access: 'public' },
+    config: { access: 'public', secret: true },
     schema: {
       body: Type.Object({ username: Username, password: Password, displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }),
       response: { 200: envelopeOf(SessionView) },
@@ -52,7 +52,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.post('/api/auth/login', {
-    config: { access: 'public' },
+    config: { access: 'public', secret: true },
     schema: { body: LoginBody, response: { 200: envelopeOf(SessionView) } },
   }, async (request) => {
     const { auth, audit } = request.diScope.cradle;
@@ -85,7 +85,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => ok(toUserView(await request.diScope.cradle.users.get(userIdOf(request)))));
 
   app.put('/api/auth/password', {
-    config: { access: 'auth', interactiveOnly: true },
+    config: { access: 'auth', interactiveOnly: true, secret: true },
     schema: {
       body: Type.Object({ oldPassword: Type.String({ minLength: 1, maxLength: 128 }), newPassword: Password }),
       response: { 200: envelopeOf(Type.Object({ changed: Type.Boolean(), token: Type.String(), expiresAt: Type.String({ format: 'date-time' }) })) },

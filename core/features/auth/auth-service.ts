@@ -47,7 +47,8 @@ export class AuthService {
 
   /**
    * Password login. Unknown user and wrong password answer alike (and take as long);
-   * attempts are limited per IP and failures per account (every attempt counts as a failure until it succeeds).
+   * attempts are limited per IP, failures per account and IP, and failures per account from anywhere
+   * slow its answers down (every attempt counts as a failure until it succeeds). See LoginLimiter.
    */
   async login(input: { username: string; password: string }, clientIp: string): Promise<Session> {
     await this.#limiter.attempt(clientIp, input.username);
@@ -56,7 +57,7 @@ export class AuthService {
       await burnPasswordCheck(input.password);
       throw new AppError('AUTH_INVALID_CREDENTIALS');
     }
-    // A failure needs no further bookkeeping: attempt() already counted it against the account.
+    // A failure needs no further bookkeeping: attempt() already counted it.
     if (!(await verifyPassword(user.passwordHash, input.password))) throw new AppError('AUTH_INVALID_CREDENTIALS');
     // Only after the password is proven do we say the account is disabled.
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../../http/schemas.ts';
@@ -16,10 +16,6 @@ function masterUrl(request: FastifyRequest): string {
   return request.diScope.cradle.config.externalUrl ?? `${request.protocol}://${request.host}`;
 }
 
-function noStore(reply: FastifyReply, type: string): void {
-  void reply.type(type).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
-}
-
 /**
  * One-time agent installers. The install token travels in the URL (the request logger redacts
  * `/install/<token>`); it is never audited or logged. The script served from the public URL
@@ -32,7 +28,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
     request.diScope.cradle.audit.record({ ...auditActor(request), username }, { category: 'node', action, targetType: 'node', targetId: node.id, targetName: node.name, detail });
 
   app.post('/api/nodes/:id/install-tokens', {
-    config: { access: 'admin' },
+    config: { access: 'admin', secret: true },
     // No body at all means the defaults (it reaches validation as null).
     schema: { params: IdParams, body: Type.Union([InstallTokenInput, Type.Null()]), response: { 200: envelopeOf(InstallTokenCreated) } },
   }, async (request) => {
@@ -54,31 +50,30 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
 
   for (const prefix of ['/install', '/api/install']) {
     app.get(`${prefix}/:token`, {
-      config: { access: 'public' },
+      config: { access: 'public', secret: true },
       schema: { params: InstallTokenParams },
     }, async (request, reply) => {
       const { node, enrollCode, enrollExpiresAt } = await service(request).consume(request.params.token);
-      noStore(reply, 'text/x-shellscript; charset=utf-8');
+      void reply.type('text/x-shellscript; charset=utf-8');
       return renderInstallScript({ masterUrl: masterUrl(request), enrollCode, nodeName: node.name, enrollExpiresAt });
     });
 
     app.get(`${prefix}/:token/compose.yml`, {
-      config: { access: 'public' },
+      config: { access: 'public', secret: true },
       schema: { params: InstallTokenParams },
     }, async (request, reply) => {
       const { node, enrollCode, enrollExpiresAt } = await service(request).consume(request.params.token);
-      noStore(reply, 'application/yaml; charset=utf-8');
+      void reply.type('application/yaml; charset=utf-8');
       return renderCompose({ masterUrl: masterUrl(request), enrollCode, nodeName: node.name, enrollExpiresAt });
     });
   }
 
   app.post('/api/install/enroll', {
-    config: { access: 'public' },
+    config: { access: 'public', secret: true },
     schema: { body: EnrollInput, response: { 200: envelopeOf(EnrollResult) } },
-  }, async (request, reply) => {
+  }, async (request) => {
     const { node, token, previousTokenValidUntil } = await service(request).enroll(request.body.code);
     await audit(request, 'enroll', node, previousTokenValidUntil ? `previous token valid until ${previousTokenValidUntil.toISOString()}` : '', 'installer');
-    void reply.header('cache-control', 'no-store');
     return ok({ nodeId: node.id, nodeName: node.name, token, masterUrl: masterUrl(request) });
   });
 }

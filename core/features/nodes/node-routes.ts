@@ -36,7 +36,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.post('/api/nodes', {
-    config: { access: 'admin' },
+    config: { access: 'admin', secret: true },
     schema: { body: NodeInput, response: { 200: envelopeOf(NodeWithToken) } },
   }, async (request) => {
     const nodes = service(request);
@@ -46,7 +46,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.post('/api/nodes/batch', {
-    config: { access: 'admin' },
+    config: { access: 'admin', secret: true },
     schema: { body: NodeBatchInput, response: { 200: envelopeOf(NodeBatchResult) } },
   }, async (request) => {
     const { names } = request.body;
@@ -88,7 +88,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.post('/api/nodes/:id/rotate-token', {
-    config: { access: 'admin' },
+    config: { access: 'admin', secret: true },
     schema: { params: IdParams, response: { 200: envelopeOf(RotatedToken) } },
   }, async (request) => {
     const nodes = service(request);

@@ -7,7 +7,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import { hashToken } from '../../security/tokens.ts';
 import { providerErrorKind } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
-import { trimReason } from '../../storage/target-opener.ts';
+import { providerFailure, trimReason } from '../../storage/target-opener.ts';
 import type { StorageTargetService } from './storage-target-service.ts';
 import { CALLBACK_PAGE_PATH } from './oauth-callback-page.ts';
 
@@ -78,6 +78,14 @@ export class StorageOAuthFlow {
     const redirectUri = body.redirectUri ?? `${baseUrl}${CALLBACK_PAGE_PATH}`;
     const state = randomBytes(24).toString('base64url');
     const draft: Draft = { targetId: body.targetId ?? null, name, description, enabled: body.enabled ?? true, config, redirectUri };
+    let authUrl: string;
+    try {
+      // Building the URL checks the settings (a malformed folder id, a client id no URL can carry):
+      // the caller's input, so a 400 naming it, and no session is kept for it.
+      authUrl = type.oauth.authUrl(config, { state, redirectUri }, this.#targets.opener.deps());
+    } catch (err) {
+      throw providerFailure(err);
+    }
     const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
     this.#em.create(OAuthSessionEntity, {
       stateHash: hashToken(state),
@@ -89,7 +97,7 @@ export class StorageOAuthFlow {
       usedAt: null,
     });
     await this.#em.flush();
-    return { authUrl: type.oauth.authUrl(config, { state, redirectUri }, this.#targets.opener.deps()), state, redirectUri, expiresAt: expiresAt.toISOString() };
+    return { authUrl, state, redirectUri, expiresAt: expiresAt.toISOString() };
   }
 
   async complete(state: string, code: string): Promise<StorageTarget> {
