@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { fastifyAwilixPlugin } from '@fastify/awilix';
@@ -47,6 +45,7 @@ import { taskTemplateRoutes } from './features/task-templates/task-template-rout
 import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
 import { fastifySSE } from '@fastify/sse';
 import { StorageHealthMonitor } from './storage/storage-health.ts';
+import { resetScratchDir } from './storage/scratch-dir.ts';
 import { AuditRetention } from './events/audit-retention.ts';
 
 export interface BuildOptions {
@@ -156,8 +155,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await migrate(orm);
     const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }));
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
-    // Scratch space for providers (SQLite backups, rclone temp files) under the data dir.
-    await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
+    // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.
+    const scratch = await resetScratchDir(config.dataDir);
     const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits });
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
@@ -173,6 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });
+    if (scratch.removed.length > 0) instance.log.warn({ path: scratch.path, removed: scratch.removed.slice(0, 20) }, 'removed what an interrupted run left in the scratch folder');
     app = instance;
     await instance.register(backplaneApp, { container, plugins });
     await instance.ready();

@@ -19,6 +19,17 @@ import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 export type VerifyMode = 'quick' | 'deep';
 
 /**
+ * A deep verification's scratch database, derived from the record (its id and start time, which
+ * is saved before the work begins), so start-up can drop what a crash left; the start time keeps
+ * two installations sharing a database server apart.
+ */
+export function sandboxDatabase(record: { id: number; startedAt?: Date | null }, dump?: number): string {
+  // Whole seconds: what every database column keeps of a time.
+  const base = `bp_verify_${record.id}_${Math.floor((record.startedAt?.getTime() ?? 0) / 1000).toString(36)}`;
+  return dump === undefined ? base : `${base}_${dump}`;
+}
+
+/**
  * Verification. `quick` proves the stored bytes are intact and decode: length and SHA-256,
  * age authentication, decompression, and the structure (every tar entry against the manifest;
  * a dump's header and completion trailer). `deep` proves they restore: into a sandbox (a
@@ -167,7 +178,7 @@ export class VerifyService {
         database = join(sandbox, 'verify.db');
       } else {
         if (!instance.ensureDatabase || !instance.dropDatabase) throw new Error(`the ${type.type} driver cannot create sandbox databases`);
-        database = `bp_verify_${record.id}_${Date.now().toString(36)}`;
+        database = sandboxDatabase(record);
         await instance.ensureDatabase(database);
       }
       try {
@@ -197,14 +208,13 @@ export class VerifyService {
   async #deepArchive(record: VerifyRecord, backup: BackupRecord, { type, instance }: Awaited<ReturnType<typeof openDriver>>, openRaw: () => Readable, log: Log, started: number): Promise<string> {
     if (!instance.ensureDatabase || !instance.dropDatabase) throw new Error(`the ${type.type} driver cannot create sandbox databases`);
     const expected = backup.sourceStats ? (JSON.parse(backup.sourceStats) as { databases?: Record<string, Record<string, number>> }).databases : undefined;
-    const stamp = Date.now().toString(36);
     const restored: string[] = [];
     const diffs: string[] = [];
     let tables = 0;
     let rows = 0;
     await forEachDump(openRaw(), type, async (database, name, body) => {
       if (database === undefined) throw new Error(`the archive holds ${JSON.stringify(name)}, which is not a database dump`);
-      const sandbox = `bp_verify_${record.id}_${stamp}_${restored.length}`;
+      const sandbox = sandboxDatabase(record, restored.length);
       await instance.ensureDatabase!(sandbox);
       try {
         await instance.restore(body, { database: sandbox });
@@ -238,7 +248,29 @@ export class VerifyService {
     return problems;
   }
 
+  /**
+   * Start-up: verifications a crash interrupted are failed, and the sandbox databases a deep one
+   * may have left on the task's server are dropped (their names derive from the record id). The
+   * sandbox folders live under the data dir's scratch folder, which start-up empties.
+   */
   async recover(): Promise<number> {
-    return failStale(this.#d.orm.em.fork(), VerifyRecordEntity as never, 'the master stopped while this verification was running; run it again');
+    const em = this.#d.orm.em.fork();
+    const stale = await em.find(VerifyRecordEntity, { status: 'running', mode: 'deep', type: { $ne: 'file' } });
+    for (const record of stale) {
+      await this.#dropSandboxes(em, record).catch((err: unknown) => this.#d.logger.warn({ err, verifyRecordId: record.id }, 'sandbox databases of an interrupted deep verification could not be dropped'));
+    }
+    return failStale(em, VerifyRecordEntity as never, 'the master stopped while this verification was running; run it again');
+  }
+
+  async #dropSandboxes(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord): Promise<void> {
+    const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+    const task = backup ? await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] }) : null;
+    if (!backup || !task) return;
+    const { type, instance } = await openDriver(this.#d, task);
+    if (type.databaseNames === 'none' || !instance.dropDatabase) return;
+    // A several-database archive had one sandbox per dump; dropping a name that never existed is a no-op.
+    const dumps = isDumpArchive(backup.fileName) ? Math.max(backup.hasManifest ? (await loadManifest(this.#d.orm, backup.id)).size : 0, task.dbName.split(',').length) : 0;
+    const names = isDumpArchive(backup.fileName) ? Array.from({ length: dumps }, (_, i) => sandboxDatabase(record, i)) : [sandboxDatabase(record)];
+    for (const name of names) await instance.dropDatabase(name);
   }
 }

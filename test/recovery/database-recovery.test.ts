@@ -54,11 +54,11 @@ async function restore(app: FastifyInstance, token: string, recordId: number, bo
   return detail.json.data;
 }
 
-/** Sandbox databases of this run's verifications: `bp_verify_<verify id>_<base36 ms>`, made since `since`. */
+/** Sandbox databases of this run's verifications: `bp_verify_<verify id>_<base36 seconds>`, made since `since` (ms). */
 function sandboxesOf(names: string[], verifyIds: number[], since: number): string[] {
   return names.filter((name) => {
     const m = /^bp_verify_(\d+)_([0-9a-z]+)$/.exec(name);
-    return m !== null && verifyIds.includes(Number(m[1])) && parseInt(m[2]!, 36) >= since;
+    return m !== null && verifyIds.includes(Number(m[1])) && parseInt(m[2]!, 36) >= Math.floor(since / 1000);
   });
 }
 

@@ -91,7 +91,7 @@ async function waitRecord(app: FastifyInstance, token: string, kind: 'restore' |
 async function scenario(t: TestContext, engine: Engine): Promise<void> {
   const started = Date.now();
   const [a, b, other] = [scratch('a'), scratch('b'), scratch('o')];
-  const sandboxes = async () => (await engine.list()).filter((n) => /^bp_verify_\d+_[0-9a-z]+_\d+$/.test(n) && parseInt(n.split('_')[3]!, 36) >= started);
+  const sandboxes = async () => (await engine.list()).filter((n) => /^bp_verify_\d+_[0-9a-z]+_\d+$/.test(n) && parseInt(n.split('_')[3]!, 36) >= Math.floor(started / 1000));
   t.after(async () => {
     const leftovers = (await engine.list()).filter((n) => [a, b, other].some((db) => n.startsWith(db.slice(0, 40)) && /__bp_/.test(n)));
     for (const db of [a, b, other, ...leftovers, ...await sandboxes()]) await engine.drop(db);
