@@ -47,6 +47,7 @@ import { fastifySSE } from '@fastify/sse';
 import { StorageHealthMonitor } from './storage/storage-health.ts';
 import { resetScratchDir } from './storage/scratch-dir.ts';
 import { AuditRetention } from './events/audit-retention.ts';
+import { TemporarySweep } from './storage/temporary-sweep.ts';
 
 export interface BuildOptions {
   /** Overrides the login limits (tests of the limiter use small numbers). */
@@ -61,6 +62,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     storageHealth: StorageHealthMonitor;
     auditRetention: AuditRetention;
+    temporarySweep: TemporarySweep;
   }
 }
 
@@ -108,6 +110,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   app.decorate('storageHealth', storageHealth);
   const auditRetention = new AuditRetention(container, app.log);
   app.decorate('auditRetention', auditRetention);
+  const temporarySweep = new TemporarySweep(container, app.log);
+  app.decorate('temporarySweep', temporarySweep);
   const { backupRuns, scheduler, recordDeleter } = container.cradle;
   let deletionSweep: NodeJS.Timeout | undefined;
   app.addHook('onReady', async function startBackgroundWork() {
@@ -123,6 +127,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     await container.cradle.leaseMonitor.start();
     container.cradle.runTimeLimits.start();
     await scheduler.start();
+    // After recovery, which already removed what the interrupted runs left.
+    temporarySweep.start(container.cradle.config.tempSweepIntervalSeconds);
     const sweep = (): void => void recordDeleter.retryPending().catch((err: unknown) => app.log.error({ err }, 'deletion retry failed'));
     sweep();
     deletionSweep = setInterval(sweep, 10 * 60_000).unref();
@@ -138,6 +144,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     await backupRuns.stop();
     await Promise.all([container.cradle.restores.stop(), container.cradle.verifications.stop(), container.cradle.replications.stop()]);
     await storageHealth.stop();
+    await temporarySweep.stop();
     auditRetention.stop();
     await container.cradle.orm.close();
   });

@@ -263,7 +263,7 @@ export class BackupRuns {
     await em.nativeDelete(BackupRecordEntryEntity, { recordId: record.id });
   }
 
-  /** Removes every object stored for these records (a run that did not end well keeps nothing). */
+  /** Removes every object stored for these records, temporaries of their uploads included (a run that did not end well keeps nothing). */
   async removeObjects(records: Pick<BackupRecord, 'id'>[]): Promise<void> {
     const em = this.#orm.em.fork();
     const copies = await em.find(BackupRecordCopyEntity, { recordId: { $in: records.map((r) => r.id) } });
@@ -272,7 +272,11 @@ export class BackupRuns {
       const target = targets.get(copy.storageTargetId);
       if (!target || copy.storagePath === '') continue;
       try {
-        await this.#opener.use(target, (instance) => instance.delete(copy.storagePath));
+        await this.#opener.use(target, async (instance) => {
+          await instance.delete(copy.storagePath);
+          // A killed upload cannot clean up after itself: its temporary object goes too.
+          await instance.removeTemporaries?.(copy.storagePath);
+        });
         copy.status = 'deleted';
       } catch (err) {
         copy.status = 'failed';

@@ -20,6 +20,8 @@ export interface Config {
   runLimitMinuteMs: number;
   /** Seconds between storage health checks; 0 disables them. */
   storageHealthIntervalSeconds: number;
+  /** Seconds between sweeps of stale temporary upload objects on every enabled target; 0 disables them. */
+  tempSweepIntervalSeconds: number;
   jwtTtlSeconds: number;
   updateFeedUrl: string;
   updateCheckTimeoutMs: number;

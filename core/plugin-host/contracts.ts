@@ -105,6 +105,20 @@ export interface StorageInstance {
   /** Checks that the target is reachable and writable with these settings; never throws. */
   testConnection(): Promise<TestResult>;
   close?(): Promise<void>;
+  /**
+   * Optional, for providers that stage uploads under temporary names: removes every temporary
+   * object an upload to `key` may have left (a process killed between the first byte and the
+   * rename cannot clean up after itself). Never touches `key` itself or another key's
+   * temporaries; idempotent; resolves with how many it removed. Core calls it only for keys
+   * with no upload in progress (a run that crashed or was given up).
+   */
+  removeTemporaries?(key: string): Promise<number>;
+  /**
+   * Optional, with removeTemporaries: removes temporary objects anywhere on the target last
+   * modified before `olderThan`, except those belonging to a key in `keep` (uploads in progress).
+   * Temporaries without a known time are kept. Resolves with how many it removed.
+   */
+  removeStaleTemporaries?(olderThan: Date, keep?: Iterable<string>): Promise<number>;
 }
 
 /** OAuth-authorised types (Google Drive): core runs the flow, the type knows the provider. */

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { ProviderError } from './contracts.ts';
 
 /**
@@ -20,6 +21,29 @@ export const MAX_KEY_LENGTH = 4096;
  * and rename (`.<name>.<16 hex>.partial`): list() hides them and no key may use one.
  */
 export const TEMP_UPLOAD_NAME = /^\..*\.[0-9a-f]{16}\.partial$/s;
+
+/** How much of the final name a temporary name shows (it must stay within NAME_MAX, 255 bytes). */
+const SHOWN_CHARACTERS = 32;
+
+function tempStem(finalName: string): string {
+  const shown = Array.from(finalName).slice(0, SHOWN_CHARACTERS).join('');
+  // The first 8 of the 16 hex digits are a digest of the whole final name, so the temporaries of
+  // one key can be found again after a crash (two names sharing their first 32 characters still
+  // differ here); the other 8 are random, so concurrent uploads to one key never share a file.
+  const tag = createHash('sha256').update(finalName).digest('hex').slice(0, 8);
+  return `.${shown}.${tag}`;
+}
+
+/** A temporary name beside `finalName`: `.<first 32 characters>.<8 hex digest><8 hex random>.partial`. */
+export function temporaryUploadName(finalName: string): string {
+  return `${tempStem(finalName)}${randomBytes(4).toString('hex')}.partial`;
+}
+
+/** True when `name` is a temporary name temporaryUploadName(`finalName`) could have produced. */
+export function isTemporaryUploadOf(name: string, finalName: string): boolean {
+  const stem = tempStem(finalName);
+  return name.startsWith(stem) && /^[0-9a-f]{8}\.partial$/.test(name.slice(stem.length));
+}
 
 /** Segment rules of path-like backends that stage uploads under TEMP_UPLOAD_NAME. */
 export function pathLikeSegmentProblem(segment: string): string | undefined {

@@ -97,6 +97,29 @@ export class ReplicationService {
   }
 
   async recover(): Promise<number> {
+    await this.#removeInterruptedCopies();
     return failStale(this.#d.orm.em.fork(), ReplicationRecordEntity as never, 'the master stopped while this replication was running; run it again');
+  }
+
+  /**
+   * Start-up: a replication the master was killed in the middle of leaves its upload's temporary
+   * object on the destination, or, killed between the upload and the copy row, a whole object no
+   * copy points at. Both go, so the retry starts clean and nothing is stranded.
+   */
+  async #removeInterruptedCopies(): Promise<void> {
+    const em = this.#d.orm.em.fork();
+    for (const record of await em.find(ReplicationRecordEntity, { status: 'running' })) {
+      const dest = await em.findOne(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
+      if (!dest || record.storagePath === '') continue;
+      const held = await em.count(BackupRecordCopyEntity, { recordId: record.backupRecordId, storageTargetId: dest.id, status: { $in: ['success', 'pending'] } });
+      try {
+        await this.#d.storageOpener.use(dest, async (instance) => {
+          if (held === 0) await instance.delete(record.storagePath);
+          await instance.removeTemporaries?.(record.storagePath);
+        });
+      } catch (err) {
+        this.#d.logger.error({ err, replicationId: record.id, target: dest.name }, 'could not remove what an interrupted replication left on its destination');
+      }
+    }
   }
 }

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { temporaryUploadName } from '../../core/plugin-host/object-keys.ts';
 import { errnoCode, toProviderError } from './local-errors.ts';
 
 export interface AtomicWriteOptions {
@@ -13,11 +13,12 @@ export interface AtomicWriteOptions {
   prune?: (dir: string) => Promise<void>;
 }
 
-/** `.<name>.<16 hex>.partial`; the name is shortened so the temp name stays within NAME_MAX (255 bytes). */
-export function tempName(finalName: string): string {
-  const shown = Array.from(finalName).slice(0, 32).join('');
-  return `.${shown}.${randomBytes(8).toString('hex')}.partial`;
-}
+/**
+ * `.<name>.<16 hex>.partial` (core/plugin-host/object-keys.ts): the name is shortened so the temp
+ * name stays within NAME_MAX (255 bytes), and the hex starts with a digest of the final name so
+ * removeTemporaries can find a crashed upload's file again.
+ */
+export const tempName = temporaryUploadName;
 
 async function syncDir(dir: string): Promise<void> {
   let handle: FileHandle | undefined;

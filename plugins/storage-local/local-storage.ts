@@ -7,6 +7,7 @@ import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult }
 import { writeAtomically } from './atomic-write.ts';
 import { errnoCode, isMissing, toProviderError } from './local-errors.ts';
 import { inside, keySegments, prefixParts, segmentProblem, TEMP_NAME } from './local-keys.ts';
+import { removeStaleTemporaries, removeTemporariesOf } from './local-temporaries.ts';
 
 /** Bigger than fs's 64 KiB default: artifacts are large and read front to back. */
 const READ_CHUNK = 1024 * 1024;
@@ -169,6 +170,19 @@ export class LocalDiskStorage implements StorageInstance {
     } catch (err) {
       throw toProviderError(err, `reading the capacity of ${this.#base}`);
     }
+  }
+
+  async removeTemporaries(key: string): Promise<number> {
+    const path = this.#path(key);
+    await this.#requireBase();
+    const removed = await removeTemporariesOf(path);
+    if (removed > 0) await this.#prune(dirname(path));
+    return removed;
+  }
+
+  async removeStaleTemporaries(olderThan: Date, keep: Iterable<string> = []): Promise<number> {
+    await this.#requireBase();
+    return removeStaleTemporaries(this.#base, olderThan, keep, (dir) => this.#prune(dir));
   }
 
   /** Writes, reads back and deletes a small probe file; reports why not instead of throwing. */

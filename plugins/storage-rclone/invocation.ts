@@ -53,7 +53,8 @@ export type Operation =
   | { op: 'moveto'; from: string; to: string }
   | { op: 'cat'; path: string; offset?: number; count?: number }
   | { op: 'stat'; path: string }
-  | { op: 'list'; path: string }
+  /** Recursive unless `recursive` is false. */
+  | { op: 'list'; path: string; recursive?: boolean }
   | { op: 'deletefile'; path: string }
   | { op: 'about'; path: string }
   | { op: 'obscure' }
@@ -76,7 +77,7 @@ export function buildArgv(operation: Operation, root: string, profile: Profile =
     case 'stat':
       return ['lsjson', ...flags, '--stat', '--no-mimetype', '--use-server-modtime', remotePath(root, operation.path)];
     case 'list':
-      return ['lsjson', ...flags, '-R', '--files-only', '--no-mimetype', '--use-server-modtime', remotePath(root, operation.path)];
+      return ['lsjson', ...flags, ...(operation.recursive === false ? [] : ['-R']), '--files-only', '--no-mimetype', '--use-server-modtime', remotePath(root, operation.path)];
     case 'deletefile':
       return ['deletefile', ...flags, remotePath(root, operation.path)];
     case 'about':

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { keySegments, prefixParts, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem } from '../../core/plugin-host/object-keys.ts';
+import { isTemporaryUploadOf, keySegments, prefixParts, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem, temporaryUploadName } from '../../core/plugin-host/object-keys.ts';
 
 /**
  * Object keys and where they land inside an rclone remote. Keys are `/`-separated and relative
@@ -40,13 +39,30 @@ export function normaliseRoot(root: string): string {
   return root.replace(/\/+$/, '');
 }
 
-/** A temporary key beside `key`: `.<first 32 characters of the name>.<16 hex>.partial`. */
-export function tempKeyFor(key: string): string {
+function splitKey(key: string): { folder: string; name: string } {
   const slash = key.lastIndexOf('/');
-  const dir = slash === -1 ? '' : key.slice(0, slash + 1);
-  const name = key.slice(slash + 1);
-  const shown = Array.from(name).slice(0, 32).join('');
-  return `${dir}.${shown}.${randomBytes(8).toString('hex')}.partial`;
+  return { folder: slash === -1 ? '' : key.slice(0, slash + 1), name: key.slice(slash + 1) };
+}
+
+/**
+ * A temporary key beside `key`: `.<first 32 characters of the name>.<16 hex>.partial`, the hex
+ * starting with a digest of the name (core/plugin-host/object-keys.ts), so a crashed upload's
+ * temporary can be found from `key` alone.
+ */
+export function tempKeyFor(key: string): string {
+  const { folder, name } = splitKey(key);
+  return `${folder}${temporaryUploadName(name)}`;
+}
+
+/** The folder holding `key`'s temporaries (`''` or ending in `/`) and a test for their names. */
+export function temporariesOf(key: string): { folder: string; matches: (name: string) => boolean } {
+  const { folder, name } = splitKey(key);
+  return { folder, matches: (candidate) => isTemporaryUploadOf(candidate, name) };
+}
+
+/** True when the key (of any folder) is a temporary upload name. */
+export function isTemporaryKey(key: string): boolean {
+  return TEMP_NAME.test(splitKey(key).name);
 }
 
 /** True for keys list() must not show: uploads in progress and connection probes. */

@@ -4,7 +4,7 @@ import { addAbortSignal, PassThrough, Readable, type Writable } from 'node:strea
 import { ProviderError, type ObjectInfo, type ProviderDeps, type StorageInstance, type TestResult } from '../../core/plugin-host/contracts.ts';
 import { MAX_REASON, notInstalled, rcloneFailure, trimReason, redact, isNotFound } from './errors.ts';
 import { buildArgv, buildEnv, type Operation, type Profile } from './invocation.ts';
-import { checkKey, checkPrefix, isInternalKey, PROBE_PREFIX, tempKeyFor } from './keys.ts';
+import { checkKey, checkPrefix, isInternalKey, isTemporaryKey, PROBE_PREFIX, temporariesOf, tempKeyFor } from './keys.ts';
 import { RcloneChild, runRclone, type ChildExit, type RunResult, type SpawnOptions } from './rclone-process.ts';
 import { resolveRemote, type RemoteDefinition } from './remote-definition.ts';
 
@@ -280,16 +280,12 @@ export class RcloneStorage implements StorageInstance {
     return this.#list(prefix);
   }
 
-  async *#list(prefix: string): AsyncGenerator<ObjectInfo> {
-    const { folder } = checkPrefix(prefix);
-    const ready = await this.#prepare();
-    const child = this.#spawn(ready, { op: 'list', path: folder }, STANDARD, { stdout: 'pipe' });
-    // rclone lists a *file* given in place of a folder as that one file: `a/b/` when `a/b` is
-    // an object would come back as `a/b/b`. Such a listing is exactly one entry named like the
-    // folder; that entry is held back until a second entry (a real folder) or a stat settles it.
-    const folderName = folder.replace(/\/$/, '').split('/').pop() ?? '';
-    let held: ObjectInfo | undefined;
-    let entries = 0;
+  /**
+   * Every file below `folder` (or directly in it), internal names included, as `lsjson` reports
+   * them: `name` is the path relative to `folder`. A folder that does not exist holds nothing.
+   */
+  async *#files(ready: Ready, folder: string, recursive: boolean): AsyncGenerator<ObjectInfo & { name: string }> {
+    const child = this.#spawn(ready, { op: 'list', path: folder, recursive }, STANDARD, { stdout: 'pipe' });
     try {
       if (child.pid !== undefined) {
         const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
@@ -298,38 +294,49 @@ export class RcloneStorage implements StorageInstance {
           if (!text.startsWith('{')) continue;
           const entry = JSON.parse(text) as LsjsonEntry;
           if (entry.IsDir || typeof entry.Path !== 'string') continue;
-          entries++;
-          const key = `${folder}${entry.Path}`;
           const modifiedAt = toDate(entry.ModTime);
-          const info: ObjectInfo = { key, size: typeof entry.Size === 'number' ? entry.Size : -1, ...(modifiedAt ? { modifiedAt } : {}) };
-          const wanted = key.startsWith(prefix) && !isInternalKey(key);
-          if (entries === 1 && folder !== '' && entry.Path === folderName) {
-            held = wanted ? info : undefined;
-            continue;
-          }
-          if (held) {
-            yield held;
-            held = undefined;
-          }
-          if (wanted) yield info;
+          yield { name: entry.Path, key: `${folder}${entry.Path}`, size: typeof entry.Size === 'number' ? entry.Size : -1, ...(modifiedAt ? { modifiedAt } : {}) };
         }
       }
       const exit = await child.exited;
-      // A folder that does not exist (yet) holds no objects.
       if (exit.code !== 0 && !exit.spawnError && !exit.killedBy && isNotFound(exit)) return;
       const failure = this.#failure('lsjson', exit, ready, STANDARD);
       if (failure) throw failure;
-      if (held) {
-        const self = await this.#run(ready, { op: 'stat', path: folder }, STANDARD, { deadlineMs: COMMAND_DEADLINE_MS });
-        if (self.code !== 0 && !self.spawnError && !self.killedBy && isNotFound(self)) return;
-        const statFailure = this.#failure('lsjson', self, ready, STANDARD, COMMAND_DEADLINE_MS);
-        if (statFailure) throw statFailure;
-        const text = self.stdout.toString('utf8').trim();
-        const isFolder = text !== '' && (JSON.parse(text) as LsjsonEntry).IsDir === true;
-        if (isFolder) yield held;
-      }
     } finally {
       if (!child.exit) await child.terminate();
+    }
+  }
+
+  async *#list(prefix: string): AsyncGenerator<ObjectInfo> {
+    const { folder } = checkPrefix(prefix);
+    const ready = await this.#prepare();
+    // rclone lists a *file* given in place of a folder as that one file: `a/b/` when `a/b` is
+    // an object would come back as `a/b/b`. Such a listing is exactly one entry named like the
+    // folder; that entry is held back until a second entry (a real folder) or a stat settles it.
+    const folderName = folder.replace(/\/$/, '').split('/').pop() ?? '';
+    let held: ObjectInfo | undefined;
+    let entries = 0;
+    for await (const { name, ...info } of this.#files(ready, folder, true)) {
+      entries++;
+      const wanted = info.key.startsWith(prefix) && !isInternalKey(info.key);
+      if (entries === 1 && folder !== '' && name === folderName) {
+        held = wanted ? info : undefined;
+        continue;
+      }
+      if (held) {
+        yield held;
+        held = undefined;
+      }
+      if (wanted) yield info;
+    }
+    if (held) {
+      const self = await this.#run(ready, { op: 'stat', path: folder }, STANDARD, { deadlineMs: COMMAND_DEADLINE_MS });
+      if (self.code !== 0 && !self.spawnError && !self.killedBy && isNotFound(self)) return;
+      const statFailure = this.#failure('lsjson', self, ready, STANDARD, COMMAND_DEADLINE_MS);
+      if (statFailure) throw statFailure;
+      const text = self.stdout.toString('utf8').trim();
+      const isFolder = text !== '' && (JSON.parse(text) as LsjsonEntry).IsDir === true;
+      if (isFolder) yield held;
     }
   }
 
@@ -359,12 +366,48 @@ export class RcloneStorage implements StorageInstance {
 
   async #delete(key: string, call: Call): Promise<void> {
     checkKey(key);
-    const ready = await this.#prepare();
+    await this.#deleteFile(await this.#prepare(), key, call);
+  }
+
+  /** Deletes one file of the remote, internal names included (the key is checked by the caller). */
+  async #deleteFile(ready: Ready, key: string, call: Call): Promise<void> {
     const result = await this.#run(ready, { op: 'deletefile', path: key }, call, { deadlineMs: COMMAND_DEADLINE_MS });
     // Idempotent: a missing object (or a missing folder on the way to it) is already deleted.
     if (result.code !== 0 && !result.spawnError && !result.killedBy && isNotFound(result)) return;
     const failure = this.#failure('deletefile', result, ready, call, COMMAND_DEADLINE_MS);
     if (failure) throw failure;
+  }
+
+  // ---- temporaries ----------------------------------------------------------------------
+  // A master killed mid-upload leaves `rcat`'s temporary object (rcat even completes it when its
+  // stdin closes with the dead parent). Backends uploading straight to the key have none.
+
+  async removeTemporaries(key: string): Promise<number> {
+    checkKey(key);
+    if (uploadStrategy(this.#def.backend) === 'direct') return 0;
+    const ready = await this.#prepare();
+    const { folder, matches } = temporariesOf(key);
+    const found: string[] = [];
+    for await (const file of this.#files(ready, folder, false)) if (matches(file.name)) found.push(file.key);
+    for (const temp of found) await this.#deleteFile(ready, temp, STANDARD);
+    return found.length;
+  }
+
+  async removeStaleTemporaries(olderThan: Date, keep: Iterable<string> = []): Promise<number> {
+    if (uploadStrategy(this.#def.backend) === 'direct') return 0;
+    const kept = [...keep].map((key) => temporariesOf(key));
+    const ready = await this.#prepare();
+    const stale: string[] = [];
+    for await (const file of this.#files(ready, '', true)) {
+      if (!isTemporaryKey(file.key) || file.modifiedAt === undefined || file.modifiedAt >= olderThan) continue;
+      const slash = file.key.lastIndexOf('/');
+      const folder = file.key.slice(0, slash + 1);
+      const name = file.key.slice(slash + 1);
+      if (kept.some((k) => k.folder === folder && k.matches(name))) continue;
+      stale.push(file.key);
+    }
+    for (const temp of stale) await this.#deleteFile(ready, temp, STANDARD);
+    return stale.length;
   }
 
   async usage(): Promise<{ usedBytes?: number; totalBytes?: number; freeBytes?: number }> {

@@ -28,9 +28,24 @@ import type { ObjectInfo, StorageInstance } from '../../core/plugin-host/contrac
 export interface StorageContractOptions {
   /** bytes of the large streaming test; default from env BACKPLANE_TEST_LARGE_MB (default 256) */
   largeBytes?: number;
+  /**
+   * The provider stages uploads under temporary names, so a killed upload leaves one: it must
+   * then offer removeTemporaries and removeStaleTemporaries (otherwise those tests skip).
+   */
+  stagesUploads?: boolean;
 }
 
-type Opened = { instance: StorageInstance; cleanup?: () => Promise<void> };
+type Opened = {
+  instance: StorageInstance;
+  cleanup?: () => Promise<void>;
+  /**
+   * Leaves a temporary object of an upload to `key`, last modified at `modifiedAt`, the way a
+   * killed upload would. With it, the suite checks what removeTemporaries and
+   * removeStaleTemporaries remove; without it, only what they keep.
+   */
+  strand?: (key: string, modifiedAt: Date) => Promise<void>;
+};
+
 
 const MiB = 1024 * 1024;
 /**
@@ -533,6 +548,81 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       t.diagnostic(`resident memory grew by ${(growth / MiB).toFixed(1)} MiB over ${(largeBytes / MiB).toFixed(0)} MiB streamed`);
       assert.ok(growth <= RSS_GROWTH_LIMIT, `resident memory grew by ${(growth / MiB).toFixed(1)} MiB while streaming (limit ${RSS_GROWTH_LIMIT / MiB} MiB): the provider buffers the object`);
       await storage().delete(key);
+    });
+
+    it('removeTemporaries, when the provider has it, removes the temporaries of its key and nothing else', async (t) => {
+      const instance = storage();
+      if (!instance.removeTemporaries) {
+        assert.ok(!options.stagesUploads, 'the provider stages uploads under temporary names but has no removeTemporaries');
+        t.skip('the provider has no removeTemporaries');
+        return;
+      }
+      const prefix = freshPrefix();
+      // Two names alike in their first 32 characters: a temporary name shows no more of them.
+      const key = `${prefix}${'n'.repeat(40)}-one.tar.zst.age`;
+      const twin = `${prefix}${'n'.repeat(40)}-two.tar.zst.age`;
+      const other = `${prefix}sub/other.bin`;
+      for (const k of [key, twin, other]) await put(k, randomBytes(100));
+      const before = await listing(instance, prefix);
+      assert.equal(await instance.removeTemporaries(key), 0, 'a key without temporaries');
+      assert.equal(await instance.removeTemporaries(`${prefix}never-written`), 0, 'a key that does not exist');
+      assert.deepEqual(await listing(instance, prefix), before, 'removeTemporaries removed an object');
+      const strand = opened?.strand;
+      if (!strand) return;
+      const now = new Date();
+      await strand(key, now);
+      await strand(key, now);
+      await strand(twin, now);
+      await strand(`${prefix}missing/gone.bin`, now);
+      assert.equal(await instance.removeTemporaries(key), 2, 'both temporaries of the key');
+      assert.equal(await instance.removeTemporaries(key), 0, 'idempotent');
+      assert.deepEqual(await listing(instance, prefix), before, 'the objects themselves stay');
+      assert.equal(await instance.removeTemporaries(`${prefix}missing/gone.bin`), 1, 'a temporary whose upload never completed');
+      assert.equal(await instance.removeTemporaries(twin), 1, 'the twin\'s temporary was left alone');
+      for (const k of [key, twin, other]) await instance.delete(k);
+    });
+
+    it('removeStaleTemporaries, when the provider has it, removes old temporaries but not fresh ones or those of kept keys', async (t) => {
+      const instance = storage();
+      if (!instance.removeStaleTemporaries) {
+        assert.ok(!options.stagesUploads, 'the provider stages uploads under temporary names but has no removeStaleTemporaries');
+        t.skip('the provider has no removeStaleTemporaries');
+        return;
+      }
+      const prefix = freshPrefix();
+      const dayAgo = new Date(Date.now() - 24 * 3600_000);
+      // An upload in progress: its temporary is fresh, so a sweep must leave it to complete.
+      const key = `${prefix}in-progress.bin`;
+      const first = randomBytes(512 * 1024);
+      let pulled!: () => void;
+      let release!: () => void;
+      const firstPulled = new Promise<void>((resolve) => { pulled = resolve; });
+      const released = new Promise<void>((resolve) => { release = resolve; });
+      const body = Readable.from((async function* gated() {
+        yield first;
+        pulled();
+        await released;
+        yield first;
+      })());
+      const uploading = instance.put(key, body, { size: 2 * first.length });
+      await firstPulled;
+      await instance.removeStaleTemporaries(dayAgo, []);
+      release();
+      assert.deepEqual(await uploading, { size: 2 * first.length }, 'the sweep broke an upload in progress');
+      assert.ok((await getBytes(key)).equals(Buffer.concat([first, first])));
+      await instance.delete(key);
+      const strand = opened?.strand;
+      if (!strand || !instance.removeTemporaries) return;
+      const twoDaysAgo = new Date(Date.now() - 48 * 3600_000);
+      await strand(`${prefix}old.bin`, twoDaysAgo);
+      await strand(`${prefix}deep/er/old.bin`, twoDaysAgo);
+      await strand(`${prefix}kept.bin`, twoDaysAgo);
+      await strand(`${prefix}fresh.bin`, new Date());
+      assert.equal(await instance.removeStaleTemporaries(dayAgo, [`${prefix}kept.bin`]), 2, 'the two old temporaries of keys not kept');
+      assert.equal(await instance.removeStaleTemporaries(dayAgo, [`${prefix}kept.bin`]), 0);
+      assert.equal(await instance.removeTemporaries(`${prefix}kept.bin`), 1, 'a kept key\'s temporary stays');
+      assert.equal(await instance.removeTemporaries(`${prefix}fresh.bin`), 1, 'a fresh temporary stays');
+      assert.deepEqual(await listing(instance, prefix), {});
     });
 
     it('testConnection succeeds and leaves no object behind', async () => {

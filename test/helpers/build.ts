@@ -30,7 +30,7 @@ export async function tempDir(t: TestContext, prefix = 'backplane-test-'): Promi
 /** Builds the real app on a fresh SQLite database in a temp dir; closed when the test ends. */
 export async function build(t: TestContext, options: { config?: Partial<Config>; build?: BuildOptions; dataDir?: string } = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? await tempDir(t);
-  const config = loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir, logLevel: 'silent', ...options.config } });
+  const config = loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir, logLevel: 'silent', tempSweepIntervalSeconds: 0, ...options.config } });
   const app = await buildApp(config, { logLevel: process.env.BACKPLANE_TEST_LOG ?? 'silent', ...options.build });
   t.after(() => app.close());
   return { app, config, dataDir };

@@ -76,7 +76,8 @@ async function start(kind: 'webdav' | 'sftp', options: ServerOptions): Promise<R
   const pass = options.pass ?? `pw-${Math.random().toString(36).slice(2)}`;
   const base = await mkdtemp(join(tmpdir(), `backplane-rclone-${kind}-`));
   const dir = join(base, 'served');
-  const args = ['serve', kind, dir, '--addr', '127.0.0.1:0', '--user', user, '--pass', pass];
+  // --dir-cache-time 0s: files a test places in the folder directly are served at once.
+  const args = ['serve', kind, dir, '--addr', '127.0.0.1:0', '--user', user, '--pass', pass, '--dir-cache-time', '0s'];
   // SFTP: no keys from ~/.ssh count, and the host keys rclone generates go into the temp folder.
   if (kind === 'sftp') args.push('--authorized-keys', '/dev/null', '--cache-dir', join(base, 'cache'));
   await mkdir(dir, { recursive: true });

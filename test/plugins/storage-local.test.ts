@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { runStorageContract } from '../contracts/storage-contract.ts';
+import { strandInFolder } from '../helpers/stranded-upload.ts';
 import { build, tempDir } from '../helpers/build.ts';
 import { ProviderError, type ProviderDeps, type StorageInstance } from '../../core/plugin-host/contracts.ts';
 import { localDiskType } from '../../plugins/storage-local/local-disk.ts';
@@ -38,8 +39,8 @@ function kindOf(err: unknown): string | undefined {
 
 runStorageContract('local_disk', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'backplane-local-contract-'));
-  return { instance: await open(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
-});
+  return { instance: await open(dir), cleanup: () => rm(dir, { recursive: true, force: true }), strand: strandInFolder(dir) };
+}, { stagesUploads: true });
 
 test('a failed put leaves no temp file and no empty folders behind', async (t) => {
   const base = await tempDir(t, 'backplane-local-');

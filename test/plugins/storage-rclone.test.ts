@@ -16,6 +16,7 @@ import { buildArgv, buildEnv, REMOTE, type Operation } from '../../plugins/stora
 import { rcloneFailure, redact } from '../../plugins/storage-rclone/errors.ts';
 import { uploadStrategy } from '../../plugins/storage-rclone/rclone-storage.ts';
 import { runStorageContract } from '../contracts/storage-contract.ts';
+import { strandInFolder } from '../helpers/stranded-upload.ts';
 import { closedPort, startSftpServer, startWebdavServer, type RcloneServer } from '../helpers/rclone-servers.ts';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 
@@ -119,20 +120,20 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 runStorageContract('storage-rclone: local backend', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'backplane-rclone-local-'));
   const instance = await (await rcloneType('local')).create({ path: dir }, deps());
-  return { instance, cleanup: () => rm(dir, { recursive: true, force: true }) };
-});
+  return { instance, cleanup: () => rm(dir, { recursive: true, force: true }), strand: strandInFolder(dir) };
+}, { stagesUploads: true });
 
 runStorageContract('storage-rclone: webdav backend (rclone serve webdav)', async () => {
   const server = await startWebdavServer();
   const instance = await (await rcloneType('webdav')).create({ url: server.url, user: server.user, pass: server.pass, path: 'backups' }, deps());
-  return { instance, cleanup: server.stop };
-}, { largeBytes: 64 * MiB });
+  return { instance, cleanup: server.stop, strand: strandInFolder(join(server.dir, 'backups')) };
+}, { largeBytes: 64 * MiB, stagesUploads: true });
 
 runStorageContract('storage-rclone: sftp backend (rclone serve sftp)', async () => {
   const server = await startSftpServer();
   const instance = await (await rcloneType('sftp')).create({ host: server.host, port: server.port, user: server.user, pass: server.pass, path: 'backups' }, deps());
-  return { instance, cleanup: server.stop };
-}, { largeBytes: 64 * MiB });
+  return { instance, cleanup: server.stop, strand: strandInFolder(join(server.dir, 'backups')) };
+}, { largeBytes: 64 * MiB, stagesUploads: true });
 
 // ---- catalogue ---------------------------------------------------------------------------------
 

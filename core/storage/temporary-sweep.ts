@@ -1,0 +1,87 @@
+import type { AwilixContainer } from 'awilix';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Cradle } from '../container.ts';
+import { createJobScope } from '../container.ts';
+import { BackupRecordEntity } from '../db/entities/backup-record.ts';
+import { ReplicationRecordEntity } from '../db/entities/recovery-records.ts';
+import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import { trimReason } from './target-opener.ts';
+
+/**
+ * Temporary objects untouched for this long belong to no live upload: an upload writes its
+ * temporary continuously, and a run longer than this still has its key in the keep list.
+ */
+export const STALE_TEMPORARY_MS = 24 * 3600_000;
+
+export interface SweepOutcome { removed: number; failedTargets: string[] }
+
+/**
+ * Removes stale temporary upload objects (see StorageInstance.removeStaleTemporaries) from every
+ * enabled target: what start-up recovery could not reach (a target that was down, an agent's
+ * upload to a target the master reaches, an upload from an older version). Runs after start-up
+ * and every `BACKPLANE_TEMP_SWEEP_INTERVAL` seconds; the keys of runs in progress are kept
+ * whatever their temporaries' age.
+ */
+export class TemporarySweep {
+  readonly #container: AwilixContainer<Cradle>;
+  readonly #log: FastifyBaseLogger;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<SweepOutcome> | undefined;
+
+  constructor(container: AwilixContainer<Cradle>, log: FastifyBaseLogger) {
+    this.#container = container;
+    this.#log = log.child({ component: 'temporary-sweep' });
+  }
+
+  start(intervalSeconds: number): void {
+    if (intervalSeconds <= 0 || this.#timer) return;
+    const sweep = (): void => void this.runOnce().catch((err: unknown) => this.#log.error({ err }, 'temporary object sweep failed'));
+    sweep();
+    this.#timer = setInterval(sweep, intervalSeconds * 1000);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running?.catch(() => undefined);
+  }
+
+  /** One pass over all enabled targets; overlapping calls share the pass in progress. */
+  runOnce(now = new Date()): Promise<SweepOutcome> {
+    this.#running ??= this.#pass(now).finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #pass(now: Date): Promise<SweepOutcome> {
+    const scope = createJobScope(this.#container);
+    const outcome: SweepOutcome = { removed: 0, failedTargets: [] };
+    try {
+      const { em, storageOpener } = scope.cradle;
+      const olderThan = new Date(now.getTime() - STALE_TEMPORARY_MS);
+      const keep = await keysInProgress(em);
+      for (const target of await em.find(StorageTargetEntity, { enabled: true }, { populate: ['secrets'] })) {
+        try {
+          const removed = await storageOpener.use(target, async (instance) => (await instance.removeStaleTemporaries?.(olderThan, keep)) ?? 0);
+          if (removed > 0) this.#log.info({ target: target.name, removed }, 'stale temporary upload objects removed');
+          outcome.removed += removed;
+        } catch (err) {
+          outcome.failedTargets.push(target.name);
+          this.#log.warn({ target: target.name, reason: trimReason(err) }, 'could not sweep temporary upload objects; next pass retries');
+        }
+      }
+      return outcome;
+    } finally {
+      await scope.dispose();
+    }
+  }
+}
+
+/** Object keys being uploaded right now, on the master or by an agent: their temporaries are live. */
+async function keysInProgress(em: Cradle['em']): Promise<string[]> {
+  const backups = await em.find(BackupRecordEntity, { status: 'running', storagePath: { $ne: '' } }, { fields: ['storagePath'] });
+  const replications = await em.find(ReplicationRecordEntity, { status: 'running' }, { fields: ['storagePath'] });
+  return [...new Set([...backups, ...replications].map((r) => r.storagePath).filter((key) => key !== ''))];
+}
