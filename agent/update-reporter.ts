@@ -1,13 +1,14 @@
 import type { ManifestEntry } from '../core/engine/tar-source.ts';
+import type { LogLine, Progress, RecordUpdateInput, RestoreUpdateInput, UpdateReply, WireManifestEntry } from '../core/agent-protocol/wire.ts';
 import { errorText } from '../core/text.ts';
 import { Backoff, retryWithBackoff } from './backoff.ts';
 import { isRetryable, type MasterClient } from './master-client.ts';
 
 export type LogLevel = 'info' | 'warn' | 'error';
-export interface LogLine { level: LogLevel; message: string }
-export interface Progress { bytesRead: number; bytesStored: number; speedBps: number; elapsedSeconds: number }
-export interface WireManifestEntry { path: string; type: string; size: number; mode: number; mtime: string; linkname?: string }
-export interface UpdateReply { accepted: boolean; status: string }
+export type { LogLine, Progress, UpdateReply, WireManifestEntry } from '../core/agent-protocol/wire.ts';
+
+/** A record update or a restore update: the reporter serves both runs. */
+type WireUpdate = RecordUpdateInput | RestoreUpdateInput;
 
 /** Protocol limits per call. */
 export const MAX_LOGS_PER_CALL = 500;
@@ -88,7 +89,7 @@ export class UpdateReporter {
     return run;
   }
 
-  async #post(body: Record<string, unknown>): Promise<UpdateReply> {
+  async #post(body: WireUpdate): Promise<UpdateReply> {
     const reply = await this.#o.client.post<UpdateReply>(this.#o.path, body);
     if (reply && reply.accepted === false && !this.#rejected) {
       this.#rejected = true;
@@ -136,7 +137,7 @@ export class UpdateReporter {
    * Sends a state change (`running`, or the final update) after everything pending. The final
    * update carries the last log lines and is retried while the master is away.
    */
-  async send(body: Record<string, unknown>, options: { final?: boolean; signal?: AbortSignal } = {}): Promise<UpdateReply> {
+  async send(body: WireUpdate, options: { final?: boolean; signal?: AbortSignal } = {}): Promise<UpdateReply> {
     if (options.final) this.stop();
     const deadline = options.final ? FINAL_RETRY_MS : 60_000;
     const backoff = new Backoff();

@@ -3,22 +3,9 @@ import type { Registries } from '../../core/plugin-host/load.ts';
 import type { AgentLogger } from '../logger.ts';
 import type { MasterClient } from '../master-client.ts';
 import type { LogLevel } from '../update-reporter.ts';
+import type { CommandOutcome } from '../../core/agent-protocol/wire.ts';
 
-/** A claimed command, as the poll reply carries it. */
-export interface ClaimedCommand {
-  id: number;
-  type: string;
-  payload: Record<string, unknown>;
-  attempt: number;
-  leaseSeconds: number;
-}
-
-/** What the agent posts to `/api/agent/commands/:id/result`. */
-export interface CommandOutcome {
-  success: boolean;
-  error?: string;
-  result?: Record<string, unknown>;
-}
+export type { ClaimedCommand, CommandOutcome } from '../../core/agent-protocol/wire.ts';
 
 export interface CommandContext {
   client: MasterClient;

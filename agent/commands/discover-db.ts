@@ -1,4 +1,4 @@
-import { discovered } from '../../core/features/discovery/discovery-routes.ts';
+import { discovered, type DiscoverDbResult } from '../../core/agent-protocol/wire.ts';
 import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { errorText } from '../../core/text.ts';
 import { providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
@@ -15,7 +15,8 @@ export async function discoverDbCommand(payload: Record<string, unknown>, ctx: C
   try {
     const instance = await driver.create(config, providerDeps(ctx, (level, message) => ctx.log[level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info']({ type }, message)));
     const found = await instance.discover();
-    return { success: true, result: { databases: found.map(discovered) } };
+    const result: DiscoverDbResult = { databases: found.map(discovered) };
+    return { success: true, result };
   } catch (err) {
     return { success: false, error: errorText(err).slice(0, 2000) };
   }

@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { DirEntry, DirListing } from '../../core/agent-protocol/wire.ts';
 import type { CommandOutcome } from './command-types.ts';
 
 /** A folder with more entries is cut here: the listing is for a path picker, not an inventory. */
@@ -8,19 +9,7 @@ export const MAX_ENTRIES = 5000;
 
 const STAT_BATCH = 64;
 
-export interface DirEntry {
-  name: string;
-  path: string;
-  isDir: boolean;
-  size: number;
-  modifiedAt: string | null;
-}
-
-export interface DirListing {
-  path: string;
-  entries: DirEntry[];
-  truncated?: boolean;
-}
+export type { DirEntry, DirListing } from '../../core/agent-protocol/wire.ts';
 
 /** Lists one folder: folders first, then by name. A link counts as a folder when it leads to one. */
 export async function listDir(rawPath: unknown): Promise<DirListing> {

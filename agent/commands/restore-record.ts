@@ -9,26 +9,10 @@ import { archivePath, safeExtract } from '../../core/recovery/safe-extract.ts';
 import { checkTar } from '../../core/recovery/artifact-check.ts';
 import { SelectionMatch, nothingSelectedText } from '../../core/recovery/selection.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
+import type { RestoreSpec } from '../../core/agent-protocol/wire.ts';
 import { removeSpool, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
-
-/** `GET /api/agent/restores/:id/spec` */
-export interface RestoreSpec {
-  restoreId: number;
-  backupRecordId: number;
-  type: string;
-  fileName: string;
-  rawSize: number;
-  rawExtension: string;
-  targetPath: string;
-  selectedPaths: string[];
-  database: null | {
-    type: string; host: string; port: number; user: string; password: string; path: string; target: string;
-    /** A record of several databases: those to restore (empty = all), and the one's other name. */
-    archive?: { databases: string[]; targetDatabase: string };
-  };
-}
 
 const FETCH_ATTEMPTS = 3;
 

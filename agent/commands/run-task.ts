@@ -1,6 +1,6 @@
-import { openTaskSource, type SourceSpec } from '../../core/backup/task-source.ts';
+import { openTaskSource } from '../../core/backup/task-source.ts';
+import type { TargetOutcome, TaskSpec } from '../../core/agent-protocol/wire.ts';
 import { RunWarnings } from '../../core/backup/run-warnings.ts';
-import type { Compression } from '../../core/engine/compression.ts';
 import { runPipeline, type PipelineResult, type PipelineTarget } from '../../core/engine/pipeline.ts';
 import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
@@ -11,22 +11,6 @@ import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
-/** `GET /api/agent/tasks/:taskId?recordId=N` */
-export interface TaskSpec {
-  recordId: number;
-  taskId: number;
-  name: string;
-  source: SourceSpec & { dbPassword?: string | null };
-  compression: Compression;
-  encrypt: boolean;
-  recipient: string | null;
-  storageKey: string;
-  rawExtension: string;
-  targets: Array<{ id: number; name: string; mode: 'relay' | 'direct'; type: string; config?: Record<string, unknown> }>;
-  bandwidthLimit: string;
-}
-
-interface DirectResult { targetId: number; status: 'success' | 'failed'; size?: number; error?: string }
 
 /** How long one relay upload is retried while the master is away. */
 const RELAY_RETRY_MS = 10 * 60_000;
@@ -63,7 +47,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     const deps = providerDeps(ctx, log);
     // The node's bandwidth limit paces what leaves the node: relayed and direct uploads alike.
     const rate = parseBandwidth(spec.bandwidthLimit);
-    const direct: DirectResult[] = [];
+    const direct: TargetOutcome[] = [];
     const targets: PipelineTarget[] = [];
     for (const t of spec.targets.filter((x) => x.mode === 'direct')) {
       try {

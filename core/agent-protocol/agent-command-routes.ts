@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../http/schemas.ts';
 import { ok } from '../http/envelope.ts';
 import { AppError } from '../http/app-error.ts';
-import { CommandResultInput, PollReply } from './agent-schemas.ts';
+import { CommandResultInput, PollReply } from './wire.ts';
 import { agentNodeId } from './agent-node.ts';
 
 /** `POST /api/agent/commands/poll` and `POST /api/agent/commands/:id/result`. */

@@ -1,11 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../http/schemas.ts';
 import { ok } from '../http/envelope.ts';
 import { AppError } from '../http/app-error.ts';
-import { RecordTargetParams, RecordUpdateInput, TaskSpecQuery, UpdateReply } from './agent-schemas.ts';
+import { RecordTargetParams, RecordUpdateInput, RelayReply, TaskSpec, TaskSpecQuery, UpdateReply } from './wire.ts';
 import { agentNodeId } from './agent-node.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -16,7 +15,7 @@ export async function agentRunRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/api/agent/tasks/:id', {
     config: { access: 'agent' },
-    schema: { params: IdParams, querystring: TaskSpecQuery },
+    schema: { params: IdParams, querystring: TaskSpecQuery, response: { 200: envelopeOf(TaskSpec) } },
   }, async (request, reply) => {
     const nodeId = agentNodeId(request);
     void reply.header('cache-control', 'no-store');
@@ -39,7 +38,7 @@ export async function agentRunRoutes(fastify: FastifyInstance): Promise<void> {
     scope.withTypeProvider<TypeBoxTypeProvider>().put('/api/agent/records/:id/artifacts/:targetId', {
       config: { access: 'agent' },
       bodyLimit: Number.MAX_SAFE_INTEGER,
-      schema: { params: RecordTargetParams, response: { 200: envelopeOf(Type.Object({ targetId: Type.Integer(), size: Type.Integer(), checksum: Type.String() })) } },
+      schema: { params: RecordTargetParams, response: { 200: envelopeOf(RelayReply) } },
     }, async (request) => {
       const nodeId = agentNodeId(request);
       const length = request.headers['content-length'];

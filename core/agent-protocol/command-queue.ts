@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { AgentCommandEntity, type AgentCommand, type CommandType } from '../db/entities/agent-command.ts';
 import type { SecretBox } from '../security/secret-box.ts';
+import type { ClaimedCommand } from './wire.ts';
 
 const SECRETS_AAD = 'agent_commands.secrets';
 
@@ -17,13 +18,8 @@ export interface NewCommand {
   secrets?: Record<string, unknown>;
 }
 
-export interface ClaimedCommand {
-  id: number;
-  type: string;
-  payload: unknown;
-  attempt: number;
-  leaseSeconds: number;
-}
+/** The claim as the poll reply carries it (the agent wire). */
+export type { ClaimedCommand } from './wire.ts';
 
 export type ResultOutcome = { kind: 'applied' | 'repeated'; command: AgentCommand } | { kind: 'forbidden' | 'not_found' | 'not_claimed' };
 

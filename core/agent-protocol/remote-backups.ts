@@ -12,7 +12,7 @@ import type { ProviderRegistry } from '../plugin-host/registry.ts';
 import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
-import type { RecordLogHub, ProgressInfo, LogLevel } from '../backup/record-log.ts';
+import type { RecordLogHub } from '../backup/record-log.ts';
 import type { BackupRuns } from '../backup/backup-runs.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
 import { storageKey, fileNameOf } from '../backup/storage-key.ts';
@@ -27,23 +27,11 @@ import { driverFor } from '../plugin-host/driver-for.ts';
 import { archivePath } from '../recovery/safe-extract.ts';
 import { errorText, humanBytes } from '../text.ts';
 import type { CommandQueue } from './command-queue.ts';
+import type { RecordUpdateInput, TaskSpec } from './wire.ts';
 import type { RunStop, StopStatus } from '../backup/run-stop.ts';
 
-export interface AgentLogLine { level: LogLevel; message: string }
-
-export interface RecordUpdate {
-  status?: 'running' | 'success' | 'failed';
-  logs?: AgentLogLine[];
-  progress?: ProgressInfo;
-  manifest?: Array<{ path: string; type: string; size: number; mode: number; mtime: string }>;
-  fileSize?: number;
-  rawSize?: number;
-  checksum?: string;
-  tableStats?: Record<string, number>;
-  databaseStats?: Record<string, Record<string, number>>;
-  targets?: Array<{ targetId: number; status: 'success' | 'failed'; size?: number; error?: string }>;
-  errorMessage?: string;
-}
+/** A record update as the wire carries it (validated by the route's schema). */
+export type RecordUpdate = RecordUpdateInput;
 
 interface Deps {
   orm: MikroORM;
@@ -104,15 +92,32 @@ export class RemoteBackups {
     return record;
   }
 
-  #key(record: BackupRecord, { name: taskName, type, dbName }: { name: string; type: string; dbName: string }, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
+  /** The run's key: named from its start, like a run on the master (see `storageKey`). */
+  #key(record: BackupRecord & { startedAt: Date }, { name: taskName, type, dbName }: { name: string; type: string; dbName: string }, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
     const driver = type === 'file' ? undefined : driverFor(this.#d.databaseDrivers.list(), type);
     const rawExtension = rawExtensionOf({ type, dbName }, driver);
-    // Derived from the queue time, so every read of the spec names the same key.
-    return { key: storageKey(taskName, record.id, record.queuedAt, `${rawExtension}${compressionExtension(compression)}${encrypted ? '.age' : ''}`), rawExtension };
+    return { key: storageKey(taskName, record.id, record.startedAt, `${rawExtension}${compressionExtension(compression)}${encrypted ? '.age' : ''}`), rawExtension };
+  }
+
+  /**
+   * An agent's run starts when it first reads its spec or reports `running`, whichever comes
+   * first: the spec already names the artifact, so the start is stamped (once) by then.
+   */
+  async #stampStart(em: EntityManager, record: BackupRecord, now = new Date()): Promise<BackupRecord & { startedAt: Date }> {
+    if (!record.startedAt) {
+      record.startedAt = now;
+      await em.flush();
+    }
+    return record as BackupRecord & { startedAt: Date };
   }
 
   /** `GET /api/agent/tasks/:id`: what the agent needs for one placed run, secrets only where it must write itself. */
-  async spec(nodeId: number, taskId: number, recordId: number): Promise<unknown> {
+  spec(nodeId: number, taskId: number, recordId: number): Promise<TaskSpec> {
+    // In the record's queue, so the start stamped here and a `running` update cannot race.
+    return this.#serial(recordId, () => this.#spec(nodeId, taskId, recordId));
+  }
+
+  async #spec(nodeId: number, taskId: number, recordId: number): Promise<TaskSpec> {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
     if (record.taskId !== taskId) throw new AppError('AGENT_COMMAND_FORBIDDEN', { message: `Record ${recordId} is not a run of task ${taskId}.` });
@@ -121,7 +126,7 @@ export class RemoteBackups {
     if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND');
     const node = await em.findOneOrFail(NodeEntity, { id: nodeId });
     const compression = record.compression as Compression;
-    const { key, rawExtension } = this.#key(record, task, compression, record.encrypted);
+    const { key, rawExtension } = this.#key(await this.#stampStart(em, record), task, compression, record.encrypted);
     const targets = (await taskTargets(em, taskId)).filter((t) => t.enabled);
     return {
       recordId, taskId, name: task.name,
@@ -184,9 +189,8 @@ export class RemoteBackups {
     if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND', { message: 'The task was deleted before the run started.' });
     const node = await em.findOne(NodeEntity, { id: record.nodeId });
     const now = new Date();
-    const { key } = this.#key(record, task, record.compression as Compression, record.encrypted);
+    const { key } = this.#key(await this.#stampStart(em, record, now), task, record.compression as Compression, record.encrypted);
     record.status = 'running';
-    record.startedAt = now;
     record.storagePath = key;
     record.fileName = fileNameOf(key);
     task.lastRunAt = now;

@@ -20,15 +20,9 @@ import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts
 import { isDumpArchive } from '../backup/dump-archive.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import type { CommandQueue } from './command-queue.ts';
-import type { AgentLogLine } from './remote-backups.ts';
+import type { RestoreSpec, RestoreUpdateInput } from './wire.ts';
 
-export interface RestoreUpdate {
-  status?: 'running' | 'success' | 'failed';
-  logs?: AgentLogLine[];
-  errorMessage?: string;
-  bytes?: number;
-  entries?: number;
-}
+export type RestoreUpdate = RestoreUpdateInput;
 
 interface Deps {
   orm: MikroORM;
@@ -62,13 +56,13 @@ export class RemoteRestores {
     return record;
   }
 
-  async spec(nodeId: number, id: number): Promise<unknown> {
+  async spec(nodeId: number, id: number): Promise<RestoreSpec> {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    let database: unknown = null;
+    let database: RestoreSpec['database'] = null;
     if (backup.type !== 'file') {
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
       const driver = driverFor(this.#d.databaseDrivers.list(), backup.type);

@@ -14,6 +14,7 @@ import { scheduleTimeZone } from './time-zone.ts';
 import type { ReplicationService } from '../recovery/replication-service.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import { placeRun, runsOnMaster } from '../agent-protocol/placement.ts';
+import type { RunTaskPayload } from '../agent-protocol/wire.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
@@ -116,7 +117,7 @@ export class BackupRuns {
       return em.transactional(async (tx) => {
         const record = tx.create(BackupRecordEntity, { ...fields, nodeId });
         await tx.flush();
-        this.#commands.add(tx, { nodeId, type: 'run_task', payload: { taskId, recordId: record.id }, recordKind: 'backup', recordId: record.id });
+        this.#commands.add(tx, { nodeId, type: 'run_task', payload: { taskId, recordId: record.id } satisfies RunTaskPayload, recordKind: 'backup', recordId: record.id });
         await tx.flush();
         return record;
       });

@@ -19,6 +19,11 @@ function stamp(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
 }
 
+/**
+ * The one name of a run's artifact, for runs on the master and on agents alike. The timestamp
+ * is the run's start (the record's `startedAt`), which is set once and kept: so every reader
+ * of a record (the executor, each read of an agent's task spec) names the same object.
+ */
 export function storageKey(taskName: string, recordId: number, startedAt: Date, extension: string): string {
   const iso = startedAt.toISOString();
   const [yyyy, mm, dd] = [iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10)];

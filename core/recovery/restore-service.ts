@@ -15,6 +15,7 @@ import { restoreDumpArchive } from './dump-archive-restore.ts';
 import { JobQueue } from './job-queue.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
+import type { RestoreRecordPayload } from '../agent-protocol/wire.ts';
 import { runLifecycle, failStale, settleStopped, type Log } from './run-lifecycle.ts';
 import type { RunStop } from '../backup/run-stop.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
@@ -95,7 +96,7 @@ export class RestoreService {
       return em.transactional(async (tx) => {
         const record = tx.create(RestoreRecordEntity, fields);
         await tx.flush();
-        this.#d.commandQueue.add(tx, { nodeId: backup.nodeId, type: 'restore_record', payload: { restoreId: record.id }, recordKind: 'restore', recordId: record.id });
+        this.#d.commandQueue.add(tx, { nodeId: backup.nodeId, type: 'restore_record', payload: { restoreId: record.id } satisfies RestoreRecordPayload, recordKind: 'restore', recordId: record.id });
         await tx.flush();
         return record;
       });

@@ -9,6 +9,7 @@ import { validateConfig } from '../../storage/target-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
+import { DiscoverDbResult, discovered, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
 
 const DiscoverBody = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 32 }),
@@ -22,19 +23,13 @@ const DiscoverBody = Type.Object({
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 
-const Discovered = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });
-
-/** One database in the reply (what a driver found, or what an agent sent), shaped and bounded. */
-export function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): { name: string; sizeBytes: number | null; system: boolean } {
-  return { name: String(d.name ?? '').slice(0, 255), sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null, system: d.system === true };
-}
 
 export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/api/database/discover', {
     config: { access: 'auth' },
-    schema: { body: DiscoverBody, response: { 200: envelopeOf(Type.Object({ databases: Type.Array(Discovered) })) } },
+    schema: { body: DiscoverBody, response: { 200: envelopeOf(DiscoverDbResult) } },
   }, async (request) => {
     // The spec labels this Auth; it also connects anywhere with supplied credentials, so viewers
     // (read-only by role) are refused rather than handed a credential-testing tool.
@@ -47,7 +42,7 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
     validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
     if (nodeId > 0) {
       const { password, ...visible } = config;
-      const answer = await askAgent(request, nodeId, 'discover_db', { type: driver.type, config: visible }, password === undefined ? undefined : { password });
+      const answer = await askAgent(request, nodeId, 'discover_db', { type: driver.type, config: visible } satisfies DiscoverDbPayload, password === undefined ? undefined : { password });
       if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
       const found = (answer.result as { databases?: unknown }).databases;
       return ok({ databases: Array.isArray(found) ? found.map(discovered) : [] });

@@ -1,0 +1,206 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * The agent wire: every body the master and an agent exchange, as TypeBox schemas and their
+ * `Static` types. The master's routes validate and serialise with the schemas; the agent
+ * (agent/*) imports the types. Only `typebox` is imported here, so the agent never pulls in
+ * Fastify or the master's HTTP slices by using it.
+ */
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Level = Type.Union([Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]);
+const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const RunStatus = Type.Union([Type.Literal('running'), Type.Literal('success'), Type.Literal('failed')]);
+
+// ---- commands ---------------------------------------------------------------------------------
+
+/** A claimed command as the poll reply carries it. */
+export const ClaimedCommand = Type.Object({
+  id: Type.Integer(),
+  type: Type.String(),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+  attempt: Type.Integer(),
+  leaseSeconds: Type.Integer(),
+});
+export type ClaimedCommand = Static<typeof ClaimedCommand>;
+
+export const PollReply = Type.Object({ command: Type.Union([ClaimedCommand, Type.Null()]) });
+export type PollReply = Static<typeof PollReply>;
+
+/** What the agent posts to `/api/agent/commands/:id/result`. */
+export const CommandResultInput = Type.Object({
+  success: Type.Boolean(),
+  error: Type.Optional(Type.String({ maxLength: 4000 })),
+  result: Type.Optional(Type.Unknown()),
+});
+export type CommandOutcome = Omit<Static<typeof CommandResultInput>, 'result'> & { result?: Record<string, unknown> };
+
+/** The payload of each command type (the master enqueues them; the agent checks them again: they cross a process). */
+export const RunTaskPayload = Type.Object({ taskId: Id, recordId: Id });
+export type RunTaskPayload = Static<typeof RunTaskPayload>;
+export const RestoreRecordPayload = Type.Object({ restoreId: Id });
+export type RestoreRecordPayload = Static<typeof RestoreRecordPayload>;
+export const ListDirPayload = Type.Object({ path: Type.Optional(Type.String()) });
+export type ListDirPayload = Static<typeof ListDirPayload>;
+/** The password travels in the command's secrets, merged into the payload at claim only. */
+export const DiscoverDbPayload = Type.Object({
+  type: Type.String(),
+  config: Type.Record(Type.String(), Type.Unknown()),
+  password: Type.Optional(Type.String()),
+});
+export type DiscoverDbPayload = Static<typeof DiscoverDbPayload>;
+
+// ---- discovery replies (command results) ------------------------------------------------------
+
+export const DirEntry = Type.Object({
+  name: Type.String(),
+  path: Type.String(),
+  isDir: Type.Boolean(),
+  size: Type.Number(),
+  modifiedAt: Type.Union([Type.String(), Type.Null()]),
+});
+export type DirEntry = Static<typeof DirEntry>;
+
+/** `list_dir`'s result. */
+export const DirListing = Type.Object({ path: Type.String(), entries: Type.Array(DirEntry), truncated: Type.Optional(Type.Boolean()) });
+export type DirListing = Static<typeof DirListing>;
+
+export const DiscoveredDatabase = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });
+export type DiscoveredDatabase = Static<typeof DiscoveredDatabase>;
+
+/** `discover_db`'s result. */
+export const DiscoverDbResult = Type.Object({ databases: Type.Array(DiscoveredDatabase) });
+export type DiscoverDbResult = Static<typeof DiscoverDbResult>;
+
+/** One database as a driver found it or an agent sent it, shaped and bounded (both sides apply it). */
+export function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): DiscoveredDatabase {
+  return { name: String(d.name ?? '').slice(0, 255), sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null, system: d.system === true };
+}
+
+// ---- backups on agents --------------------------------------------------------------------------
+
+export const TaskSpecQuery = Type.Object({ recordId: Id });
+
+/**
+ * What a run reads (core/backup/task-source.ts `SourceSpec`, which the type checker holds to
+ * this shape both ways), plus the unsealed database password; database fields are unused by file tasks.
+ */
+const Source = Type.Object({
+  type: Type.String(),
+  sourcePaths: Type.Array(Type.String()),
+  excludePatterns: Type.Array(Type.String()),
+  dbHost: Type.String(),
+  dbPort: Type.Integer(),
+  dbUser: Type.String(),
+  /** Comma-separated database names ('' = the driver's default). */
+  dbName: Type.String(),
+  dbPath: Type.String(),
+  dbPassword: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+export const SpecTarget = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  mode: Type.Union([Type.Literal('relay'), Type.Literal('direct')]),
+  type: Type.String(),
+  /** Direct targets only: the full configuration, secrets included, for the agent to write itself. */
+  config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/** `GET /api/agent/tasks/:id?recordId=N`. */
+export const TaskSpec = Type.Object({
+  recordId: Type.Integer(),
+  taskId: Type.Integer(),
+  name: Type.String(),
+  source: Source,
+  compression: Type.Union([Type.Literal('zstd'), Type.Literal('gzip'), Type.Literal('none')]),
+  encrypt: Type.Boolean(),
+  recipient: Type.Union([Type.String(), Type.Null()]),
+  storageKey: Type.String(),
+  rawExtension: Type.String(),
+  targets: Type.Array(SpecTarget),
+  bandwidthLimit: Type.String(),
+});
+export type TaskSpec = Static<typeof TaskSpec>;
+
+export const LogLine = Type.Object({ level: Level, message: Type.String({ maxLength: 4000 }) });
+export type LogLine = Static<typeof LogLine>;
+export const LogLines = Type.Array(LogLine, { maxItems: 500 });
+
+export const Progress = Type.Object({ bytesRead: Count, bytesStored: Count, speedBps: Count, elapsedSeconds: Count });
+export type Progress = Static<typeof Progress>;
+
+export const ManifestEntry = Type.Object({
+  // Not `minLength`: an empty or unclean name fails the run (remote-backups), not just the request.
+  path: Type.String({ maxLength: 4096 }),
+  type: Type.Union([Type.Literal('file'), Type.Literal('directory'), Type.Literal('symlink')]),
+  size: Count,
+  mode: Type.Integer({ minimum: 0, maximum: 0o7777 }),
+  mtime: Type.String({ format: 'date-time' }),
+  linkname: Type.Optional(Type.String({ maxLength: 4096 })),
+});
+export type WireManifestEntry = Static<typeof ManifestEntry>;
+
+export const TargetOutcome = Type.Object({
+  targetId: Type.Integer({ minimum: 1 }),
+  status: Type.Union([Type.Literal('success'), Type.Literal('failed')]),
+  size: Type.Optional(Count),
+  error: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+export type TargetOutcome = Static<typeof TargetOutcome>;
+
+/** `POST /api/agent/records/:id`. */
+export const RecordUpdateInput = Type.Object({
+  status: Type.Optional(RunStatus),
+  logs: Type.Optional(LogLines),
+  progress: Type.Optional(Progress),
+  manifest: Type.Optional(Type.Array(ManifestEntry, { maxItems: 2000 })),
+  fileSize: Type.Optional(Count),
+  rawSize: Type.Optional(Count),
+  checksum: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+  tableStats: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Count)),
+  databaseStats: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Type.Record(Type.String({ maxLength: 255 }), Count))),
+  targets: Type.Optional(Type.Array(TargetOutcome, { maxItems: 100 })),
+  errorMessage: Type.Optional(Type.String({ maxLength: 4000 })),
+});
+export type RecordUpdateInput = Static<typeof RecordUpdateInput>;
+
+export const RecordTargetParams = Type.Object({ id: Id, targetId: Id });
+
+/** The relay's reply: what the master stored on the target. */
+export const RelayReply = Type.Object({ targetId: Type.Integer(), size: Type.Integer(), checksum: Type.String() });
+export type RelayReply = Static<typeof RelayReply>;
+
+// ---- restores on agents ---------------------------------------------------------------------------
+
+/** `GET /api/agent/restores/:id/spec`. */
+export const RestoreSpec = Type.Object({
+  restoreId: Type.Integer(),
+  backupRecordId: Type.Integer(),
+  type: Type.String(),
+  fileName: Type.String(),
+  rawSize: Type.Integer(),
+  rawExtension: Type.String(),
+  targetPath: Type.String(),
+  selectedPaths: Type.Array(Type.String()),
+  database: Type.Union([Type.Null(), Type.Object({
+    type: Type.String(), host: Type.String(), port: Type.Integer(), user: Type.String(), password: Type.String(), path: Type.String(), target: Type.String(),
+    /** A record of several databases: those to restore (empty = all), and the one's other name. */
+    archive: Type.Optional(Type.Object({ databases: Type.Array(Type.String()), targetDatabase: Type.String() })),
+  })]),
+});
+export type RestoreSpec = Static<typeof RestoreSpec>;
+
+/** `POST /api/agent/restores/:id`. */
+export const RestoreUpdateInput = Type.Object({
+  status: Type.Optional(RunStatus),
+  logs: Type.Optional(LogLines),
+  errorMessage: Type.Optional(Type.String({ maxLength: 4000 })),
+  bytes: Type.Optional(Count),
+  entries: Type.Optional(Count),
+});
+export type RestoreUpdateInput = Static<typeof RestoreUpdateInput>;
+
+/** The reply to a record or restore update: `accepted: false` tells the agent the run is over. */
+export const UpdateReply = Type.Object({ accepted: Type.Boolean(), status: Type.String() });
+export type UpdateReply = Static<typeof UpdateReply>;
