@@ -1,8 +1,7 @@
-import { openTaskSource } from '../../core/backup/task-source.ts';
 import type { TargetOutcome, TaskSpec } from '../../core/agent-protocol/wire.ts';
 import { RunWarnings } from '../../core/backup/run-warnings.ts';
-import { runPipeline, type PipelineResult, type PipelineTarget } from '../../core/engine/pipeline.ts';
-import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
+import { readSourceStats, runArtifact, storedLine } from '../../core/backup/artifact-run.ts';
+import type { ProviderDeps, StorageInstance } from '../../core/plugin-host/contracts.ts';
 import { errorText, humanBytes } from '../../core/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
@@ -11,6 +10,14 @@ import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
+
+/** A direct target, opened on this node with the configuration the spec carries. */
+async function openDirect(ctx: CommandContext, t: TaskSpec['targets'][number], deps: ProviderDeps, rate: number | undefined): Promise<StorageInstance> {
+  const type = ctx.registries.storageTypes.get(t.type);
+  if (!type) throw new Error(`storage type "${t.type}" is not installed on this node`);
+  const instance = await type.create(t.config ?? {}, deps);
+  return rate ? pacedStorage(instance, rate) : instance;
+}
 
 /** How long one relay upload is retried while the master is away. */
 const RELAY_RETRY_MS = 10 * 60_000;
@@ -35,7 +42,6 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
   const log = (level: LogLevel, message: string): void => reporter.log(level, message);
   const result = { recordId };
   let spool: SpoolStorage | undefined;
-  const opened: StorageInstance[] = [];
 
   try {
     const spec = await client.get<TaskSpec>(`/api/agent/tasks/${taskId}?recordId=${recordId}`, { signal });
@@ -44,63 +50,47 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     reporter.start();
     log('info', `backup of task "${spec.name}" (${spec.source.type}) started on this node`);
 
+    if (spec.encrypt && !spec.recipient) throw new Error('the task is encrypted but the master sent no recipient');
     const deps = providerDeps(ctx, log);
     // The node's bandwidth limit paces what leaves the node: relayed and direct uploads alike.
     const rate = parseBandwidth(spec.bandwidthLimit);
     const direct: TargetOutcome[] = [];
-    const targets: PipelineTarget[] = [];
-    for (const t of spec.targets.filter((x) => x.mode === 'direct')) {
-      try {
-        const type = ctx.registries.storageTypes.get(t.type);
-        if (!type) throw new Error(`storage type "${t.type}" is not installed on this node`);
-        const instance = await type.create(t.config ?? {}, deps);
-        opened.push(instance);
-        targets.push({ id: t.id, name: t.name, instance: rate ? pacedStorage(instance, rate) : instance, key: spec.storageKey });
-      } catch (err) {
-        direct.push({ targetId: t.id, status: 'failed', error: errorText(err).slice(0, 2000) });
-        log('error', `target "${t.name}": ${errorText(err)}`);
-      }
-    }
     const relays = spec.targets.filter((x) => x.mode === 'relay');
-    if (relays.length > 0) {
-      spool = new SpoolStorage(spoolPath(ctx.tempDir, `record-${recordId}`));
-      targets.push({ id: SPOOL_ID, name: 'relay spool', instance: spool, key: spec.storageKey });
-    }
-    if (targets.length === 0) throw new Error('no storage target could be opened on this node');
-
     const warnings = new RunWarnings();
-    const source = await openTaskSource(spec.source, {
-      drivers: ctx.registries.databaseDrivers.list(),
-      // Dumps of a several-database task are spooled where a restarted agent clears leftovers.
-      deps: { ...deps, tempDir: spoolDir(ctx.tempDir) },
-      password: spec.source.dbPassword ?? '',
-      onWarning: (message) => {
-        warnings.add(message);
-        log('warn', message);
-      },
-      onEntry: (entry) => reporter.manifest(entry),
-      signal,
-    });
-    // A later source failure also reaches the pipeline as a stream error; this copy must not go unhandled.
-    source.done.catch(() => undefined);
-    log('info', `writing ${spec.storageKey} to ${spec.targets.map((t) => `"${t.name}" (${t.mode})`).join(', ')} (${spec.compression}${spec.encrypt ? ', age-encrypted' : ''})`);
-
-    if (spec.encrypt && !spec.recipient) throw new Error('the task is encrypted but the master sent no recipient');
-    let outcome: PipelineResult;
-    try {
-      outcome = await runPipeline({
-        source: source.stream,
-        compression: spec.compression,
-        ...(spec.encrypt && spec.recipient ? { recipient: spec.recipient } : {}),
-        targets,
+    const { result: outcome, source } = await runArtifact({
+      source: spec.source,
+      sourceContext: {
+        drivers: ctx.registries.databaseDrivers.list(),
+        // Dumps of a several-database task are spooled where a restarted agent clears leftovers.
+        deps: { ...deps, tempDir: spoolDir(ctx.tempDir) },
+        password: spec.source.dbPassword ?? '',
+        onWarning: (message) => {
+          warnings.add(message);
+          log('warn', message);
+        },
+        onEntry: (entry) => reporter.manifest(entry),
         signal,
-        onProgress: (p) => reporter.progress({ bytesRead: p.bytesRead, bytesStored: p.bytesStored, speedBps: Math.round(p.rate), elapsedSeconds: Math.round(p.elapsedMs / 1000) }),
-      });
-      if (outcome.status !== 'failed') await source.done;
-    } finally {
-      await Promise.allSettled(opened.map((i) => i.close?.()));
-      opened.length = 0;
-    }
+      },
+      prepare: () => Promise.resolve({
+        key: spec.storageKey,
+        targets: [
+          ...spec.targets.filter((x) => x.mode === 'direct').map((t) => ({ id: t.id, name: t.name, open: () => openDirect(ctx, t, deps, rate) })),
+          // Relayed targets get the artifact from a local spool once it is whole.
+          ...(relays.length > 0 ? [{ id: SPOOL_ID, name: 'relay spool', open: () => Promise.resolve(spool = new SpoolStorage(spoolPath(ctx.tempDir, `record-${recordId}`))) }] : []),
+        ],
+        description: spec.targets.map((t) => `"${t.name}" (${t.mode})`).join(', '),
+      }),
+      onTargetFailed: (t, reason) => {
+        direct.push({ targetId: t.id as number, status: 'failed', error: reason });
+        log('error', `target "${t.name}": ${reason}`);
+      },
+      compression: spec.compression,
+      ...(spec.encrypt && spec.recipient ? { recipient: spec.recipient } : {}),
+      signal,
+      log,
+      onProgress: (p) => reporter.progress(p),
+      noTargetError: 'no storage target could be opened on this node',
+    });
 
     for (const r of outcome.results) {
       if (r.targetId === SPOOL_ID) continue;
@@ -137,30 +127,15 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
 
     const stored = relayed + direct.filter((d) => d.status === 'success').length;
     if (stored === 0) throw new Error('no target holds the artifact');
-    let tableStats: Record<string, number> | undefined;
-    if (source.tableStats) {
-      try {
-        tableStats = await source.tableStats();
-      } catch (err) {
-        log('warn', `table row counts could not be read (${errorText(err)}); deep verification will not compare them`);
-      }
-    }
-    let databaseStats: Record<string, Record<string, number>> | undefined;
-    if (source.databaseStats) {
-      try {
-        databaseStats = await source.databaseStats();
-      } catch (err) {
-        log('warn', `table row counts could not be read (${errorText(err)}); deep verification will not compare them`);
-      }
-    }
-    log('info', `stored ${humanBytes(outcome.size)} (from ${humanBytes(outcome.rawBytes)}), sha256 ${outcome.checksum}`);
+    const stats = await readSourceStats(source, log);
+    log('info', storedLine(outcome));
     const final = await reporter.send({
       status: 'success',
       fileSize: outcome.size,
       rawSize: outcome.rawBytes,
       checksum: outcome.checksum,
-      ...(tableStats ? { tableStats } : {}),
-      ...(databaseStats ? { databaseStats } : {}),
+      ...(stats.tables ? { tableStats: stats.tables } : {}),
+      ...(stats.databases ? { databaseStats: stats.databases } : {}),
       ...(warnings.count > 0 ? { errorMessage: warnings.summary() } : {}),
       targets: direct,
     }, { final: true });
@@ -169,7 +144,6 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     return { success: false, error: await reportFailure(reporter, signal, err, (m) => ctx.log.warn({ recordId }, m)), result };
   } finally {
     reporter.stop();
-    await Promise.allSettled(opened.map((i) => i.close?.()));
     if (spool) await removeSpool(spool.path).catch(() => undefined);
   }
 }

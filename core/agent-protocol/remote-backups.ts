@@ -15,7 +15,7 @@ import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { BackupRuns } from '../backup/backup-runs.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
-import { storageKey, fileNameOf } from '../backup/storage-key.ts';
+import { artifactExtension, storageKey, fileNameOf } from '../backup/storage-key.ts';
 import { rawExtensionOf, sourceSpecOf } from '../backup/task-source.ts';
 import { recordedUsage } from '../backup/target-usage.ts';
 import { withWarnings } from '../backup/run-warnings.ts';
@@ -96,7 +96,7 @@ export class RemoteBackups {
   #key(record: BackupRecord & { startedAt: Date }, { name: taskName, type, dbName }: { name: string; type: string; dbName: string }, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
     const driver = type === 'file' ? undefined : driverFor(this.#d.databaseDrivers.list(), type);
     const rawExtension = rawExtensionOf({ type, dbName }, driver);
-    return { key: storageKey(taskName, record.id, record.startedAt, `${rawExtension}${compressionExtension(compression)}${encrypted ? '.age' : ''}`), rawExtension };
+    return { key: storageKey(taskName, record.id, record.startedAt, artifactExtension(rawExtension, compression, encrypted)), rawExtension };
   }
 
   /**

@@ -1,21 +1,22 @@
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord, type RecordStatus } from '../db/entities/backup-record.ts';
+import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord, type BackupRecordCopy, type RecordStatus } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import type { StorageTarget } from '../db/entities/storage-target.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
-import type { DatabaseDriverType, StorageInstance } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
-import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine/pipeline.ts';
-import { compressionExtension, type Compression } from '../engine/compression.ts';
+import type { Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
-import { databaseNames, openTaskSource, sourceSpecOf } from './task-source.ts';
+import { databaseNames, sourceSpecOf } from './task-source.ts';
+import { readSourceStats, runArtifact, storedLine, type ArtifactRun, type ArtifactTarget } from './artifact-run.ts';
 import { errorText as message, humanBytes as human } from '../text.ts';
 import { recordedUsage } from './target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
-import { storageKey, fileNameOf } from './storage-key.ts';
+import { artifactExtension, storageKey, fileNameOf } from './storage-key.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
 import { taskTargets } from './task-targets.ts';
@@ -33,6 +34,8 @@ export interface ExecutorDeps {
   ageRecipient: string;
   logger: FastifyBaseLogger;
 }
+
+type Log = (level: 'info' | 'warn' | 'error', text: string) => void;
 
 export interface ExecutionOutcome {
   record: BackupRecord;
@@ -88,7 +91,7 @@ export class BackupExecutor {
     return { record, status };
   }
 
-  async #run(em: EntityManager, record: BackupRecord, task: BackupTask, signal: AbortSignal, log: (level: 'info' | 'warn' | 'error', text: string) => void): Promise<RecordStatus> {
+  async #run(em: EntityManager, record: BackupRecord, task: BackupTask, signal: AbortSignal, log: Log): Promise<RecordStatus> {
     const { storageOpener, secretBox, databaseDrivers, orm, recordLogs } = this.#d;
     const ordered = await taskTargets(em, task.id);
     if (ordered.length === 0) throw new Error('the task has no storage target');
@@ -101,30 +104,59 @@ export class BackupExecutor {
     // File tasks list their entries; so does a several-database task (one dump per entry).
     const manifest = task.type === 'file' || databaseNames(task).length > 1 ? new ManifestWriter(orm, record.id) : undefined;
     const warnings = new RunWarnings();
-    const source = await openTaskSource(sourceSpecOf(task), {
-      drivers: databaseDrivers.list(),
-      deps: storageOpener.deps(),
-      password: task.dbPassword ? secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
-      onWarning: (text) => {
-        warnings.add(text);
-        log('warn', text);
-      },
-      onEntry: (entry) => manifest?.add(entry),
-      signal,
-    });
-    // A source failing later rejects here; the pipeline sees the same failure as a stream error.
-    source.done.catch(() => undefined);
+    let copies: BackupRecordCopy[] = [];
+    let run: ArtifactRun;
+    try {
+      run = await runArtifact({
+        source: sourceSpecOf(task),
+        sourceContext: {
+          drivers: databaseDrivers.list(),
+          deps: storageOpener.deps(),
+          password: task.dbPassword ? secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
+          onWarning: (text) => {
+            warnings.add(text);
+            log('warn', text);
+          },
+          onEntry: (entry) => manifest?.add(entry),
+          signal,
+        },
+        prepare: async (rawExtension) => {
+          const key = storageKey(task.name, record.id, record.startedAt ?? new Date(), artifactExtension(rawExtension, compression, encrypted));
+          record.storagePath = key;
+          record.fileName = fileNameOf(key);
+          copies = ordered.map((t) => em.create(BackupRecordCopyEntity, { recordId: record.id, storageTargetId: t.id, storageTargetName: t.name, storagePath: key, status: 'pending' }));
+          await em.flush();
+          return { key, targets: await this.#usableTargets(em, ordered, copies, log) };
+        },
+        onTargetFailed: (target, reason) => {
+          const copy = copies.find((c) => c.storageTargetId === target.id)!;
+          copy.status = 'failed';
+          copy.error = reason;
+          log('error', `target "${target.name}": ${reason}`);
+        },
+        compression,
+        ...(encrypted ? { recipient: this.#d.ageRecipient } : {}),
+        signal,
+        log,
+        onProgress: (p) => recordLogs.progress(record.id, p, `${human(p.bytesRead)} read, ${human(p.bytesStored)} stored, ${human(p.speedBps)}/s`),
+      });
+      // A stop while the last targets were finishing: what some of them stored goes too.
+      if (signal.aborted) throw signal.reason;
+    } catch (err) {
+      for (const copy of copies) if (copy.status === 'pending') { copy.status = 'failed'; copy.error = message(err).slice(0, 2000); }
+      await manifest?.discard().catch(() => undefined);
+      await em.flush();
+      throw err;
+    }
+    return this.#settle(em, record, task, copies, run, manifest, warnings, log);
+  }
 
-    const extension = `${source.extension}${compressionExtension(compression)}${encrypted ? '.age' : ''}`;
-    const key = storageKey(task.name, record.id, record.startedAt ?? new Date(), extension);
-    record.storagePath = key;
-    record.fileName = fileNameOf(key);
-
-    const copies = ordered.map((t) => em.create(BackupRecordCopyEntity, { recordId: record.id, storageTargetId: t.id, storageTargetName: t.name, storagePath: key, status: 'pending' }));
-    await em.flush();
-
-    const opened: PipelineTarget[] = [];
-    const instances: StorageInstance[] = [];
+  /**
+   * The targets a run may write: a disabled target, or one already at its quota, gets a failed
+   * copy and is skipped (the quota is soft: the artifact's size is unknown until it is written).
+   */
+  async #usableTargets(em: EntityManager, ordered: StorageTarget[], copies: BackupRecordCopy[], log: Log): Promise<ArtifactTarget[]> {
+    const usable: ArtifactTarget[] = [];
     for (const [i, target] of ordered.entries()) {
       const copy = copies[i]!;
       if (!target.enabled) {
@@ -134,7 +166,6 @@ export class BackupExecutor {
         continue;
       }
       if (target.quotaBytes > 0) {
-        // A soft quota: the artifact's size is unknown until it is written, so a target already at its quota takes no more.
         const used = await recordedUsage(em, target.id);
         if (used.bytes >= target.quotaBytes) {
           copy.status = 'failed';
@@ -143,46 +174,14 @@ export class BackupExecutor {
           continue;
         }
       }
-      try {
-        const instance = await storageOpener.open(target);
-        instances.push(instance);
-        opened.push({ id: target.id, name: target.name, instance, key });
-      } catch (err) {
-        copy.status = 'failed';
-        copy.error = message(err).slice(0, 2000);
-        log('error', `target "${target.name}": ${copy.error}`);
-      }
+      usable.push({ id: target.id, name: target.name, open: () => this.#d.storageOpener.open(target) });
     }
-    if (opened.length === 0) {
-      source.stream.destroy();
-      await em.flush();
-      throw new Error('no storage target could be opened');
-    }
-    log('info', `writing ${key} to ${opened.map((t) => `"${t.name}"`).join(', ')} (${compression}${encrypted ? ', age-encrypted' : ''})`);
+    return usable;
+  }
 
-    let result: PipelineResult;
-    try {
-      result = await runPipeline({
-        source: source.stream,
-        compression,
-        ...(encrypted ? { recipient: this.#d.ageRecipient } : {}),
-        targets: opened,
-        signal,
-        onProgress: (p) => recordLogs.progress(record.id, { bytesRead: p.bytesRead, bytesStored: p.bytesStored, speedBps: Math.round(p.rate), elapsedSeconds: Math.round(p.elapsedMs / 1000) }, `${human(p.bytesRead)} read, ${human(p.bytesStored)} stored, ${human(p.rate)}/s`),
-      });
-      // Every target failing stops the source early; its own error would hide the targets' reasons.
-      if (result.status !== 'failed') await source.done;
-      // A stop while the last targets were finishing: what some of them stored goes too.
-      if (signal.aborted) throw signal.reason;
-    } catch (err) {
-      for (const copy of copies) if (copy.status === 'pending') { copy.status = 'failed'; copy.error = message(err).slice(0, 2000); }
-      await manifest?.discard().catch(() => undefined);
-      await em.flush();
-      throw err;
-    } finally {
-      await Promise.allSettled(instances.map((i) => i.close?.()));
-    }
-
+  /** Writes the targets' outcomes, sizes, checksum, statistics and manifest into the record. */
+  async #settle(em: EntityManager, record: BackupRecord, task: BackupTask, copies: BackupRecordCopy[], run: ArtifactRun, manifest: ManifestWriter | undefined, warnings: RunWarnings, log: Log): Promise<RecordStatus> {
+    const { result, source } = run;
     for (const r of result.results) {
       const copy = copies.find((c) => c.storageTargetId === r.targetId)!;
       copy.status = r.status;
@@ -206,32 +205,19 @@ export class BackupExecutor {
     record.checksum = result.checksum;
     const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
     record.errorMessage = withWarnings(failedCopies, warnings.summary());
-    if (source.tableStats) {
-      try {
-        record.sourceStats = JSON.stringify({ tables: await source.tableStats() });
-      } catch (err) {
-        log('warn', `table row counts could not be read (${message(err)}); deep verification will not compare them`);
-      }
-    }
-    let databases: Record<string, Record<string, number>> | undefined;
-    if (source.databaseStats) {
-      try {
-        databases = await source.databaseStats();
-        record.sourceStats = JSON.stringify({ databases });
-      } catch (err) {
-        log('warn', `table row counts could not be read (${message(err)}); deep verification will not compare them`);
-      }
-    }
+    const stats = await readSourceStats(source, log);
+    if (stats.tables) record.sourceStats = JSON.stringify({ tables: stats.tables });
+    if (stats.databases) record.sourceStats = JSON.stringify({ databases: stats.databases });
     if (manifest && (task.type === 'file' || manifest.count > 0)) {
       try {
         await manifest.finish();
         record.hasManifest = true;
-        record.sourceStats = JSON.stringify({ entries: manifest.count, ...(databases ? { databases } : {}) });
+        record.sourceStats = JSON.stringify({ entries: manifest.count, ...(stats.databases ? { databases: stats.databases } : {}) });
       } catch (err) {
         log('warn', `the file list could not be stored (${message(err)}); the artifact is complete, its contents cannot be browsed`);
       }
     }
-    log('info', `stored ${human(result.size)} (from ${human(result.rawBytes)}), sha256 ${result.checksum}${manifest ? `, ${manifest.count} entries` : ''}`);
+    log('info', storedLine(result, manifest ? `, ${manifest.count} entries` : ''));
     await em.flush();
     return status;
   }

@@ -1,3 +1,5 @@
+import { compressionExtension, type Compression } from '../engine/compression.ts';
+
 /**
  * Storage keys: `<task name slug>/<YYYY>/<MM>/<DD>/<record id>-<timestamp>.<ext>` (the
  * contract), dates in UTC so a key never depends on the server's zone.
@@ -28,6 +30,11 @@ export function storageKey(taskName: string, recordId: number, startedAt: Date, 
   const iso = startedAt.toISOString();
   const [yyyy, mm, dd] = [iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10)];
   return `${slugify(taskName)}/${yyyy}/${mm}/${dd}/${recordId}-${stamp(startedAt)}.${extension}`;
+}
+
+/** The artifact's file extension: the raw one (`tar`, `sql`, ...), then compression, then `.age`. */
+export function artifactExtension(rawExtension: string, compression: Compression, encrypted: boolean): string {
+  return `${rawExtension}${compressionExtension(compression)}${encrypted ? '.age' : ''}`;
 }
 
 /** The last segment of a key: the file name a download offers. */
