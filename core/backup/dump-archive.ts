@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
-import { drained, quiet, type ManifestEntry } from '../engine/tar-source.ts';
+import type { ManifestEntry } from '../engine/tar-source.ts';
+import { drained, quiet } from '../engine/tar-entry-flow.ts';
 
 /**
  * A task naming several databases stores one tar holding one dump per database, each exactly
