@@ -1,8 +1,6 @@
 import { BackupRecordEntity } from '../../db/entities/backup-record.ts';
-import { posix, win32 } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { Cron } from 'croner';
 import { BackupTaskEntity, BackupTaskTargetEntity, type BackupTask } from '../../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
@@ -10,58 +8,15 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import type { ProviderRegistry } from '../../plugin-host/registry.ts';
 import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
-import { validateConfig } from '../../storage/target-config.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
-import { databaseListProblem } from '../../backup/task-source.ts';
-import { parseMaintenanceWindows } from './maintenance-window.ts';
 import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
+import type { Draft } from './task-draft.ts';
+import { validateTask } from './task-validation.ts';
+
+export { cronError, MAX_TIMEOUT_MINUTES } from './task-validation.ts';
 
 export const DB_PASSWORD_AAD = 'backup_tasks.db_password';
-const COMPRESSIONS = ['zstd', 'gzip', 'none'];
-const VERIFY_MODES = ['quick', 'deep'];
-const MAX_DEPENDENCY_DEPTH = 64;
-/** The longest run time limit a task may set: a week. */
-export const MAX_TIMEOUT_MINUTES = 10_080;
-
-/** A task's full, normalised state: built from the stored row and the input, then validated. */
-interface Draft {
-  name: string;
-  type: string;
-  enabled: boolean;
-  cronExpr: string;
-  sourcePaths: string[];
-  excludePatterns: string[];
-  dbHost: string;
-  dbPort: number;
-  dbUser: string;
-  dbName: string;
-  dbPath: string;
-  storageTargetIds: number[];
-  nodeId: number;
-  nodeLabel: string;
-  tags: string[];
-  retentionDays: number;
-  maxBackups: number;
-  keepDaily: number;
-  keepWeekly: number;
-  keepMonthly: number;
-  keepYearly: number;
-  compression: string;
-  encrypt: boolean;
-  slaHoursRpo: number;
-  rtoMinutes: number;
-  timeoutMinutes: number;
-  alertOnConsecutiveFails: number;
-  verifyEnabled: boolean;
-  verifyCronExpr: string;
-  verifyMode: string;
-  maintenanceWindows: string;
-  dependsOnTaskIds: number[];
-  replicationTargetIds: number[];
-}
-
-type Detail = { path: string; message: string };
 
 const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
   enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',
@@ -74,16 +29,6 @@ const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
 export function normaliseTags(tags: string | string[]): string[] {
   const parts = (Array.isArray(tags) ? tags : [tags]).flatMap((t) => t.split(','));
   return [...new Set(parts.map((t) => t.trim()).filter((t) => t !== ''))];
-}
-
-/** Croner's parse: the expression the scheduler will use, refused now rather than at fire time. */
-export function cronError(expr: string): string | undefined {
-  try {
-    new Cron(expr, { paused: true }).stop();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message.replace(/^CronPattern: /, '');
-  }
 }
 
 const unique = <T>(list: T[]): T[] => [...new Set(list)];
@@ -265,118 +210,9 @@ export class BackupTaskService {
 
   /** Every rule at once; the type is canonicalised in place. 400 BACKUP_TASK_INVALID lists each failure. */
   async #validate(em: EntityManager, d: Draft, selfId: number | undefined): Promise<void> {
-    const details: Detail[] = [];
-    const fail = (path: string, message: string) => details.push({ path, message });
-
-    if (d.name === '') fail('name', 'must not be blank');
     const type = this.canonicalType(d.type);
-    if (!type) fail('type', `unknown task type "${d.type}"; known: ${['file', ...this.#drivers.list().flatMap((x) => [x.type, ...(x.aliases ?? [])])].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`);
-    else d.type = type;
-
-    if (d.cronExpr !== '') {
-      const err = cronError(d.cronExpr);
-      if (err) fail('cronExpr', `invalid cron expression: ${err}`);
-    }
-    if (d.verifyCronExpr !== '') {
-      const err = cronError(d.verifyCronExpr);
-      if (err) fail('verifyCronExpr', `invalid cron expression: ${err}`);
-    } else if (d.verifyEnabled) {
-      fail('verifyCronExpr', 'is required when verifyEnabled is true');
-    }
-    if (!VERIFY_MODES.includes(d.verifyMode)) fail('verifyMode', `must be one of ${VERIFY_MODES.join(', ')}`);
-    if (!COMPRESSIONS.includes(d.compression)) fail('compression', `must be one of ${COMPRESSIONS.join(', ')}`);
-
-    if (type === 'file') {
-      if (d.sourcePaths.length === 0) fail('sourcePaths', 'a file task needs at least one source path');
-      d.sourcePaths.forEach((p, i) => {
-        if (p.includes('\0') || !(posix.isAbsolute(p) || win32.isAbsolute(p))) fail(`sourcePaths/${i}`, 'must be an absolute path');
-      });
-    } else if (type) {
-      this.#validateConnection(d, type, fail);
-    }
-
-    for (const key of ['retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes'] as const) {
-      if (d[key] < 0) fail(key, 'must be 0 or more');
-    }
-    if (d.timeoutMinutes < 0 || d.timeoutMinutes > MAX_TIMEOUT_MINUTES) fail('timeoutMinutes', `must be 0 (no limit) to ${MAX_TIMEOUT_MINUTES} (a week)`);
-    if (d.alertOnConsecutiveFails < 1) fail('alertOnConsecutiveFails', 'must be 1 or more');
-
-    const tags = d.tags.join(',');
-    if (tags.length > 500) fail('tags', 'at most 500 characters in all');
-    d.tags.forEach((t, i) => { if (t.length > 64) fail(`tags/${i}`, 'at most 64 characters'); });
-
-    if (d.maintenanceWindows !== '') {
-      try {
-        parseMaintenanceWindows(d.maintenanceWindows);
-      } catch (err) {
-        fail('maintenanceWindows', (err as Error).message);
-      }
-    }
-
-    if (d.storageTargetIds.length === 0) fail('storageTargetIds', 'at least one storage target is required');
-    else {
-      const found = new Set((await em.find(StorageTargetEntity, { id: { $in: d.storageTargetIds } }, { fields: ['id'] })).map((t) => t.id));
-      d.storageTargetIds.forEach((id, i) => { if (!found.has(id)) fail(`storageTargetIds/${i}`, `storage target ${id} does not exist`); });
-    }
-    if (d.replicationTargetIds.length > 0) {
-      const found = new Set((await em.find(StorageTargetEntity, { id: { $in: d.replicationTargetIds } }, { fields: ['id'] })).map((t) => t.id));
-      d.replicationTargetIds.forEach((id, i) => {
-        if (!found.has(id)) fail(`replicationTargetIds/${i}`, `storage target ${id} does not exist`);
-        else if (d.storageTargetIds.includes(id)) fail(`replicationTargetIds/${i}`, `storage target ${id} already receives every backup`);
-      });
-    }
-
-    if (d.nodeId !== 0 && !(await em.findOne(NodeEntity, { id: d.nodeId }, { fields: ['id'] }))) fail('nodeId', `node ${d.nodeId} does not exist (0 = master)`);
-    if (d.nodeLabel !== '' && !/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/.test(d.nodeLabel)) fail('nodeLabel', 'must be a node label (letters, digits, _ . : -)');
-    if (d.nodeLabel !== '' && d.nodeId !== 0) fail('nodeLabel', 'a task runs on one node (nodeId) or on a label pool (nodeLabel), not both');
-
-    if (d.dependsOnTaskIds.length > 0) await this.#validateDependencies(em, d.dependsOnTaskIds, selfId, fail);
-
+    const details = await validateTask(em, d, selfId, { type, drivers: this.#drivers.list() });
     if (details.length > 0) throw new AppError('BACKUP_TASK_INVALID', { details });
-  }
-
-  /** The connection fields a driver's schema declares, checked by that schema; a database name when it has one. */
-  #validateConnection(d: Draft, type: string, fail: (path: string, message: string) => void): void {
-    const driver = driverFor(this.#drivers.list(), type)!;
-    const props = (driver.configSchema as { properties?: Record<string, unknown> }).properties ?? {};
-    const fields: Record<string, keyof Draft> = { host: 'dbHost', port: 'dbPort', user: 'dbUser', path: 'dbPath' };
-    const conn: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(fields)) {
-      const value = d[field];
-      if (key in props && value !== '' && value !== 0) conn[key] = value;
-    }
-    if ('path' in props && d.dbPath !== '' && !(posix.isAbsolute(d.dbPath) || win32.isAbsolute(d.dbPath))) fail('dbPath', 'must be an absolute path');
-    const names = driver.databaseNames === 'none' ? undefined : databaseListProblem(d.dbName);
-    if (names) fail('dbName', names);
-    try {
-      validateConfig(driver, conn, 'BACKUP_TASK_INVALID');
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      for (const detail of (err.details ?? []) as Detail[]) {
-        const key = detail.path.replace(/^config\/?/, '').split('/')[0] ?? '';
-        fail(fields[key] ?? (key || 'type'), detail.message);
-      }
-    }
-  }
-
-  async #validateDependencies(em: EntityManager, deps: number[], selfId: number | undefined, fail: (path: string, message: string) => void): Promise<void> {
-    const all = await em.find(BackupTaskEntity, {}, { fields: ['id', 'dependsOnTaskIds'] });
-    const graph = new Map(all.map((t) => [t.id, jsonList<number>(t.dependsOnTaskIds)]));
-    deps.forEach((id, i) => {
-      if (id === selfId) fail(`dependsOnTaskIds/${i}`, 'a task cannot depend on itself');
-      else if (!graph.has(id)) fail(`dependsOnTaskIds/${i}`, `task ${id} does not exist`);
-    });
-    if (selfId === undefined) return; // nothing can depend on a task that does not exist yet
-    graph.set(selfId, deps);
-    // A cycle through this task exists when one of its dependencies leads back to it.
-    const seen = new Set<number>();
-    const reaches = (id: number, depth: number): boolean => {
-      if (id === selfId) return true;
-      if (seen.has(id) || depth > MAX_DEPENDENCY_DEPTH) return false;
-      seen.add(id);
-      return (graph.get(id) ?? []).some((next) => reaches(next, depth + 1));
-    };
-    if (deps.some((id) => id !== selfId && reaches(id, 1))) fail('dependsOnTaskIds', 'the dependencies form a cycle');
   }
 
   #columns(d: Draft) {
