@@ -20,7 +20,7 @@ import { rawExtensionOf, sourceSpecOf } from '../backup/task-source.ts';
 import { recordedUsage } from '../backup/target-usage.ts';
 import { withWarnings } from '../backup/run-warnings.ts';
 import { taskTargets } from '../backup/task-targets.ts';
-import { compressionExtension, type Compression } from '../engine/compression.ts';
+import type { Compression } from '../engine/compression.ts';
 import { checksumGuard } from '../engine/checksum-guard.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
