@@ -1,5 +1,5 @@
 import type { ManifestEntry } from '../core/engine/tar-source.ts';
-import { errorText } from '../core/text.ts';
+import { errorText } from '../core/lib/text.ts';
 import { Backoff, retryWithBackoff } from './backoff.ts';
 import { isRetryable, type MasterClient } from './master-client.ts';
 

@@ -3,7 +3,7 @@ import { RunWarnings } from '../../core/backup/run-warnings.ts';
 import type { Compression } from '../../core/engine/compression.ts';
 import { runPipeline, type PipelineResult, type PipelineTarget } from '../../core/engine/pipeline.ts';
 import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
-import { errorText, humanBytes } from '../../core/text.ts';
+import { errorText, humanBytes } from '../../core/lib/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
 import { pacedStorage, parseBandwidth } from '../throttle.ts';

@@ -25,7 +25,7 @@ import { checksumGuard } from '../engine/checksum-guard.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { archivePath } from '../recovery/safe-extract.ts';
-import { errorText, humanBytes } from '../text.ts';
+import { errorText, humanBytes } from '../lib/text.ts';
 import type { CommandQueue } from './command-queue.ts';
 import type { RunStop, StopStatus } from '../backup/run-stop.ts';
 

@@ -12,7 +12,7 @@ import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
 import { copyVerdict, NoReadableCopyError, openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
-import { errorText } from '../text.ts';
+import { errorText } from '../lib/text.ts';
 import { restoreTargetOf } from '../recovery/database-restore.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { publishRestoreOutcome } from '../recovery/restore-service.ts';

@@ -12,7 +12,7 @@ import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
 import { databaseNames, openTaskSource, sourceSpecOf } from './task-source.ts';
-import { errorText as message, humanBytes as human } from '../text.ts';
+import { errorText as message, humanBytes as human } from '../lib/text.ts';
 import { recordedUsage } from './target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
 import { storageKey, fileNameOf } from './storage-key.ts';

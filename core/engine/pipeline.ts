@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { providerErrorKind, type StorageInstance } from '../plugin-host/contracts.ts';
 import { compressor, type Compression } from './compression.ts';
 import { encryptStream } from './encryption.ts';
-import { errorText as message } from '../text.ts';
+import { errorText as message } from '../lib/text.ts';
 
 /**
  * One backup's byte path: source -> compression -> age encryption -> SHA-256 -> every target

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AuditWriter } from './audit-writer.ts';
 import type { Cradle } from '../container.ts';
 import { createJobScope } from '../container.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../config/version.ts';
 
 const TIMEOUT_MS = 3000;
 

@@ -37,4 +37,4 @@ export async function openDriver(deps: RecoveryDeps, task: BackupTask): Promise<
   return { type, instance };
 }
 
-export { humanBytes as human } from '../text.ts';
+export { humanBytes as human } from '../lib/text.ts';

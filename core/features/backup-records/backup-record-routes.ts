@@ -12,7 +12,7 @@ import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody
 import { recordSummary, copyResult } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';
 import { NoReadableCopyError, openStoredCopy } from '../../recovery/artifact-source.ts';
-import { errorText } from '../../text.ts';
+import { errorText } from '../../lib/text.ts';
 import { principalName } from '../../auth/principal.ts';
 import { cancelledBy } from '../../backup/run-stop.ts';
 
