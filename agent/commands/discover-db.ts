@@ -1,4 +1,4 @@
-import { discovered } from '../../core/features/discovery/discovery-routes.ts';
+import { discovered } from '../../core/agent-protocol/discovered-database.ts';
 import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { errorText } from '../../core/lib/text.ts';
 import { providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';

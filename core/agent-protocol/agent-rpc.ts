@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { NodeEntity } from '../db/entities/node.ts';
 import type { CommandType } from '../db/entities/agent-command.ts';
-import { nodeStatus } from '../features/nodes/node-view.ts';
+import { nodeStatus } from './node-status.ts';
 import { AppError } from '../http/app-error.ts';
 
 /** How long a request waits for an agent's answer (agents poll every few seconds). */

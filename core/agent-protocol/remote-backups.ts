@@ -22,7 +22,7 @@ import { withWarnings } from '../backup/run-warnings.ts';
 import { taskTargets } from '../backup/task-targets.ts';
 import { compressionExtension, type Compression } from '../engine/compression.ts';
 import { checksumGuard } from '../engine/checksum-guard.ts';
-import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { archivePath } from '../recovery/safe-extract.ts';
 import { errorText, humanBytes } from '../lib/text.ts';

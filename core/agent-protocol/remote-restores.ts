@@ -16,7 +16,7 @@ import { errorText } from '../lib/text.ts';
 import { restoreTargetOf } from '../recovery/database-restore.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { publishRestoreOutcome } from '../recovery/restore-service.ts';
-import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { isDumpArchive } from '../backup/dump-archive.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import type { CommandQueue } from './command-queue.ts';

@@ -10,7 +10,7 @@ import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine/pipeline.ts';
 import { compressionExtension, type Compression } from '../engine/compression.ts';
-import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { DB_PASSWORD_AAD } from './task-source.ts';
 import { databaseNames, openTaskSource, sourceSpecOf } from './task-source.ts';
 import { errorText as message, humanBytes as human } from '../lib/text.ts';
 import { recordedUsage } from './target-usage.ts';

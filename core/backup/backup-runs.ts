@@ -7,7 +7,7 @@ import { AppError } from '../http/app-error.ts';
 import { SYSTEM_ACTOR as SYSTEM, type AuditWriter } from '../events/audit-writer.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
-import { parseMaintenanceWindows, withinMaintenanceWindows } from '../features/backup-tasks/maintenance-window.ts';
+import { parseMaintenanceWindows, withinMaintenanceWindows } from './maintenance-window.ts';
 import type { BackupExecutor } from './backup-executor.ts';
 import type { RetentionService } from './retention-service.ts';
 import { scheduleTimeZone } from './time-zone.ts';

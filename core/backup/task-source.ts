@@ -43,6 +43,9 @@ export interface SourceSpec {
   dbPath: string;
 }
 
+/** Associated data of a task's sealed database password: the task service seals it, every run opens it. */
+export const DB_PASSWORD_AAD = 'backup_tasks.db_password';
+
 export function sourceSpecOf(task: BackupTask): SourceSpec {
   return {
     type: task.type,

@@ -1,10 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuditActor } from '../events/audit-writer.ts';
 import { AppError } from './app-error.ts';
-
-export function auditActor(request: FastifyRequest): AuditActor {
-  return { principal: request.principal, clientIp: request.ip };
-}
 
 /** Lists return arrays; the total across all pages travels in `X-Total-Count`. */
 export function setTotal(reply: FastifyReply, total: number): void {

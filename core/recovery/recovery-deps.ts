@@ -10,7 +10,7 @@ import type { Config } from '../config/config.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
-import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { driverConfig } from '../backup/task-source.ts';
 

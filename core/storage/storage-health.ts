@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Cradle } from '../container.ts';
 import { createJobScope } from '../container.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
-import { testInstance } from '../features/storage-targets/storage-target-service.ts';
+import { testInstance } from './target-test.ts';
 import { providerFailure, trimReason } from './target-opener.ts';
 
 export interface HealthTransition { targetId: number; name: string; from: string; to: 'healthy' | 'unhealthy'; message: string }

@@ -12,12 +12,11 @@ import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
 import { AppError } from '../../http/app-error.ts';
 import { validateConfig } from '../../storage/target-config.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
-import { databaseListProblem } from '../../backup/task-source.ts';
-import { parseMaintenanceWindows } from './maintenance-window.ts';
+import { DB_PASSWORD_AAD, databaseListProblem } from '../../backup/task-source.ts';
+import { parseMaintenanceWindows } from '../../backup/maintenance-window.ts';
 import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
 
-export const DB_PASSWORD_AAD = 'backup_tasks.db_password';
 const COMPRESSIONS = ['zstd', 'gzip', 'none'];
 const VERIFY_MODES = ['quick', 'deep'];
 const MAX_DEPENDENCY_DEPTH = 64;

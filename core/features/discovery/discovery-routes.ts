@@ -9,6 +9,7 @@ import { validateConfig } from '../../storage/target-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
+import { discovered } from '../../agent-protocol/discovered-database.ts';
 
 const DiscoverBody = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 32 }),
@@ -23,11 +24,6 @@ const DiscoverBody = Type.Object({
 });
 
 const Discovered = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });
-
-/** One database in the reply (what a driver found, or what an agent sent), shaped and bounded. */
-export function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): { name: string; sizeBytes: number | null; system: boolean } {
-  return { name: String(d.name ?? '').slice(0, 255), sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null, system: d.system === true };
-}
 
 export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

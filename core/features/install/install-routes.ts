@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { auditActor } from '../../http/request-helpers.ts';
+import { auditActor } from '../../events/audit-actor.ts';
 import { principalName } from '../../auth/principal.ts';
 import type { Node } from '../../db/entities/node.ts';
 import { NodeService } from '../nodes/node-service.ts';
