@@ -26,19 +26,19 @@ import { RecordLogHub } from './backup/record-log.ts';
 import { BackupExecutor } from './backup/backup-executor.ts';
 import { RecordDeleter } from './backup/record-deleter.ts';
 import { RetentionService } from './backup/retention-service.ts';
-import { BackupRuns } from './backup/backup-runs.ts';
-import { BackupScheduler } from './backup/scheduler.ts';
-import { BackupCancel } from './backup/backup-cancel.ts';
-import { RunTimeLimits } from './backup/run-time-limits.ts';
+import { BackupRuns } from './runs/backup-runs.ts';
+import { BackupScheduler } from './runs/scheduler.ts';
+import { BackupCancel } from './runs/backup-cancel.ts';
+import { RunTimeLimits } from './runs/run-time-limits.ts';
 import { RestoreService } from './recovery/restore-service.ts';
 import { VerifyService } from './recovery/verify-service.ts';
 import { ReplicationService } from './recovery/replication-service.ts';
 import type { AgeKeyPair } from './engine/age-identity.ts';
 import { BackupRecordService } from './features/backup-records/backup-record-service.ts';
 import { CommandQueue } from './agent-protocol/command-queue.ts';
-import { RemoteBackups } from './agent-protocol/remote-backups.ts';
-import { RemoteRestores } from './agent-protocol/remote-restores.ts';
-import { LeaseMonitor } from './agent-protocol/lease-monitor.ts';
+import { RemoteBackups } from './runs/remote-backups.ts';
+import { RemoteRestores } from './runs/remote-restores.ts';
+import { LeaseMonitor } from './runs/lease-monitor.ts';
 
 /** Singletons: one per app instance. */
 export interface AppCradle {

@@ -7,17 +7,17 @@ import { AppError } from '../http/app-error.ts';
 import { SYSTEM_ACTOR as SYSTEM, type AuditWriter } from '../events/audit-writer.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
-import { parseMaintenanceWindows, withinMaintenanceWindows } from './maintenance-window.ts';
-import type { BackupExecutor } from './backup-executor.ts';
-import type { RetentionService } from './retention-service.ts';
-import { scheduleTimeZone } from './time-zone.ts';
+import { parseMaintenanceWindows, withinMaintenanceWindows } from '../backup/maintenance-window.ts';
+import type { BackupExecutor } from '../backup/backup-executor.ts';
+import type { RetentionService } from '../backup/retention-service.ts';
+import { scheduleTimeZone } from '../backup/time-zone.ts';
 import type { ReplicationService } from '../recovery/replication-service.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import { placeRun, runsOnMaster } from '../agent-protocol/placement.ts';
 import type { EventBus } from '../events/event-bus.ts';
-import type { RecordLogHub } from './record-log.ts';
-import { settleBackup } from './record-outcome.ts';
-import type { RunStop } from './run-stop.ts';
+import type { RecordLogHub } from '../backup/record-log.ts';
+import { settleBackup } from '../backup/record-outcome.ts';
+import type { RunStop } from '../backup/run-stop.ts';
 
 export type RunTrigger = 'manual' | 'scheduled' | 'catch_up' | 'dependency';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { IdParams, envelopeOf } from '../http/schemas.ts';
-import { ok } from '../http/envelope.ts';
-import { RestoreUpdateInput, UpdateReply } from './agent-schemas.ts';
+import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { RestoreUpdateInput, UpdateReply } from '../../agent-protocol/agent-schemas.ts';
 import { agentNodeId } from './agent-node.ts';
 
 /** Restores on agents: instructions, the checked raw artifact, and state updates. */

@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { BackupRecordEntity, TERMINAL_STATUSES, type BackupRecord } from '../db/entities/backup-record.ts';
 import { AppError } from '../http/app-error.ts';
-import type { RemoteBackups } from '../agent-protocol/remote-backups.ts';
+import type { RemoteBackups } from './remote-backups.ts';
 import type { BackupRuns } from './backup-runs.ts';
-import type { RunStop } from './run-stop.ts';
+import type { RunStop } from '../backup/run-stop.ts';
 
 /**
  * Stops one queued or running backup wherever it runs: on the master through its run queue,

@@ -19,7 +19,7 @@ import { publishRestoreOutcome } from '../recovery/restore-service.ts';
 import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { isDumpArchive } from '../backup/dump-archive.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
-import type { CommandQueue } from './command-queue.ts';
+import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import type { AgentLogLine } from './remote-backups.ts';
 
 export interface RestoreUpdate {

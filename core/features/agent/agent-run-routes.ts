@@ -2,10 +2,10 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf } from '../http/schemas.ts';
-import { ok } from '../http/envelope.ts';
-import { AppError } from '../http/app-error.ts';
-import { RecordTargetParams, RecordUpdateInput, TaskSpecQuery, UpdateReply } from './agent-schemas.ts';
+import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { AppError } from '../../http/app-error.ts';
+import { RecordTargetParams, RecordUpdateInput, TaskSpecQuery, UpdateReply } from '../../agent-protocol/agent-schemas.ts';
 import { agentNodeId } from './agent-node.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;

@@ -6,7 +6,7 @@ import { AppError } from '../http/app-error.ts';
 import { SYSTEM_ACTOR as SYSTEM, type AuditWriter } from '../events/audit-writer.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { BackupRuns, RunTrigger } from './backup-runs.ts';
-import { scheduleTimeZone } from './time-zone.ts';
+import { scheduleTimeZone } from '../backup/time-zone.ts';
 import type { VerifyService } from '../recovery/verify-service.ts';
 
 /**

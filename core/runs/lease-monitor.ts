@@ -4,8 +4,8 @@ import { AgentCommandEntity, type AgentCommand } from '../db/entities/agent-comm
 import { BackupRecordEntity, TERMINAL_STATUSES } from '../db/entities/backup-record.ts';
 import { RestoreRecordEntity } from '../db/entities/recovery-records.ts';
 import { NodeEntity } from '../db/entities/node.ts';
-import { nodeStatus } from './node-status.ts';
-import type { CommandQueue } from './command-queue.ts';
+import { nodeStatus } from '../agent-protocol/node-status.ts';
+import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import type { RemoteBackups } from './remote-backups.ts';
 import type { RemoteRestores } from './remote-restores.ts';
 

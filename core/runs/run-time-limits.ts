@@ -4,7 +4,7 @@ import { BackupRecordEntity } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { AppError } from '../http/app-error.ts';
 import type { BackupCancel } from './backup-cancel.ts';
-import { timeLimitReached } from './run-stop.ts';
+import { timeLimitReached } from '../backup/run-stop.ts';
 
 /**
  * Enforces each task's `timeoutMinutes`: every `runLimitCheckMs` the running backups (master

@@ -13,7 +13,7 @@ import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { RecordLogHub, ProgressInfo, LogLevel } from '../backup/record-log.ts';
-import type { BackupRuns } from '../backup/backup-runs.ts';
+import type { BackupRuns } from './backup-runs.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
 import { storageKey, fileNameOf } from '../backup/storage-key.ts';
 import { rawExtensionOf, sourceSpecOf } from '../backup/task-source.ts';
@@ -26,7 +26,7 @@ import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { archivePath } from '../recovery/safe-extract.ts';
 import { errorText, humanBytes } from '../lib/text.ts';
-import type { CommandQueue } from './command-queue.ts';
+import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import type { RunStop, StopStatus } from '../backup/run-stop.ts';
 
 export interface AgentLogLine { level: LogLevel; message: string }

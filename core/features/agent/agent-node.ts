@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../http/app-error.ts';
+import { AppError } from '../../http/app-error.ts';
 
 /** The node whose token authenticated this agent request (the guard's `agent` label set it). */
 export function agentNodeId(request: FastifyRequest): number {

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf } from '../http/schemas.ts';
-import { ok } from '../http/envelope.ts';
-import { AppError } from '../http/app-error.ts';
-import { CommandResultInput, PollReply } from './agent-schemas.ts';
+import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { ok } from '../../http/envelope.ts';
+import { AppError } from '../../http/app-error.ts';
+import { CommandResultInput, PollReply } from '../../agent-protocol/agent-schemas.ts';
 import { agentNodeId } from './agent-node.ts';
 
 /** `POST /api/agent/commands/poll` and `POST /api/agent/commands/:id/result`. */
