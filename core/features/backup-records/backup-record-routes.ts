@@ -8,7 +8,7 @@ import { setTotal } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { requireEventStreamAccept } from '../../http/sse-accept.ts';
 import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../../db/entities/backup-record.ts';
-import { streamRecordLog } from '../../http/record-log-stream.ts';
+import { streamRecordLog } from './record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
 import { recordSummary, copyResult } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';

@@ -9,7 +9,7 @@ import { AppError } from '../../http/app-error.ts';
 import { setTotal } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { requireEventStreamAccept } from '../../http/sse-accept.ts';
-import { streamRecordLog } from '../../http/record-log-stream.ts';
+import { streamRecordLog } from '../backup-records/record-log-stream.ts';
 import { principalName } from '../../auth/principal.ts';
 import { RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity } from '../../db/entities/recovery-records.ts';
 import { RecoveryListQuery, RestoreBody, RestoreSummary, RestoreDetail, VerifyBody, VerifySummary, VerifyDetail, ReplicateBody, ReplicationSummary } from './recovery-schemas.ts';

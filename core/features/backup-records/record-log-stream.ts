@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { TERMINAL_STATUSES, type RecordStatus } from '../db/entities/backup-record.ts';
-import { finalEvent, type LogEvent, type RecordLogHub } from '../backup/record-log.ts';
-import { openEventStream } from './sse-accept.ts';
+import { TERMINAL_STATUSES, type RecordStatus } from '../../db/entities/backup-record.ts';
+import { finalEvent, type LogEvent, type RecordLogHub } from '../../backup/record-log.ts';
+import { openEventStream } from '../../http/sse-accept.ts';
 
 const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', data: e });
 
