@@ -4,6 +4,9 @@ import { fastifyAwilixPlugin } from '@fastify/awilix';
 import { asValue, type AwilixContainer } from 'awilix';
 import type { Config } from './config/config.ts';
 import { createAppContainer, type Cradle } from './container.ts';
+import type { StorageHealthMonitor } from './storage/storage-health.ts';
+import type { TemporarySweep } from './storage/temporary-sweep.ts';
+import type { AuditRetention } from './events/audit-retention.ts';
 import { openOrm, migrate } from './db/orm.ts';
 import { loadMasterKey } from './security/master-key.ts';
 import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
@@ -27,7 +30,6 @@ import { agentRunRoutes } from './features/agent/agent-run-routes.ts';
 import { agentRestoreRoutes } from './features/agent/agent-restore-routes.ts';
 import { discoverPlugins } from './plugin-host/discover.ts';
 import { importPlugins, registerPlugins, type LoadedPlugin } from './plugin-host/load.ts';
-import { startAuditWebhook } from './events/audit-webhook.ts';
 import { nextBootEpoch } from './events/boot-epoch.ts';
 import { healthRoutes } from './features/health/health-routes.ts';
 import { authRoutes } from './features/auth/auth-routes.ts';
@@ -44,10 +46,7 @@ import { taskTransferRoutes } from './features/task-transfer/task-transfer-route
 import { taskTemplateRoutes } from './features/task-templates/task-template-routes.ts';
 import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
 import { fastifySSE } from '@fastify/sse';
-import { StorageHealthMonitor } from './storage/storage-health.ts';
 import { resetScratchDir } from './storage/scratch-dir.ts';
-import { AuditRetention } from './events/audit-retention.ts';
-import { TemporarySweep } from './storage/temporary-sweep.ts';
 
 export interface BuildOptions {
   /** Overrides the login limits (tests of the limiter use small numbers). */
@@ -106,13 +105,10 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(recoveryRoutes);
   await app.register(eventStreamRoutes);
 
-  const storageHealth = new StorageHealthMonitor(container, app.log);
+  const { backupRuns, scheduler, recordDeleter, storageHealth, auditRetention, temporarySweep, auditWebhook } = container.cradle;
   app.decorate('storageHealth', storageHealth);
-  const auditRetention = new AuditRetention(container, app.log);
   app.decorate('auditRetention', auditRetention);
-  const temporarySweep = new TemporarySweep(container, app.log);
   app.decorate('temporarySweep', temporarySweep);
-  const { backupRuns, scheduler, recordDeleter } = container.cradle;
   let deletionSweep: NodeJS.Timeout | undefined;
   app.addHook('onReady', async function startBackgroundWork() {
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
@@ -134,9 +130,9 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     deletionSweep = setInterval(sweep, 10 * 60_000).unref();
   });
 
-  const stopWebhook = startAuditWebhook(container.cradle.audit, container, app.log);
+  auditWebhook.start();
   app.addHook('onClose', async function closeOrm() {
-    stopWebhook();
+    auditWebhook.stop();
     scheduler.stop();
     if (deletionSweep) clearInterval(deletionSweep);
     await container.cradle.leaseMonitor.stop();

@@ -39,6 +39,10 @@ import { CommandQueue } from './agent-protocol/command-queue.ts';
 import { RemoteBackups } from './runs/remote-backups.ts';
 import { RemoteRestores } from './runs/remote-restores.ts';
 import { LeaseMonitor } from './runs/lease-monitor.ts';
+import { StorageHealthMonitor } from './storage/storage-health.ts';
+import { TemporarySweep } from './storage/temporary-sweep.ts';
+import { AuditRetention } from './events/audit-retention.ts';
+import { AuditWebhook } from './events/audit-webhook.ts';
 
 /** Singletons: one per app instance. */
 export interface AppCradle {
@@ -78,6 +82,14 @@ export interface AppCradle {
   leaseMonitor: LeaseMonitor;
   backupCancel: BackupCancel;
   runTimeLimits: RunTimeLimits;
+  /** The settings' current values, read in a job scope (for singletons, which cannot hold `settings`). */
+  readSettings: () => Promise<Record<string, string>>;
+  /** Drops expired storage authorisation drafts, in a job scope. */
+  purgeOAuthDrafts: () => Promise<number>;
+  storageHealth: StorageHealthMonitor;
+  temporarySweep: TemporarySweep;
+  auditRetention: AuditRetention;
+  auditWebhook: AuditWebhook;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -151,6 +163,12 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     leaseMonitor: asClass(LeaseMonitor).singleton(),
     backupCancel: asClass(BackupCancel).singleton(),
     runTimeLimits: asClass(RunTimeLimits).singleton(),
+    readSettings: asValue(() => inJobScope(container, (cradle) => cradle.settings.values())),
+    purgeOAuthDrafts: asValue(() => inJobScope(container, (cradle) => cradle.storageOAuth.purge())),
+    storageHealth: asClass(StorageHealthMonitor).singleton(),
+    temporarySweep: asClass(TemporarySweep).singleton(),
+    auditRetention: asClass(AuditRetention).singleton(),
+    auditWebhook: asClass(AuditWebhook).singleton(),
   });
   return container;
 }
@@ -160,4 +178,14 @@ export function createJobScope(container: AwilixContainer<Cradle>): AwilixContai
   const scope = container.createScope();
   scope.register({ em: asValue(container.cradle.orm.em.fork()) });
   return scope;
+}
+
+/** Runs scoped services' work for a singleton: a job scope around `work`, disposed after. */
+async function inJobScope<T>(container: AwilixContainer<Cradle>, work: (cradle: Cradle) => Promise<T>): Promise<T> {
+  const scope = createJobScope(container);
+  try {
+    return await work(scope.cradle);
+  } finally {
+    await scope.dispose();
+  }
 }
