@@ -19,6 +19,9 @@ import { StorageTargetOpener } from './storage/target-opener.ts';
 import { StorageTargetService } from './features/storage-targets/storage-target-service.ts';
 import { StorageOAuthFlow } from './features/storage-targets/oauth-flow.ts';
 import { BackupTaskService } from './features/backup-tasks/backup-task-service.ts';
+import { TaskTemplateService } from './features/task-templates/task-template-service.ts';
+import { NodeService } from './features/nodes/node-service.ts';
+import { InstallService } from './features/install/install-service.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { Registry } from 'prom-client';
 import { BackupMetrics } from './metrics/backup-metrics.ts';
@@ -104,6 +107,9 @@ export interface ScopeCradle {
   storageOAuth: StorageOAuthFlow;
   backupTasks: BackupTaskService;
   backupRecords: BackupRecordService;
+  taskTemplates: TaskTemplateService;
+  nodes: NodeService;
+  installs: InstallService;
 }
 
 export type Cradle = AppCradle & ScopeCradle;
@@ -142,6 +148,9 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     storageOAuth: asClass(StorageOAuthFlow).scoped(),
     backupTasks: asClass(BackupTaskService).scoped(),
     backupRecords: asClass(BackupRecordService).scoped(),
+    taskTemplates: asClass(TaskTemplateService).scoped(),
+    nodes: asClass(NodeService).scoped(),
+    installs: asClass(InstallService).scoped(),
     metricsRegistry: asValue(new Registry()),
     backupMetrics: asClass(BackupMetrics).singleton(),
     ageKeys: asValue(options.ageKeys),

@@ -12,3 +12,10 @@ export function userIdOf(request: FastifyRequest): number {
   if (p?.kind !== 'user') throw new AppError('AUTH_INTERACTIVE_ONLY');
   return p.userId;
 }
+
+/** Aborted when the client closes the connection, so waiting on its behalf can stop. */
+export function closedSignal(request: FastifyRequest): AbortSignal {
+  const abort = new AbortController();
+  request.raw.once('close', () => abort.abort());
+  return abort.signal;
+}

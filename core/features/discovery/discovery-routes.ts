@@ -9,6 +9,7 @@ import { validateConfig } from '../../storage/target-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
+import { closedSignal } from '../../http/request-helpers.ts';
 import { discovered } from '../../agent-protocol/discovered-database.ts';
 
 const DiscoverBody = Type.Object({
@@ -43,7 +44,8 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
     validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
     if (nodeId > 0) {
       const { password, ...visible } = config;
-      const answer = await askAgent(request, nodeId, 'discover_db', { type: driver.type, config: visible }, password === undefined ? undefined : { password });
+      const { em, config: masterConfig, commandQueue } = request.diScope.cradle;
+      const answer = await askAgent({ em, config: masterConfig, commandQueue, signal: closedSignal(request) }, nodeId, 'discover_db', { type: driver.type, config: visible }, password === undefined ? undefined : { password });
       if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
       const found = (answer.result as { databases?: unknown }).databases;
       return ok({ databases: Array.isArray(found) ? found.map(discovered) : [] });

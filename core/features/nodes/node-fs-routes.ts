@@ -5,6 +5,7 @@ import { IdParams } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
+import { closedSignal } from '../../http/request-helpers.ts';
 
 /**
  * `GET /api/nodes/:id/fs/list?path=`: browse a node's filesystem to pick backup paths, answered
@@ -21,7 +22,8 @@ export async function nodeFsRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => {
     const path = request.query.path || '/';
     if (!path.startsWith('/')) throw new AppError('INVALID_INPUT', { details: [{ path: 'querystring/path', message: 'must be an absolute path' }] });
-    const answer = await askAgent(request, request.params.id, 'list_dir', { path });
+    const { em, config, commandQueue } = request.diScope.cradle;
+    const answer = await askAgent({ em, config, commandQueue, signal: closedSignal(request) }, request.params.id, 'list_dir', { path });
     if ('error' in answer) throw new AppError('NODE_FS_FAILED', { message: answer.error });
     return ok(answer.result);
   });
