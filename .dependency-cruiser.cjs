@@ -97,7 +97,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(test|bench|scripts|node_modules)/' },
+    exclude: { path: '^(test|bench|scripts)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
