@@ -81,6 +81,13 @@ module.exports = {
       to: { path: '^plugins/', pathNot: '^plugins/$1/' },
     },
     {
+      name: 'package-to-app',
+      comment: 'The published packages (packages/*) stand alone: they import neither core, the agent nor plugins.',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^(core|agent|plugins|test)/' },
+    },
+    {
       name: 'agent-to-http',
       comment: 'The agent runs engine, storage, plugin-host and recovery pieces, never HTTP code.',
       severity: 'error',
