@@ -7,8 +7,7 @@ import { build, call, nodeWithToken, setupAdmin, tempDir } from '../helpers/buil
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 import { BackupRecordEntryEntity } from '../../core/db/entities/backup-record.ts';
-import pg from 'pg';
-import { postgresUrl, requireOrSkip } from '../helpers/databases.ts';
+import { scratchPostgres } from '../helpers/databases.ts';
 
 const agentCall = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
   call(app, method, url, { headers: { 'x-agent-token': token }, ...(body === undefined ? {} : { body }) });
@@ -332,20 +331,9 @@ test('a run whose claim the master took back is stale: its updates and uploads a
 });
 
 test('on PostgreSQL (scale-out mode) too, concurrent pollers never claim a command twice', async (t) => {
-  const admin = await requireOrSkip(t, 'postgres');
-  if (!admin) return;
-  const name = `backplane_queue_${process.pid}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`drop database if exists ${name}`);
-  await client.query(`create database ${name}`);
-  t.after(async () => {
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  });
-  const url = new URL(postgresUrl());
-  url.pathname = `/${name}`;
-  const { app } = await build(t, { config: { databaseUrl: url.toString() } });
+  const url = await scratchPostgres(t, 'backplane_queue');
+  if (!url) return;
+  const { app } = await build(t, { config: { databaseUrl: url } });
   const node = await nodeWithToken(app, 'pg-busy');
   const queue = app.diContainer.cradle.commandQueue;
   for (let i = 0; i < 60; i++) await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });
