@@ -100,6 +100,21 @@ test('results are owner-checked and idempotent; a command taken back answers 409
   assert.equal(late.json.code, 'AGENT_COMMAND_NOT_CLAIMED');
 });
 
+test('the lease monitor sweeps on its own as time passes: a lapsed claim is settled without anyone asking', async (t) => {
+  const clock = new TestClock();
+  const { app } = await build(t, { config: { commandLeaseSeconds: 4 }, build: { clock } });
+  const node = await nodeWithToken(app, 'quiet');
+  const queue = app.diContainer.cradle.commandQueue;
+  const command = await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });
+  assert.equal((await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command.id, command.id);
+  await clock.advance(3000);
+  assert.equal((await queue.get(command.id))?.status, 'claimed', 'within its lease');
+  await clock.advance(2000); // the lease lapsed at 4 s; the monitor sweeps every second
+  const settled = await queue.get(command.id);
+  assert.equal(settled?.status, 'failed');
+  assert.match(settled?.error ?? '', /lease lapsed/);
+});
+
 test('a lapsed lease re-queues a run that never started (up to three claims), then fails it with the reason', async (t) => {
   const clock = new TestClock();
   const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 1 }, clock);
