@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { fastifyAwilixPlugin } from '@fastify/awilix';
 import { asValue, type AwilixContainer } from 'awilix';
 import type { Config } from './config/config.ts';
+import type { Clock } from './lib/clock.ts';
 import { createAppContainer, type Cradle } from './container.ts';
 import type { StorageHealthMonitor } from './storage/storage-health.ts';
 import type { TemporarySweep } from './storage/temporary-sweep.ts';
@@ -55,6 +56,8 @@ export interface BuildOptions {
   cwd?: string;
   /** pino level; defaults to the config's. */
   logLevel?: string;
+  /** Time for command leases, the lease monitor and the scheduler; the system clock by default. */
+  clock?: Clock;
 }
 
 declare module 'fastify' {
@@ -160,7 +163,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
     // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.
     const scratch = await resetScratchDir(config.dataDir);
-    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits });
+    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits, clock: options.clock });
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
       logger: loggerOptions(options.logLevel ?? config.logLevel),

@@ -1,6 +1,7 @@
 import { createContainer, asValue, asClass, asFunction, InjectionMode, type AwilixContainer } from 'awilix';
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { Config } from './config/config.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 import { SecretBox } from './security/secret-box.ts';
 import { deriveKey } from './security/master-key.ts';
 import { SessionTokens } from './auth/jwt.ts';
@@ -50,6 +51,8 @@ import { AuditWebhook } from './events/audit-webhook.ts';
 /** Singletons: one per app instance. */
 export interface AppCradle {
   config: Config;
+  /** Time for leases and schedules; tests pass one they advance. */
+  clock: Clock;
   orm: MikroORM;
   secretBox: SecretBox;
   sessionTokens: SessionTokens;
@@ -123,10 +126,11 @@ declare module '@fastify/awilix' {
  * A fresh container per app instance (never awilix's module-level default, which would leak
  * between test apps), in strict mode so a singleton can never capture a request's scope.
  */
-export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; ageKeys: AgeKeyPair; bootEpoch: number; loginLimits?: LoginLimits }): AwilixContainer<Cradle> {
+export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; ageKeys: AgeKeyPair; bootEpoch: number; loginLimits?: LoginLimits; clock?: Clock }): AwilixContainer<Cradle> {
   const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   container.register({
     config: asValue(options.config),
+    clock: asValue(options.clock ?? systemClock),
     orm: asValue(options.orm),
     secretBox: asValue(new SecretBox(deriveKey(options.masterKey, 'secrets'))),
     sessionTokens: asValue(new SessionTokens(deriveKey(options.masterKey, 'jwt'), options.config.jwtTtlSeconds)),

@@ -6,6 +6,7 @@ import { RestoreRecordEntity } from '../db/entities/recovery-records.ts';
 import { NodeEntity } from '../db/entities/node.ts';
 import { nodeStatus } from '../agent-protocol/node-status.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
+import type { Clock, ClockTimer } from '../lib/clock.ts';
 import type { RemoteBackups } from './remote-backups.ts';
 import type { RemoteRestores } from './remote-restores.ts';
 
@@ -26,14 +27,17 @@ export class LeaseMonitor {
   readonly #log: FastifyBaseLogger;
   readonly #leaseSeconds: number;
   readonly #offlineSeconds: number;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  #timer: ClockTimer | undefined;
+  #running = false;
   #sweeping: Promise<void> | undefined;
 
-  constructor({ orm, commandQueue, remoteBackups, remoteRestores, logger, config }: {
+  constructor({ orm, commandQueue, remoteBackups, remoteRestores, logger, config, clock }: {
     orm: MikroORM; commandQueue: CommandQueue; remoteBackups: RemoteBackups; remoteRestores: RemoteRestores; logger: FastifyBaseLogger;
-    config: { commandLeaseSeconds: number; nodeOfflineSeconds: number };
+    config: { commandLeaseSeconds: number; nodeOfflineSeconds: number }; clock: Clock;
   }) {
     this.#orm = orm;
+    this.#clock = clock;
     this.#queue = commandQueue;
     this.#backups = remoteBackups;
     this.#restores = remoteRestores;
@@ -46,14 +50,25 @@ export class LeaseMonitor {
   async start(): Promise<void> {
     const extended = await this.#queue.extendAll();
     if (extended > 0) this.#log.info({ extended }, 'claimed agent commands survive the restart; their leases start afresh');
-    const every = Math.max(1, Math.min(15, this.#leaseSeconds / 4)) * 1000;
-    this.#timer = setInterval(() => void this.sweep(), every).unref();
+    this.#running = true;
+    this.#arm();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
+    this.#running = false;
+    this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#sweeping;
+  }
+
+  /** The next sweep, a fixed period after the last one began (like an interval, on the injected clock). */
+  #arm(): void {
+    if (!this.#running) return;
+    const every = Math.max(1, Math.min(15, this.#leaseSeconds / 4)) * 1000;
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#arm();
+      return this.sweep();
+    }, every, { unref: true });
   }
 
   /** One pass; concurrent calls share it. */
@@ -63,7 +78,7 @@ export class LeaseMonitor {
   }
 
   async #sweep(): Promise<void> {
-    for (const command of await this.#queue.expired(new Date())) {
+    for (const command of await this.#queue.expired(this.#clock.now())) {
       await this.lost(command, `the agent stopped reporting for more than ${this.#leaseSeconds} s (its lease lapsed)`);
     }
     await this.#failStranded();
@@ -101,11 +116,11 @@ export class LeaseMonitor {
     if (pending.length === 0) return;
     const nodes = new Map((await em.find(NodeEntity, { id: { $in: [...new Set(pending.map((c) => c.nodeId))] } })).map((n) => [n.id, n]));
     const graceMs = (this.#leaseSeconds + this.#offlineSeconds) * 1000;
-    const now = Date.now();
+    const now = this.#clock.now().getTime();
     for (const command of pending) {
       const node = nodes.get(command.nodeId);
       const waited = now - command.createdAt.getTime();
-      if (node && (nodeStatus(node, this.#offlineSeconds) === 'online' || waited < graceMs)) continue;
+      if (node && (nodeStatus(node, this.#offlineSeconds, now) === 'online' || waited < graceMs)) continue;
       const reason = node ? `node "${node.name}" went offline before its agent took this command` : 'the node was deleted';
       if (!(await this.#queue.settle(command.id, 'failed', reason))) continue;
       if (command.recordKind === 'backup') await this.#backups.fail(command.recordId, reason);

@@ -8,6 +8,8 @@ import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { BackupRuns, RunTrigger } from './backup-runs.ts';
 import { scheduleTimeZone } from '../backup/time-zone.ts';
 import type { VerifyService } from '../recovery/verify-service.ts';
+import type { Clock } from '../lib/clock.ts';
+import { CronTimer } from '../backup/cron-timer.ts';
 
 /**
  * Cron for enabled tasks, read in the `timezone` setting (default: the server's zone). A fire
@@ -21,14 +23,16 @@ export class BackupScheduler {
   readonly #audit: AuditWriter;
   readonly #metrics: BackupMetrics;
   readonly #log: FastifyBaseLogger;
-  readonly #jobs = new Map<number, Cron>();
-  readonly #verifyJobs = new Map<number, Cron>();
+  readonly #jobs = new Map<number, CronTimer>();
+  readonly #verifyJobs = new Map<number, CronTimer>();
+  readonly #clock: Clock;
   readonly #verifications: VerifyService;
   #timeZone = 'UTC';
   #started = false;
 
-  constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService }) {
+  constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications, clock }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService; clock: Clock }) {
     this.#verifications = verifications;
+    this.#clock = clock;
     this.#orm = orm;
     this.#runs = backupRuns;
     this.#audit = audit;
@@ -41,7 +45,7 @@ export class BackupScheduler {
   }
 
   /** Schedules every enabled task and gives each one that missed a fire while down one catch-up run. */
-  async start(now = new Date()): Promise<number[]> {
+  async start(now = this.#clock.now()): Promise<number[]> {
     this.#started = true;
     this.#timeZone = await scheduleTimeZone(this.#orm);
     const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true });
@@ -99,18 +103,14 @@ export class BackupScheduler {
   #schedule(task: BackupTask): void {
     if (task.verifyEnabled && task.verifyCronExpr !== '') {
       try {
-        this.#verifyJobs.set(task.id, new Cron(task.verifyCronExpr, { timezone: this.#timeZone, unref: true, name: `verify-${task.id}` }, () => {
-          void this.fireVerification(task.id);
-        }));
+        this.#verifyJobs.set(task.id, new CronTimer(task.verifyCronExpr, { timezone: this.#timeZone, clock: this.#clock }, () => this.fireVerification(task.id)));
       } catch (err) {
         this.#log.error({ err, taskId: task.id }, 'verification schedule could not be created');
       }
     }
     if (task.cronExpr === '') return;
     try {
-      const job = new Cron(task.cronExpr, { timezone: this.#timeZone, unref: true, name: `task-${task.id}` }, () => {
-        void this.fire(task.id, 'scheduled', new Date());
-      });
+      const job = new CronTimer(task.cronExpr, { timezone: this.#timeZone, clock: this.#clock }, (at) => this.fire(task.id, 'scheduled', at));
       this.#jobs.set(task.id, job);
     } catch (err) {
       // Saved expressions are validated; one that the parser now refuses must not stop the others.
