@@ -1,10 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { isPlugin, PLUGIN_API_VERSION, type BackplanePlugin, type ExtensionPoints, type PluginOptions } from './define-plugin.ts';
+import { isPlugin, PLUGIN_API_VERSION, type BackplanePlugin, type ExtensionPoints, type PluginOptions } from '@backplane/plugin-api';
 import type { PluginSource } from './discover.ts';
 import { PluginError, type ProviderRegistry } from './registry.ts';
-import type { StorageType, NotifierType, DatabaseDriverType } from './contracts.ts';
+import type { StorageType, NotifierType, DatabaseDriverType } from '@backplane/plugin-api';
 
 export interface LoadedPlugin {
   name: string;

@@ -1,4 +1,4 @@
-import type { ProviderManifest } from './contracts.ts';
+import type { ProviderManifest } from '@backplane/plugin-api';
 
 export type ProviderKind = 'storage' | 'notifier' | 'database';
 

@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import type { DatabaseDriverType, NotifierType, StorageType } from './contracts.ts';
+import type { DatabaseDriverType, NotifierType, StorageType } from '@backplane/plugin-api';
 import { discoverPlugins } from './discover.ts';
 import { importPlugins, registerPlugins, type Registries } from './load.ts';
 import { ProviderRegistry } from './registry.ts';

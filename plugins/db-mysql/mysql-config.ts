@@ -1,5 +1,5 @@
-import { configReaders } from '../../core/plugin-host/config-fields.ts';
-import type { JsonSchema } from '../../core/plugin-host/contracts.ts';
+import { configReaders } from '@backplane/plugin-api';
+import type { JsonSchema } from '@backplane/plugin-api';
 
 export interface MysqlConfig {
   host: string;

@@ -10,9 +10,9 @@ import {
   type DiscoveredDatabase,
   type ProviderDeps,
   type TestResult,
-} from '../../core/plugin-host/contracts.ts';
-import { oneDatabase } from '../../core/plugin-host/config-fields.ts';
-import { runDump, runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
+} from '@backplane/plugin-api';
+import { oneDatabase } from '@backplane/plugin-api';
+import { runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
 import { classifyMysqlStderr, mysqlError } from './mysql-errors.ts';

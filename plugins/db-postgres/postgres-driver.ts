@@ -13,9 +13,9 @@ import {
   type DiscoveredDatabase,
   type ProviderDeps,
   type TestResult,
-} from '../../core/plugin-host/contracts.ts';
-import { oneDatabase } from '../../core/plugin-host/config-fields.ts';
-import { runDump, runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
+} from '@backplane/plugin-api';
+import { oneDatabase } from '@backplane/plugin-api';
+import { runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { pgDumpArgs, pgEnv, psqlRestoreArgs } from './postgres-argv.ts';
 import { parsePostgresConfig, postgresConfigSchema, type PostgresConfig } from './postgres-config.ts';
 import { classifyPgStderr, pgError } from './postgres-errors.ts';

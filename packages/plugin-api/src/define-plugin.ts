@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { StorageType, NotifierType, DatabaseDriverType } from './contracts.ts';
 
 /** The plugin API version this core speaks. A plugin declaring another is refused at boot. */
@@ -19,11 +18,20 @@ export interface ExtensionPoints {
 
 export interface PluginOptions { ext: ExtensionPoints }
 
+/**
+ * What `register` receives as its first argument. Core passes its Fastify instance (the agent a
+ * bare one that never listens); a plugin should rely only on its logger, so it runs the same
+ * in both and a plugin package needs no Fastify types.
+ */
+export interface PluginApp {
+  log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void; debug(msg: string): void };
+}
+
 export interface PluginDefinition {
   name: string;
   apiVersion: number;
-  /** A Fastify plugin; core wraps it with fastify-plugin and passes the extension points. */
-  register(app: FastifyInstance, options: PluginOptions): Promise<void> | void;
+  /** Called once at boot (core wraps it with fastify-plugin) with the extension points bound to this plugin. */
+  register(app: PluginApp, options: PluginOptions): Promise<void> | void;
 }
 
 export interface BackplanePlugin extends PluginDefinition {
