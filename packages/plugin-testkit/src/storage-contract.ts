@@ -116,7 +116,7 @@ function failingStream(chunks: number, size: number): Readable {
 }
 
 function providerKind(err: unknown): string | undefined {
-  // Duck-typed rather than instanceof: a third-party plugin may carry its own copy of contracts.ts.
+  // Duck-typed rather than instanceof: a third-party plugin carries its own copy of @backplane/plugin-api.
   if (!(err instanceof Error) || err.name !== 'ProviderError') return undefined;
   const kind = (err as { kind?: unknown }).kind;
   return typeof kind === 'string' ? kind : undefined;
