@@ -1,10 +1,12 @@
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { isPlugin, PLUGIN_API_VERSION, type BackplanePlugin, type ExtensionPoints, type PluginOptions } from '@backplane/plugin-api';
+import {
+  isPlugin, PLUGIN_API_VERSION, PLUGIN_NAME_PATTERN,
+  type BackplanePlugin, type DatabaseDriverType, type ExtensionPoints, type NotifierType, type PluginOptions, type StorageType,
+} from '@backplane/plugin-api';
 import type { PluginSource } from './discover.ts';
 import { PluginError, type ProviderRegistry } from './registry.ts';
-import type { StorageType, NotifierType, DatabaseDriverType } from '@backplane/plugin-api';
 
 export interface LoadedPlugin {
   name: string;
@@ -49,7 +51,7 @@ export async function importPlugins(sources: PluginSource[], disabled: string[] 
     if (plugin.apiVersion !== PLUGIN_API_VERSION) {
       throw new PluginError(`plugin "${source.label}": declares plugin API version ${String(plugin.apiVersion)}, this Backplane supports ${PLUGIN_API_VERSION}`);
     }
-    if (typeof plugin.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]{0,127}$/.test(plugin.name)) {
+    if (typeof plugin.name !== 'string' || !PLUGIN_NAME_PATTERN.test(plugin.name)) {
       throw new PluginError(`plugin "${source.label}": name must be a lower-case identifier (got ${JSON.stringify(plugin.name)})`);
     }
     if (typeof plugin.register !== 'function') throw new PluginError(`plugin "${plugin.name}" (${source.label}): register is not a function`);

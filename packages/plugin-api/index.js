@@ -10,7 +10,7 @@ const api = await import(existsSync(source) ? source.href : './dist/index.js');
 // Every value export of src/index.ts (test/plugin-kit/entries.test.ts checks the list is complete).
 export const {
   ProviderError, providerErrorKind,
-  PLUGIN_API_VERSION, PLUGIN_BRAND, definePlugin, isPlugin,
+  PLUGIN_API_VERSION, PLUGIN_BRAND, PLUGIN_NAME_PATTERN, PROVIDER_TYPE_PATTERN, definePlugin, isPlugin,
   configReaders, oneDatabase,
   MAX_KEY_LENGTH, TEMP_UPLOAD_NAME, temporaryUploadName, isTemporaryUploadOf, pathLikeSegmentProblem, segmentProblem, keySegments, prefixParts,
   cleanMessage, runDump, runRestore, toolStream, toolAvailable, cleanEnv,

@@ -9,6 +9,12 @@ export const PLUGIN_API_VERSION = 1;
  */
 export const PLUGIN_BRAND = Symbol.for('backplane.plugin');
 
+/** What a plugin's `name` must look like (`storage-minio`, `@acme/backplane-minio`). */
+export const PLUGIN_NAME_PATTERN = /^[a-z0-9@][a-z0-9@/._-]{0,127}$/;
+
+/** What a provider type's `type` must look like (`local_disk`, `s3`), unique within its kind. */
+export const PROVIDER_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+
 /** What a plugin may extend; it never reaches into the container or core internals. */
 export interface ExtensionPoints {
   storage: { addType(type: StorageType): void; has(type: string): boolean };

@@ -1,4 +1,4 @@
-import { isPlugin, PLUGIN_API_VERSION, type DatabaseDriverType, type ExtensionPoints, type NotifierType, type PluginApp, type StorageType } from '@backplane/plugin-api';
+import { isPlugin, PLUGIN_API_VERSION, PLUGIN_NAME_PATTERN, PROVIDER_TYPE_PATTERN, type DatabaseDriverType, type ExtensionPoints, type NotifierType, type PluginApp, type StorageType } from '@backplane/plugin-api';
 
 /** What a plugin registered, by kind and type name, and what it logged while registering. */
 export interface Registration {
@@ -20,14 +20,14 @@ export async function registerPlugin(
 ): Promise<Registration> {
   if (!isPlugin(plugin)) throw new Error('not a Backplane plugin (make it with definePlugin())');
   if (plugin.apiVersion !== PLUGIN_API_VERSION) throw new Error(`declares plugin API version ${String(plugin.apiVersion)}, this kit supports ${PLUGIN_API_VERSION}`);
-  if (typeof plugin.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]{0,127}$/.test(plugin.name)) {
+  if (typeof plugin.name !== 'string' || !PLUGIN_NAME_PATTERN.test(plugin.name)) {
     throw new Error(`name must be a lower-case identifier (got ${JSON.stringify(plugin.name)})`);
   }
   if (typeof plugin.register !== 'function') throw new Error('register is not a function');
   const registration: Registration = { storage: new Map(), notifiers: new Map(), databases: new Map(), logs: [] };
   const point = <T extends { type: string }>(kind: string, types: Map<string, T>, taken: string[] = []) => ({
     addType(type: T): void {
-      if (!type || typeof type.type !== 'string' || !/^[a-z][a-z0-9_-]{0,63}$/.test(type.type)) {
+      if (!type || typeof type.type !== 'string' || !PROVIDER_TYPE_PATTERN.test(type.type)) {
         throw new Error(`${kind} type must have a lower-case "type" name (got ${JSON.stringify(type?.type)})`);
       }
       if (typeof (type as { create?: unknown }).create !== 'function') throw new Error(`${kind} type "${type.type}" has no create() function`);
