@@ -1,5 +1,4 @@
-import { configReaders } from '@backplane/plugin-api';
-import type { JsonSchema } from '@backplane/plugin-api';
+import { configReaders, type JsonSchema } from '@backplane/plugin-api';
 
 export interface MysqlConfig {
   host: string;

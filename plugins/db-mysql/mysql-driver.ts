@@ -3,16 +3,7 @@ import type mysql from 'mysql2/promise';
 
 /** Loaded on first use: a master with no MySQL task never pays for the driver. */
 const loadMysql = async (): Promise<typeof mysql> => (await import('mysql2/promise')).default;
-import {
-  ProviderError,
-  type DatabaseDriverInstance,
-  type DatabaseDriverType,
-  type DiscoveredDatabase,
-  type ProviderDeps,
-  type TestResult,
-} from '@backplane/plugin-api';
-import { oneDatabase } from '@backplane/plugin-api';
-import { runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
+import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
 import { classifyMysqlStderr, mysqlError } from './mysql-errors.ts';

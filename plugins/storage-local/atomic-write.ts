@@ -1,8 +1,7 @@
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
-import { ProviderError } from '@backplane/plugin-api';
-import { temporaryUploadName } from '@backplane/plugin-api';
+import { ProviderError, temporaryUploadName } from '@backplane/plugin-api';
 import { errnoCode, toProviderError } from './local-errors.ts';
 
 export interface AtomicWriteOptions {

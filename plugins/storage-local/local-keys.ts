@@ -1,6 +1,5 @@
 import { resolve, sep } from 'node:path';
-import { ProviderError } from '@backplane/plugin-api';
-import { keySegments as sharedKeySegments, prefixParts as sharedPrefixParts, segmentProblem as sharedSegmentProblem, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem } from '@backplane/plugin-api';
+import { ProviderError, keySegments as sharedKeySegments, prefixParts as sharedPrefixParts, segmentProblem as sharedSegmentProblem, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem } from '@backplane/plugin-api';
 
 /**
  * In-progress uploads: `.<name>.<16 hex>.partial` beside the final file. list() skips them and

@@ -8,9 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import type { Config } from '../../core/config/config.ts';
 import type { BuildOptions } from '../../core/app.ts';
-import type { StorageType } from '@backplane/plugin-api';
+import { type StorageType, definePlugin, isPlugin, PLUGIN_API_VERSION, PLUGIN_BRAND } from '@backplane/plugin-api';
 import { ProviderRegistry, PluginError } from '../../core/plugin-host/registry.ts';
-import { definePlugin, isPlugin, PLUGIN_API_VERSION, PLUGIN_BRAND } from '@backplane/plugin-api';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/plugin-package/', import.meta.url));
 const FIXTURE_NAME = 'backplane-plugin-fixture';

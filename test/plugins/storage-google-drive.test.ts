@@ -7,8 +7,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { Ajv } from 'ajv';
 import { runStorageContract } from '@backplane/plugin-testkit';
 import { GoogleStandIn, FOLDER_MIME } from '../helpers/google-stand-in.ts';
-import { ProviderError, type ProviderDeps, type StorageInstance, type StorageType } from '@backplane/plugin-api';
-import { isPlugin, type ExtensionPoints } from '@backplane/plugin-api';
+import { ProviderError, type ProviderDeps, type StorageInstance, type StorageType, isPlugin, type ExtensionPoints } from '@backplane/plugin-api';
 import googleDrivePlugin from '../../plugins/storage-google-drive/index.ts';
 import { createGoogleDriveType, type GoogleDriveTypeOptions } from '../../plugins/storage-google-drive/google-drive-type.ts';
 

@@ -7,10 +7,9 @@ import { Readable } from 'node:stream';
 import { runStorageContract } from '@backplane/plugin-testkit';
 import { strandInFolder } from '../helpers/stranded-upload.ts';
 import { build, tempDir } from '../helpers/build.ts';
-import { ProviderError, type ProviderDeps, type StorageInstance } from '@backplane/plugin-api';
+import { ProviderError, type ProviderDeps, type StorageInstance, isPlugin } from '@backplane/plugin-api';
 import { localDiskType } from '../../plugins/storage-local/local-disk.ts';
 import storageLocalPlugin from '../../plugins/storage-local/index.ts';
-import { isPlugin } from '@backplane/plugin-api';
 import { toProviderError } from '../../plugins/storage-local/local-errors.ts';
 
 const deps: ProviderDeps = {
