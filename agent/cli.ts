@@ -61,7 +61,7 @@ export async function runAgentCli(argv: string[], env: Record<string, string | u
     const { token, origin } = await resolveToken(config, makeClient, early.signal);
     if (origin === 'enrollment') log.info(config.tokenFile ? { tokenFile: config.tokenFile } : {}, config.tokenFile ? 'enrolled; the node token is stored in the token file' : 'enrolled; no token file is set, so the token lives only in this process');
     await mkdir(config.tempDir, { recursive: true, mode: 0o700 });
-    const registries = await loadStandaloneRegistries({ projectRoot: PROJECT_ROOT, plugins: config.plugins, logger: { level: config.logLevel } });
+    const registries = await loadStandaloneRegistries({ projectRoot: PROJECT_ROOT, plugins: config.plugins, disabled: config.pluginsDisabled, logger: { level: config.logLevel } });
     log.info({
       version: VERSION,
       master: config.master,

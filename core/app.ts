@@ -159,7 +159,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let app: FastifyInstance | undefined;
   try {
     await migrate(orm);
-    const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }));
+    const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }), config.pluginsDisabled);
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
     // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.
     const scratch = await resetScratchDir(config.dataDir);

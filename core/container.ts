@@ -9,7 +9,7 @@ import { LoginLimiter, type LoginLimits } from './auth/login-limiter.ts';
 import { AuditWriter } from './events/audit-writer.ts';
 import { EventBus } from './events/event-bus.ts';
 import { ProviderRegistry } from './plugin-host/registry.ts';
-import type { StorageType, NotifierType, DatabaseDriverType } from './plugin-host/contracts.ts';
+import type { StorageType, NotifierType, DatabaseDriverType } from '@backplane/plugin-api';
 import type { LoadedPlugin } from './plugin-host/load.ts';
 import { UserService } from './features/users/user-service.ts';
 import { ApiKeyService } from './features/api-keys/api-key-service.ts';

@@ -2,7 +2,7 @@ import { openTaskSource, type SourceSpec } from '../../core/backup/task-source.t
 import { RunWarnings } from '../../core/backup/run-warnings.ts';
 import type { Compression } from '../../core/engine/compression.ts';
 import { runPipeline, type PipelineResult, type PipelineTarget } from '../../core/engine/pipeline.ts';
-import type { StorageInstance } from '../../core/plugin-host/contracts.ts';
+import type { StorageInstance } from '@backplane/plugin-api';
 import { errorText, humanBytes } from '../../core/lib/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';

@@ -5,7 +5,7 @@ import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
-import type { DatabaseDriverType, StorageInstance } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType, StorageInstance } from '@backplane/plugin-api';
 import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import { runPipeline, type PipelineTarget, type PipelineResult } from '../engine/pipeline.ts';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { BackupTask } from '../db/entities/backup-task.ts';
-import type { DatabaseDriverType, ProviderDeps } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType, ProviderDeps } from '@backplane/plugin-api';
 import { createTarSource, type ManifestEntry } from '../engine/tar-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { DUMP_ARCHIVE_EXTENSION, createDumpArchive, dumpEntryName } from './dump-archive.ts';

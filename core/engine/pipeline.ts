@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { providerErrorKind, type StorageInstance } from '../plugin-host/contracts.ts';
+import { providerErrorKind, type StorageInstance } from '@backplane/plugin-api';
 import { compressor, type Compression } from './compression.ts';
 import { encryptStream } from './encryption.ts';
 import { errorText as message } from '../lib/text.ts';

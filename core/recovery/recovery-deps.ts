@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
-import type { DatabaseDriverType, DatabaseDriverInstance } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType, DatabaseDriverInstance } from '@backplane/plugin-api';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { Config } from '../config/config.ts';

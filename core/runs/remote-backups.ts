@@ -9,7 +9,7 @@ import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
-import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { RecordLogHub, ProgressInfo, LogLevel } from '../backup/record-log.ts';

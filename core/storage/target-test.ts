@@ -1,4 +1,4 @@
-import type { StorageInstance, TestResult } from '../plugin-host/contracts.ts';
+import type { StorageInstance, TestResult } from '@backplane/plugin-api';
 import { trimReason } from './target-opener.ts';
 
 /** A test that outlives this is reported as failed: a wrong host must never hang a request. */

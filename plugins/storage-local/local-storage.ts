@@ -3,7 +3,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, readdir, readFile, rmdir, stat, statfs, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '@backplane/plugin-api';
 import { writeAtomically } from './atomic-write.ts';
 import { errnoCode, isMissing, toProviderError } from './local-errors.ts';
 import { inside, keySegments, prefixParts, segmentProblem, TEMP_NAME } from './local-keys.ts';

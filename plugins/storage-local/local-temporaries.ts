@@ -1,6 +1,6 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isTemporaryUploadOf } from '../../core/plugin-host/object-keys.ts';
+import { isTemporaryUploadOf } from '@backplane/plugin-api';
 import { isMissing, toProviderError } from './local-errors.ts';
 import { TEMP_NAME } from './local-keys.ts';
 import { walkFolders } from './folder-walk.ts';

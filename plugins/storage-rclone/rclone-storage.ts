@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { addAbortSignal, PassThrough, Readable, type Writable } from 'node:stream';
-import { ProviderError, type ObjectInfo, type ProviderDeps, type StorageInstance, type TestResult } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ObjectInfo, type ProviderDeps, type StorageInstance, type TestResult } from '@backplane/plugin-api';
 import { MAX_REASON, notInstalled, rcloneFailure, trimReason, redact, isNotFound } from './errors.ts';
 import { buildArgv, buildEnv, type Operation, type Profile } from './invocation.ts';
 import { checkKey, checkPrefix, isInternalKey, isTemporaryKey, PROBE_PREFIX, temporariesOf, tempKeyFor } from './keys.ts';

@@ -8,7 +8,7 @@ import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ProviderRegistry } from '../../plugin-host/registry.ts';
-import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { validateConfig } from '../../storage/target-config.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';

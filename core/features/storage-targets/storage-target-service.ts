@@ -3,7 +3,7 @@ import { recordedUsage, heldCopies } from '../../backup/target-usage.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { StorageTargetEntity, type StorageTarget } from '../../db/entities/storage-target.ts';
 import { BackupTaskTargetEntity } from '../../db/entities/backup-task.ts';
-import type { TestResult } from '../../plugin-host/contracts.ts';
+import type { TestResult } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { StorageTargetOpener, providerFailure, trimReason } from '../../storage/target-opener.ts';
 import { validateConfig, splitSecrets, mergeSecrets } from '../../storage/target-config.ts';

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { StorageType, NotifierType, DatabaseDriverType } from './contracts.ts';
 
 /** The plugin API version this core speaks. A plugin declaring another is refused at boot. */
@@ -10,6 +9,12 @@ export const PLUGIN_API_VERSION = 1;
  */
 export const PLUGIN_BRAND = Symbol.for('backplane.plugin');
 
+/** What a plugin's `name` must look like (`storage-minio`, `@acme/backplane-minio`). */
+export const PLUGIN_NAME_PATTERN = /^[a-z0-9@][a-z0-9@/._-]{0,127}$/;
+
+/** What a provider type's `type` must look like (`local_disk`, `s3`), unique within its kind. */
+export const PROVIDER_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+
 /** What a plugin may extend; it never reaches into the container or core internals. */
 export interface ExtensionPoints {
   storage: { addType(type: StorageType): void; has(type: string): boolean };
@@ -19,11 +24,20 @@ export interface ExtensionPoints {
 
 export interface PluginOptions { ext: ExtensionPoints }
 
+/**
+ * What `register` receives as its first argument. Core passes its Fastify instance (the agent a
+ * bare one that never listens); a plugin should rely only on its logger, so it runs the same
+ * in both and a plugin package needs no Fastify types.
+ */
+export interface PluginApp {
+  log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void; debug(msg: string): void };
+}
+
 export interface PluginDefinition {
   name: string;
   apiVersion: number;
-  /** A Fastify plugin; core wraps it with fastify-plugin and passes the extension points. */
-  register(app: FastifyInstance, options: PluginOptions): Promise<void> | void;
+  /** Called once at boot (core wraps it with fastify-plugin) with the extension points bound to this plugin. */
+  register(app: PluginApp, options: PluginOptions): Promise<void> | void;
 }
 
 export interface BackplanePlugin extends PluginDefinition {

@@ -1,6 +1,10 @@
-/** Running a database tool (pg_dump, psql, mysqldump, mysql) as a stream whose end means success: shared by the built-in database drivers. */
-import { spawn } from 'node:child_process';
-import { PassThrough, type Readable } from 'node:stream';
+/**
+ * External programs as streams whose end means success: database tools (pg_dump, psql,
+ * mysqldump, mysql) for the database drivers, and filters (zstd) for core's artifact pipeline.
+ * One wrapper, so a failed program never looks like a short, clean result anywhere.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { Duplex, PassThrough, type Readable } from 'node:stream';
 import { ProviderError, type ProviderErrorKind } from './contracts.ts';
 
 /** How much of a tool's stderr is kept for the error message. */
@@ -26,8 +30,9 @@ export function cleanMessage(text: string, secrets: string[]): string {
 }
 
 function failure(run: ToolRun, code: number | null, signal: NodeJS.Signals | null, stderr: string): ProviderError {
-  const why = cleanMessage(stderr, run.secrets) || (signal ? `killed by ${signal}` : `exit code ${String(code)}`);
-  return new ProviderError(run.classify(stderr), `${run.command}: ${why}`);
+  const status = signal ? `was killed by ${signal}` : `exited with ${String(code)}`;
+  const why = cleanMessage(stderr, run.secrets);
+  return new ProviderError(run.classify(stderr), `${run.command} ${status}${why ? `: ${why}` : ''}`);
 }
 
 function spawnError(run: ToolRun, err: NodeJS.ErrnoException): ProviderError {
@@ -35,7 +40,7 @@ function spawnError(run: ToolRun, err: NodeJS.ErrnoException): ProviderError {
   return new ProviderError('permanent', `${run.command}: ${cleanMessage(err.message, run.secrets)}`, { cause: err });
 }
 
-function collect(stream: Readable | null): () => string {
+function collect(stream: Readable | null | undefined): () => string {
   let text = '';
   stream?.setEncoding('utf8');
   stream?.on('data', (chunk: string) => { if (text.length < STDERR_LIMIT) text += chunk; });
@@ -43,17 +48,17 @@ function collect(stream: Readable | null): () => string {
 }
 
 /**
- * Runs a dump tool and exposes its stdout. The returned stream ends only when the tool exited
- * with 0; otherwise it is destroyed with the tool's error, and `done` rejects with the same
- * error. Destroying the stream early kills the tool.
+ * Starts the program with its stdout piped into a stream that ends only once the program
+ * exited 0; any other exit (or a spawn failure) destroys the stream with the program's error,
+ * and `done` rejects with the same error. Destroying the stream early kills the program.
  */
-export function runDump(run: ToolRun): { stream: Readable; done: Promise<void> } {
-  const child = spawn(run.command, run.args, { env: run.env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startTool(run: ToolRun, stdin: 'ignore' | 'pipe', killSignal: NodeJS.Signals): { child: ChildProcess; out: PassThrough; done: Promise<void> } {
+  const child = spawn(run.command, run.args, { env: run.env, stdio: [stdin, 'pipe', 'pipe'] });
   const stderr = collect(child.stderr);
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
   let exited = false;
-  child.stdout.pipe(out, { end: false });
-  out.on('close', () => { if (!exited) child.kill('SIGTERM'); });
+  child.stdout!.pipe(out, { end: false });
+  out.on('close', () => { if (!exited) child.kill(killSignal); });
   const done = new Promise<void>((resolve, reject) => {
     child.once('error', (err) => {
       exited = true;
@@ -75,7 +80,43 @@ export function runDump(run: ToolRun): { stream: Readable; done: Promise<void> }
   });
   // The stream carries the same error; a caller that only reads the stream must not crash the process.
   done.catch(() => undefined);
+  return { child, out, done };
+}
+
+/**
+ * Runs a dump tool and exposes its stdout. The returned stream ends only when the tool exited
+ * with 0; otherwise it is destroyed with the tool's error, and `done` rejects with the same
+ * error. Destroying the stream early kills the tool.
+ */
+export function runDump(run: ToolRun): { stream: Readable; done: Promise<void> } {
+  const { out, done } = startTool(run, 'ignore', 'SIGTERM');
   return { stream: out, done };
+}
+
+/**
+ * A filter program as a Duplex: bytes written go to its stdin, its stdout comes out. The
+ * output ends only once the program exited 0; any other exit errors the stream instead.
+ * Destroying the duplex kills the program.
+ */
+export function toolStream(command: string, args: string[], env: Record<string, string | undefined> = process.env): Duplex {
+  const { child, out } = startTool({ command, args, env, secrets: [], classify: () => 'permanent' }, 'pipe', 'SIGKILL');
+  child.stdin!.on('error', () => undefined); // EPIPE when the program stops early: its exit status tells why
+  const duplex = Duplex.from({ writable: child.stdin!, readable: out });
+  out.once('error', (err) => { if (!duplex.destroyed) duplex.destroy(err); });
+  duplex.once('close', () => { if (!out.destroyed) out.destroy(); });
+  return duplex;
+}
+
+const available = new Map<string, boolean>();
+
+/** Whether `command --version` runs (checked once per command). */
+export function toolAvailable(command: string): boolean {
+  let ok = available.get(command);
+  if (ok === undefined) {
+    ok = spawnSync(command, ['--version'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+    available.set(command, ok);
+  }
+  return ok;
 }
 
 /**

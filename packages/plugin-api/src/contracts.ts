@@ -22,8 +22,9 @@ export interface ProviderManifest {
 export type ProviderErrorKind = 'not_found' | 'auth' | 'quota' | 'unsupported' | 'transient' | 'permanent';
 
 /**
- * A provider failure with its kind. Third-party plugins cannot import this class (they are
- * separate packages), so core recognises any error named `ProviderError` with a valid `kind`:
+ * A provider failure with its kind. A third-party plugin has its own installed copy of this
+ * package, so its errors are instances of another copy of the class: core therefore recognises
+ * any error named `ProviderError` with a valid `kind` (`providerErrorKind`), and
  * `Object.assign(new Error(msg), { name: 'ProviderError', kind: 'not_found' })` is equivalent.
  */
 export class ProviderError extends Error {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { providerErrorKind, type DatabaseDriverInstance, type DatabaseDriverType } from '../../core/plugin-host/contracts.ts';
+import { providerErrorKind, type DatabaseDriverInstance, type DatabaseDriverType } from '@backplane/plugin-api';
 
 /**
  * The database-driver conformance suite. A driver's test file calls `runDatabaseContract` with

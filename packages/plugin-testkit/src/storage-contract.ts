@@ -4,7 +4,7 @@ import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
-import type { ObjectInfo, StorageInstance } from '../../core/plugin-host/contracts.ts';
+import type { ObjectInfo, StorageInstance } from '@backplane/plugin-api';
 
 /**
  * The storage conformance suite: every storage type runs it (rclone's fstests and restic's
@@ -35,7 +35,7 @@ export interface StorageContractOptions {
   stagesUploads?: boolean;
 }
 
-type Opened = {
+export type Opened = {
   instance: StorageInstance;
   cleanup?: () => Promise<void>;
   /**
@@ -116,7 +116,7 @@ function failingStream(chunks: number, size: number): Readable {
 }
 
 function providerKind(err: unknown): string | undefined {
-  // Duck-typed rather than instanceof: a third-party plugin may carry its own copy of contracts.ts.
+  // Duck-typed rather than instanceof: a third-party plugin carries its own copy of @backplane/plugin-api.
   if (!(err instanceof Error) || err.name !== 'ProviderError') return undefined;
   const kind = (err as { kind?: unknown }).kind;
   return typeof kind === 'string' ? kind : undefined;
