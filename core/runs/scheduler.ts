@@ -85,7 +85,7 @@ export class BackupScheduler {
   /** Re-reads every task (the time zone changed). */
   async reload(): Promise<void> {
     if (!this.#started) return;
-    for (const id of [...this.#jobs.keys()]) this.#unschedule(id);
+    for (const id of this.#scheduledTasks()) this.#unschedule(id);
     this.#timeZone = await scheduleTimeZone(this.#orm);
     const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true });
     for (const task of tasks) this.#schedule(task);
@@ -97,7 +97,12 @@ export class BackupScheduler {
 
   stop(): void {
     this.#started = false;
-    for (const id of [...this.#jobs.keys()]) this.#unschedule(id);
+    for (const id of this.#scheduledTasks()) this.#unschedule(id);
+  }
+
+  /** Every task with a timer: a backup cron, a verification cron, or both. */
+  #scheduledTasks(): number[] {
+    return [...new Set([...this.#jobs.keys(), ...this.#verifyJobs.keys()])];
   }
 
   #schedule(task: BackupTask): void {
