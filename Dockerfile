@@ -5,6 +5,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# The plugin kit's workspaces: npm links them into node_modules, and the app runs their source.
+COPY packages ./packages
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY core ./core
 COPY plugins ./plugins

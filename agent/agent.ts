@@ -1,6 +1,6 @@
 import type { Registries } from '../core/plugin-host/load.ts';
-import { errorText } from '../core/text.ts';
-import { VERSION } from '../core/version.ts';
+import { errorText } from '../core/lib/text.ts';
+import { VERSION } from '../core/config/version.ts';
 import { Backoff, retryWithBackoff, sleep } from './backoff.ts';
 import { executeCommand } from './commands/dispatch.ts';
 import type { ClaimedCommand, CommandOutcome } from './commands/command-types.ts';

@@ -1,8 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { PROJECT_ROOT } from '../core/config/load-config.ts';
 import { loadStandaloneRegistries } from '../core/plugin-host/standalone.ts';
-import { errorText } from '../core/text.ts';
-import { VERSION } from '../core/version.ts';
+import { errorText } from '../core/lib/text.ts';
+import { VERSION } from '../core/config/version.ts';
 import { Agent } from './agent.ts';
 import { AGENT_USAGE, AgentConfigError, loadAgentConfig, type AgentConfig } from './config.ts';
 import { resolveToken } from './enroll.ts';
@@ -61,7 +61,7 @@ export async function runAgentCli(argv: string[], env: Record<string, string | u
     const { token, origin } = await resolveToken(config, makeClient, early.signal);
     if (origin === 'enrollment') log.info(config.tokenFile ? { tokenFile: config.tokenFile } : {}, config.tokenFile ? 'enrolled; the node token is stored in the token file' : 'enrolled; no token file is set, so the token lives only in this process');
     await mkdir(config.tempDir, { recursive: true, mode: 0o700 });
-    const registries = await loadStandaloneRegistries({ projectRoot: PROJECT_ROOT, plugins: config.plugins, logger: { level: config.logLevel } });
+    const registries = await loadStandaloneRegistries({ projectRoot: PROJECT_ROOT, plugins: config.plugins, disabled: config.pluginsDisabled, logger: { level: config.logLevel } });
     log.info({
       version: VERSION,
       master: config.master,

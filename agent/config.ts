@@ -23,6 +23,8 @@ export interface AgentConfig {
   stopGraceSeconds: number;
   /** Extra plugins, as BACKPLANE_PLUGINS is for the master. */
   plugins: string[];
+  /** Plugins not to load, as BACKPLANE_PLUGINS_DISABLED is for the master. */
+  pluginsDisabled?: string[];
   logLevel: string;
 }
 
@@ -41,6 +43,7 @@ const FIELDS: Field[] = [
   { key: 'pollSeconds', flag: 'poll-seconds', env: 'BACKPLANE_AGENT_POLL_SECONDS', kind: 'seconds', min: 1 },
   { key: 'stopGraceSeconds', flag: 'stop-grace-seconds', env: 'BACKPLANE_AGENT_STOP_GRACE_SECONDS', kind: 'seconds', min: 0 },
   { key: 'plugins', env: 'BACKPLANE_PLUGINS', kind: 'list' },
+  { key: 'pluginsDisabled', env: 'BACKPLANE_PLUGINS_DISABLED', kind: 'list' },
   { key: 'logLevel', flag: 'log-level', env: 'BACKPLANE_AGENT_LOG_LEVEL', kind: 'string' },
 ];
 
@@ -68,6 +71,7 @@ function defaults(): Omit<AgentConfig, 'master'> {
     pollSeconds: 5,
     stopGraceSeconds: 30,
     plugins: [],
+    pluginsDisabled: [],
     logLevel: 'info',
   };
 }

@@ -4,7 +4,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '../core/plugin-host/contracts.ts';
+import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '@backplane/plugin-api';
 
 /** Spools live in their own folder so a start can clear what a killed agent left without touching provider scratch files. */
 export function spoolDir(tempDir: string): string {

@@ -1,5 +1,5 @@
 import { Transform, type Readable } from 'node:stream';
-import type { StorageInstance } from '../core/plugin-host/contracts.ts';
+import type { StorageInstance } from '@backplane/plugin-api';
 
 const UNITS: Record<string, number> = { '': 1024, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
 

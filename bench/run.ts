@@ -4,12 +4,13 @@ import { benchStorageRclone } from './storage-rclone.ts';
 import { benchBackupFiles } from './backup-files.ts';
 import { benchBackupPostgres } from './backup-postgres.ts';
 import { benchAgents } from './agents.ts';
+import { benchAge } from './age.ts';
 
 /**
  * `npm run bench`: every benchmark prints its figures; none asserts timings.
  * Sizes: BACKPLANE_BENCH_LOCAL_MB, BACKPLANE_BENCH_RCLONE_MB, BACKPLANE_BENCH_BACKUP_MB and
  * BACKPLANE_BENCH_PG_MB (1024 each by default); agents: BACKPLANE_BENCH_AGENTS (2000) and
- * BACKPLANE_BENCH_AGENTS_SECONDS (60).
+ * BACKPLANE_BENCH_AGENTS_SECONDS (60); age: BACKPLANE_BENCH_AGE_MB (256).
  *
  * Sections can be picked by name: `node bench/run.ts backup-files backup-postgres`
  * (`npm run bench -- backup-files`); no name runs them all.
@@ -21,6 +22,7 @@ const sections: { name: string; title: string; run: () => Promise<void> }[] = [
   { name: 'backup-files', title: 'file backup end to end', run: () => benchBackupFiles() },
   { name: 'backup-postgres', title: 'PostgreSQL backup end to end', run: () => benchBackupPostgres() },
   { name: 'agents', title: 'agent protocol at scale', run: () => benchAgents() },
+  { name: 'age', title: 'age encryption, native against the age-encryption package', run: () => benchAge() },
 ];
 
 const wanted = process.argv.slice(2);

@@ -3,7 +3,11 @@ import fp from 'fastify-plugin';
 import { fastifyAwilixPlugin } from '@fastify/awilix';
 import { asValue, type AwilixContainer } from 'awilix';
 import type { Config } from './config/config.ts';
+import type { Clock } from './lib/clock.ts';
 import { createAppContainer, type Cradle } from './container.ts';
+import type { StorageHealthMonitor } from './storage/storage-health.ts';
+import type { TemporarySweep } from './storage/temporary-sweep.ts';
+import type { AuditRetention } from './events/audit-retention.ts';
 import { openOrm, migrate } from './db/orm.ts';
 import { loadMasterKey } from './security/master-key.ts';
 import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
@@ -22,12 +26,11 @@ import { inputGuard } from './http/input-guard.ts';
 import { responseHeaders } from './http/response-headers.ts';
 import { metricsPlugin } from './metrics/metrics-plugin.ts';
 import { nodeFsRoutes } from './features/nodes/node-fs-routes.ts';
-import { agentCommandRoutes } from './agent-protocol/agent-command-routes.ts';
-import { agentRunRoutes } from './agent-protocol/agent-run-routes.ts';
-import { agentRestoreRoutes } from './agent-protocol/agent-restore-routes.ts';
+import { agentCommandRoutes } from './features/agent/agent-command-routes.ts';
+import { agentRunRoutes } from './features/agent/agent-run-routes.ts';
+import { agentRestoreRoutes } from './features/agent/agent-restore-routes.ts';
 import { discoverPlugins } from './plugin-host/discover.ts';
 import { importPlugins, registerPlugins, type LoadedPlugin } from './plugin-host/load.ts';
-import { startAuditWebhook } from './events/audit-webhook.ts';
 import { nextBootEpoch } from './events/boot-epoch.ts';
 import { healthRoutes } from './features/health/health-routes.ts';
 import { authRoutes } from './features/auth/auth-routes.ts';
@@ -44,10 +47,7 @@ import { taskTransferRoutes } from './features/task-transfer/task-transfer-route
 import { taskTemplateRoutes } from './features/task-templates/task-template-routes.ts';
 import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
 import { fastifySSE } from '@fastify/sse';
-import { StorageHealthMonitor } from './storage/storage-health.ts';
 import { resetScratchDir } from './storage/scratch-dir.ts';
-import { AuditRetention } from './events/audit-retention.ts';
-import { TemporarySweep } from './storage/temporary-sweep.ts';
 
 export interface BuildOptions {
   /** Overrides the login limits (tests of the limiter use small numbers). */
@@ -56,6 +56,8 @@ export interface BuildOptions {
   cwd?: string;
   /** pino level; defaults to the config's. */
   logLevel?: string;
+  /** Time for command leases, the lease monitor and the scheduler; the system clock by default. */
+  clock?: Clock;
 }
 
 declare module 'fastify' {
@@ -106,13 +108,10 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(recoveryRoutes);
   await app.register(eventStreamRoutes);
 
-  const storageHealth = new StorageHealthMonitor(container, app.log);
+  const { backupRuns, scheduler, recordDeleter, storageHealth, auditRetention, temporarySweep, auditWebhook } = container.cradle;
   app.decorate('storageHealth', storageHealth);
-  const auditRetention = new AuditRetention(container, app.log);
   app.decorate('auditRetention', auditRetention);
-  const temporarySweep = new TemporarySweep(container, app.log);
   app.decorate('temporarySweep', temporarySweep);
-  const { backupRuns, scheduler, recordDeleter } = container.cradle;
   let deletionSweep: NodeJS.Timeout | undefined;
   app.addHook('onReady', async function startBackgroundWork() {
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
@@ -134,9 +133,9 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     deletionSweep = setInterval(sweep, 10 * 60_000).unref();
   });
 
-  const stopWebhook = startAuditWebhook(container.cradle.audit, container, app.log);
+  auditWebhook.start();
   app.addHook('onClose', async function closeOrm() {
-    stopWebhook();
+    auditWebhook.stop();
     scheduler.stop();
     if (deletionSweep) clearInterval(deletionSweep);
     await container.cradle.leaseMonitor.stop();
@@ -160,11 +159,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let app: FastifyInstance | undefined;
   try {
     await migrate(orm);
-    const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }));
+    const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }), config.pluginsDisabled);
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
     // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.
     const scratch = await resetScratchDir(config.dataDir);
-    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits });
+    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits, clock: options.clock });
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
       logger: loggerOptions(options.logLevel ?? config.logLevel),

@@ -1,6 +1,7 @@
 import { createContainer, asValue, asClass, asFunction, InjectionMode, type AwilixContainer } from 'awilix';
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { Config } from './config/config.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 import { SecretBox } from './security/secret-box.ts';
 import { deriveKey } from './security/master-key.ts';
 import { SessionTokens } from './auth/jwt.ts';
@@ -8,7 +9,7 @@ import { LoginLimiter, type LoginLimits } from './auth/login-limiter.ts';
 import { AuditWriter } from './events/audit-writer.ts';
 import { EventBus } from './events/event-bus.ts';
 import { ProviderRegistry } from './plugin-host/registry.ts';
-import type { StorageType, NotifierType, DatabaseDriverType } from './plugin-host/contracts.ts';
+import type { StorageType, NotifierType, DatabaseDriverType } from '@backplane/plugin-api';
 import type { LoadedPlugin } from './plugin-host/load.ts';
 import { UserService } from './features/users/user-service.ts';
 import { ApiKeyService } from './features/api-keys/api-key-service.ts';
@@ -19,6 +20,9 @@ import { StorageTargetOpener } from './storage/target-opener.ts';
 import { StorageTargetService } from './features/storage-targets/storage-target-service.ts';
 import { StorageOAuthFlow } from './features/storage-targets/oauth-flow.ts';
 import { BackupTaskService } from './features/backup-tasks/backup-task-service.ts';
+import { TaskTemplateService } from './features/task-templates/task-template-service.ts';
+import { NodeService } from './features/nodes/node-service.ts';
+import { InstallService } from './features/install/install-service.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { Registry } from 'prom-client';
 import { BackupMetrics } from './metrics/backup-metrics.ts';
@@ -26,23 +30,29 @@ import { RecordLogHub } from './backup/record-log.ts';
 import { BackupExecutor } from './backup/backup-executor.ts';
 import { RecordDeleter } from './backup/record-deleter.ts';
 import { RetentionService } from './backup/retention-service.ts';
-import { BackupRuns } from './backup/backup-runs.ts';
-import { BackupScheduler } from './backup/scheduler.ts';
-import { BackupCancel } from './backup/backup-cancel.ts';
-import { RunTimeLimits } from './backup/run-time-limits.ts';
+import { BackupRuns } from './runs/backup-runs.ts';
+import { BackupScheduler } from './runs/scheduler.ts';
+import { BackupCancel } from './runs/backup-cancel.ts';
+import { RunTimeLimits } from './runs/run-time-limits.ts';
 import { RestoreService } from './recovery/restore-service.ts';
 import { VerifyService } from './recovery/verify-service.ts';
 import { ReplicationService } from './recovery/replication-service.ts';
 import type { AgeKeyPair } from './engine/age-identity.ts';
 import { BackupRecordService } from './features/backup-records/backup-record-service.ts';
 import { CommandQueue } from './agent-protocol/command-queue.ts';
-import { RemoteBackups } from './agent-protocol/remote-backups.ts';
-import { RemoteRestores } from './agent-protocol/remote-restores.ts';
-import { LeaseMonitor } from './agent-protocol/lease-monitor.ts';
+import { RemoteBackups } from './runs/remote-backups.ts';
+import { RemoteRestores } from './runs/remote-restores.ts';
+import { LeaseMonitor } from './runs/lease-monitor.ts';
+import { StorageHealthMonitor } from './storage/storage-health.ts';
+import { TemporarySweep } from './storage/temporary-sweep.ts';
+import { AuditRetention } from './events/audit-retention.ts';
+import { AuditWebhook } from './events/audit-webhook.ts';
 
 /** Singletons: one per app instance. */
 export interface AppCradle {
   config: Config;
+  /** Time for leases and schedules; tests pass one they advance. */
+  clock: Clock;
   orm: MikroORM;
   secretBox: SecretBox;
   sessionTokens: SessionTokens;
@@ -78,6 +88,14 @@ export interface AppCradle {
   leaseMonitor: LeaseMonitor;
   backupCancel: BackupCancel;
   runTimeLimits: RunTimeLimits;
+  /** The settings' current values, read in a job scope (for singletons, which cannot hold `settings`). */
+  readSettings: () => Promise<Record<string, string>>;
+  /** Drops expired storage authorisation drafts, in a job scope. */
+  purgeOAuthDrafts: () => Promise<number>;
+  storageHealth: StorageHealthMonitor;
+  temporarySweep: TemporarySweep;
+  auditRetention: AuditRetention;
+  auditWebhook: AuditWebhook;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -92,6 +110,9 @@ export interface ScopeCradle {
   storageOAuth: StorageOAuthFlow;
   backupTasks: BackupTaskService;
   backupRecords: BackupRecordService;
+  taskTemplates: TaskTemplateService;
+  nodes: NodeService;
+  installs: InstallService;
 }
 
 export type Cradle = AppCradle & ScopeCradle;
@@ -105,10 +126,11 @@ declare module '@fastify/awilix' {
  * A fresh container per app instance (never awilix's module-level default, which would leak
  * between test apps), in strict mode so a singleton can never capture a request's scope.
  */
-export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; ageKeys: AgeKeyPair; bootEpoch: number; loginLimits?: LoginLimits }): AwilixContainer<Cradle> {
+export function createAppContainer(options: { config: Config; orm: MikroORM; masterKey: Buffer; ageKeys: AgeKeyPair; bootEpoch: number; loginLimits?: LoginLimits; clock?: Clock }): AwilixContainer<Cradle> {
   const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   container.register({
     config: asValue(options.config),
+    clock: asValue(options.clock ?? systemClock),
     orm: asValue(options.orm),
     secretBox: asValue(new SecretBox(deriveKey(options.masterKey, 'secrets'))),
     sessionTokens: asValue(new SessionTokens(deriveKey(options.masterKey, 'jwt'), options.config.jwtTtlSeconds)),
@@ -130,6 +152,9 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     storageOAuth: asClass(StorageOAuthFlow).scoped(),
     backupTasks: asClass(BackupTaskService).scoped(),
     backupRecords: asClass(BackupRecordService).scoped(),
+    taskTemplates: asClass(TaskTemplateService).scoped(),
+    nodes: asClass(NodeService).scoped(),
+    installs: asClass(InstallService).scoped(),
     metricsRegistry: asValue(new Registry()),
     backupMetrics: asClass(BackupMetrics).singleton(),
     ageKeys: asValue(options.ageKeys),
@@ -151,6 +176,12 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     leaseMonitor: asClass(LeaseMonitor).singleton(),
     backupCancel: asClass(BackupCancel).singleton(),
     runTimeLimits: asClass(RunTimeLimits).singleton(),
+    readSettings: asValue(() => inJobScope(container, (cradle) => cradle.settings.values())),
+    purgeOAuthDrafts: asValue(() => inJobScope(container, (cradle) => cradle.storageOAuth.purge())),
+    storageHealth: asClass(StorageHealthMonitor).singleton(),
+    temporarySweep: asClass(TemporarySweep).singleton(),
+    auditRetention: asClass(AuditRetention).singleton(),
+    auditWebhook: asClass(AuditWebhook).singleton(),
   });
   return container;
 }
@@ -160,4 +191,14 @@ export function createJobScope(container: AwilixContainer<Cradle>): AwilixContai
   const scope = container.createScope();
   scope.register({ em: asValue(container.cradle.orm.em.fork()) });
   return scope;
+}
+
+/** Runs scoped services' work for a singleton: a job scope around `work`, disposed after. */
+async function inJobScope<T>(container: AwilixContainer<Cradle>, work: (cradle: Cradle) => Promise<T>): Promise<T> {
+  const scope = createJobScope(container);
+  try {
+    return await work(scope.cradle);
+  } finally {
+    await scope.dispose();
+  }
 }

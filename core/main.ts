@@ -4,7 +4,7 @@ import { loadConfig, ConfigError } from './config/load-config.ts';
 import { startServer } from './server.ts';
 import { openOrm, migrate } from './db/orm.ts';
 import { resetPassword } from './features/users/reset-password.ts';
-import { VERSION } from './version.ts';
+import { VERSION } from './config/version.ts';
 
 const USAGE = `backplane ${VERSION}
 

@@ -1,4 +1,4 @@
-import type { ProviderDeps } from '../../core/plugin-host/contracts.ts';
+import type { ProviderDeps } from '@backplane/plugin-api';
 import type { Registries } from '../../core/plugin-host/load.ts';
 import type { AgentLogger } from '../logger.ts';
 import type { MasterClient } from '../master-client.ts';

@@ -1,6 +1,6 @@
 import { discovered, type DiscoverDbResult } from '../../core/agent-protocol/wire.ts';
 import { driverFor } from '../../core/plugin-host/driver-for.ts';
-import { errorText } from '../../core/text.ts';
+import { errorText } from '../../core/lib/text.ts';
 import { providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
 /**

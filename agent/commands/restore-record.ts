@@ -8,7 +8,7 @@ import { restoreDumpArchive } from '../../core/recovery/dump-archive-restore.ts'
 import { archivePath, safeExtract } from '../../core/recovery/safe-extract.ts';
 import { checkTar } from '../../core/recovery/artifact-check.ts';
 import { SelectionMatch, nothingSelectedText } from '../../core/recovery/selection.ts';
-import { errorText, humanBytes } from '../../core/text.ts';
+import { errorText, humanBytes } from '../../core/lib/text.ts';
 import type { RestoreSpec } from '../../core/agent-protocol/wire.ts';
 import { removeSpool, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';

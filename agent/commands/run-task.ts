@@ -1,8 +1,8 @@
 import type { TargetOutcome, TaskSpec } from '../../core/agent-protocol/wire.ts';
 import { RunWarnings } from '../../core/backup/run-warnings.ts';
 import { readSourceStats, runArtifact, storedLine } from '../../core/backup/artifact-run.ts';
-import type { ProviderDeps, StorageInstance } from '../../core/plugin-host/contracts.ts';
-import { errorText, humanBytes } from '../../core/text.ts';
+import type { ProviderDeps, StorageInstance } from '@backplane/plugin-api';
+import { errorText, humanBytes } from '../../core/lib/text.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
 import { pacedStorage, parseBandwidth } from '../throttle.ts';

@@ -3,6 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { AgentCommandEntity, type AgentCommand, type CommandType } from '../db/entities/agent-command.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ClaimedCommand } from './wire.ts';
+import type { Clock } from '../lib/clock.ts';
 
 const SECRETS_AAD = 'agent_commands.secrets';
 
@@ -33,11 +34,13 @@ export class CommandQueue {
   readonly #orm: MikroORM;
   readonly #box: SecretBox;
   readonly #leaseMs: number;
+  readonly #clock: Clock;
   /** In-process wake-ups for RPC waiters; they also re-read the table, so several masters work. */
   readonly #settled = new EventEmitter();
 
-  constructor({ orm, secretBox, config }: { orm: MikroORM; secretBox: SecretBox; config: { commandLeaseSeconds: number } }) {
+  constructor({ orm, secretBox, config, clock }: { orm: MikroORM; secretBox: SecretBox; config: { commandLeaseSeconds: number }; clock: Clock }) {
     this.#orm = orm;
+    this.#clock = clock;
     this.#box = secretBox;
     this.#leaseMs = config.commandLeaseSeconds * 1000;
     this.#settled.setMaxListeners(0);
@@ -68,7 +71,7 @@ export class CommandQueue {
     for (let round = 0; round < 5; round++) {
       const next = await em.findOne(AgentCommandEntity, { nodeId, status: 'pending' }, { orderBy: { id: 'asc' }, fields: ['id', 'attempts', 'type', 'payload', 'secrets'] });
       if (!next) return null;
-      const now = new Date();
+      const now = this.#clock.now();
       const won = await em.nativeUpdate(AgentCommandEntity, { id: next.id, status: 'pending', attempts: next.attempts }, {
         status: 'claimed', attempts: next.attempts + 1, claimedAt: now, leaseExpiresAt: new Date(now.getTime() + this.#leaseMs),
       });
@@ -90,7 +93,7 @@ export class CommandQueue {
   async renew(nodeId: number, inFlight?: number[], starting = false): Promise<AgentCommand[]> {
     const em = this.#orm.em.fork();
     if (starting) return em.find(AgentCommandEntity, { nodeId, status: 'claimed' });
-    const lease = new Date(Date.now() + this.#leaseMs);
+    const lease = new Date(this.#clock.now().getTime() + this.#leaseMs);
     const listed = inFlight === undefined ? {} : { id: { $in: inFlight } };
     if (inFlight?.length !== 0) await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', ...listed }, { leaseExpiresAt: lease });
     return [];
@@ -102,7 +105,7 @@ export class CommandQueue {
    * master took the claim back, or it was settled): the agent's work is stale.
    */
   async touch(nodeId: number, kind: RecordKind, recordId: number, started = false): Promise<boolean> {
-    const now = new Date();
+    const now = this.#clock.now();
     const changes = { leaseExpiresAt: new Date(now.getTime() + this.#leaseMs), ...(started ? { startedAt: now } : {}) };
     return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { nodeId, recordKind: kind, recordId, status: 'claimed' }, changes)) > 0;
   }
@@ -117,7 +120,7 @@ export class CommandQueue {
     if (command.status === status) return { kind: 'repeated', command };
     if (command.status !== 'claimed') return { kind: 'not_claimed' };
     const won = await em.nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, {
-      status, completedAt: new Date(), leaseExpiresAt: null, secrets: '', error: (r.error ?? '').slice(0, 4000), result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
+      status, completedAt: this.#clock.now(), leaseExpiresAt: null, secrets: '', error: (r.error ?? '').slice(0, 4000), result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
     });
     if (won !== 1) return { kind: 'not_claimed' };
     command.status = status; // what the update above stored; the fork is not flushed again
@@ -127,19 +130,19 @@ export class CommandQueue {
 
   /** Settles a command from the master's side (lease lapsed, record ended). */
   async settle(id: number, status: 'failed' | 'succeeded', error: string): Promise<boolean> {
-    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: { $in: ['pending', 'claimed'] } }, { status, error: error.slice(0, 4000), completedAt: new Date(), leaseExpiresAt: null, secrets: '' });
+    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: { $in: ['pending', 'claimed'] } }, { status, error: error.slice(0, 4000), completedAt: this.#clock.now(), leaseExpiresAt: null, secrets: '' });
     if (won === 1) this.#settled.emit(String(id));
     return won === 1;
   }
 
   /** Puts a claimed command back in the queue (its agent vanished before it started). */
   async requeue(id: number): Promise<boolean> {
-    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed', startedAt: null }, { status: 'pending', claimedAt: null, leaseExpiresAt: null, lostAt: new Date() })) === 1;
+    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed', startedAt: null }, { status: 'pending', claimedAt: null, leaseExpiresAt: null, lostAt: this.#clock.now() })) === 1;
   }
 
   /** Fails a claimed command its agent lost (lease lapsed, agent restarted). */
   async failLost(id: number, error: string): Promise<boolean> {
-    const now = new Date();
+    const now = this.#clock.now();
     const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, { status: 'failed', error: error.slice(0, 4000), completedAt: now, leaseExpiresAt: null, lostAt: now, secrets: '' });
     if (won === 1) this.#settled.emit(String(id));
     return won === 1;
@@ -160,18 +163,19 @@ export class CommandQueue {
 
   /** A master that was down could not renew anything: every claimed lease starts afresh. */
   async extendAll(): Promise<number> {
-    return this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { status: 'claimed' }, { leaseExpiresAt: new Date(Date.now() + this.#leaseMs) });
+    return this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { status: 'claimed' }, { leaseExpiresAt: new Date(this.#clock.now().getTime() + this.#leaseMs) });
   }
 
   /** Waits for a command to be settled (RPCs such as a directory listing), up to `timeoutMs`. */
   async waitFor(id: number, timeoutMs: number, signal?: AbortSignal): Promise<AgentCommand | null> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline && !signal?.aborted) {
+    const clock = this.#clock;
+    const deadline = clock.now().getTime() + timeoutMs;
+    while (clock.now().getTime() < deadline && !signal?.aborted) {
       const command = await this.get(id);
       if (!command || (command.status !== 'pending' && command.status !== 'claimed')) return command;
       await new Promise<void>((resolve) => {
-        const done = (): void => { clearTimeout(timer); this.#settled.off(String(id), done); resolve(); };
-        const timer = setTimeout(done, Math.min(500, Math.max(0, deadline - Date.now())));
+        const done = (): void => { clock.clearTimeout(timer); this.#settled.off(String(id), done); resolve(); };
+        const timer = clock.setTimeout(done, Math.min(500, Math.max(0, deadline - clock.now().getTime())));
         this.#settled.once(String(id), done);
       });
     }

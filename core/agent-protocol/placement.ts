@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { NodeEntity, type Node } from '../db/entities/node.ts';
 import { AgentCommandEntity } from '../db/entities/agent-command.ts';
 import type { BackupTask } from '../db/entities/backup-task.ts';
-import { nodeStatus } from '../features/nodes/node-view.ts';
+import { nodeStatus } from './node-status.ts';
 import { AppError } from '../http/app-error.ts';
 
 /** The task runs on the master (no node, no pool). */

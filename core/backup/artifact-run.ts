@@ -1,7 +1,7 @@
-import type { StorageInstance } from '../plugin-host/contracts.ts';
+import type { StorageInstance } from '@backplane/plugin-api';
 import type { Compression } from '../engine/compression.ts';
 import { runPipeline, type PipelineResult, type PipelineTarget } from '../engine/pipeline.ts';
-import { errorText, humanBytes } from '../text.ts';
+import { errorText, humanBytes } from '../lib/text.ts';
 import { openTaskSource, type SourceContext, type SourceSpec, type TaskSource } from './task-source.ts';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { ManifestEntry } from '../engine/tar-source.ts';
 import { drained, quiet } from '../engine/tar-entry-flow.ts';
 

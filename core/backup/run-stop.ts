@@ -1,4 +1,4 @@
-import { errorText } from '../text.ts';
+import { errorText } from '../lib/text.ts';
 
 export type StopStatus = 'cancelled' | 'failed';
 

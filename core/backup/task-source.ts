@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { BackupTask } from '../db/entities/backup-task.ts';
-import type { DatabaseDriverType, ProviderDeps } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType, ProviderDeps } from '@backplane/plugin-api';
 import { createTarSource, type ManifestEntry } from '../engine/tar-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { DUMP_ARCHIVE_EXTENSION, createDumpArchive, dumpEntryName } from './dump-archive.ts';
@@ -42,6 +42,9 @@ export interface SourceSpec {
   dbName: string;
   dbPath: string;
 }
+
+/** Associated data of a task's sealed database password: the task service seals it, every run opens it. */
+export const DB_PASSWORD_AAD = 'backup_tasks.db_password';
 
 export function sourceSpecOf(task: BackupTask): SourceSpec {
   return {

@@ -11,6 +11,8 @@ export interface Config {
   trustedProxies: string[];
   logLevel: string;
   plugins: string[];
+  /** Plugins not to load (plugin, package or plugins/ folder names). */
+  pluginsDisabled: string[];
   maxConcurrent: number;
   nodeOfflineSeconds: number;
   commandLeaseSeconds: number;

@@ -1,12 +1,13 @@
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
-import { bech32Decode, bech32Encode } from './age-bech32.ts';
+import { bech32 } from '@scure/base';
+import { bech32Decode } from './age-native.ts';
 
 // PKCS#8 wrapping of a raw X25519 private key (RFC 8410), so node:crypto can derive its public key.
 const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
 
 /** A new X25519 identity in age's encoding (`AGE-SECRET-KEY-1...`). */
 export function generateIdentity(): string {
-  return bech32Encode('AGE-SECRET-KEY-', randomBytes(32)).toUpperCase();
+  return bech32.encode('AGE-SECRET-KEY-', bech32.toWords(randomBytes(32)), false).toUpperCase();
 }
 
 /** The recipient (`age1...`) of an X25519 identity. */
@@ -16,7 +17,7 @@ export function identityToRecipient(identity: string): string {
   const key = createPrivateKey({ key: Buffer.concat([X25519_PKCS8_PREFIX, secret]), format: 'der', type: 'pkcs8' });
   const { x } = createPublicKey(key).export({ format: 'jwk' });
   if (typeof x !== 'string') throw new Error('age identity: cannot derive the public key');
-  return bech32Encode('age', Buffer.from(x, 'base64url'));
+  return bech32.encode('age', bech32.toWords(Buffer.from(x, 'base64url')), false);
 }
 import { chmod, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 import { PassThrough, type Duplex } from 'node:stream';
 import zlib from 'node:zlib';
-import { toolAvailable, toolStream } from './tool-stream.ts';
+import { toolAvailable, toolStream } from '@backplane/plugin-api';
 
 export type Compression = 'zstd' | 'gzip' | 'none';
 

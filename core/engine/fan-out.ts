@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { createHash } from 'node:crypto';
-import { providerErrorKind } from '../plugin-host/contracts.ts';
-import { errorText as message } from '../text.ts';
-import type { PipelineTarget, TargetResult } from './pipeline.ts';
+import { providerErrorKind } from '@backplane/plugin-api';
+import { errorText as message } from '../lib/text.ts';
+import type { PipelineTarget, TargetResult } from './target-types.ts';
 
 /**
  * The pipeline's last stage: every stored chunk goes to every live target's feed, hashed and

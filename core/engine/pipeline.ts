@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { StorageInstance } from '../plugin-host/contracts.ts';
 import { compressor, type Compression } from './compression.ts';
 import { encryptStream } from './encryption.ts';
 import { AllTargetsFailed, FanOut } from './fan-out.ts';
@@ -27,12 +26,9 @@ import { countingCoalescer } from './counting-coalescer.ts';
  * put has been cancelled, so no target keeps an object under its key.
  */
 
-export interface PipelineTarget {
-  id: number | string;
-  name: string;
-  instance: StorageInstance;
-  key: string;
-}
+import type { PipelineTarget, TargetResult } from './target-types.ts';
+
+export type { PipelineTarget, TargetResult };
 
 export interface PipelineProgress {
   /** Bytes read from the source (uncompressed). */
@@ -42,17 +38,6 @@ export interface PipelineProgress {
   /** Source bytes per second over the last interval. */
   rate: number;
   elapsedMs: number;
-}
-
-export interface TargetResult {
-  targetId: number | string;
-  name: string;
-  key: string;
-  status: 'success' | 'failed';
-  /** Stored bytes, as the target reported them (success only). */
-  size?: number;
-  error?: string;
-  attempts: number;
 }
 
 export interface PipelineResult {

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Header, Pack } from 'tar-stream';
-import type { ManifestEntry } from './tar-source.ts';
+import type { ManifestEntry } from './manifest-entry.ts';
 import { drained, quiet } from './tar-entry-flow.ts';
 
 type Headers = Partial<Header> & Pick<Header, 'name'>;

@@ -20,20 +20,9 @@ export { isExcluded } from './tar-walk.ts';
  * writes each entry; this module drives them and ends or fails the archive.
  */
 
-export type ManifestEntryType = 'file' | 'directory' | 'symlink';
+import type { ManifestEntry, ManifestEntryType } from './manifest-entry.ts';
 
-export interface ManifestEntry {
-  /** The entry name in the tar (no leading `/`; directories without a trailing `/`). */
-  path: string;
-  /** Bytes of content (0 for directories and links). */
-  size: number;
-  mtime: Date;
-  /** Permission bits (e.g. 0o644). */
-  mode: number;
-  type: ManifestEntryType;
-  /** Target of a symbolic link. */
-  linkname?: string;
-}
+export type { ManifestEntry, ManifestEntryType };
 
 export interface TarSourceOptions {
   /** Absolute paths (files or folders). Relative paths are resolved against the working directory. */

@@ -1,7 +1,5 @@
-import type { AwilixContainer } from 'awilix';
+import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Cradle } from '../container.ts';
-import { createJobScope } from '../container.ts';
 import { AuditLogEntity } from '../db/entities/audit-log.ts';
 
 const SWEEP_INTERVAL_MS = 6 * 3600_000;
@@ -11,13 +9,15 @@ const SWEEP_INTERVAL_MS = 6 * 3600_000;
  * are deleted at start-up and every six hours.
  */
 export class AuditRetention {
-  readonly #container: AwilixContainer<Cradle>;
+  readonly #orm: MikroORM;
+  readonly #readSettings: () => Promise<Record<string, string>>;
   readonly #log: FastifyBaseLogger;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(container: AwilixContainer<Cradle>, log: FastifyBaseLogger) {
-    this.#container = container;
-    this.#log = log;
+  constructor({ orm, readSettings, logger }: { orm: MikroORM; readSettings: () => Promise<Record<string, string>>; logger: FastifyBaseLogger }) {
+    this.#orm = orm;
+    this.#readSettings = readSettings;
+    this.#log = logger;
   }
 
   start(): void {
@@ -33,16 +33,11 @@ export class AuditRetention {
 
   /** Deletes expired entries; returns how many. */
   async sweep(now = new Date()): Promise<number> {
-    const scope = createJobScope(this.#container);
-    try {
-      const days = Number((await scope.cradle.settings.values()).audit_retention_days);
-      if (!Number.isInteger(days) || days <= 0) return 0;
-      const cutoff = new Date(now.getTime() - days * 86400_000);
-      const deleted = await scope.cradle.em.nativeDelete(AuditLogEntity, { createdAt: { $lt: cutoff } });
-      if (deleted > 0) this.#log.info({ deleted, days }, 'audit entries past retention deleted');
-      return deleted;
-    } finally {
-      await scope.dispose();
-    }
+    const days = Number((await this.#readSettings()).audit_retention_days);
+    if (!Number.isInteger(days) || days <= 0) return 0;
+    const cutoff = new Date(now.getTime() - days * 86400_000);
+    const deleted = await this.#orm.em.fork().nativeDelete(AuditLogEntity, { createdAt: { $lt: cutoff } });
+    if (deleted > 0) this.#log.info({ deleted, days }, 'audit entries past retention deleted');
+    return deleted;
   }
 }

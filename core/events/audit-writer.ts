@@ -17,7 +17,9 @@ export interface AuditEntry {
   detail?: string;
 }
 
-type Listener = (row: { id: number; actor: { userId: number | null; username: string }; clientIp: string; createdAt: Date } & Required<AuditEntry>) => void;
+/** An entry as stored, handed to `onRecorded` listeners. */
+export type RecordedAuditEntry = { id: number; actor: { userId: number | null; username: string }; clientIp: string; createdAt: Date } & Required<AuditEntry>;
+type Listener = (row: RecordedAuditEntry) => void;
 
 /**
  * Writes audit entries on its own EntityManager fork, so an entry is stored even when the

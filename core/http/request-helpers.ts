@@ -1,10 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuditActor } from '../events/audit-writer.ts';
 import { AppError } from './app-error.ts';
-
-export function auditActor(request: FastifyRequest): AuditActor {
-  return { principal: request.principal, clientIp: request.ip };
-}
 
 /** Lists return arrays; the total across all pages travels in `X-Total-Count`. */
 export function setTotal(reply: FastifyReply, total: number): void {
@@ -16,4 +11,11 @@ export function userIdOf(request: FastifyRequest): number {
   const p = request.principal;
   if (p?.kind !== 'user') throw new AppError('AUTH_INTERACTIVE_ONLY');
   return p.userId;
+}
+
+/** Aborted when the client closes the connection, so waiting on its behalf can stop. */
+export function closedSignal(request: FastifyRequest): AbortSignal {
+  const abort = new AbortController();
+  request.raw.once('close', () => abort.abort());
+  return abort.signal;
 }

@@ -1,5 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve, dirname } from 'node:path';
+import { findPackageJSON } from 'node:module';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { exports as resolveExports, legacy as legacyEntry } from 'resolve.exports';
 import { PluginError } from './registry.ts';
 
 export type PluginOrigin = 'builtin' | 'package' | 'config';
@@ -12,6 +15,10 @@ export interface PluginSource {
   /** Absolute path of the module to import. */
   entry: string;
   version?: string;
+  /** The names BACKPLANE_PLUGINS_DISABLED may use for it before import: label, package name, folder name. */
+  names: string[];
+  /** `backplane.apiVersion` of the package marker, when it has one: checked before import. */
+  apiVersion?: unknown;
 }
 
 interface PackageJson {
@@ -21,7 +28,7 @@ interface PackageJson {
   exports?: unknown;
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
-  backplane?: { plugin?: boolean; apiVersion?: number };
+  backplane?: { plugin?: boolean; apiVersion?: unknown };
 }
 
 async function readJson(path: string): Promise<PackageJson | undefined> {
@@ -46,29 +53,37 @@ async function firstExisting(paths: string[]): Promise<string | undefined> {
   return undefined;
 }
 
-/** The ESM entry of an installed package: `exports["."]` (import/default), else `main`, else index.js. */
-function packageEntry(dir: string, pkg: PackageJson): string {
-  const root = typeof pkg.exports === 'object' && pkg.exports !== null && '.' in pkg.exports
-    ? (pkg.exports as Record<string, unknown>)['.']
-    : pkg.exports;
-  let target: unknown = root;
-  while (target && typeof target === 'object') {
-    const conditions = target as Record<string, unknown>;
-    target = conditions.import ?? conditions.node ?? conditions.default;
+/**
+ * The package.json of an installed package as Node resolves `name` from `from` (node_modules
+ * folders upwards, workspace links followed), or undefined when it is not installed.
+ */
+function findPackage(name: string, from: string): string | undefined {
+  try {
+    return findPackageJSON(name, pathToFileURL(join(resolve(from), 'package.json')));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw err;
   }
-  return join(dir, typeof target === 'string' ? target : pkg.main ?? 'index.js');
 }
 
-/** Finds an installed package the way Node does: node_modules folders from `from` upwards. */
-async function findPackageDir(name: string, from: string): Promise<string | undefined> {
-  let dir = resolve(from);
-  for (;;) {
-    const candidate = join(dir, 'node_modules', name);
-    if (await exists(join(candidate, 'package.json'))) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
+/** The module `import(name)` loads from a package: its `exports` under Node's import conditions, else `main`, else index.js. */
+function packageEntry(dir: string, pkg: PackageJson, label: string): string {
+  let target: string | undefined;
+  if (pkg.exports !== undefined) {
+    try {
+      target = resolveExports(pkg, '.', { conditions: ['node', 'import'] })?.[0];
+    } catch (err) {
+      throw new PluginError(`plugin "${label}": its package.json "exports" has no entry for import: ${(err as Error).message}`);
+    }
+  } else {
+    target = legacyEntry(pkg, { fields: ['main'] }) as string | undefined;
   }
+  return join(dir, target ?? 'index.js');
+}
+
+function packageSource(label: string, origin: PluginOrigin, packageJsonPath: string, pkg: PackageJson): PluginSource {
+  const names = [label, pkg.name].filter((n): n is string => typeof n === 'string');
+  return { label, origin, entry: packageEntry(dirname(packageJsonPath), pkg, label), version: pkg.version, names, apiVersion: pkg.backplane?.apiVersion };
 }
 
 /** Built-in plugins: every `plugins/<name>/index.ts` (or .js) of the installation. */
@@ -77,13 +92,8 @@ async function builtinSources(projectRoot: string): Promise<PluginSource[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const sources: PluginSource[] = [];
   for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
-    for (const file of ['index.ts', 'index.js']) {
-      const path = join(dir, entry.name, file);
-      if (await exists(path)) {
-        sources.push({ label: `plugins/${entry.name}`, origin: 'builtin', entry: path });
-        break;
-      }
-    }
+    const index = await firstExisting([join(dir, entry.name, 'index.ts'), join(dir, entry.name, 'index.js')]);
+    if (index) sources.push({ label: `plugins/${entry.name}`, origin: 'builtin', entry: index, names: [`plugins/${entry.name}`, entry.name] });
   }
   return sources;
 }
@@ -94,11 +104,11 @@ async function packageSources(projectRoot: string): Promise<PluginSource[]> {
   const names = Object.keys({ ...root?.dependencies, ...root?.optionalDependencies }).sort();
   const sources: PluginSource[] = [];
   for (const name of names) {
-    const dir = await findPackageDir(name, projectRoot);
-    if (!dir) continue; // an optional dependency that is not installed
-    const pkg = await readJson(join(dir, 'package.json'));
+    const path = findPackage(name, projectRoot);
+    if (!path) continue; // an optional dependency that is not installed
+    const pkg = await readJson(path);
     if (pkg?.backplane?.plugin !== true) continue;
-    sources.push({ label: name, origin: 'package', entry: packageEntry(dir, pkg), version: pkg.version });
+    sources.push(packageSource(name, 'package', path, pkg));
   }
   return sources;
 }
@@ -111,20 +121,19 @@ async function configuredSources(specs: string[], projectRoot: string, cwd: stri
     if (isPath) {
       const path = resolve(cwd, spec);
       const pkg = await readJson(join(path, 'package.json')).catch(() => undefined);
-      if (pkg) sources.push({ label: spec, origin: 'config', entry: packageEntry(path, pkg), version: pkg.version });
+      if (pkg) sources.push(packageSource(spec, 'config', join(path, 'package.json'), pkg));
       else if (await isDirectory(path)) {
         // A folder without package.json is laid out like a built-in: its index.ts or index.js (ESM cannot import a folder).
         const index = await firstExisting([join(path, 'index.ts'), join(path, 'index.js')]);
         if (!index) throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): folder ${path} has neither a package.json nor an index.ts or index.js`);
-        sources.push({ label: spec, origin: 'config', entry: index });
-      } else if (await exists(path)) sources.push({ label: spec, origin: 'config', entry: path });
+        sources.push({ label: spec, origin: 'config', entry: index, names: [spec, basename(path)] });
+      } else if (await exists(path)) sources.push({ label: spec, origin: 'config', entry: path, names: [spec] });
       else throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): no such file or folder: ${path}`);
       continue;
     }
-    const dir = await findPackageDir(spec, projectRoot) ?? await findPackageDir(spec, cwd);
-    if (!dir) throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): cannot find package "${spec}"; is it installed (npm install ${spec})?`);
-    const pkg = (await readJson(join(dir, 'package.json')))!;
-    sources.push({ label: spec, origin: 'config', entry: packageEntry(dir, pkg), version: pkg.version });
+    const path = findPackage(spec, projectRoot) ?? findPackage(spec, cwd);
+    if (!path) throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): cannot find package "${spec}"; is it installed (npm install ${spec})?`);
+    sources.push(packageSource(spec, 'config', path, (await readJson(path))!));
   }
   return sources;
 }

@@ -1,4 +1,4 @@
-import type { DatabaseDriverType } from './contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 
 /** The driver serving a task type: by name or alias (`pgsql` is PostgreSQL). */
 export function driverFor(drivers: DatabaseDriverType[], type: string): DatabaseDriverType | undefined {

@@ -1,10 +1,12 @@
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { isPlugin, PLUGIN_API_VERSION, type BackplanePlugin, type ExtensionPoints, type PluginOptions } from './define-plugin.ts';
+import {
+  isPlugin, PLUGIN_API_VERSION, PLUGIN_NAME_PATTERN,
+  type BackplanePlugin, type DatabaseDriverType, type ExtensionPoints, type NotifierType, type PluginOptions, type StorageType,
+} from '@backplane/plugin-api';
 import type { PluginSource } from './discover.ts';
 import { PluginError, type ProviderRegistry } from './registry.ts';
-import type { StorageType, NotifierType, DatabaseDriverType } from './contracts.ts';
 
 export interface LoadedPlugin {
   name: string;
@@ -12,11 +14,26 @@ export interface LoadedPlugin {
   plugin: BackplanePlugin;
 }
 
-/** Imports each source and checks brand, API version and name uniqueness; errors name the plugin. */
-export async function importPlugins(sources: PluginSource[]): Promise<LoadedPlugin[]> {
+/**
+ * Imports each source and checks brand, API version and name uniqueness; errors name the plugin.
+ * `disabled` (BACKPLANE_PLUGINS_DISABLED) names plugins to leave out: by folder, package name or
+ * label a source is not even imported (so a broken plugin can be switched off); by plugin name it
+ * is imported but not loaded. A name that matches nothing stops boot, so a typo cannot go unseen.
+ */
+export async function importPlugins(sources: PluginSource[], disabled: string[] = []): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   const names = new Map<string, string>();
+  const off = new Set(disabled);
+  const matched = new Set<string>();
   for (const source of sources) {
+    const offBySource = source.names.filter((n) => off.has(n));
+    if (offBySource.length > 0) {
+      offBySource.forEach((n) => matched.add(n));
+      continue;
+    }
+    if (source.apiVersion !== undefined && source.apiVersion !== PLUGIN_API_VERSION) {
+      throw new PluginError(`plugin "${source.label}": its package.json declares plugin API version ${JSON.stringify(source.apiVersion)} ("backplane.apiVersion"), this Backplane supports ${PLUGIN_API_VERSION}`);
+    }
     let mod: Record<string, unknown>;
     try {
       mod = (await import(pathToFileURL(source.entry).href)) as Record<string, unknown>;
@@ -27,10 +44,14 @@ export async function importPlugins(sources: PluginSource[]): Promise<LoadedPlug
     if (!isPlugin(plugin)) {
       throw new PluginError(`plugin "${source.label}": its default export is not a Backplane plugin (make it with definePlugin())`);
     }
+    if (off.has(plugin.name)) {
+      matched.add(plugin.name);
+      continue;
+    }
     if (plugin.apiVersion !== PLUGIN_API_VERSION) {
       throw new PluginError(`plugin "${source.label}": declares plugin API version ${String(plugin.apiVersion)}, this Backplane supports ${PLUGIN_API_VERSION}`);
     }
-    if (typeof plugin.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]{0,127}$/.test(plugin.name)) {
+    if (typeof plugin.name !== 'string' || !PLUGIN_NAME_PATTERN.test(plugin.name)) {
       throw new PluginError(`plugin "${source.label}": name must be a lower-case identifier (got ${JSON.stringify(plugin.name)})`);
     }
     if (typeof plugin.register !== 'function') throw new PluginError(`plugin "${plugin.name}" (${source.label}): register is not a function`);
@@ -38,6 +59,10 @@ export async function importPlugins(sources: PluginSource[]): Promise<LoadedPlug
     if (clash) throw new PluginError(`plugin "${plugin.name}": loaded twice, from ${clash} and from ${source.label}`);
     names.set(plugin.name, source.label);
     loaded.push({ name: plugin.name, source, plugin });
+  }
+  const unknown = [...off].filter((n) => !matched.has(n));
+  if (unknown.length > 0) {
+    throw new PluginError(`BACKPLANE_PLUGINS_DISABLED names ${unknown.map((n) => JSON.stringify(n)).join(', ')}: no plugin found has that name (use a plugin name, package name or plugins/ folder name)`);
   }
   return loaded;
 }

@@ -1,4 +1,4 @@
-import type { ProviderManifest } from './contracts.ts';
+import { PROVIDER_TYPE_PATTERN, type ProviderManifest } from '@backplane/plugin-api';
 
 export type ProviderKind = 'storage' | 'notifier' | 'database';
 
@@ -16,7 +16,7 @@ export class ProviderRegistry<T extends ProviderManifest> {
   }
 
   add(provider: T, plugin: string): void {
-    if (!provider || typeof provider.type !== 'string' || !/^[a-z][a-z0-9_-]{0,63}$/.test(provider.type)) {
+    if (!provider || typeof provider.type !== 'string' || !PROVIDER_TYPE_PATTERN.test(provider.type)) {
       throw new PluginError(`plugin "${plugin}": ${this.kind} type must have a lower-case "type" name (got ${JSON.stringify(provider?.type)})`);
     }
     if (typeof (provider as { create?: unknown }).create !== 'function') {

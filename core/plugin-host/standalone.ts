@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import type { DatabaseDriverType, NotifierType, StorageType } from './contracts.ts';
+import type { DatabaseDriverType, NotifierType, StorageType } from '@backplane/plugin-api';
 import { discoverPlugins } from './discover.ts';
 import { importPlugins, registerPlugins, type Registries } from './load.ts';
 import { ProviderRegistry } from './registry.ts';
@@ -9,6 +9,8 @@ export interface StandaloneOptions {
   projectRoot: string;
   /** Extra plugins (paths or package names), as BACKPLANE_PLUGINS is for the master. */
   plugins: string[];
+  /** Plugins not to load, as BACKPLANE_PLUGINS_DISABLED is for the master. */
+  disabled?: string[];
   /** Working directory for relative plugin paths. */
   cwd?: string;
   /** Where plugins' `app.log` lines go; silent when absent. */
@@ -26,7 +28,7 @@ export interface StandaloneRegistries extends Registries {
 }
 
 export async function loadStandaloneRegistries(options: StandaloneOptions): Promise<StandaloneRegistries> {
-  const plugins = await importPlugins(await discoverPlugins({ projectRoot: options.projectRoot, configured: options.plugins, cwd: options.cwd }));
+  const plugins = await importPlugins(await discoverPlugins({ projectRoot: options.projectRoot, configured: options.plugins, cwd: options.cwd }), options.disabled);
   const registries: Registries = {
     storageTypes: new ProviderRegistry<StorageType>('storage'),
     notifierTypes: new ProviderRegistry<NotifierType>('notifier'),

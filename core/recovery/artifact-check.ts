@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import tar from 'tar-stream';
 import type { MikroORM } from '@mikro-orm/core';
 import { BackupRecordEntryEntity } from '../db/entities/backup-record.ts';
-import type { DatabaseDriverType } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { archivePath } from './safe-extract.ts';
 
 const EDGE = 64 * 1024;

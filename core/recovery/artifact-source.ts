@@ -8,7 +8,7 @@ import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import { checksumGuard } from '../engine/checksum-guard.ts';
 import { decryptStream } from '../engine/encryption.ts';
 import { decompressor, type Compression } from '../engine/compression.ts';
-import { errorText } from '../text.ts';
+import { errorText } from '../lib/text.ts';
 
 /** What the whole-object check of a copy found so far. */
 export interface CopyCheck {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { DatabaseDriverType, DatabaseDriverInstance } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType, DatabaseDriverInstance } from '@backplane/plugin-api';
 import { databaseNames, type SourceSpec } from '../backup/task-source.ts';
 import type { Log } from './run-lifecycle.ts';
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import type { DatabaseDriverInstance, DatabaseDriverType } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverInstance, DatabaseDriverType } from '@backplane/plugin-api';
 import { databaseOfEntry } from '../backup/dump-archive.ts';
 import { checkDump } from './artifact-check.ts';
 import { restoreDatabase } from './database-restore.ts';

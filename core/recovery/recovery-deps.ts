@@ -3,14 +3,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
-import type { DatabaseDriverType, DatabaseDriverInstance } from '../plugin-host/contracts.ts';
+import type { DatabaseDriverType, DatabaseDriverInstance } from '@backplane/plugin-api';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { Config } from '../config/config.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
-import { DB_PASSWORD_AAD } from '../features/backup-tasks/backup-task-service.ts';
+import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { driverConfig } from '../backup/task-source.ts';
 
@@ -37,4 +37,4 @@ export async function openDriver(deps: RecoveryDeps, task: BackupTask): Promise<
   return { type, instance };
 }
 
-export { humanBytes as human } from '../text.ts';
+export { humanBytes as human } from '../lib/text.ts';

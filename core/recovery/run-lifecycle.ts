@@ -1,7 +1,7 @@
 import type { EntityManager, EntityName } from '@mikro-orm/core';
 import type { RecordStatus } from '../db/entities/backup-record.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
-import { errorText as message } from '../text.ts';
+import { errorText as message } from '../lib/text.ts';
 import { stopOutcome, type RunStop } from '../backup/run-stop.ts';
 
 export interface LifecycleRecord {

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { StorageType, OptionDoc, ProviderManifest } from '../plugin-host/contracts.ts';
+import type { StorageType, OptionDoc, ProviderManifest } from '@backplane/plugin-api';
 import type { ErrorCode } from '../http/error-catalogue.ts';
 import { AppError } from '../http/app-error.ts';
 

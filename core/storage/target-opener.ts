@@ -3,8 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
-import type { StorageType, StorageInstance, ProviderDeps } from '../plugin-host/contracts.ts';
-import { providerErrorKind } from '../plugin-host/contracts.ts';
+import { type StorageType, type StorageInstance, type ProviderDeps, providerErrorKind } from '@backplane/plugin-api';
 import type { StorageTarget } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
 

@@ -1,11 +1,9 @@
-import type { AwilixContainer } from 'awilix';
+import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Cradle } from '../container.ts';
-import { createJobScope } from '../container.ts';
 import { BackupRecordEntity } from '../db/entities/backup-record.ts';
 import { ReplicationRecordEntity } from '../db/entities/recovery-records.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
-import { trimReason } from './target-opener.ts';
+import { trimReason, type StorageTargetOpener } from './target-opener.ts';
 
 /**
  * Temporary objects untouched for this long belong to no live upload: an upload writes its
@@ -23,14 +21,16 @@ export interface SweepOutcome { removed: number; failedTargets: string[] }
  * whatever their temporaries' age.
  */
 export class TemporarySweep {
-  readonly #container: AwilixContainer<Cradle>;
+  readonly #orm: MikroORM;
+  readonly #opener: StorageTargetOpener;
   readonly #log: FastifyBaseLogger;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SweepOutcome> | undefined;
 
-  constructor(container: AwilixContainer<Cradle>, log: FastifyBaseLogger) {
-    this.#container = container;
-    this.#log = log.child({ component: 'temporary-sweep' });
+  constructor({ orm, storageOpener, logger }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
+    this.#orm = orm;
+    this.#opener = storageOpener;
+    this.#log = logger.child({ component: 'temporary-sweep' });
   }
 
   start(intervalSeconds: number): void {
@@ -56,31 +56,27 @@ export class TemporarySweep {
   }
 
   async #pass(now: Date): Promise<SweepOutcome> {
-    const scope = createJobScope(this.#container);
     const outcome: SweepOutcome = { removed: 0, failedTargets: [] };
-    try {
-      const { em, storageOpener } = scope.cradle;
-      const olderThan = new Date(now.getTime() - STALE_TEMPORARY_MS);
-      const keep = await keysInProgress(em);
-      for (const target of await em.find(StorageTargetEntity, { enabled: true }, { populate: ['secrets'] })) {
-        try {
-          const removed = await storageOpener.use(target, async (instance) => (await instance.removeStaleTemporaries?.(olderThan, keep)) ?? 0);
-          if (removed > 0) this.#log.info({ target: target.name, removed }, 'stale temporary upload objects removed');
-          outcome.removed += removed;
-        } catch (err) {
-          outcome.failedTargets.push(target.name);
-          this.#log.warn({ target: target.name, reason: trimReason(err) }, 'could not sweep temporary upload objects; next pass retries');
-        }
+    const em = this.#orm.em.fork();
+    const storageOpener = this.#opener;
+    const olderThan = new Date(now.getTime() - STALE_TEMPORARY_MS);
+    const keep = await keysInProgress(em);
+    for (const target of await em.find(StorageTargetEntity, { enabled: true }, { populate: ['secrets'] })) {
+      try {
+        const removed = await storageOpener.use(target, async (instance) => (await instance.removeStaleTemporaries?.(olderThan, keep)) ?? 0);
+        if (removed > 0) this.#log.info({ target: target.name, removed }, 'stale temporary upload objects removed');
+        outcome.removed += removed;
+      } catch (err) {
+        outcome.failedTargets.push(target.name);
+        this.#log.warn({ target: target.name, reason: trimReason(err) }, 'could not sweep temporary upload objects; next pass retries');
       }
-      return outcome;
-    } finally {
-      await scope.dispose();
     }
+    return outcome;
   }
 }
 
 /** Object keys being uploaded right now, on the master or by an agent: their temporaries are live. */
-async function keysInProgress(em: Cradle['em']): Promise<string[]> {
+async function keysInProgress(em: EntityManager): Promise<string[]> {
   const backups = await em.find(BackupRecordEntity, { status: 'running', storagePath: { $ne: '' } }, { fields: ['storagePath'] });
   const replications = await em.find(ReplicationRecordEntity, { status: 'running' }, { fields: ['storagePath'] });
   return [...new Set([...backups, ...replications].map((r) => r.storagePath).filter((key) => key !== ''))];

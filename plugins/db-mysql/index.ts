@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin-host/define-plugin.ts';
+import { definePlugin } from '@backplane/plugin-api';
 import { mysqlType } from './mysql-driver.ts';
 
 /** MySQL and MariaDB database driver: discovery through `mysql2`, dumps with mysqldump, restores with mysql. */

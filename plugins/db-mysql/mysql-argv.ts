@@ -1,4 +1,4 @@
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import type { MysqlConfig } from './mysql-config.ts';
 
 /**

@@ -1,5 +1,4 @@
-import { configReaders } from '../../core/plugin-host/config-fields.ts';
-import type { JsonSchema } from '../../core/plugin-host/contracts.ts';
+import { configReaders, type JsonSchema } from '@backplane/plugin-api';
 
 export interface MysqlConfig {
   host: string;

@@ -3,16 +3,7 @@ import type mysql from 'mysql2/promise';
 
 /** Loaded on first use: a master with no MySQL task never pays for the driver. */
 const loadMysql = async (): Promise<typeof mysql> => (await import('mysql2/promise')).default;
-import {
-  ProviderError,
-  type DatabaseDriverInstance,
-  type DatabaseDriverType,
-  type DiscoveredDatabase,
-  type ProviderDeps,
-  type TestResult,
-} from '../../core/plugin-host/contracts.ts';
-import { oneDatabase } from '../../core/plugin-host/config-fields.ts';
-import { runDump, runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
+import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
 import { classifyMysqlStderr, mysqlError } from './mysql-errors.ts';

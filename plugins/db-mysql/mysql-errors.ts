@@ -1,5 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../../core/plugin-host/contracts.ts';
-import { cleanMessage } from '../../core/plugin-host/tool-process.ts';
+import { ProviderError, type ProviderErrorKind, cleanMessage } from '@backplane/plugin-api';
 
 /** 1045 wrong user/password, 1044/1142 no privilege, 1049 unknown database, 2002/2003/2013 cannot connect. */
 const AUTH_ERRNOS = new Set([1044, 1045, 1698]);

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin-host/define-plugin.ts';
+import { definePlugin } from '@backplane/plugin-api';
 import { postgresType } from './postgres-driver.ts';
 
 /** PostgreSQL database driver: discovery through `pg`, dumps with pg_dump, restores with psql. */

@@ -6,16 +6,7 @@ import type pg from 'pg';
 
 /** Loaded on first use: a master with no PostgreSQL task never pays for the driver. */
 const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
-import {
-  ProviderError,
-  type DatabaseDriverInstance,
-  type DatabaseDriverType,
-  type DiscoveredDatabase,
-  type ProviderDeps,
-  type TestResult,
-} from '../../core/plugin-host/contracts.ts';
-import { oneDatabase } from '../../core/plugin-host/config-fields.ts';
-import { runDump, runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
+import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { pgDumpArgs, pgEnv, psqlRestoreArgs } from './postgres-argv.ts';
 import { parsePostgresConfig, postgresConfigSchema, type PostgresConfig } from './postgres-config.ts';
 import { classifyPgStderr, pgError } from './postgres-errors.ts';

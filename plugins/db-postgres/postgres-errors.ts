@@ -1,5 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../../core/plugin-host/contracts.ts';
-import { cleanMessage } from '../../core/plugin-host/tool-process.ts';
+import { ProviderError, type ProviderErrorKind, cleanMessage } from '@backplane/plugin-api';
 
 /** SQLSTATEs: 28P01 wrong password, 28000 unknown role or refused by pg_hba, 3D000 unknown database. */
 const AUTH_CODES = new Set(['28P01', '28000']);

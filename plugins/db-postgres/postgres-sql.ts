@@ -1,4 +1,4 @@
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 
 /**
  * SQL text the PostgreSQL driver builds itself (identifiers cannot be bind parameters), and the

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin-host/define-plugin.ts';
+import { definePlugin } from '@backplane/plugin-api';
 import { sqliteType } from './sqlite-driver.ts';
 
 /** SQLite database driver: online backup API for dumps, verified atomic replacement for restores. */

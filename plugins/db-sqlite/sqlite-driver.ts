@@ -10,7 +10,7 @@ import {
   type JsonSchema,
   type ProviderDeps,
   type TestResult,
-} from '../../core/plugin-host/contracts.ts';
+} from '@backplane/plugin-api';
 import { backupToStream } from './sqlite-backup.ts';
 import { checkSqliteDump } from './sqlite-check.ts';
 import { restoreFromStream } from './sqlite-restore.ts';

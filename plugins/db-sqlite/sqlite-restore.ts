@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DatabaseSync } from 'node:sqlite';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 
 /** Opens the file and runs `pragma integrity_check`; refuses anything that is not a sound SQLite database. */
 export function verifySqliteFile(path: string): void {

@@ -1,5 +1,5 @@
 import type { drive_v3 } from '@googleapis/drive';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import { toProviderError } from './errors.ts';
 import { REQUEST_TIMEOUT_MS } from './google-client.ts';
 import { quote } from './keys.ts';

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 
 /**
  * Where Google lives. Production uses Google's own hosts; proxies, air-gapped mirrors and tests

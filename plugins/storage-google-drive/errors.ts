@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ProviderErrorKind } from '@backplane/plugin-api';
 
 /**
  * Maps what the Google client libraries throw (GaxiosError: an HTTP status and Google's error

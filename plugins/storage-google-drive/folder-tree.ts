@@ -1,5 +1,5 @@
 import type { drive_v3 } from '@googleapis/drive';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import { allChildren, createFolder, deleteItem, FOLDER_MIME, getItem, newerFirst, type DriveItem } from './drive-files.ts';
 
 /** The folder in My Drive that holds the backups when the target names none. */

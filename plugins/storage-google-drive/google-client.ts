@@ -1,6 +1,6 @@
 import { OAuth2Client } from 'google-auth-library';
 import type { drive_v3 } from '@googleapis/drive';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import type { GoogleEndpoints } from './endpoints.ts';
 
 /**

@@ -3,7 +3,7 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { OAuth2Client } from 'google-auth-library';
 import type { drive_v3 } from '@googleapis/drive';
-import { ProviderError, type ObjectInfo, type ProviderDeps, type StorageInstance, type TestResult } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ObjectInfo, type ProviderDeps, type StorageInstance, type TestResult } from '@backplane/plugin-api';
 import type { GoogleEndpoints } from './endpoints.ts';
 import { toProviderError } from './errors.ts';
 import { REQUEST_TIMEOUT_MS, driveClient, oauthClient, type DriveSettings } from './google-client.ts';

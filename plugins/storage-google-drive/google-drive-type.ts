@@ -1,4 +1,4 @@
-import type { StorageType } from '../../core/plugin-host/contracts.ts';
+import type { StorageType } from '@backplane/plugin-api';
 import { resolveEndpoints, type GoogleEndpoints } from './endpoints.ts';
 import { readSettings } from './google-client.ts';
 import { GoogleDriveStorage } from './google-drive-storage.ts';

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin-host/define-plugin.ts';
+import { definePlugin } from '@backplane/plugin-api';
 import { createGoogleDriveType } from './google-drive-type.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { keySegments, prefixParts, type KeyRules } from '../../core/plugin-host/object-keys.ts';
+import { keySegments, prefixParts, type KeyRules } from '@backplane/plugin-api';
 
 /**
  * Keys are `/`-separated paths below the target's base folder; each segment is one Drive folder
@@ -22,7 +22,7 @@ const RULES: KeyRules = {
   },
 };
 
-/** A valid key (shared rules: core/plugin-host/object-keys.ts) as its folder segments and its file name. */
+/** A valid key (shared rules: @backplane/plugin-api, object-keys.ts) as its folder segments and its file name. */
 export function splitKey(key: unknown): { folders: string[]; name: string } {
   const segments = keySegments(key, RULES);
   const name = segments.pop()!;

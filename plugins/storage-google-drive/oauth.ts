@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderDeps, type StorageOAuth } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ProviderDeps, type StorageOAuth } from '@backplane/plugin-api';
 import { resolveEndpoints, type GoogleEndpoints } from './endpoints.ts';
 import { describeFailure, toProviderError } from './errors.ts';
 import { DRIVE_SCOPE, REQUEST_TIMEOUT_MS, driveClient, oauthClient, readSettings } from './google-client.ts';

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OAuth2Client } from 'google-auth-library';
 import type { drive_v3 } from '@googleapis/drive';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import { isRetryable, toProviderError } from './errors.ts';
 import { ITEM_FIELDS, toItem, type DriveItem } from './drive-files.ts';
 import { REQUEST_TIMEOUT_MS } from './google-client.ts';

@@ -1,8 +1,7 @@
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
-import { temporaryUploadName } from '../../core/plugin-host/object-keys.ts';
+import { ProviderError, temporaryUploadName } from '@backplane/plugin-api';
 import { errnoCode, toProviderError } from './local-errors.ts';
 
 export interface AtomicWriteOptions {
@@ -14,7 +13,7 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * `.<name>.<16 hex>.partial` (core/plugin-host/object-keys.ts): the name is shortened so the temp
+ * `.<name>.<16 hex>.partial` (@backplane/plugin-api, object-keys.ts): the name is shortened so the temp
  * name stays within NAME_MAX (255 bytes), and the hex starts with a digest of the final name so
  * removeTemporaries can find a crashed upload's file again.
  */

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin-host/define-plugin.ts';
+import { definePlugin } from '@backplane/plugin-api';
 import { localDiskType } from './local-disk.ts';
 
 /** Built-in storage: a folder on a local (or mounted) disk. */

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { ProviderError, type StorageType } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type StorageType } from '@backplane/plugin-api';
 import { LocalDiskStorage } from './local-storage.ts';
 
 const MAX_PATH = 4096;

@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ProviderErrorKind } from '@backplane/plugin-api';
 
 /** errno codes a retry can cure: descriptor exhaustion, a busy or interrupted call, a slow network mount. */
 const TRANSIENT = new Set(['EAGAIN', 'EBUSY', 'EINTR', 'EMFILE', 'ENFILE', 'ETIMEDOUT', 'ESTALE']);

@@ -1,6 +1,5 @@
 import { resolve, sep } from 'node:path';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
-import { keySegments as sharedKeySegments, prefixParts as sharedPrefixParts, segmentProblem as sharedSegmentProblem, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem } from '../../core/plugin-host/object-keys.ts';
+import { ProviderError, keySegments as sharedKeySegments, prefixParts as sharedPrefixParts, segmentProblem as sharedSegmentProblem, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem } from '@backplane/plugin-api';
 
 /**
  * In-progress uploads: `.<name>.<16 hex>.partial` beside the final file. list() skips them and
@@ -13,7 +12,7 @@ const RULES: KeyRules = { provider: 'local disk', segmentProblem: pathLikeSegmen
 /** Why a single path segment is not allowed here, or undefined when it is fine. */
 export const segmentProblem = (segment: string): string | undefined => sharedSegmentProblem(segment, RULES);
 
-/** The segments of a valid key (see core/plugin-host/object-keys.ts for the shared rules). */
+/** The segments of a valid key (see @backplane/plugin-api, object-keys.ts for the shared rules). */
 export const keySegments = (key: unknown): string[] => sharedKeySegments(key, RULES);
 
 /** The folder segments of a list prefix, and its trailing partial name. */

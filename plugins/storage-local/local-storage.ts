@@ -3,11 +3,12 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, readdir, readFile, rmdir, stat, statfs, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '@backplane/plugin-api';
 import { writeAtomically } from './atomic-write.ts';
 import { errnoCode, isMissing, toProviderError } from './local-errors.ts';
 import { inside, keySegments, prefixParts, segmentProblem, TEMP_NAME } from './local-keys.ts';
 import { removeStaleTemporaries, removeTemporariesOf } from './local-temporaries.ts';
+import { walkFolders } from './folder-walk.ts';
 
 /** Bigger than fs's 64 KiB default: artifacts are large and read front to back. */
 const READ_CHUNK = 1024 * 1024;
@@ -106,28 +107,16 @@ export class LocalDiskStorage implements StorageInstance {
     const { folders } = prefixParts(prefix);
     const start = folders.length > 0 ? inside(this.#base, folders, 'prefix') : this.#base;
     await this.#requireBase();
-    const stack = [{ dir: start, key: folders.length > 0 ? `${folders.join('/')}/` : '' }];
-    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-      let entries;
-      try {
-        entries = await readdir(next.dir, { withFileTypes: true });
-      } catch (err) {
-        if (isMissing(err)) continue;
-        throw toProviderError(err, `listing ${next.dir}`);
-      }
-      for (const entry of entries) {
-        // Names no key could have (uploads in progress, backslashes...) are not objects of this target.
-        if (segmentProblem(entry.name) !== undefined) continue;
-        const key = next.key + entry.name;
-        if (entry.isDirectory()) {
-          const folder = `${key}/`;
-          if (folder.startsWith(prefix) || prefix.startsWith(folder)) stack.push({ dir: join(next.dir, entry.name), key: folder });
-          continue;
-        }
-        if (!entry.isFile() || !key.startsWith(prefix)) continue;
+    // Names no key could have (uploads in progress, backslashes...) are not objects of this target.
+    const walk = walkFolders(start, folders.length > 0 ? `${folders.join('/')}/` : '', (name, folder) => segmentProblem(name) === undefined && (folder.startsWith(prefix) || prefix.startsWith(folder)));
+    for await (const folder of walk) {
+      for (const entry of folder.entries) {
+        if (!entry.isFile() || segmentProblem(entry.name) !== undefined) continue;
+        const key = folder.key + entry.name;
+        if (!key.startsWith(prefix)) continue;
         let st: Stats;
         try {
-          st = await lstat(join(next.dir, entry.name));
+          st = await lstat(join(folder.dir, entry.name));
         } catch (err) {
           if (isMissing(err)) continue; // deleted while we walked
           throw toProviderError(err, `reading ${key}`);

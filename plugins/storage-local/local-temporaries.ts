@@ -1,8 +1,9 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isTemporaryUploadOf } from '../../core/plugin-host/object-keys.ts';
+import { isTemporaryUploadOf } from '@backplane/plugin-api';
 import { isMissing, toProviderError } from './local-errors.ts';
 import { TEMP_NAME } from './local-keys.ts';
+import { walkFolders } from './folder-walk.ts';
 
 /**
  * The temp files of atomic-write.ts that a killed process left behind: it cannot remove them
@@ -52,25 +53,12 @@ export async function removeStaleTemporaries(base: string, olderThan: Date, keep
     kept.set(folder, [...(kept.get(folder) ?? []), key.slice(slash + 1)]);
   }
   let removed = 0;
-  const stack = [{ dir: base, key: '' }];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    let entries;
-    try {
-      entries = await readdir(next.dir, { withFileTypes: true });
-    } catch (err) {
-      if (isMissing(err)) continue;
-      throw toProviderError(err, `listing ${next.dir}`);
-    }
+  for await (const folder of walkFolders(base, '', () => true)) {
     let removedHere = false;
-    for (const entry of entries) {
-      // Dirent types come from lstat: a symlinked folder is never followed out of the base.
-      if (entry.isDirectory()) {
-        stack.push({ dir: join(next.dir, entry.name), key: `${next.key}${entry.name}/` });
-        continue;
-      }
+    for (const entry of folder.entries) {
       if (!entry.isFile() || !TEMP_NAME.test(entry.name)) continue;
-      if ((kept.get(next.key) ?? []).some((name) => isTemporaryUploadOf(entry.name, name))) continue;
-      const path = join(next.dir, entry.name);
+      if ((kept.get(folder.key) ?? []).some((name) => isTemporaryUploadOf(entry.name, name))) continue;
+      const path = join(folder.dir, entry.name);
       let modified: Date;
       try {
         modified = (await lstat(path)).mtime;
@@ -84,7 +72,7 @@ export async function removeStaleTemporaries(base: string, olderThan: Date, keep
         removedHere = true;
       }
     }
-    if (removedHere && next.dir !== base) await prune(next.dir);
+    if (removedHere && folder.dir !== base) await prune(folder.dir);
   }
   return removed;
 }

@@ -1,4 +1,4 @@
-import type { JsonSchema, OptionDoc } from '../../core/plugin-host/contracts.ts';
+import type { JsonSchema, OptionDoc } from '@backplane/plugin-api';
 import type { RcloneBackend, RcloneOption } from './catalogue.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import { checkKey } from './keys.ts';
 import type { Call, RcloneRunner } from './rclone-runner.ts';
 import { statFile } from './remote-files.ts';

@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ProviderErrorKind } from '@backplane/plugin-api';
 
 /** Longest reason passed on from rclone's stderr. */
 export const MAX_REASON = 500;

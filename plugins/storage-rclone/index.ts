@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin-host/define-plugin.ts';
+import { definePlugin } from '@backplane/plugin-api';
 import { loadCatalogue } from './catalogue.ts';
 import { rcloneStorageTypes } from './storage-types.ts';
 

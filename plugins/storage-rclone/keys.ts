@@ -1,4 +1,4 @@
-import { isTemporaryUploadOf, keySegments, prefixParts, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem, temporaryUploadName } from '../../core/plugin-host/object-keys.ts';
+import { isTemporaryUploadOf, keySegments, prefixParts, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem, temporaryUploadName } from '@backplane/plugin-api';
 
 /**
  * Object keys and where they land inside an rclone remote. Keys are `/`-separated and relative
@@ -18,7 +18,7 @@ const PROBE_NAME = /^\.backplane-probe-[0-9a-f]{16}$/;
 
 const RULES: KeyRules = { provider: 'rclone', segmentProblem: pathLikeSegmentProblem };
 
-/** Checks a key against the shared rules (core/plugin-host/object-keys.ts); returns it unchanged. */
+/** Checks a key against the shared rules (@backplane/plugin-api, object-keys.ts); returns it unchanged. */
 export function checkKey(key: unknown): string {
   keySegments(key, RULES);
   return key as string;
@@ -46,7 +46,7 @@ function splitKey(key: string): { folder: string; name: string } {
 
 /**
  * A temporary key beside `key`: `.<first 32 characters of the name>.<16 hex>.partial`, the hex
- * starting with a digest of the name (core/plugin-host/object-keys.ts), so a crashed upload's
+ * starting with a digest of the name (@backplane/plugin-api, object-keys.ts), so a crashed upload's
  * temporary can be found from `key` alone.
  */
 export function tempKeyFor(key: string): string {

@@ -1,4 +1,4 @@
-import type { ObjectInfo } from '../../core/plugin-host/contracts.ts';
+import type { ObjectInfo } from '@backplane/plugin-api';
 import { isNotFound } from './errors.ts';
 import { checkPrefix, isInternalKey } from './keys.ts';
 import type { LsjsonEntry } from './lsjson.ts';

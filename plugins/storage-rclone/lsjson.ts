@@ -1,4 +1,4 @@
-import type { ObjectInfo } from '../../core/plugin-host/contracts.ts';
+import type { ObjectInfo } from '@backplane/plugin-api';
 
 /** One entry of `rclone lsjson` (the fields read here). */
 export interface LsjsonEntry {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { ProviderError, type TestResult } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type TestResult } from '@backplane/plugin-api';
 import { MAX_REASON, redact, trimReason } from './errors.ts';
 import { PROBE_PREFIX, checkKey } from './keys.ts';
 import { getObject } from './download.ts';

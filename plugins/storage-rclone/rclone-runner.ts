@@ -1,5 +1,4 @@
-import type { ProviderDeps } from '../../core/plugin-host/contracts.ts';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ProviderDeps } from '@backplane/plugin-api';
 import { notInstalled, rcloneFailure } from './errors.ts';
 import { buildArgv, buildEnv, type Operation, type Profile } from './invocation.ts';
 import { RcloneChild, runRclone, type ChildExit, type RunResult, type SpawnOptions } from './rclone-process.ts';

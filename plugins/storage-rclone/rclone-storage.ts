@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ObjectInfo, ProviderDeps, StorageInstance, TestResult } from '../../core/plugin-host/contracts.ts';
+import type { ObjectInfo, ProviderDeps, StorageInstance, TestResult } from '@backplane/plugin-api';
 import { checkKey } from './keys.ts';
 import { getObject } from './download.ts';
 import { listObjects } from './listing.ts';

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import { envValue, isSecretOption, passwordOptions, ROOT_FIELD } from './backend-options.ts';
 import type { RcloneBackend } from './catalogue.ts';
 import { notInstalled, reasonFromStderr, redact, trimReason } from './errors.ts';

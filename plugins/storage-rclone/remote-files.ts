@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { ObjectInfo } from '../../core/plugin-host/contracts.ts';
+import type { ObjectInfo } from '@backplane/plugin-api';
 import type { Profile } from './invocation.ts';
 import { isNotFound, redact, trimReason } from './errors.ts';
 import { objectInfo, type LsjsonEntry } from './lsjson.ts';

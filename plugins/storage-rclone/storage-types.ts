@@ -1,4 +1,4 @@
-import type { ProviderDeps, StorageInstance, StorageType } from '../../core/plugin-host/contracts.ts';
+import type { ProviderDeps, StorageInstance, StorageType } from '@backplane/plugin-api';
 import { describeBackend, ROOT_FIELD } from './backend-options.ts';
 import type { CatalogueResult, RcloneBackend } from './catalogue.ts';
 import { genericDefinition, typedDefinition, type RemoteDefinition } from './remote-definition.ts';

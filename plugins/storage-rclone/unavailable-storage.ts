@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ObjectInfo, ProviderError, StorageInstance, TestResult } from '../../core/plugin-host/contracts.ts';
+import type { ObjectInfo, ProviderError, StorageInstance, TestResult } from '@backplane/plugin-api';
 import { notInstalled } from './errors.ts';
 
 /** The instance of any rclone type when no usable rclone is installed: every operation is `unsupported`. */

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { addAbortSignal } from 'node:stream';
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import { checkKey, tempKeyFor } from './keys.ts';
 import type { RcloneChild } from './rclone-process.ts';
 import { abortReason, type Call, type RcloneRunner, type Ready } from './rclone-runner.ts';

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../core/plugin-host/contracts.ts';
+import { ProviderError } from '@backplane/plugin-api';
 import { COMMAND_DEADLINE_MS, STANDARD, type RcloneRunner } from './rclone-runner.ts';
 
 /** `about --json`: what the backend reports of its capacity; figures it does not give are left out. */

@@ -1,22 +1,14 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { open, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { startAgent, waitFor } from '../helpers/agent-process.ts';
+import { flipByte } from '../helpers/flip-byte.ts';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
-
-async function flipByte(path: string, offset: number): Promise<void> {
-  const fh = await open(path, 'r+');
-  const b = Buffer.alloc(1);
-  await fh.read(b, 0, 1, offset);
-  b[0] = b[0]! ^ 0xff;
-  await fh.write(b, 0, 1, offset);
-  await fh.close();
-}
 
 async function ended(app: import('fastify').FastifyInstance, token: string, path: string, logs: () => string): Promise<any> {
   return waitFor(`${path} to end`, async () => {
@@ -25,17 +17,23 @@ async function ended(app: import('fastify').FastifyInstance, token: string, path
   }, 60_000).catch((err: Error) => { throw new Error(`${err.message}\n${logs()}`); });
 }
 
-test('a restore on an agent whose first copy is corrupt: the master cuts that transfer and marks the copy, the agent fetches again and restores from the healthy copy', async (t: TestContext) => {
+/** A listening master with one enrolled node whose real agent process is online. */
+async function masterWithAgent(t: TestContext, name: string) {
   const { app } = await build(t, { config: { nodeOfflineSeconds: 5 } });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const token = await setupAdmin(app);
-  const created = await call(app, 'POST', '/api/nodes', { token, body: { name: 'edge-1', labels: [] } });
+  const created = await call(app, 'POST', '/api/nodes', { token, body: { name, labels: [] } });
   assert.equal(created.status, 200, created.body);
   const n = { id: created.json.data.node.id as number, token: created.json.data.token as string };
   const agent = await startAgent({ master: url, dir: await tempDir(t, 'backplane-agent-'), token: n.token });
   t.after(() => agent.kill());
   const logs = () => agent.logs.slice(-30).join('\n');
   await waitFor(`node ${n.id} online`, async () => ((await call(app, 'GET', `/api/nodes/${n.id}`, { token })).json.data.status === 'online' ? true : undefined), 20_000);
+  return { app, token, n, logs };
+}
+
+test('a restore on an agent whose first copy is corrupt: the master cuts that transfer and marks the copy, the agent fetches again and restores from the healthy copy', async (t: TestContext) => {
+  const { app, token, n, logs } = await masterWithAgent(t, 'edge-1');
 
   const src = await tempDir(t);
   const big = randomBytes(1024 * 1024);
@@ -66,16 +64,7 @@ test('a restore on an agent whose first copy is corrupt: the master cuts that tr
 });
 
 test('a restore on an agent whose artifact no target can deliver fails with the coded reason, not an internal error', async (t: TestContext) => {
-  const { app } = await build(t, { config: { nodeOfflineSeconds: 5 } });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  const token = await setupAdmin(app);
-  const created = await call(app, 'POST', '/api/nodes', { token, body: { name: 'edge-2', labels: [] } });
-  assert.equal(created.status, 200, created.body);
-  const n = { id: created.json.data.node.id as number, token: created.json.data.token as string };
-  const agent = await startAgent({ master: url, dir: await tempDir(t, 'backplane-agent-'), token: n.token });
-  t.after(() => agent.kill());
-  const logs = () => agent.logs.slice(-30).join('\n');
-  await waitFor(`node ${n.id} online`, async () => ((await call(app, 'GET', `/api/nodes/${n.id}`, { token })).json.data.status === 'online' ? true : undefined), 20_000);
+  const { app, token, n, logs } = await masterWithAgent(t, 'edge-2');
 
   const src = await tempDir(t);
   await writeFile(join(src, 'a.txt'), 'hello');

@@ -13,7 +13,7 @@ import { createAgentLogger } from '../../agent/logger.ts';
 import { MasterClient } from '../../agent/master-client.ts';
 import { spoolDir } from '../../agent/spool.ts';
 import { ProviderRegistry } from '../../core/plugin-host/registry.ts';
-import type { DatabaseDriverType, NotifierType, StorageType } from '../../core/plugin-host/contracts.ts';
+import type { DatabaseDriverType, NotifierType, StorageType } from '@backplane/plugin-api';
 
 const TOKEN = `bpn_${'cd'.repeat(32)}`;
 

@@ -7,8 +7,8 @@ import { build, call, nodeWithToken, setupAdmin, tempDir } from '../helpers/buil
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 import { BackupRecordEntryEntity } from '../../core/db/entities/backup-record.ts';
-import pg from 'pg';
-import { postgresUrl, requireOrSkip } from '../helpers/databases.ts';
+import { scratchPostgres } from '../helpers/databases.ts';
+import { TestClock } from '../helpers/test-clock.ts';
 
 const agentCall = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
   call(app, method, url, { headers: { 'x-agent-token': token }, ...(body === undefined ? {} : { body }) });
@@ -20,8 +20,8 @@ async function online(app: FastifyInstance, token: string, inFlight?: number[], 
 }
 
 /** An admin, a node with a live heartbeat, a disk target and a file task placed on the node. */
-async function placedTask(t: import('node:test').TestContext, config: Record<string, unknown> = {}) {
-  const built = await build(t, { config });
+async function placedTask(t: import('node:test').TestContext, config: Record<string, unknown> = {}, clock?: TestClock) {
+  const built = await build(t, { config, build: { clock } });
   const { app } = built;
   const admin = await setupAdmin(app);
   const node = await nodeWithToken(app, 'edge');
@@ -73,7 +73,8 @@ test('no command is claimed twice by concurrent pollers', async (t) => {
 });
 
 test('results are owner-checked and idempotent; a command taken back answers 409', async (t) => {
-  const { app } = await build(t, { config: { commandLeaseSeconds: 1 } });
+  const clock = new TestClock();
+  const { app } = await build(t, { config: { commandLeaseSeconds: 1 }, build: { clock } });
   const a = await nodeWithToken(app, 'a');
   const b = await nodeWithToken(app, 'b');
   const queue = app.diContainer.cradle.commandQueue;
@@ -91,20 +92,36 @@ test('results are owner-checked and idempotent; a command taken back answers 409
 
   const second = await queue.enqueue({ nodeId: a.id, type: 'list_dir', payload: { path: '/' } });
   await agentCall(app, a.token, 'POST', '/api/agent/commands/poll', {});
-  await new Promise((r) => setTimeout(r, 1100));
+  await clock.advance(1100);
   await app.diContainer.cradle.leaseMonitor.sweep();
   const late = await agentCall(app, a.token, 'POST', `/api/agent/commands/${second.id}/result`, body);
   assert.equal(late.status, 409);
   assert.equal(late.json.code, 'AGENT_COMMAND_NOT_CLAIMED');
 });
 
+test('the lease monitor sweeps on its own as time passes: a lapsed claim is settled without anyone asking', async (t) => {
+  const clock = new TestClock();
+  const { app } = await build(t, { config: { commandLeaseSeconds: 4 }, build: { clock } });
+  const node = await nodeWithToken(app, 'quiet');
+  const queue = app.diContainer.cradle.commandQueue;
+  const command = await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });
+  assert.equal((await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command.id, command.id);
+  await clock.advance(3000);
+  assert.equal((await queue.get(command.id))?.status, 'claimed', 'within its lease');
+  await clock.advance(2000); // the lease lapsed at 4 s; the monitor sweeps every second
+  const settled = await queue.get(command.id);
+  assert.equal(settled?.status, 'failed');
+  assert.match(settled?.error ?? '', /lease lapsed/);
+});
+
 test('a lapsed lease re-queues a run that never started (up to three claims), then fails it with the reason', async (t) => {
-  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 1 });
+  const clock = new TestClock();
+  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 1 }, clock);
   const recordId = await runPlaced(app, admin, task.id);
   for (let attempt = 1; attempt <= 3; attempt++) {
     const claim = await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
     assert.equal(claim.json.data.command?.attempt, attempt, claim.body);
-    await new Promise((r) => setTimeout(r, 1100));
+    await clock.advance(1100);
     await app.diContainer.cradle.leaseMonitor.sweep();
   }
   const record = await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin });
@@ -259,17 +276,18 @@ test('placement: a label pool picks the least busy online node; with none online
 });
 
 test('heartbeats renew only what the agent lists; a starting agent abandons what its predecessor held, and a started run fails at once', async (t) => {
-  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 30 });
+  const clock = new TestClock();
+  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 30 }, clock);
   const recordId = await runPlaced(app, admin, task.id);
   const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
   await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
   const lease = async () => (await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id })).leaseExpiresAt!.getTime();
   const before = await lease();
-  await new Promise((r) => setTimeout(r, 20));
+  await clock.advance(20);
   await online(app, node.token, [claim.id]);
   assert.ok(await lease() > before, 'listed: renewed');
   const renewed = await lease();
-  await new Promise((r) => setTimeout(r, 20));
+  await clock.advance(20);
   // A claim still on its way to the agent is not listed yet: it is neither renewed nor abandoned.
   await online(app, node.token, []);
   assert.equal(await lease(), renewed);
@@ -318,10 +336,11 @@ test('a command\'s secrets are sealed in the table and handed out only with the 
 });
 
 test('a run whose claim the master took back is stale: its updates and uploads are refused, and the re-queued command runs afresh', async (t) => {
-  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 1 });
+  const clock = new TestClock();
+  const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 1 }, clock);
   const recordId = await runPlaced(app, admin, task.id);
   const first = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
-  await new Promise((r) => setTimeout(r, 1100));
+  await clock.advance(1100);
   await app.diContainer.cradle.leaseMonitor.sweep();
   const stale = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
   assert.deepEqual(stale.json.data, { accepted: false, status: 'queued' });
@@ -332,20 +351,9 @@ test('a run whose claim the master took back is stale: its updates and uploads a
 });
 
 test('on PostgreSQL (scale-out mode) too, concurrent pollers never claim a command twice', async (t) => {
-  const admin = await requireOrSkip(t, 'postgres');
-  if (!admin) return;
-  const name = `backplane_queue_${process.pid}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`drop database if exists ${name}`);
-  await client.query(`create database ${name}`);
-  t.after(async () => {
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  });
-  const url = new URL(postgresUrl());
-  url.pathname = `/${name}`;
-  const { app } = await build(t, { config: { databaseUrl: url.toString() } });
+  const url = await scratchPostgres(t, 'backplane_queue');
+  if (!url) return;
+  const { app } = await build(t, { config: { databaseUrl: url } });
   const node = await nodeWithToken(app, 'pg-busy');
   const queue = app.diContainer.cradle.commandQueue;
   for (let i = 0; i < 60; i++) await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });

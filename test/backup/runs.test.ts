@@ -6,6 +6,7 @@ import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build
 import { BackupRecordEntity, BackupRecordCopyEntity } from '../../core/db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../../core/db/entities/backup-task.ts';
 import { diskTarget, createTask, runAndWait } from './helpers.ts';
+import { TestClock } from '../helpers/test-clock.ts';
 
 async function source(t: Parameters<typeof tempDir>[0]): Promise<string> {
   const src = await tempDir(t);
@@ -83,23 +84,21 @@ test('a dependent task runs after its upstream succeeds', async (t) => {
 });
 
 test('the scheduler fires enabled tasks on their cron and stops when the task is disabled', async (t) => {
-  const { app } = await build(t);
+  const clock = new TestClock();
+  const { app } = await build(t, { build: { clock } });
   const admin = await setupAdmin(app);
   const src = await source(t);
   const disk = await diskTarget(t, app, admin);
   const task = await createTask(app, admin, { name: 'every-second', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id], cronExpr: '* * * * * *' });
-  let scheduled: any[] = [];
-  for (let i = 0; i < 100 && scheduled.length === 0; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    scheduled = (await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } })).json.data;
-  }
-  assert.ok(scheduled.length > 0, 'a scheduled run within 5 s');
+  await clock.advance(1000);
+  const scheduled = (await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } })).json.data;
+  assert.equal(scheduled.length, 1, 'a scheduled run within the second');
   assert.equal(scheduled[0].trigger, 'scheduled');
   assert.equal(scheduled[0].triggeredBy, 'system');
   assert.equal((await call(app, 'PUT', `/api/backup/tasks/${task.id}/toggle`, { token: admin, body: { enabled: false } })).status, 200);
   await app.diContainer.cradle.backupRuns.idle();
   const before = (await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } })).headers['x-total-count'];
-  await new Promise((r) => setTimeout(r, 1500));
+  await clock.advance(1500);
   const after = (await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } })).headers['x-total-count'];
   assert.equal(after, before, 'no runs once disabled');
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_task' } });

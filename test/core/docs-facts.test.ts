@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { providerErrorKind } from '../../core/plugin-host/contracts.ts';
-import { RSS_GROWTH_LIMIT } from '../contracts/storage-contract.ts';
+import { providerErrorKind } from '@backplane/plugin-api';
+import { RSS_GROWTH_LIMIT } from '@backplane/plugin-testkit';
 
 /** Facts the docs state about the code, checked against the code, so the two cannot drift apart. */
 const root = join(import.meta.dirname, '../..');

@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import pg from 'pg';
 import { openOrm, migrate } from '../../core/db/orm.ts';
 import { tempDir } from '../helpers/build.ts';
-import { postgresUrl, requireOrSkip } from '../helpers/databases.ts';
+import { scratchPostgres } from '../helpers/databases.ts';
 
 async function driftAfterMigrations(url: string): Promise<string> {
   const orm = await openOrm(url);
@@ -22,18 +21,7 @@ test('migrations build exactly the entity schema on SQLite', async (t) => {
 });
 
 test('migrations build exactly the entity schema on PostgreSQL (scale-out mode)', async (t) => {
-  const admin = await requireOrSkip(t, 'postgres');
-  if (!admin) return;
-  const name = `backplane_mig_${process.pid}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`drop database if exists ${name}`);
-  await client.query(`create database ${name}`);
-  t.after(async () => {
-    await client.query(`drop database if exists ${name}`);
-    await client.end();
-  });
-  const url = new URL(postgresUrl());
-  url.pathname = `/${name}`;
-  assert.equal(await driftAfterMigrations(url.toString()), '');
+  const url = await scratchPostgres(t, 'backplane_mig');
+  if (!url) return;
+  assert.equal(await driftAfterMigrations(url), '');
 });

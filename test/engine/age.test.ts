@@ -89,3 +89,20 @@ test('identities are generated natively; their recipients agree with stock age-k
     await cleanup();
   }
 });
+
+test('a backup.agekey written by stock age-keygen is read: same recipient, and stock `age -r` output decrypts', async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const path = join(dir, 'backup.agekey');
+    await sh(`age-keygen -o ${q(path)} 2>/dev/null`);
+    const key = await loadOrCreateAgeIdentity(dir);
+    assert.equal(key.created, false);
+    assert.equal(key.recipient, (await sh(`age-keygen -y ${q(path)}`)).trim());
+    await writeFile(join(dir, 'plain'), 'from stock age');
+    await sh(`age -r ${key.recipient} -o ${q(join(dir, 'p.age'))} ${q(join(dir, 'plain'))}`);
+    const out = await buffer(createReadStream(join(dir, 'p.age')).pipe(decryptStream(key.identity)));
+    assert.equal(out.toString(), 'from stock age');
+  } finally {
+    await cleanup();
+  }
+});

@@ -39,7 +39,7 @@ test('zstd and gzip output is read by the stock tools; levels apply', async () =
 });
 
 test('zstd through the installed program and in-process are interchangeable; a failing filter errors instead of ending', async () => {
-  const { toolStream } = await import('../../core/engine/tool-stream.ts');
+  const { toolStream } = await import('@backplane/plugin-api');
   const { zstdProgram } = await import('../../core/engine/compression.ts');
   const data = Buffer.concat([randomBytes(300_000), Buffer.alloc(300_000, 7)]);
   const roundTrip = async (compressEnv: string | undefined, decompressEnv: string | undefined): Promise<Buffer> => {

@@ -3,7 +3,7 @@ import { lstat, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ProviderDeps, StorageInstance } from '../../core/plugin-host/contracts.ts';
+import type { ProviderDeps, StorageInstance } from '@backplane/plugin-api';
 import { localDiskType } from '../../plugins/storage-local/local-disk.ts';
 
 export const run = promisify(execFile);

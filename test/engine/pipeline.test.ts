@@ -8,7 +8,7 @@ import { loadOrCreateAgeIdentity } from '../../core/engine/age-identity.ts';
 import type { Compression } from '../../core/engine/compression.ts';
 import { runPipeline, type PipelineProgress } from '../../core/engine/pipeline.ts';
 import { createTarSource } from '../../core/engine/tar-source.ts';
-import { ProviderError, type StorageInstance } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type StorageInstance } from '@backplane/plugin-api';
 import { describeTree, filesUnder, localDisk, q, sh, tempDir } from './helpers.ts';
 
 async function makeTree(root: string): Promise<void> {

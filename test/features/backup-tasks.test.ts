@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, userWithRole, tempDir } from '../helpers/build.ts';
 import type { TestContext } from 'node:test';
-import { parseMaintenanceWindows, withinMaintenanceWindows } from '../../core/features/backup-tasks/maintenance-window.ts';
+import { parseMaintenanceWindows, withinMaintenanceWindows } from '../../core/backup/maintenance-window.ts';
 
 async function setup(t: TestContext) {
   const { app } = await build(t);

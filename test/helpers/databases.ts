@@ -38,3 +38,24 @@ export async function requireOrSkip(t: TestContext, kind: 'postgres' | 'mysql'):
   t.skip(`${kind} not reachable at ${url}: ${problem}`);
   return undefined;
 }
+
+/**
+ * A fresh, empty PostgreSQL database for one test (scale-out mode tests run a master on it),
+ * dropped when the test ends; its URL, or undefined when the test was skipped.
+ */
+export async function scratchPostgres(t: TestContext, prefix: string): Promise<string | undefined> {
+  const admin = await requireOrSkip(t, 'postgres');
+  if (!admin) return undefined;
+  const name = `${prefix}_${process.pid}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`drop database if exists ${name} with (force)`);
+  await client.query(`create database ${name}`);
+  t.after(async () => {
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.end();
+  });
+  const url = new URL(postgresUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { temporaryUploadName } from '../../core/plugin-host/object-keys.ts';
+import { temporaryUploadName } from '@backplane/plugin-api';
 
 /**
  * The storage contract's `strand` for providers that stage uploads beside the final object in a

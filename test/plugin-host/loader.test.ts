@@ -8,9 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import type { Config } from '../../core/config/config.ts';
 import type { BuildOptions } from '../../core/app.ts';
-import type { StorageType } from '../../core/plugin-host/contracts.ts';
+import { type StorageType, definePlugin, isPlugin, PLUGIN_API_VERSION, PLUGIN_BRAND } from '@backplane/plugin-api';
 import { ProviderRegistry, PluginError } from '../../core/plugin-host/registry.ts';
-import { definePlugin, isPlugin, PLUGIN_API_VERSION, PLUGIN_BRAND } from '../../core/plugin-host/define-plugin.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/plugin-package/', import.meta.url));
 const FIXTURE_NAME = 'backplane-plugin-fixture';
@@ -393,4 +392,59 @@ test('definePlugin brands a frozen copy; isPlugin checks the registered symbol',
     { [Symbol.for('backplane.plugin')]: 1 },
     { 'backplane.plugin': true },
   ]) assert.equal(isPlugin(value), false, String(value));
+});
+
+// ---- Node's resolution, the marker's apiVersion, BACKPLANE_PLUGINS_DISABLED ------------------
+
+test('a package entry is resolved as Node resolves it: the first matching export condition wins', async (t) => {
+  const store = (type: string) => `ext.storage.addType(${storageTypeJs(type)});`;
+  const root = await projectRoot(t, {
+    dependencies: { 'conditional-exports': '1.0.0' },
+    packages: {
+      'conditional-exports': {
+        'package.json': JSON.stringify({
+          name: 'conditional-exports', version: '1.0.0', type: 'module', backplane: { plugin: true, apiVersion: 1 },
+          exports: { '.': { node: './node.js', import: './wrong.js' }, './package.json': './package.json' },
+        }),
+        'node.js': pluginSource({ name: 'conditional', register: store('conditional_node') }),
+        'wrong.js': "throw new Error('the import condition was chosen over node, which comes first');",
+      },
+    },
+  });
+  const { info } = await boot(t, { projectRoot: root });
+  assert.deepEqual(info.providers.storage, { conditional_node: 'conditional' });
+});
+
+test('the apiVersion of the package marker is checked before the plugin is imported', async (t) => {
+  const root = await projectRoot(t, {
+    dependencies: { 'marker-future': '1.0.0' },
+    packages: { 'marker-future': pluginPackage('marker-future', "throw new Error('a plugin for another API version was imported');", { plugin: true, apiVersion: 2 }) },
+  });
+  await bootFails(t, { projectRoot: root }, /plugin "marker-future"/, /package\.json declares plugin API version 2/, /supports 1/);
+  // Named in BACKPLANE_PLUGINS, the same check applies.
+  const configured = await projectRoot(t, { packages: { 'marker-future': pluginPackage('marker-future', "throw new Error('imported');", { plugin: true, apiVersion: 2 }) } });
+  await bootFails(t, { projectRoot: configured, plugins: ['marker-future'] }, /plugin "marker-future"/, /API version 2/);
+});
+
+test('BACKPLANE_PLUGINS_DISABLED leaves out plugins by package, folder or plugin name; an unknown name stops boot', async (t) => {
+  const store = (type: string) => `ext.storage.addType(${storageTypeJs(type)});`;
+  const root = await projectRoot(t, {
+    dependencies: { 'broken-dep': '1.0.0', [FIXTURE_NAME]: '1.2.3', 'kept-dep': '1.0.0' },
+    fixtureAs: [FIXTURE_NAME],
+    packages: {
+      // Disabled by package name: not even imported, so its top-level throw cannot stop boot.
+      'broken-dep': pluginPackage('broken-dep', "throw new Error('a disabled plugin was imported');"),
+      'kept-dep': pluginPackage('kept-dep', pluginSource({ name: 'kept', register: store('kept') })),
+    },
+    builtins: {
+      'a-builtin': { 'index.js': pluginSource({ name: 'a-builtin', register: store('a_builtin') }) },
+      'b-builtin': { 'index.js': "throw new Error('a disabled built-in was imported');" },
+    },
+  });
+  const { app, info } = await boot(t, { projectRoot: root, pluginsDisabled: ['broken-dep', 'b-builtin', 'fixture-memory'] });
+  assert.deepEqual(info.plugins.map((p) => p.name), ['a-builtin', 'kept']);
+  assert.deepEqual(info.providers.storage, { a_builtin: 'a-builtin', kept: 'kept' });
+  assert.equal(storageTypes(app).has('fixture_memory'), false, 'disabled by its plugin name');
+
+  await bootFails(t, { projectRoot: root, pluginsDisabled: ['broken-dep', 'b-builtin', 'no-such-plugin'] }, /BACKPLANE_PLUGINS_DISABLED names "no-such-plugin"/);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
-import { runRestore, type ToolRun } from '../../core/plugin-host/tool-process.ts';
+import { runRestore, type ToolRun } from '@backplane/plugin-api';
 
 const cat: ToolRun = { command: 'cat', args: [], env: { PATH: process.env.PATH ?? '' }, secrets: [], classify: () => 'permanent' };
 

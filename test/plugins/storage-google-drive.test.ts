@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
 import { Ajv } from 'ajv';
-import { runStorageContract } from '../contracts/storage-contract.ts';
+import { runStorageContract } from '@backplane/plugin-testkit';
 import { GoogleStandIn, FOLDER_MIME } from '../helpers/google-stand-in.ts';
-import { ProviderError, type ProviderDeps, type StorageInstance, type StorageType } from '../../core/plugin-host/contracts.ts';
-import { isPlugin, type ExtensionPoints } from '../../core/plugin-host/define-plugin.ts';
+import { ProviderError, type ProviderDeps, type StorageInstance, type StorageType, isPlugin, type ExtensionPoints } from '@backplane/plugin-api';
 import googleDrivePlugin from '../../plugins/storage-google-drive/index.ts';
 import { createGoogleDriveType, type GoogleDriveTypeOptions } from '../../plugins/storage-google-drive/google-drive-type.ts';
 

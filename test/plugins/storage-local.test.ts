@@ -4,13 +4,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { runStorageContract } from '../contracts/storage-contract.ts';
+import { runStorageContract } from '@backplane/plugin-testkit';
 import { strandInFolder } from '../helpers/stranded-upload.ts';
 import { build, tempDir } from '../helpers/build.ts';
-import { ProviderError, type ProviderDeps, type StorageInstance } from '../../core/plugin-host/contracts.ts';
+import { ProviderError, type ProviderDeps, type StorageInstance, isPlugin } from '@backplane/plugin-api';
 import { localDiskType } from '../../plugins/storage-local/local-disk.ts';
 import storageLocalPlugin from '../../plugins/storage-local/index.ts';
-import { isPlugin } from '../../core/plugin-host/define-plugin.ts';
 import { toProviderError } from '../../plugins/storage-local/local-errors.ts';
 
 const deps: ProviderDeps = {

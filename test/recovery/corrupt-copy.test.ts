@@ -3,27 +3,19 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { open, readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask, runAndWait } from '../backup/helpers.ts';
+import { flipByte } from '../helpers/flip-byte.ts';
 
 /**
  * Integrity of reads (issue 11, items 1 and 2): a copy whose stored bytes differ from the
  * record never downloads as a complete file, is marked corrupt, and every reader (download,
  * restore, verification, replication) moves on to a healthy copy when one exists.
  */
-
-async function flipByte(path: string, offset: number): Promise<void> {
-  const fh = await open(path, 'r+');
-  const b = Buffer.alloc(1);
-  await fh.read(b, 0, 1, offset);
-  b[0] = b[0]! ^ 0xff;
-  await fh.write(b, 0, 1, offset);
-  await fh.close();
-}
 
 async function settled(app: FastifyInstance): Promise<void> {
   const c = app.diContainer.cradle;

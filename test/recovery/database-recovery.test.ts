@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { open, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +10,7 @@ import mysql from 'mysql2/promise';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { requireOrSkip } from '../helpers/databases.ts';
 import { diskTarget, createTask, runAndWait } from '../backup/helpers.ts';
+import { flipByte } from '../helpers/flip-byte.ts';
 
 /**
  * End to end through the HTTP API: database records verify (quick: stored bytes and the dump's
@@ -22,18 +23,6 @@ const scratch = (what: string) => `bp_${what}_${process.pid}_${randomBytes(4).to
 const CUSTOMERS = 1500;
 const ORDERS = 3000;
 const TRICKY_NAME = `O'Brien "quoted" \\ back; -- Zoë 日本語 🚀`;
-
-async function flipByte(path: string, offset: number): Promise<void> {
-  const fh = await open(path, 'r+');
-  try {
-    const b = Buffer.alloc(1);
-    await fh.read(b, 0, 1, offset);
-    b[0] = b[0]! ^ 0xff;
-    await fh.write(b, 0, 1, offset);
-  } finally {
-    await fh.close();
-  }
-}
 
 /** Starts a verification or restore through the API, waits for the queues, returns the detail. */
 async function verify(app: FastifyInstance, token: string, recordId: number, mode: 'quick' | 'deep'): Promise<any> {

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readlink, rm, writeFile, symlink, readdir, open, lstat } from 'node:fs/promises';
+import { mkdir, readFile, readlink, rm, writeFile, symlink, readdir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build.ts';
 import { filesUnder } from '../engine/helpers.ts';
 import { diskTarget, createTask, runAndWait } from '../backup/helpers.ts';
+import { flipByte } from '../helpers/flip-byte.ts';
 
 async function oddTree(dir: string): Promise<void> {
   await mkdir(join(dir, 'with space/ünïcødé ✓'), { recursive: true });
@@ -23,15 +24,6 @@ async function waitFor(app: FastifyInstance, token: string, url: string): Promis
   const res = await call(app, 'GET', url, { token });
   assert.equal(res.status, 200, res.body);
   return res.json.data;
-}
-
-async function flipByte(path: string, offset: number): Promise<void> {
-  const fh = await open(path, 'r+');
-  const b = Buffer.alloc(1);
-  await fh.read(b, 0, 1, offset);
-  b[0] = b[0]! ^ 0xff;
-  await fh.write(b, 0, 1, offset);
-  await fh.close();
 }
 
 test('file records restore in place, into a directory and selectively; verification quick and deep; a flipped byte is refused by all', async (t) => {

@@ -6,9 +6,10 @@ import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ProviderRegistry } from '../../plugin-host/registry.ts';
-import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
+import { DB_PASSWORD_AAD } from '../../backup/task-source.ts';
 import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
 import type { Draft } from './task-draft.ts';
@@ -16,7 +17,6 @@ import { validateTask } from './task-validation.ts';
 
 export { cronError, MAX_TIMEOUT_MINUTES } from './task-validation.ts';
 
-export const DB_PASSWORD_AAD = 'backup_tasks.db_password';
 
 const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
   enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',

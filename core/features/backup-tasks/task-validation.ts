@@ -4,12 +4,12 @@ import { Cron } from 'croner';
 import { BackupTaskEntity } from '../../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
-import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { validateConfig } from '../../storage/target-config.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { databaseListProblem } from '../../backup/task-source.ts';
-import { parseMaintenanceWindows } from './maintenance-window.ts';
+import { parseMaintenanceWindows } from '../../backup/maintenance-window.ts';
 import { jsonList } from './backup-task-view.ts';
 import type { Draft } from './task-draft.ts';
 

@@ -10,6 +10,7 @@ import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
 import { DiscoverDbResult, discovered, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
+import { closedSignal } from '../../http/request-helpers.ts';
 
 const DiscoverBody = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 32 }),
@@ -42,7 +43,8 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
     validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
     if (nodeId > 0) {
       const { password, ...visible } = config;
-      const answer = await askAgent(request, nodeId, 'discover_db', { type: driver.type, config: visible } satisfies DiscoverDbPayload, password === undefined ? undefined : { password });
+      const { em, config: masterConfig, commandQueue } = request.diScope.cradle;
+      const answer = await askAgent({ em, config: masterConfig, commandQueue, signal: closedSignal(request) }, nodeId, 'discover_db', { type: driver.type, config: visible } satisfies DiscoverDbPayload, password === undefined ? undefined : { password });
       if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
       const found = (answer.result as { databases?: unknown }).databases;
       return ok({ databases: Array.isArray(found) ? found.map(discovered) : [] });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
-import { VERSION } from '../../version.ts';
+import { VERSION } from '../../config/version.ts';
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   const live = async () => ok({ status: 'live', version: VERSION, uptime: Math.floor(process.uptime()), timestamp: new Date().toISOString() });

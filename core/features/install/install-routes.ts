@@ -3,11 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { auditActor } from '../../http/request-helpers.ts';
+import { auditActor } from '../../events/audit-actor.ts';
 import { principalName } from '../../auth/principal.ts';
 import type { Node } from '../../db/entities/node.ts';
-import { NodeService } from '../nodes/node-service.ts';
-import { InstallService } from './install-service.ts';
 import { ENROLLMENT_PLACEHOLDER, renderCompose, renderInstallScript } from './installer-script.ts';
 import { EnrollInput, EnrollResult, InstallPreview, InstallTokenCreated, InstallTokenInput, InstallTokenParams } from './install-schemas.ts';
 
@@ -23,7 +21,6 @@ function masterUrl(request: FastifyRequest): string {
  */
 export async function installRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const service = (request: FastifyRequest) => new InstallService(request.diScope.cradle);
   const audit = (request: FastifyRequest, action: string, node: Pick<Node, 'id' | 'name'>, detail = '', username?: string) =>
     request.diScope.cradle.audit.record({ ...auditActor(request), username }, { category: 'node', action, targetType: 'node', targetId: node.id, targetName: node.name, detail });
 
@@ -32,7 +29,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
     // No body at all means the defaults (it reaches validation as null).
     schema: { params: IdParams, body: Type.Union([InstallTokenInput, Type.Null()]), response: { 200: envelopeOf(InstallTokenCreated) } },
   }, async (request) => {
-    const { node, token, expiresAt } = await service(request).create(request.params.id, request.body?.ttlMinutes, principalName(request.principal));
+    const { node, token, expiresAt } = await request.diScope.cradle.installs.create(request.params.id, request.body?.ttlMinutes, principalName(request.principal));
     await audit(request, 'install_token', node, `expires ${expiresAt.toISOString()}`);
     const base = masterUrl(request);
     const installUrl = `${base}/install/${token}`;
@@ -43,7 +40,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin' },
     schema: { params: IdParams, response: { 200: envelopeOf(InstallPreview) } },
   }, async (request) => {
-    const node = await new NodeService(request.diScope.cradle).get(request.params.id);
+    const node = await request.diScope.cradle.nodes.get(request.params.id);
     const input = { masterUrl: masterUrl(request), enrollCode: ENROLLMENT_PLACEHOLDER, nodeName: node.name, enrollExpiresAt: null };
     return ok({ script: renderInstallScript(input), compose: renderCompose(input) });
   });
@@ -53,7 +50,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
       config: { access: 'public', secret: true },
       schema: { params: InstallTokenParams },
     }, async (request, reply) => {
-      const { node, enrollCode, enrollExpiresAt } = await service(request).consume(request.params.token);
+      const { node, enrollCode, enrollExpiresAt } = await request.diScope.cradle.installs.consume(request.params.token);
       void reply.type('text/x-shellscript; charset=utf-8');
       return renderInstallScript({ masterUrl: masterUrl(request), enrollCode, nodeName: node.name, enrollExpiresAt });
     });
@@ -62,7 +59,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
       config: { access: 'public', secret: true },
       schema: { params: InstallTokenParams },
     }, async (request, reply) => {
-      const { node, enrollCode, enrollExpiresAt } = await service(request).consume(request.params.token);
+      const { node, enrollCode, enrollExpiresAt } = await request.diScope.cradle.installs.consume(request.params.token);
       void reply.type('application/yaml; charset=utf-8');
       return renderCompose({ masterUrl: masterUrl(request), enrollCode, nodeName: node.name, enrollExpiresAt });
     });
@@ -72,7 +69,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'public', secret: true },
     schema: { body: EnrollInput, response: { 200: envelopeOf(EnrollResult) } },
   }, async (request) => {
-    const { node, token, previousTokenValidUntil } = await service(request).enroll(request.body.code);
+    const { node, token, previousTokenValidUntil } = await request.diScope.cradle.installs.enroll(request.body.code);
     await audit(request, 'enroll', node, previousTokenValidUntil ? `previous token valid until ${previousTokenValidUntil.toISOString()}` : '', 'installer');
     return ok({ nodeId: node.id, nodeName: node.name, token, masterUrl: masterUrl(request) });
   });

@@ -2,10 +2,9 @@ import type { EntityManager } from '@mikro-orm/core';
 import { randomBytes } from 'node:crypto';
 import { InstallTokenEntity } from '../../db/entities/install-token.ts';
 import { NodeEntity, type Node } from '../../db/entities/node.ts';
-import type { Config } from '../../config/config.ts';
 import { AppError } from '../../http/app-error.ts';
 import { generateToken, hashToken, looksLike } from '../../security/tokens.ts';
-import { NodeService } from '../nodes/node-service.ts';
+import type { NodeService } from '../nodes/node-service.ts';
 import { DEFAULT_TTL_MINUTES } from './install-schemas.ts';
 
 /** Unconsumed, unexpired installer tokens one node may have at a time. */
@@ -25,11 +24,11 @@ export function generateEnrollCode(): string {
  */
 export class InstallService {
   readonly #em: EntityManager;
-  readonly #cradle: { em: EntityManager; config: Config };
+  readonly #nodes: NodeService;
 
-  constructor(cradle: { em: EntityManager; config: Config }) {
-    this.#em = cradle.em;
-    this.#cradle = cradle;
+  constructor({ em, nodes }: { em: EntityManager; nodes: NodeService }) {
+    this.#em = em;
+    this.#nodes = nodes;
   }
 
   async create(nodeId: number, ttlMinutes: number | undefined, createdBy: string): Promise<{ node: Node; token: string; expiresAt: Date }> {
@@ -70,7 +69,7 @@ export class InstallService {
     if (claimed !== 1) throw new AppError('INSTALL_ENROLL_INVALID');
     const row = await this.#em.findOneOrFail(InstallTokenEntity, { enrollHash });
     try {
-      return await new NodeService(this.#cradle).rotateToken(row.nodeId);
+      return await this.#nodes.rotateToken(row.nodeId);
     } catch (err) {
       if (err instanceof AppError && err.code === 'NODE_NOT_FOUND') throw new AppError('INSTALL_ENROLL_INVALID');
       throw err;

@@ -5,7 +5,6 @@ import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
-import { NodeService } from './node-service.ts';
 import { HeartbeatInput, HeartbeatReply } from './node-schemas.ts';
 
 /** `POST /api/agent/heartbeat`: X-Agent-Token only (the guard's `agent` label); the node is the token's. */
@@ -26,7 +25,7 @@ export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {
     if (p?.kind !== 'agent') throw new AppError('AUTH_UNAUTHORIZED');
     const { config, commandQueue, leaseMonitor } = request.diScope.cradle;
     const body = request.body ?? {};
-    const node = await new NodeService(request.diScope.cradle).heartbeat(p.nodeId, body, request.ip);
+    const node = await request.diScope.cradle.nodes.heartbeat(p.nodeId, body, request.ip);
     // A heartbeat renews the node's leases; what a starting agent's predecessor held is settled now.
     for (const command of await commandQueue.renew(p.nodeId, body.inFlight, body.starting === true)) {
       await leaseMonitor.lost(command, 'the agent restarted and no longer runs this command');

@@ -6,6 +6,7 @@ import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
 import type { ListDirPayload } from '../../agent-protocol/wire.ts';
+import { closedSignal } from '../../http/request-helpers.ts';
 
 /**
  * `GET /api/nodes/:id/fs/list?path=`: browse a node's filesystem to pick backup paths, answered
@@ -22,7 +23,8 @@ export async function nodeFsRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => {
     const path = request.query.path || '/';
     if (!path.startsWith('/')) throw new AppError('INVALID_INPUT', { details: [{ path: 'querystring/path', message: 'must be an absolute path' }] });
-    const answer = await askAgent(request, request.params.id, 'list_dir', { path } satisfies ListDirPayload);
+    const { em, config, commandQueue } = request.diScope.cradle;
+    const answer = await askAgent({ em, config, commandQueue, signal: closedSignal(request) }, request.params.id, 'list_dir', { path } satisfies ListDirPayload);
     if ('error' in answer) throw new AppError('NODE_FS_FAILED', { message: answer.error });
     return ok(answer.result);
   });

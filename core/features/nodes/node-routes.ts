@@ -4,16 +4,15 @@ import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
-import { auditActor, setTotal } from '../../http/request-helpers.ts';
+import { setTotal } from '../../http/request-helpers.ts';
+import { auditActor } from '../../events/audit-actor.ts';
 import type { Node } from '../../db/entities/node.ts';
-import { NodeService } from './node-service.ts';
 import { MAX_NODE_BATCH, NodeBatchInput, NodeBatchResult, NodeInput, NodeListQuery, NodeUpdate, NodeView, NodeWithToken, RotatedToken } from './node-schemas.ts';
 import { heartbeatRoutes } from './heartbeat-routes.ts';
 
 /** Nodes admin API. Tokens appear only in the create/rotate answers: never in audit details or logs. */
 export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const service = (request: FastifyRequest) => new NodeService(request.diScope.cradle);
   const audit = (request: FastifyRequest, action: string, node: Pick<Node, 'id' | 'name'>, detail = '') =>
     request.diScope.cradle.audit.record(auditActor(request), { category: 'node', action, targetType: 'node', targetId: node.id, targetName: node.name, detail });
 
@@ -21,7 +20,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'auth' },
     schema: { querystring: NodeListQuery, response: { 200: envelopeOf(Type.Array(NodeView)) } },
   }, async (request, reply) => {
-    const nodes = service(request);
+    const nodes = request.diScope.cradle.nodes;
     const [rows, total] = await nodes.list(request.query);
     setTotal(reply, total);
     return ok(await nodes.views(rows));
@@ -31,7 +30,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'auth' },
     schema: { params: IdParams, response: { 200: envelopeOf(NodeView) } },
   }, async (request) => {
-    const nodes = service(request);
+    const nodes = request.diScope.cradle.nodes;
     return ok(await nodes.view(await nodes.get(request.params.id)));
   });
 
@@ -39,7 +38,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin', secret: true },
     schema: { body: NodeInput, response: { 200: envelopeOf(NodeWithToken) } },
   }, async (request) => {
-    const nodes = service(request);
+    const nodes = request.diScope.cradle.nodes;
     const { node, token } = await nodes.create(request.body);
     await audit(request, 'create', node);
     return ok({ node: await nodes.view(node), token });
@@ -52,7 +51,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     const { names } = request.body;
     if (names.length === 0) throw new AppError('NODE_BATCH_EMPTY');
     if (names.length > MAX_NODE_BATCH) throw new AppError('NODE_BATCH_TOO_MANY');
-    const nodes = service(request);
+    const nodes = request.diScope.cradle.nodes;
     const results = [];
     // One at a time: a failure (bad or duplicate name, also within the batch) is reported in its item only.
     for (const name of names) {
@@ -72,7 +71,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin' },
     schema: { params: IdParams, body: NodeUpdate, response: { 200: envelopeOf(NodeView) } },
   }, async (request) => {
-    const nodes = service(request);
+    const nodes = request.diScope.cradle.nodes;
     const node = await nodes.update(request.params.id, request.body);
     await audit(request, 'update', node, Object.keys(request.body).join(', '));
     return ok(await nodes.view(node));
@@ -82,7 +81,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin' },
     schema: { params: IdParams, response: { 200: envelopeOf(Type.Object({ deleted: Type.Boolean() })) } },
   }, async (request) => {
-    const node = await service(request).delete(request.params.id);
+    const node = await request.diScope.cradle.nodes.delete(request.params.id);
     await audit(request, 'delete', { id: request.params.id, name: node.name });
     return ok({ deleted: true });
   });
@@ -91,7 +90,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin', secret: true },
     schema: { params: IdParams, response: { 200: envelopeOf(RotatedToken) } },
   }, async (request) => {
-    const nodes = service(request);
+    const nodes = request.diScope.cradle.nodes;
     const { node, token, previousTokenValidUntil } = await nodes.rotateToken(request.params.id);
     await audit(request, 'rotate_token', node, previousTokenValidUntil ? `previous token valid until ${previousTokenValidUntil.toISOString()}` : '');
     return ok({ node: await nodes.view(node), token, previousTokenValidUntil: previousTokenValidUntil?.toISOString() ?? null });

@@ -1,5 +1,6 @@
 import type { Node } from '../../db/entities/node.ts';
 import type { NodeView } from './node-schemas.ts';
+import { nodeStatus } from '../../agent-protocol/node-status.ts';
 
 /** What a view needs besides the row: its record counts. */
 export interface NodeCounts {
@@ -15,10 +16,6 @@ export interface NodeCounts {
 export function nodeHealth(node: Pick<Node, 'lastSeenAt' | 'lastError'>, counts: Pick<NodeCounts, 'lost'>, offlineSeconds: number, now = Date.now()): 'offline' | 'degraded' | 'healthy' {
   if (nodeStatus(node, offlineSeconds, now) === 'offline') return 'offline';
   return node.lastError !== '' || counts.lost > 0 ? 'degraded' : 'healthy';
-}
-
-export function nodeStatus(node: Pick<Node, 'lastSeenAt'>, offlineSeconds: number, now = Date.now()): 'online' | 'offline' {
-  return node.lastSeenAt && now - node.lastSeenAt.getTime() < offlineSeconds * 1000 ? 'online' : 'offline';
 }
 
 /** The public shape of a node: never a token or a token hash. */

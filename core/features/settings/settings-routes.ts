@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { auditActor } from '../../http/request-helpers.ts';
+import { auditActor } from '../../events/audit-actor.ts';
 
 const SettingsMap = Type.Record(Type.String(), Type.String());
 

@@ -5,7 +5,7 @@ import { OAuthSessionEntity } from '../../db/entities/oauth-session.ts';
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { hashToken } from '../../security/tokens.ts';
-import { providerErrorKind } from '../../plugin-host/contracts.ts';
+import { providerErrorKind } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { providerFailure, trimReason } from '../../storage/target-opener.ts';
 import type { StorageTargetService } from './storage-target-service.ts';

@@ -3,30 +3,12 @@ import { recordedUsage, heldCopies } from '../../backup/target-usage.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { StorageTargetEntity, type StorageTarget } from '../../db/entities/storage-target.ts';
 import { BackupTaskTargetEntity } from '../../db/entities/backup-task.ts';
-import type { StorageInstance, TestResult } from '../../plugin-host/contracts.ts';
+import type { TestResult } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { StorageTargetOpener, providerFailure, trimReason } from '../../storage/target-opener.ts';
 import { validateConfig, splitSecrets, mergeSecrets } from '../../storage/target-config.ts';
 import type { TargetInput, TargetUpdate } from './storage-target-schemas.ts';
-
-/** A test that outlives this is reported as failed: a wrong host must never hang a request. */
-export const TEST_TIMEOUT_MS = 30_000;
-
-export async function testInstance(instance: StorageInstance, timeoutMs = TEST_TIMEOUT_MS): Promise<TestResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<TestResult>((resolve) => {
-    timer = setTimeout(() => resolve({ success: false, message: `no answer within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
-  });
-  try {
-    return await Promise.race([
-      instance.testConnection().catch((err: unknown) => ({ success: false, message: trimReason(err) })),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-    await instance.close?.().catch(() => undefined);
-  }
-}
+import { testInstance } from '../../storage/target-test.ts';
 
 export class StorageTargetService {
   readonly #em: EntityManager;

@@ -1,5 +1,5 @@
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
-import type { StorageType } from '../../plugin-host/contracts.ts';
+import type { StorageType } from '@backplane/plugin-api';
 import { maskConfig } from '../../storage/target-config.ts';
 
 export function toTargetSummary(t: StorageTarget) {

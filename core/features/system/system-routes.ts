@@ -4,7 +4,7 @@ import { statfs } from 'node:fs/promises';
 import { Type } from 'typebox';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { VERSION } from '../../version.ts';
+import { VERSION } from '../../config/version.ts';
 import { databaseKind } from '../../db/orm.ts';
 import { checkForUpdate } from './update-check.ts';
 

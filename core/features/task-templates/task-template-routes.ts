@@ -3,16 +3,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { auditActor, setTotal } from '../../http/request-helpers.ts';
+import { setTotal } from '../../http/request-helpers.ts';
+import { auditActor } from '../../events/audit-actor.ts';
 import { principalName } from '../../auth/principal.ts';
-import { TaskTemplateService, toTemplateSummary } from './task-template-service.ts';
+import { toTemplateSummary } from './task-template-service.ts';
 import { ApplyInput, ApplyResult, TemplateDetail, TemplateInput, TemplateSummary, TemplateUpdate } from './task-template-schemas.ts';
 
 type Target = { id: number; name: string };
 
 export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const service = (request: FastifyRequest) => new TaskTemplateService(request.diScope.cradle);
   const record = (request: FastifyRequest, category: 'task_template' | 'backup_task', action: string, target: Target, detail = '') =>
     request.diScope.cradle.audit.record(auditActor(request), { category, action, targetType: category, targetId: target.id, targetName: target.name, detail });
 
@@ -20,7 +20,7 @@ export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'auth' },
     schema: { querystring: Type.Object(pageQuery(100, 1000)), response: { 200: envelopeOf(Type.Array(TemplateSummary)) } },
   }, async (request, reply) => {
-    const [templates, total] = await service(request).list(request.query);
+    const [templates, total] = await request.diScope.cradle.taskTemplates.list(request.query);
     setTotal(reply, total);
     return ok(templates.map(toTemplateSummary));
   });
@@ -29,7 +29,7 @@ export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'auth' },
     schema: { params: IdParams, response: { 200: envelopeOf(TemplateDetail) } },
   }, async (request) => {
-    const templates = service(request);
+    const templates = request.diScope.cradle.taskTemplates;
     return ok(templates.detail(await templates.get(request.params.id)));
   });
 
@@ -37,7 +37,7 @@ export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'operator' },
     schema: { body: TemplateInput, response: { 200: envelopeOf(TemplateDetail) } },
   }, async (request) => {
-    const templates = service(request);
+    const templates = request.diScope.cradle.taskTemplates;
     const template = await templates.create(request.body, principalName(request.principal));
     await record(request, 'task_template', 'create', template, `type=${template.taskType}`);
     return ok(templates.detail(template));
@@ -47,7 +47,7 @@ export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'operator' },
     schema: { params: IdParams, body: TemplateUpdate, response: { 200: envelopeOf(TemplateDetail) } },
   }, async (request) => {
-    const templates = service(request);
+    const templates = request.diScope.cradle.taskTemplates;
     const template = await templates.update(request.params.id, request.body);
     await record(request, 'task_template', 'update', template, Object.keys(request.body).join(', '));
     return ok(templates.detail(template));
@@ -57,7 +57,7 @@ export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'operator' },
     schema: { params: IdParams, response: { 200: envelopeOf(Type.Object({ deleted: Type.Boolean() })) } },
   }, async (request) => {
-    const template = await service(request).delete(request.params.id);
+    const template = await request.diScope.cradle.taskTemplates.delete(request.params.id);
     await record(request, 'task_template', 'delete', { id: request.params.id, name: template.name });
     return ok({ deleted: true });
   });
@@ -66,7 +66,7 @@ export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'operator' },
     schema: { params: IdParams, body: ApplyInput, response: { 200: envelopeOf(ApplyResult) } },
   }, async (request) => {
-    const templates = service(request);
+    const templates = request.diScope.cradle.taskTemplates;
     const variables = templates.checkVariables(request.body.variables);
     const template = await templates.get(request.params.id);
     const results = await templates.apply(template, variables, async (task) => {

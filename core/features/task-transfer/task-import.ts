@@ -4,7 +4,7 @@ import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
 import { AppError } from '../../http/app-error.ts';
 import type { ProviderRegistry } from '../../plugin-host/registry.ts';
-import type { DatabaseDriverType } from '../../plugin-host/contracts.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { BackupTaskService } from '../backup-tasks/backup-task-service.ts';
 import type { TaskInput } from '../backup-tasks/backup-task-schemas.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
-import { auditActor } from '../../http/request-helpers.ts';
+import { auditActor } from '../../events/audit-actor.ts';
 import type { AuditEntry } from '../../events/audit-writer.ts';
 import { buildTaskExport, parseExportIds, taskExportFileName } from './task-export.ts';
 import { importTasks } from './task-import.ts';

@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { auditActor, setTotal } from '../../http/request-helpers.ts';
+import { setTotal } from '../../http/request-helpers.ts';
+import { auditActor } from '../../events/audit-actor.ts';
 import { CreateUserBody, UpdateUserBody } from './user-schemas.ts';
 import { UserView, toUserView } from './user-view.ts';
 

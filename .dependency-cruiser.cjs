@@ -1,0 +1,120 @@
+// Layer rules checked by `npm run boundaries` (part of `npm test`); docs/architecture.md draws them.
+// Layers, top to bottom (an import may only point down or sideways within a folder):
+//   composition root  core/{app,container,main,server}.ts
+//   HTTP slices       core/features/<slice>/
+//   orchestration     core/runs/
+//   domain services   core/backup/, core/recovery/, core/agent-protocol/
+//   base              everything else under core/ (engine, storage, db, security, plugin-host,
+//                     events, metrics, http, auth, config, lib)
+const DOMAIN = '^core/(runs|backup|recovery|agent-protocol)/';
+const BASE =
+  '^core/(engine|storage|db|security|plugin-host|events|metrics|http|auth|config|lib)/';
+// Provider SDKs belong to the plugins that use them; core persists through MikroORM's own drivers.
+const VENDOR_SDKS =
+  'node_modules/(@types/)?(@googleapis/[^/]+|googleapis|google-auth-library|mysql2|pg|pg-[^/]+|better-sqlite3)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycle',
+      comment: 'Folders form a graph without cycles.',
+      severity: 'error',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-module-cycle',
+      comment: 'Modules form a graph without cycles.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'below-features',
+      comment: 'Only the composition root and other slices import an HTTP slice (core/features/*).',
+      severity: 'error',
+      from: { path: `${DOMAIN}|${BASE}` },
+      to: { path: '^core/features/' },
+    },
+    {
+      name: 'base-to-domain',
+      comment: 'Base modules (engine, storage, db, http, ...) do not import domain services.',
+      severity: 'error',
+      from: { path: BASE },
+      to: { path: DOMAIN },
+    },
+    {
+      name: 'domain-to-orchestration',
+      comment: 'Domain services do not import orchestration (core/runs) which sits above them.',
+      severity: 'error',
+      from: { path: '^core/(backup|recovery|agent-protocol)/' },
+      to: { path: '^core/runs/' },
+    },
+    {
+      name: 'composition-root-only',
+      comment: 'Only the composition root (core/app.ts, core/container.ts) imports the container or the app.',
+      severity: 'error',
+      from: { pathNot: '^core/(app|container|main|server)\\.ts$' },
+      to: { path: '^core/(app|container|main|server)\\.ts$' },
+    },
+    {
+      name: 'core-to-vendor-sdk',
+      comment: 'Provider SDKs are imported by plugins only.',
+      severity: 'error',
+      from: { path: '^(core|agent)/' },
+      to: { path: VENDOR_SDKS },
+    },
+    {
+      name: 'plugin-to-core',
+      comment: 'A plugin imports only @backplane/plugin-api and npm packages, like a third-party plugin.',
+      severity: 'error',
+      from: { path: '^plugins/' },
+      to: { path: '^(core|agent|test|bench|scripts)/|^packages/(?!plugin-api/)' },
+    },
+    {
+      name: 'plugin-to-plugin',
+      comment: 'Plugins do not import each other.',
+      severity: 'error',
+      from: { path: '^plugins/([^/]+)/' },
+      to: { path: '^plugins/', pathNot: '^plugins/$1/' },
+    },
+    {
+      name: 'package-to-app',
+      comment: 'The published packages (packages/*) stand alone: they import neither core, the agent nor plugins.',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^(core|agent|plugins|test)/' },
+    },
+    {
+      name: 'agent-to-http',
+      comment: 'The agent runs engine, storage, plugin-host and recovery pieces, never HTTP code.',
+      severity: 'error',
+      from: { path: '^agent/' },
+      to: { path: '^core/(features|http|auth|runs)/|^core/(app|container|server)\\.ts$|node_modules/(fastify|@fastify/[^/]+|fastify-plugin)/' },
+    },
+    {
+      name: 'agent-reaches-features',
+      comment: 'Nothing the agent loads leads to an HTTP slice.',
+      severity: 'error',
+      from: { path: '^agent/' },
+      to: { path: '^core/features/', reachable: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(test|bench|scripts)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+    reporterOptions: {
+      archi: { collapsePattern: '^(core/features/[^/]+|core/[^/]+|plugins/[^/]+|agent)/' },
+      text: { highlightFocused: true },
+    },
+  },
+};

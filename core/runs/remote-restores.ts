@@ -1,0 +1,152 @@
+import { PassThrough, type Readable } from 'node:stream';
+import type { EntityManager, MikroORM } from '@mikro-orm/core';
+import { BackupRecordEntity, TERMINAL_STATUSES } from '../db/entities/backup-record.ts';
+import { BackupTaskEntity } from '../db/entities/backup-task.ts';
+import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
+import { AppError } from '../http/app-error.ts';
+import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { ProviderRegistry } from '../plugin-host/registry.ts';
+import type { DatabaseDriverType } from '@backplane/plugin-api';
+import type { EventBus } from '../events/event-bus.ts';
+import type { RecordLogHub } from '../backup/record-log.ts';
+import type { AgeKeyPair } from '../engine/age-identity.ts';
+import { copyVerdict, NoReadableCopyError, openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
+import { errorText } from '../lib/text.ts';
+import { restoreTargetOf } from '../recovery/database-restore.ts';
+import { settleLifecycle } from '../recovery/run-lifecycle.ts';
+import { publishRestoreOutcome } from '../recovery/restore-service.ts';
+import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
+import { isDumpArchive } from '../backup/dump-archive.ts';
+import { driverFor } from '../plugin-host/driver-for.ts';
+import type { CommandQueue } from '../agent-protocol/command-queue.ts';
+import type { RestoreSpec, RestoreUpdateInput } from '../agent-protocol/wire.ts';
+
+export type RestoreUpdate = RestoreUpdateInput;
+
+interface Deps {
+  orm: MikroORM;
+  commandQueue: CommandQueue;
+  restoreLogs: RecordLogHub;
+  events: EventBus;
+  storageOpener: StorageTargetOpener;
+  secretBox: SecretBox;
+  databaseDrivers: ProviderRegistry<DatabaseDriverType>;
+  ageKeys: AgeKeyPair;
+}
+
+const isTerminal = (r: RestoreRecord): boolean => TERMINAL_STATUSES.includes(r.status);
+
+/**
+ * The master's half of a restore on a node. Agents hold no private key, so the master reads a
+ * stored copy, checks it (length, SHA-256, age authentication, decompression) and streams the
+ * raw artifact; the agent writes it with the same restore code the master uses.
+ */
+export class RemoteRestores {
+  readonly #d: Deps;
+
+  constructor(deps: Deps) {
+    this.#d = deps;
+  }
+
+  async #owned(em: EntityManager, nodeId: number, id: number): Promise<RestoreRecord> {
+    const record = await em.findOne(RestoreRecordEntity, { id });
+    if (!record) throw new AppError('RESTORE_RECORD_NOT_FOUND');
+    if (record.nodeId !== nodeId) throw new AppError('AGENT_COMMAND_FORBIDDEN');
+    return record;
+  }
+
+  async spec(nodeId: number, id: number): Promise<RestoreSpec> {
+    const em = this.#d.orm.em.fork();
+    const record = await this.#owned(em, nodeId, id);
+    if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
+    const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    let database: RestoreSpec['database'] = null;
+    if (backup.type !== 'file') {
+      const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
+      const driver = driverFor(this.#d.databaseDrivers.list(), backup.type);
+      if (!task || !driver) throw new AppError('RESTORE_SOURCE_INVALID', { message: 'The task or its database driver is gone; the connection is unknown.' });
+      database = {
+        type: backup.type, host: task.dbHost, port: task.dbPort, user: task.dbUser, path: task.dbPath,
+        password: task.dbPassword ? this.#d.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
+        target: restoreTargetOf(driver, task, record.targetDatabase),
+        // Several databases in one artifact: which to restore (empty = all) and, for one, under what name.
+        ...(isDumpArchive(backup.fileName) ? { archive: { databases: JSON.parse(record.selectedPaths) as string[], targetDatabase: record.targetDatabase } } : {}),
+      };
+    }
+    return {
+      restoreId: record.id, backupRecordId: backup.id, type: backup.type, fileName: backup.fileName, rawSize: backup.rawSize,
+      rawExtension: backup.fileName.split('.')[1] ?? '', targetPath: record.targetPath, selectedPaths: backup.type === 'file' ? JSON.parse(record.selectedPaths) as string[] : [], database,
+    };
+  }
+
+  /** The checked raw artifact; the stream errors (and the reply is cut) when any check fails. */
+  async artifact(nodeId: number, id: number): Promise<{ stream: Readable; rawSize: number }> {
+    const em = this.#d.orm.em.fork();
+    const record = await this.#owned(em, nodeId, id);
+    if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
+    const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    await this.#d.commandQueue.touch(nodeId, 'restore', id);
+    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup).catch((err: unknown) => {
+      // Coded like a download: the agent reports it and the restore fails with the reason.
+      if (err instanceof NoReadableCopyError && err.onlyCorrupt) throw new AppError('BACKUP_ARTIFACT_CORRUPT');
+      throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.slice(0, 1000) });
+    });
+    record.sourceTargetId = copy.targetId;
+    record.sourceTargetName = copy.targetName;
+    await em.flush();
+    void this.#d.restoreLogs.line(id, 'info', `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`);
+    // Intact copies are read first. A read that fails is cut before its last byte; when the
+    // copy's bytes are to blame (decryption may fail before the checksum guard saw them all, so
+    // the copy is read through once more to tell) it is marked corrupt first, so the agent's
+    // next fetch reads the next copy.
+    const raw = rawStream(copy, backup, this.#d.ageKeys.identity);
+    const out = new PassThrough();
+    out.on('error', () => undefined);
+    out.once('close', () => raw.destroy());
+    raw.once('error', (err) => {
+      void copyVerdict(this.#d, backup, copy).then((verdict) => {
+        if (verdict?.state === 'corrupt') void this.#d.restoreLogs.line(id, 'error', `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, and the transfer to the agent was cut`);
+      }).finally(() => out.destroy(err));
+    });
+    raw.pipe(out);
+    return { stream: out, rawSize: backup.rawSize };
+  }
+
+  async update(nodeId: number, id: number, u: RestoreUpdate): Promise<{ accepted: boolean; status: string }> {
+    const { restoreLogs } = this.#d;
+    const em = this.#d.orm.em.fork();
+    const record = await this.#owned(em, nodeId, id);
+    if (isTerminal(record)) return { accepted: false, status: record.status };
+    if (!(await this.#d.commandQueue.touch(nodeId, 'restore', id, record.status === 'queued'))) return { accepted: false, status: record.status };
+    if (record.status === 'queued') {
+      record.status = 'running';
+      record.startedAt = new Date();
+      await em.flush();
+      await restoreLogs.open(id, 'running');
+    } else if (!restoreLogs.isLive(id)) await restoreLogs.open(id, 'running');
+    for (const line of u.logs ?? []) void restoreLogs.line(id, line.level, line.message);
+    if (u.bytes !== undefined) record.bytes = u.bytes;
+    if (u.entries !== undefined) record.entries = u.entries;
+    if (u.status === 'success' || u.status === 'failed') {
+      await this.#settle(em, record, u.status, u.status === 'failed' ? (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason' : '');
+    } else await em.flush();
+    return { accepted: true, status: record.status };
+  }
+
+  async #settle(em: EntityManager, record: RestoreRecord, status: 'success' | 'failed', reason: string): Promise<void> {
+    await settleLifecycle(em, record, this.#d.restoreLogs, status, reason);
+    publishRestoreOutcome(this.#d.events, record);
+  }
+
+  async fail(id: number, reason: string): Promise<boolean> {
+    const em = this.#d.orm.em.fork();
+    const record = await em.findOne(RestoreRecordEntity, { id });
+    if (!record || isTerminal(record)) return false;
+    if (!this.#d.restoreLogs.isLive(id)) await this.#d.restoreLogs.open(id, record.status);
+    await this.#settle(em, record, 'failed', reason);
+    return true;
+  }
+}

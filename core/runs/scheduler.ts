@@ -1,0 +1,172 @@
+import { Cron } from 'croner';
+import type { MikroORM } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
+import { AppError } from '../http/app-error.ts';
+import { SYSTEM_ACTOR as SYSTEM, type AuditWriter } from '../events/audit-writer.ts';
+import type { BackupMetrics } from '../metrics/backup-metrics.ts';
+import type { BackupRuns, RunTrigger } from './backup-runs.ts';
+import { scheduleTimeZone } from '../backup/time-zone.ts';
+import type { VerifyService } from '../recovery/verify-service.ts';
+import type { Clock } from '../lib/clock.ts';
+import { CronTimer } from '../backup/cron-timer.ts';
+
+/**
+ * Cron for enabled tasks, read in the `timezone` setting (default: the server's zone). A fire
+ * asks BackupRuns for a run, which refuses overlap and maintenance-window violations; those
+ * fires are audited as `scheduled_skip`, never queued. After downtime each task gets at most
+ * one catch-up run, however many fires it missed.
+ */
+export class BackupScheduler {
+  readonly #orm: MikroORM;
+  readonly #runs: BackupRuns;
+  readonly #audit: AuditWriter;
+  readonly #metrics: BackupMetrics;
+  readonly #log: FastifyBaseLogger;
+  readonly #jobs = new Map<number, CronTimer>();
+  readonly #verifyJobs = new Map<number, CronTimer>();
+  readonly #clock: Clock;
+  readonly #verifications: VerifyService;
+  #timeZone = 'UTC';
+  #started = false;
+
+  constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications, clock }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService; clock: Clock }) {
+    this.#verifications = verifications;
+    this.#clock = clock;
+    this.#orm = orm;
+    this.#runs = backupRuns;
+    this.#audit = audit;
+    this.#metrics = backupMetrics;
+    this.#log = logger.child({ component: 'scheduler' });
+  }
+
+  get timeZone(): string {
+    return this.#timeZone;
+  }
+
+  /** Schedules every enabled task and gives each one that missed a fire while down one catch-up run. */
+  async start(now = this.#clock.now()): Promise<number[]> {
+    this.#started = true;
+    this.#timeZone = await scheduleTimeZone(this.#orm);
+    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true });
+    const caughtUp: number[] = [];
+    for (const task of tasks) {
+      this.#schedule(task);
+      if (task.cronExpr === '') continue;
+      const missed = this.missedFire(task, now);
+      if (missed) {
+        caughtUp.push(task.id);
+        await this.fire(task.id, 'catch_up', missed);
+      }
+    }
+    return caughtUp;
+  }
+
+  /** The earliest fire time after the task's last activity that lies in the past, if any. */
+  missedFire(task: BackupTask, now: Date): Date | undefined {
+    const marks = [task.lastScheduledAt, task.lastRunAt, task.createdAt].filter((d): d is Date => d instanceof Date);
+    const from = new Date(Math.max(...marks.map((d) => d.getTime())));
+    try {
+      const next = new Cron(task.cronExpr, { timezone: this.#timeZone, paused: true }).nextRun(from);
+      return next && next.getTime() <= now.getTime() ? next : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Re-reads one task after a change (create, update, toggle, delete). */
+  async sync(taskId: number): Promise<void> {
+    if (!this.#started) return;
+    this.#unschedule(taskId);
+    const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
+    if (task?.enabled) this.#schedule(task);
+  }
+
+  /** Re-reads every task (the time zone changed). */
+  async reload(): Promise<void> {
+    if (!this.#started) return;
+    for (const id of this.#scheduledTasks()) this.#unschedule(id);
+    this.#timeZone = await scheduleTimeZone(this.#orm);
+    const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true });
+    for (const task of tasks) this.#schedule(task);
+  }
+
+  nextRun(taskId: number): Date | null {
+    return this.#jobs.get(taskId)?.nextRun() ?? null;
+  }
+
+  stop(): void {
+    this.#started = false;
+    for (const id of this.#scheduledTasks()) this.#unschedule(id);
+  }
+
+  /** Every task with a timer: a backup cron, a verification cron, or both. */
+  #scheduledTasks(): number[] {
+    return [...new Set([...this.#jobs.keys(), ...this.#verifyJobs.keys()])];
+  }
+
+  #schedule(task: BackupTask): void {
+    if (task.verifyEnabled && task.verifyCronExpr !== '') {
+      try {
+        this.#verifyJobs.set(task.id, new CronTimer(task.verifyCronExpr, { timezone: this.#timeZone, clock: this.#clock }, () => this.fireVerification(task.id)));
+      } catch (err) {
+        this.#log.error({ err, taskId: task.id }, 'verification schedule could not be created');
+      }
+    }
+    if (task.cronExpr === '') return;
+    try {
+      const job = new CronTimer(task.cronExpr, { timezone: this.#timeZone, clock: this.#clock }, (at) => this.fire(task.id, 'scheduled', at));
+      this.#jobs.set(task.id, job);
+    } catch (err) {
+      // Saved expressions are validated; one that the parser now refuses must not stop the others.
+      this.#log.error({ err, taskId: task.id }, 'task schedule could not be created');
+    }
+  }
+
+  #unschedule(taskId: number): void {
+    this.#jobs.get(taskId)?.stop();
+    this.#jobs.delete(taskId);
+    this.#verifyJobs.get(taskId)?.stop();
+    this.#verifyJobs.delete(taskId);
+  }
+
+  /** A scheduled verification of the task's newest successful record, in the task's mode. Never throws. */
+  async fireVerification(taskId: number): Promise<void> {
+    try {
+      const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
+      if (!task?.enabled || !task.verifyEnabled) return;
+      const entry = { category: 'verify_record', targetType: 'backup_task', targetId: task.id, targetName: task.name } as const;
+      try {
+        const record = await this.#verifications.requestForTask(task.id, task.verifyMode === 'deep' ? 'deep' : 'quick', 'system');
+        await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_run', detail: `${record.mode} verification ${record.id} of backup record ${record.backupRecordId}` });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_skip', detail: `${err.code}: ${err.message}` });
+      }
+    } catch (err) {
+      this.#log.error({ err, taskId }, 'scheduled verification failed');
+    }
+  }
+
+  /** One fire: records it on the task, then runs or audits why it did not. Never throws. */
+  async fire(taskId: number, trigger: Extract<RunTrigger, 'scheduled' | 'catch_up'>, at: Date): Promise<void> {
+    try {
+      const em = this.#orm.em.fork();
+      const task = await em.findOne(BackupTaskEntity, { id: taskId });
+      if (!task?.enabled) return;
+      task.lastScheduledAt = at;
+      await em.flush();
+      const entry = { category: 'backup_task', targetType: 'backup_task', targetId: task.id, targetName: task.name } as const;
+      try {
+        const record = await this.#runs.request(task.id, { trigger, triggeredBy: 'system' });
+        await this.#audit.record(SYSTEM, { ...entry, action: trigger === 'catch_up' ? 'catch_up_run' : 'scheduled_run', detail: `record ${record.id}` });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        this.#metrics.skipped.inc({ reason: err.code.toLowerCase() });
+        await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_skip', detail: `${err.code}: ${err.message}` });
+      }
+    } catch (err) {
+      this.#log.error({ err, taskId }, 'scheduled fire failed');
+    }
+  }
+}

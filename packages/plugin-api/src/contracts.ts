@@ -1,0 +1,212 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Provider contracts: what a plugin supplies and what core calls. Provider code imports
+ * neither Fastify nor awilix, so the agent loads the very same providers.
+ */
+
+/** A JSON Schema (draft-07 subset as Ajv understands it) describing a provider's settings. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ProviderManifest {
+  /** Unique within its kind: `local_disk`, `s3`, `email`, `postgresql`... */
+  type: string;
+  displayName: string;
+  description?: string;
+  configSchema: JsonSchema;
+  /** Fields of the config that are secrets: sealed at rest, masked in responses, left out of exports. */
+  secretFields: string[];
+}
+
+/** Why a provider operation failed; core retries `transient` and reports the rest. */
+export type ProviderErrorKind = 'not_found' | 'auth' | 'quota' | 'unsupported' | 'transient' | 'permanent';
+
+/**
+ * A provider failure with its kind. A third-party plugin has its own installed copy of this
+ * package, so its errors are instances of another copy of the class: core therefore recognises
+ * any error named `ProviderError` with a valid `kind` (`providerErrorKind`), and
+ * `Object.assign(new Error(msg), { name: 'ProviderError', kind: 'not_found' })` is equivalent.
+ */
+export class ProviderError extends Error {
+  override name = 'ProviderError';
+  readonly kind: ProviderErrorKind;
+  constructor(kind: ProviderErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.kind = kind;
+  }
+}
+
+export interface ProviderDeps {
+  /** Scratch space the provider may use (under the agent's or master's data dir). */
+  tempDir: string;
+  /** Environment for external programs (e.g. BACKPLANE_RCLONE_BINARY); defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
+}
+
+export interface TestResult { success: boolean; message: string }
+
+const KINDS: readonly ProviderErrorKind[] = ['not_found', 'auth', 'quota', 'unsupported', 'transient', 'permanent'];
+
+/** The kind of a provider error, from this class or any error shaped like it; undefined otherwise. */
+export function providerErrorKind(err: unknown): ProviderErrorKind | undefined {
+  if (!(err instanceof Error) || err.name !== 'ProviderError') return undefined;
+  const kind = (err as { kind?: unknown }).kind;
+  return KINDS.includes(kind as ProviderErrorKind) ? (kind as ProviderErrorKind) : undefined;
+}
+
+// ---- storage ---------------------------------------------------------------------------
+export interface ObjectInfo { key: string; size: number; modifiedAt?: Date }
+
+export interface StorageCapabilities {
+  /** get() honours byte ranges natively (otherwise core skips bytes itself). */
+  range: boolean;
+  /** usage() reports the backend's own capacity. */
+  usage: boolean;
+  /** The type is authorised through an OAuth flow (see StorageType.oauth). */
+  oauth: boolean;
+}
+
+/** Documentation of one config field, for catalogues and forms (derived from the schema where possible). */
+export interface OptionDoc {
+  name: string;
+  help: string;
+  required: boolean;
+  secret: boolean;
+  default?: string;
+  advanced?: boolean;
+  examples?: string[];
+}
+
+/**
+ * One saved target, bound to its settings. Keys are `/`-separated paths relative to the
+ * target's root; providers must refuse keys that would escape it.
+ */
+export interface StorageInstance {
+  /**
+   * Stores the stream under `key`. Resolves once the object is complete and durable. If the
+   * stream errors or is cut short, nothing must be left under `key` (write to a temporary
+   * name and rename, or use the backend's atomic upload), and the promise rejects.
+   * `meta.size`, when given, is the exact length; a stream of another length is an error.
+   */
+  put(key: string, body: Readable, meta?: { size?: number; contentType?: string; signal?: AbortSignal }): Promise<{ size: number }>;
+  /**
+   * Opens the object for reading; `range` is inclusive byte offsets (`end` absent = to the end).
+   * A missing object rejects with ProviderError kind `not_found`.
+   */
+  get(key: string, range?: { start: number; end?: number }): Promise<Readable>;
+  /** Objects whose key starts with `prefix` (a folder-like prefix such as `task/2026/`), any order. */
+  list(prefix: string): AsyncIterable<ObjectInfo>;
+  /** Size and time of one object, or undefined when it does not exist. */
+  stat(key: string): Promise<ObjectInfo | undefined>;
+  /** Idempotent: deleting a missing object succeeds. */
+  delete(key: string): Promise<void>;
+  /** The backend's own capacity, where it reports one. */
+  usage?(): Promise<{ usedBytes?: number; totalBytes?: number; freeBytes?: number }>;
+  /** Checks that the target is reachable and writable with these settings; never throws. */
+  testConnection(): Promise<TestResult>;
+  close?(): Promise<void>;
+  /**
+   * Optional, for providers that stage uploads under temporary names: removes every temporary
+   * object an upload to `key` may have left (a process killed between the first byte and the
+   * rename cannot clean up after itself). Never touches `key` itself or another key's
+   * temporaries; idempotent; resolves with how many it removed. Core calls it only for keys
+   * with no upload in progress (a run that crashed or was given up).
+   */
+  removeTemporaries?(key: string): Promise<number>;
+  /**
+   * Optional, with removeTemporaries: removes temporary objects anywhere on the target last
+   * modified before `olderThan`, except those belonging to a key in `keep` (uploads in progress).
+   * Temporaries without a known time are kept. Resolves with how many it removed.
+   */
+  removeStaleTemporaries?(olderThan: Date, keep?: Iterable<string>): Promise<number>;
+}
+
+/** OAuth-authorised types (Google Drive): core runs the flow, the type knows the provider. */
+export interface StorageOAuth {
+  /** The URL the user's browser opens; `state` must be passed through unchanged. */
+  authUrl(config: Record<string, unknown>, params: { state: string; redirectUri: string }, deps?: ProviderDeps): string;
+  /** Exchanges the authorisation code; returns secret fields to store (e.g. `refreshToken`). */
+  exchange(config: Record<string, unknown>, params: { code: string; redirectUri: string }, deps: ProviderDeps): Promise<Record<string, string>>;
+  /** The connected account. */
+  profile?(config: Record<string, unknown>, deps: ProviderDeps): Promise<{ email: string; name: string; picture: string }>;
+}
+
+export interface StorageType extends ProviderManifest {
+  capabilities: StorageCapabilities;
+  /** Groups related types for catalogues: every rclone backend has family `rclone`. */
+  family?: string;
+  /** Field documentation; when absent, core derives it from `configSchema`. */
+  options?: OptionDoc[];
+  oauth?: StorageOAuth;
+  /** `config` holds the non-secret and the (decrypted) secret fields together. */
+  create(config: Record<string, unknown>, deps: ProviderDeps): StorageInstance | Promise<StorageInstance>;
+}
+
+// ---- notifications ---------------------------------------------------------------------
+export interface NotificationMessage { event: string; title: string; body: string; fields: Record<string, string | number | boolean | null> }
+export interface NotifierInstance {
+  send(message: NotificationMessage): Promise<void>;
+  testConnection(): Promise<TestResult>;
+}
+export interface NotifierType extends ProviderManifest {
+  create(config: Record<string, unknown>, deps: ProviderDeps): NotifierInstance | Promise<NotifierInstance>;
+}
+
+// ---- database drivers ------------------------------------------------------------------
+export interface DiscoveredDatabase {
+  name: string;
+  sizeBytes?: number;
+  /** The server's own database (`postgres`, `template1`, `mysql`, `sys`...): listed, but not a default backup choice. */
+  system?: boolean;
+}
+export interface DatabaseDriverInstance {
+  discover(): Promise<DiscoveredDatabase[]>;
+  /**
+   * Streams a dump. `done` settles when the producer exits: it rejects (and the stream errors
+   * rather than ending) when the dump failed, so a failed dump never looks like a short artifact.
+   */
+  dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }>;
+  restore(stream: Readable, options: { database: string }): Promise<void>;
+  testConnection(): Promise<TestResult>;
+  /**
+   * Creates the database when it does not exist; resolves `true` when it created it. Used to
+   * restore into a new name and to build verification sandboxes. Absent: core cannot create
+   * databases with this driver (SQLite files need none).
+   */
+  ensureDatabase?(name: string): Promise<boolean>;
+  /** Drops the database (idempotent: a missing one is fine). */
+  dropDatabase?(name: string): Promise<void>;
+  /**
+   * Atomically makes `source` take the place of `target` (which may exist: it is dropped),
+   * after disconnecting its sessions. Lets core restore into a scratch database first and swap
+   * only once the restore succeeded.
+   */
+  replaceDatabase?(target: string, source: string): Promise<void>;
+  /** Row count per table (`schema.table` where the engine has schemas), for verification. */
+  tableStats?(database: string): Promise<Record<string, number>>;
+}
+export interface DatabaseDriverType extends ProviderManifest {
+  /** Task types this driver serves, e.g. `['postgresql', 'pgsql']`. */
+  aliases?: string[];
+  /**
+   * Whether a task names the databases to dump (`dbName`): `required` (the default, database
+   * servers) or `none` (the config already names the one thing to dump, as SQLite's `path`
+   * does). A task may name several; core then calls `dump` once per database, each with one name.
+   */
+  databaseNames?: 'required' | 'none';
+  /**
+   * A restore that fails part-way leaves the target unchanged (one transaction, or a file
+   * replaced by rename). Core then restores in a single pass, checking the artifact as it
+   * streams; otherwise it reads and checks the whole artifact before touching the target.
+   */
+  atomicRestore?: boolean;
+  /**
+   * Checks the start and end (up to 64 KiB each) of a decoded dump: the header the tool writes
+   * and the trailer that proves the dump ran to completion. Returns a problem, or undefined.
+   */
+  checkDump?(head: Buffer, tail: Buffer): string | undefined;
+  /** The raw dump's file extension, before compression and encryption (default `sql`). */
+  artifactExtension?: string;
+  create(config: Record<string, unknown>, deps: ProviderDeps): DatabaseDriverInstance | Promise<DatabaseDriverInstance>;
+}

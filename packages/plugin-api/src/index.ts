@@ -1,0 +1,6 @@
+/** The Backplane plugin API: what a plugin imports to define itself and its providers. */
+export * from './contracts.ts';
+export * from './define-plugin.ts';
+export * from './config-fields.ts';
+export * from './object-keys.ts';
+export * from './tool-process.ts';
