@@ -366,8 +366,9 @@ export class RemoteBackups {
       const em = this.#d.orm.em.fork();
       const record = await em.findOne(BackupRecordEntity, { id: recordId });
       if (!record || isTerminal(record)) return false;
-      // Ended in the table first: a relay starting from now on sees it and refuses.
-      if (await em.nativeUpdate(BackupRecordEntity, { id: recordId, status: { $in: ['queued', 'running'] } }, { status: stop.status }) !== 1) return false;
+      // Ended in the table first, with its reason (a reader never sees an ended record without
+      // one): a relay starting from now on sees it and refuses.
+      if (await em.nativeUpdate(BackupRecordEntity, { id: recordId, status: { $in: ['queued', 'running'] } }, { status: stop.status, errorMessage: stop.message.slice(0, 2000) }) !== 1) return false;
       if (!this.#d.recordLogs.isLive(recordId)) await this.#d.recordLogs.open(recordId, record.status);
       for (const command of await this.#d.commandQueue.openFor('backup', recordId)) {
         if (command.status === 'pending') await this.#d.commandQueue.settle(command.id, 'failed', stop.message);
