@@ -42,6 +42,8 @@ export interface OpenOptions {
   /** Refuse copies marked corrupt rather than try them last. */
   skipCorrupt?: boolean;
   range?: { start: number; end: number };
+  /** Aborts opening and reading the copy (a cancel, a shutdown). */
+  signal?: AbortSignal;
 }
 
 /** Records that a read found the copy's bytes differ from the record; readers try it last from now on. */
@@ -76,7 +78,7 @@ export async function openStoredCopy(orm: MikroORM, opener: StorageTargetOpener,
     if (!target || !target.enabled) continue;
     try {
       const instance = await opener.open(target);
-      const stored = await instance.get(copy.storagePath, options.range);
+      const stored = await instance.get(copy.storagePath, options.range, options.signal ? { signal: options.signal } : undefined);
       stored.once('close', () => void instance.close?.()?.catch(() => undefined));
       const check: CopyCheck = { state: 'reading', why: '' };
       const opened = { copyId: copy.id, targetId: target.id, targetName: target.name, check };
@@ -138,7 +140,7 @@ export async function withHealthyCopy<T>(deps: CopyDeps, record: BackupRecord, l
   for (;;) {
     let copy: OpenedCopy;
     try {
-      copy = await openStoredCopy(deps.orm, deps.storageOpener, record, { exclude: options.exclude, excludeCopies: tried });
+      copy = await openStoredCopy(deps.orm, deps.storageOpener, record, { exclude: options.exclude, excludeCopies: tried, signal: options.signal });
     } catch (err) {
       if (corrupt.length === 0) throw err;
       const rest = errorText(err).startsWith('no storage target') ? '' : `; ${errorText(err)}`;
@@ -146,6 +148,11 @@ export async function withHealthyCopy<T>(deps: CopyDeps, record: BackupRecord, l
     }
     tried.push(copy.copyId);
     log('info', `reading from "${copy.targetName}"`);
+    // A cancel or shutdown ends the read itself: a consumer waiting on a storage server that
+    // stopped answering would otherwise hold the run until the server's own timeout.
+    const stopRead = (): void => void copy.stream.destroy(new Error(`stopped: ${errorText(options.signal?.reason)}`));
+    if (options.signal?.aborted) stopRead();
+    options.signal?.addEventListener('abort', stopRead, { once: true });
     try {
       return { value: await use(copy), copy, corrupt };
     } catch (err) {
@@ -155,6 +162,8 @@ export async function withHealthyCopy<T>(deps: CopyDeps, record: BackupRecord, l
       if (verdict?.state !== 'corrupt') throw err;
       corrupt.push({ targetName: copy.targetName, why: verdict.why });
       log('error', `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, trying the next copy`);
+    } finally {
+      options.signal?.removeEventListener('abort', stopRead);
     }
   }
 }

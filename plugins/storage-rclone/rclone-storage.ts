@@ -47,8 +47,8 @@ export class RcloneStorage implements StorageInstance {
     return putObject(this.#r, key, body, meta.size, { profile: 'standard', signal: meta.signal });
   }
 
-  get(key: string, range?: { start: number; end?: number }): Promise<Readable> {
-    return getObject(this.#r, key, range, STANDARD);
+  get(key: string, range?: { start: number; end?: number }, options?: { signal?: AbortSignal }): Promise<Readable> {
+    return getObject(this.#r, key, range, options?.signal ? { ...STANDARD, signal: options.signal } : STANDARD);
   }
 
   list(prefix: string): AsyncIterable<ObjectInfo> {

@@ -92,9 +92,11 @@ export interface StorageInstance {
   put(key: string, body: Readable, meta?: { size?: number; contentType?: string; signal?: AbortSignal }): Promise<{ size: number }>;
   /**
    * Opens the object for reading; `range` is inclusive byte offsets (`end` absent = to the end).
-   * A missing object rejects with ProviderError kind `not_found`.
+   * A missing object rejects with ProviderError kind `not_found`. `signal` (optional to honour)
+   * aborts the opening and the read: a reader being cancelled must not wait for a storage
+   * server that stopped answering.
    */
-  get(key: string, range?: { start: number; end?: number }): Promise<Readable>;
+  get(key: string, range?: { start: number; end?: number }, options?: { signal?: AbortSignal }): Promise<Readable>;
   /** Objects whose key starts with `prefix` (a folder-like prefix such as `task/2026/`), any order. */
   list(prefix: string): AsyncIterable<ObjectInfo>;
   /** Size and time of one object, or undefined when it does not exist. */
