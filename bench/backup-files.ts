@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MASTER_NODE_FLAGS } from '../core/node-flags.ts';
+import { seededRandom } from '../test/helpers/seeded-random.ts';
 
 /**
  * File backup end to end: a generated tree (about 60% compressible text in many small files,
@@ -242,24 +243,12 @@ export async function timeShell(script: string, args: string[], env?: NodeJS.Pro
 
 // ---- the tree ---------------------------------------------------------------------------------
 
-/** mulberry32: a small seeded PRNG, so every run generates the same tree. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'to', 'ri', 'ne', 'mo', 'sa', 'lu', 'pe', 'di', 'go', 'ba', 'xi', 'ver', 'con', 'tra', 'ment', 'ion', 'al', 'st', 'qu', 'ple', 'ark', 'el', 'or'];
 const LEVELS = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARN', 'ERROR'];
 
 /** Text in three styles (log, CSV, prose) from a 3000-word vocabulary with random numbers and ids: compresses about 3-4x with zstd -3. */
 function textGenerator(seed: number): (bytes: number) => string {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
   const words: string[] = [];
   for (let i = 0; i < 3000; i++) {
@@ -326,7 +315,7 @@ export interface Tree {
  * folders nested 2 to 4 deep, 20 to 60 per folder) and 40% random bytes in 4 large files.
  */
 export async function generateTree(root: string, bytes: number, seed = 1): Promise<Tree> {
-  const rnd = prng(seed ^ 0x5eed);
+  const rnd = seededRandom(seed ^ 0x5eed);
   const text = textGenerator(seed);
   const textTarget = Math.round(bytes * 0.6);
   const fileCount = Math.max(100, Math.round((50_000 * bytes) / (1024 * MiB)));

@@ -9,6 +9,7 @@ import { checksumGuard } from '../engine/checksum-guard.ts';
 import { decryptStream } from '../engine/encryption.ts';
 import { decompressor, type Compression } from '../engine/compression.ts';
 import { errorText } from '../lib/text.ts';
+import { AppError } from '../http/app-error.ts';
 
 /** What the whole-object check of a copy found so far. */
 export interface CopyCheck {
@@ -110,6 +111,17 @@ export class NoReadableCopyError extends Error {
     this.name = 'NoReadableCopyError';
     this.onlyCorrupt = onlyCorrupt;
   }
+}
+
+/**
+ * The coded answer for a whole-artifact read no copy could serve (a download, the agent restore
+ * relay): 409 when every copy left is marked corrupt, else 502 with the targets' reasons.
+ */
+export function unreadableArtifact(err: unknown): AppError {
+  if (err instanceof NoReadableCopyError && err.onlyCorrupt) {
+    return new AppError('BACKUP_ARTIFACT_CORRUPT', { message: `Every copy of the artifact failed its integrity check (${err.message.replace(/^no copy could be read \((.*)\)$/, '$1')}).`.slice(0, 1000) });
+  }
+  return new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.replace(/^./, (c) => c.toUpperCase()).slice(0, 1000) });
 }
 
 /**

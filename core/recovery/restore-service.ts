@@ -16,7 +16,7 @@ import { JobQueue } from './job-queue.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
 import type { RestoreRecordPayload } from '../agent-protocol/wire.ts';
-import { runLifecycle, failStale, settleStopped, type Log } from './run-lifecycle.ts';
+import { runLifecycle, failStale, settleStopped, stopQueuedJob, type Log } from './run-lifecycle.ts';
 import type { RunStop } from '../backup/run-stop.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
@@ -125,15 +125,11 @@ export class RestoreService {
       publishRestoreOutcome(this.#d.events, record);
       return record;
     }
-    const how = await this.#queue.cancel(`restore-${id}`, stop);
-    if (how === 'waiting') {
-      await settleStopped(em, record, this.#d.restoreLogs, stop);
-      publishRestoreOutcome(this.#d.events, record);
-      return record;
-    }
-    const after = await this.#d.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id });
-    if (how === 'none') throw ended(after);
-    return after;
+    return stopQueuedJob(em, this.#queue, `restore-${id}`, record, {
+      hub: this.#d.restoreLogs, stop, ended,
+      publish: (r) => publishRestoreOutcome(this.#d.events, r),
+      reload: () => this.#d.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id }),
+    });
   }
 
   /** A several-database record restores all its databases or those chosen; one only under another name. */

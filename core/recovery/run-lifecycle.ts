@@ -3,6 +3,7 @@ import type { RecordStatus } from '../db/entities/backup-record.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import { errorText as message } from '../lib/text.ts';
 import { stopOutcome, type RunStop } from '../backup/run-stop.ts';
+import type { JobQueue } from './job-queue.ts';
 
 export interface LifecycleRecord {
   id: number;
@@ -78,4 +79,21 @@ export async function failStale(em: EntityManager, entity: EntityName<LifecycleR
   }
   await em.flush();
   return stale.length;
+}
+
+/**
+ * Stops a recovery job this master's queue holds, for a cancel: a waiting job is dropped and its
+ * record ended here (`publish` announces it); a running one is aborted, its own lifecycle ends
+ * the record, and the reloaded record is returned. `ended` is the refusal when neither held it.
+ */
+export async function stopQueuedJob<R extends LifecycleRecord>(em: EntityManager, queue: JobQueue, key: string, record: R, o: { hub: RecordLogHub; stop: RunStop; publish: (r: R) => void; reload: () => Promise<R>; ended: (r: R) => Error }): Promise<R> {
+  const how = await queue.cancel(key, o.stop);
+  if (how === 'waiting') {
+    await settleStopped(em, record, o.hub, o.stop);
+    o.publish(record);
+    return record;
+  }
+  const after = await o.reload();
+  if (how === 'none') throw o.ended(after);
+  return after;
 }

@@ -12,7 +12,7 @@ import { safeExtract } from './safe-extract.ts';
 import { isDumpArchive } from '../backup/dump-archive.ts';
 import { checkDumpArchive, forEachDump } from './dump-archive-restore.ts';
 import { JobQueue } from './job-queue.ts';
-import { runLifecycle, failStale, settleStopped, type Log } from './run-lifecycle.ts';
+import { runLifecycle, failStale, stopQueuedJob, type Log } from './run-lifecycle.ts';
 import type { RunStop } from '../backup/run-stop.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 
@@ -129,15 +129,11 @@ export class VerifyService {
     if (!record) throw new AppError('VERIFY_RECORD_NOT_FOUND');
     const ended = (r: VerifyRecord) => new AppError('VERIFY_RECORD_NOT_ACTIVE', { message: `Verification ${id} has already ended (${r.status}).` });
     if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
-    const how = await this.#queue.cancel(`verify-${id}`, stop);
-    if (how === 'waiting') {
-      await settleStopped(em, record, this.#d.verifyLogs, stop);
-      this.#publishUnsuccessful(record);
-      return record;
-    }
-    const after = await this.#d.orm.em.fork().findOneOrFail(VerifyRecordEntity, { id });
-    if (how === 'none') throw ended(after);
-    return after;
+    return stopQueuedJob(em, this.#queue, `verify-${id}`, record, {
+      hub: this.#d.verifyLogs, stop, ended,
+      publish: (r) => this.#publishUnsuccessful(r),
+      reload: () => this.#d.orm.em.fork().findOneOrFail(VerifyRecordEntity, { id }),
+    });
   }
 
   async #quick(backup: BackupRecord, raw: NodeJS.ReadableStream): Promise<string> {

@@ -11,8 +11,7 @@ import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
-import { copyVerdict, NoReadableCopyError, openStoredCopy, rawStream } from '../recovery/artifact-source.ts';
-import { errorText } from '../lib/text.ts';
+import { copyVerdict, openStoredCopy, rawStream, unreadableArtifact } from '../recovery/artifact-source.ts';
 import { restoreTargetOf } from '../recovery/database-restore.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { publishRestoreOutcome } from '../recovery/restore-service.ts';
@@ -89,10 +88,9 @@ export class RemoteRestores {
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     await this.#d.commandQueue.touch(nodeId, 'restore', id);
+    // Coded like a download: the agent reports it and the restore fails with the reason.
     const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup).catch((err: unknown) => {
-      // Coded like a download: the agent reports it and the restore fails with the reason.
-      if (err instanceof NoReadableCopyError && err.onlyCorrupt) throw new AppError('BACKUP_ARTIFACT_CORRUPT');
-      throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.slice(0, 1000) });
+      throw unreadableArtifact(err);
     });
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;

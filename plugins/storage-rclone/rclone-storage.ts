@@ -11,10 +11,6 @@ import { removeStaleTemporaries, removeTemporaries } from './temporaries.ts';
 import { putObject } from './upload.ts';
 import { remoteUsage } from './usage.ts';
 
-export { uploadStrategy, type UploadStrategy } from './upload-strategy.ts';
-export { PROBE_DEADLINE_MS } from './probe.ts';
-export { UnavailableStorage } from './unavailable-storage.ts';
-
 /**
  * A storage target on an rclone remote, one rclone child process per operation:
  * put = `rcat` (to a temporary name, then `moveto`; upload.ts), get = `cat --offset --count`

@@ -2,7 +2,8 @@ import type { ProviderDeps, StorageInstance, StorageType } from '@backplane/plug
 import { describeBackend, ROOT_FIELD } from './backend-options.ts';
 import type { CatalogueResult, RcloneBackend } from './catalogue.ts';
 import { genericDefinition, typedDefinition, type RemoteDefinition } from './remote-definition.ts';
-import { RcloneStorage, UnavailableStorage } from './rclone-storage.ts';
+import { RcloneStorage } from './rclone-storage.ts';
+import { UnavailableStorage } from './unavailable-storage.ts';
 
 /**
  * The storage types of the installed rclone: one per backend of its catalogue, under the

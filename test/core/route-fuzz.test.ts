@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { build, call, setupAdmin, nodeWithToken, tempDir } from '../helpers/build.ts';
+import { seededRandom } from '../helpers/seeded-random.ts';
 
 /**
  * Every registered route, as an admin (agent routes with an agent token), with malformed input:
@@ -19,17 +20,6 @@ const SEED = 0x5eed_0011;
  * error catalogue: the release feed, a storage target, a node's agent that never answers.
  */
 const UPSTREAM = new Map([[502, new Set(['UPDATE_CHECK_FAILED', 'BACKUP_RECORD_DOWNLOAD_FAILED', 'BACKUP_RECORD_DELETE_FAILED'])], [504, new Set(['AGENT_COMMAND_TIMEOUT'])]]);
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BAD_IDS = ['0', '-1', 'abc', '1e3', '0x10', '1.5', '99999999999999999999', '9007199254740993', '%00', '%ED%A0%80', '%E0%A4%A', ' 1', '1', '2', 'a'.repeat(90), '%2e%2e%2f'];
 const BAD_VALUES: unknown[] = [
@@ -95,7 +85,7 @@ test('every route survives malformed input: no 5xx, coded 4xx, nosniff (seeded, 
   const task = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: { name: 'files', type: 'file', sourcePaths: [source], storageTargetIds: [target.json.data.id] } });
   assert.equal(task.status, 200, task.body);
 
-  const r = mulberry32(SEED);
+  const r = seededRandom(SEED);
   const routes = [...app.accessTable].sort((a, b) => `${a.url} ${a.method}`.localeCompare(`${b.url} ${b.method}`));
   assert.ok(routes.length >= 60, `the whole API: ${routes.length} routes`);
   const failures: string[] = [];

@@ -13,7 +13,7 @@ import { ProviderRegistry } from '../../core/plugin-host/registry.ts';
 import plugin from '../../plugins/storage-rclone/index.ts';
 import { buildArgv, buildEnv, REMOTE, type Operation } from '../../plugins/storage-rclone/invocation.ts';
 import { rcloneFailure, redact } from '../../plugins/storage-rclone/errors.ts';
-import { uploadStrategy } from '../../plugins/storage-rclone/rclone-storage.ts';
+import { uploadStrategy } from '../../plugins/storage-rclone/upload-strategy.ts';
 import { runStorageContract } from '@backplane/plugin-testkit';
 import { strandInFolder } from '../helpers/stranded-upload.ts';
 import { closedPort, startSftpServer, startWebdavServer, type RcloneServer } from '../helpers/rclone-servers.ts';

@@ -12,7 +12,7 @@ import { streamRecordLog } from './record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
 import { recordSummary, copyResult } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';
-import { NoReadableCopyError, openStoredCopy } from '../../recovery/artifact-source.ts';
+import { openStoredCopy, unreadableArtifact } from '../../recovery/artifact-source.ts';
 import { errorText } from '../../lib/text.ts';
 import { principalName } from '../../auth/principal.ts';
 import { cancelledBy } from '../../backup/run-stop.ts';
@@ -76,8 +76,7 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     // Copies a read found corrupt are never served while another copy exists; a download that
     // finds its copy corrupt marks it, so the next request gets a healthy one.
     const copy = await openStoredCopy(orm, storageOpener, record, { skipCorrupt: true, ...(range ? { range } : {}) }).catch((err: unknown) => {
-      if (err instanceof NoReadableCopyError && err.onlyCorrupt) throw new AppError('BACKUP_ARTIFACT_CORRUPT', { message: `Every copy of the artifact failed its integrity check (${err.message.replace(/^no copy could be read \((.*)\)$/, '$1')}).`.slice(0, 1000) });
-      throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.replace(/^./, (c) => c.toUpperCase()).slice(0, 1000) });
+      throw unreadableArtifact(err);
     });
     await audit(request, 'download', record, `from ${copy.targetName}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
     reply.header('Content-Type', 'application/octet-stream');

@@ -15,7 +15,6 @@ import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas
 import type { Draft } from './task-draft.ts';
 import { validateTask } from './task-validation.ts';
 
-export { cronError, MAX_TIMEOUT_MINUTES } from './task-validation.ts';
 
 
 const DEFAULTS: Omit<Draft, 'name' | 'type'> = {

@@ -1,16 +1,10 @@
-/** A task's full, normalised state: built from the stored row and the input, then validated. */
-export interface Draft {
+import type { SourceSpec } from '../../backup/task-source.ts';
+
+/** A task's full, normalised state: built from the stored row and the input, then validated; its source is what a run reads. */
+export interface Draft extends SourceSpec {
   name: string;
-  type: string;
   enabled: boolean;
   cronExpr: string;
-  sourcePaths: string[];
-  excludePatterns: string[];
-  dbHost: string;
-  dbPort: number;
-  dbUser: string;
-  dbName: string;
-  dbPath: string;
   storageTargetIds: number[];
   nodeId: number;
   nodeLabel: string;

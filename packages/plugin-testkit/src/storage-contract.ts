@@ -104,6 +104,24 @@ function chunked(buf: Buffer, chunkSize = 64 * 1024): Readable {
   })());
 }
 
+/**
+ * A body that yields `first`, then waits for `release()` before yielding `second`: an upload
+ * held in progress. `firstPulled` resolves once the provider has taken the first chunk.
+ */
+function gatedBody(first: Buffer, second: Buffer): { body: Readable; firstPulled: Promise<void>; release: () => void } {
+  let pulled!: () => void;
+  let release!: () => void;
+  const firstPulled = new Promise<void>((resolve) => { pulled = resolve; });
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  const body = Readable.from((async function* gated() {
+    yield first;
+    pulled();
+    await released;
+    yield second;
+  })());
+  return { body, firstPulled, release };
+}
+
 /** A stream of `chunks` chunks of `size` random bytes, then an error: an upload cut short. */
 function failingStream(chunks: number, size: number): Readable {
   return Readable.from((async function* broken() {
@@ -471,16 +489,7 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       const key = `${prefix}in-flight`;
       const first = randomBytes(32_768);
       const second = randomBytes(1_000);
-      let pulled!: () => void;
-      let release!: () => void;
-      const firstPulled = new Promise<void>((resolve) => { pulled = resolve; });
-      const released = new Promise<void>((resolve) => { release = resolve; });
-      const body = Readable.from((async function* gated() {
-        yield first;
-        pulled();
-        await released;
-        yield second;
-      })());
+      const { body, firstPulled, release } = gatedBody(first, second);
       const uploading = storage().put(key, body, { size: first.length + second.length });
       const early = await Promise.race([firstPulled.then(() => 'pulled' as const), uploading.then(() => 'resolved' as const, () => 'rejected' as const)]);
       assert.equal(early, 'pulled', 'put settled before it read the whole stream');
@@ -594,16 +603,7 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       // An upload in progress: its temporary is fresh, so a sweep must leave it to complete.
       const key = `${prefix}in-progress.bin`;
       const first = randomBytes(512 * 1024);
-      let pulled!: () => void;
-      let release!: () => void;
-      const firstPulled = new Promise<void>((resolve) => { pulled = resolve; });
-      const released = new Promise<void>((resolve) => { release = resolve; });
-      const body = Readable.from((async function* gated() {
-        yield first;
-        pulled();
-        await released;
-        yield first;
-      })());
+      const { body, firstPulled, release } = gatedBody(first, first);
       const uploading = instance.put(key, body, { size: 2 * first.length });
       await firstPulled;
       await instance.removeStaleTemporaries(dayAgo, []);
