@@ -1,9 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './app-error.ts';
 
-/** Lists return arrays; the total across all pages travels in `X-Total-Count`. */
+/** Every list also sends its total across all pages in `X-Total-Count`. */
 export function setTotal(reply: FastifyReply, total: number): void {
   void reply.header('x-total-count', String(total));
+}
+
+/** A list the reference pages: `{items, total}` in the envelope, the total in the header too. */
+export function paged<T>(reply: FastifyReply, items: T[], total: number): { items: T[]; total: number } {
+  setTotal(reply, total);
+  return { items, total };
 }
 
 /** The acting user's id, for operations that only a person (not a key) performs. */

@@ -11,6 +11,11 @@ export function pageQuery(defaultLimit: number, maxLimit: number) {
   };
 }
 
+/** `{items, total}`: the reference's shape for the lists it pages (audit logs, records…); contract §lists. */
+export function pageOf<T extends TSchema>(item: T) {
+  return Type.Object({ items: Type.Array(item), total: Type.Integer({ minimum: 0 }) });
+}
+
 /** The success envelope as a response schema, so responses are serialised (and filtered) by schema. */
 export function envelopeOf<T extends TSchema>(data: T) {
   return Type.Object({ code: Type.Literal('OK'), message: Type.Literal('success'), data });
