@@ -1,4 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { StorageType, OptionDoc, ProviderManifest } from '@backplane/plugin-api';
 import type { ErrorCode } from '../http/error-catalogue.ts';
 import { AppError } from '../http/app-error.ts';
@@ -8,21 +8,47 @@ export const SECRET_MASK = '********';
 const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
 const validators = new WeakMap<ProviderManifest, ValidateFunction>();
 
-/** Validates a full (merged) config against the provider's JSON Schema; 400 with per-field details. */
-export function validateConfig(type: ProviderManifest, config: Record<string, unknown>, code: ErrorCode = 'STORAGE_TARGET_INVALID_CONFIG'): void {
+export interface ConfigIssue { path: string; message: string }
+
+/** One Ajv error as a detail that names the field: `config/<field>` and a message saying what is wrong with it. */
+function issueOf(e: ErrorObject): ConfigIssue {
+  const params = e.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };
+  if (e.keyword === 'required') return { path: `config${e.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
+  if (e.keyword === 'additionalProperties') return { path: `config${e.instancePath}/${String(params.additionalProperty)}`, message: 'is not a setting of this storage type' };
+  const message = e.keyword === 'enum' ? `must be one of ${(params.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}` : e.message ?? 'is invalid';
+  return { path: `config${e.instancePath}`, message };
+}
+
+/** The error for config issues: the message names every offending field, `details` lists them. */
+export function configError(typeName: string, details: ConfigIssue[], code: ErrorCode = 'STORAGE_TARGET_INVALID_CONFIG'): AppError {
+  const list = details.map((d) => `${d.path} ${d.message}`).join('; ');
+  return new AppError(code, { message: `Invalid settings for type "${typeName}": ${list}.`, details });
+}
+
+/**
+ * The issues of a full (merged) config against the provider's JSON Schema, each naming its
+ * field. Ajv's summary errors of `if`/`anyOf`/`oneOf` (they say "must match a schema", at the
+ * object) are left out when a field-level error explains them.
+ */
+export function configIssues(type: ProviderManifest, config: Record<string, unknown>): ConfigIssue[] {
   let validate = validators.get(type);
   if (!validate) {
     validate = ajv.compile(type.configSchema);
     validators.set(type, validate);
   }
-  if (!validate(config)) {
-    const details = (validate.errors ?? []).map((e) => ({
-      path: `config${e.instancePath}${e.keyword === 'required' ? `/${String((e.params as { missingProperty?: string }).missingProperty)}` : ''}`,
-      message: e.message ?? 'invalid',
-    }));
-    throw new AppError(code, { details });
-  }
+  if (validate(config)) return [];
+  const errors = validate.errors ?? [];
+  const specific = errors.filter((e) => !SUMMARY_KEYWORDS.has(e.keyword));
+  return (specific.length > 0 ? specific : errors).map(issueOf);
 }
+
+/** Validates a full (merged) config; 400 naming each offending field. */
+export function validateConfig(type: ProviderManifest, config: Record<string, unknown>, code: ErrorCode = 'STORAGE_TARGET_INVALID_CONFIG'): void {
+  const issues = configIssues(type, config);
+  if (issues.length > 0) throw configError(type.type, issues, code);
+}
+
+const SUMMARY_KEYWORDS = new Set(['if', 'anyOf', 'oneOf']);
 
 /** Splits a config into its public part and its secret fields. */
 export function splitSecrets(type: StorageType, config: Record<string, unknown>): { plain: Record<string, unknown>; secrets: Record<string, unknown> } {

@@ -26,6 +26,7 @@ export function createGoogleDriveType(options: GoogleDriveTypeOptions = {}): Sto
     configSchema: {
       type: 'object',
       required: ['clientId', 'clientSecret'],
+      additionalProperties: false,
       properties: {
         clientId: {
           type: 'string', minLength: 1, maxLength: 512,

@@ -4,6 +4,7 @@ import type { CatalogueResult, RcloneBackend } from './catalogue.ts';
 import { genericDefinition, typedDefinition, type RemoteDefinition } from './remote-definition.ts';
 import { RcloneStorage } from './rclone-storage.ts';
 import { UnavailableStorage } from './unavailable-storage.ts';
+import { VENDORS, vendorS3Config, vendorSchema, type Vendor, type VendorConfig } from './vendor-types.ts';
 
 /**
  * The storage types of the installed rclone: one per backend of its catalogue, under the
@@ -105,7 +106,27 @@ export function genericType(result: CatalogueResult): StorageType {
   };
 }
 
-/** Every type to register for a catalogue result: the backends (when rclone works), then the generic type. */
+const S3_STUB: RcloneBackend = { Name: 's3', Description: 'Amazon S3 compliant storage', Prefix: 's3', Options: [] };
+
+/** A BackupX cloud vendor type (`aliyun_oss`...): BackupX's keys, served by rclone's `s3` backend. */
+export function vendorType(vendor: Vendor, result: CatalogueResult): StorageType {
+  const s3 = (result.ok ? result.catalogue.find((b) => b.Prefix === 's3') : undefined) ?? S3_STUB;
+  return {
+    type: vendor.type,
+    displayName: vendor.displayName,
+    description: `${vendor.displayName}, through rclone's s3 backend (provider ${vendor.provider}); BackupX's type and keys.`,
+    configSchema: vendorSchema(vendor),
+    // BackupX masks both keys.
+    secretFields: ['accessKeyId', 'secretAccessKey'],
+    capabilities: { range: true, usage: false, oauth: false },
+    create(config, deps) {
+      if (!result.ok) return new UnavailableStorage(result.binary, result.reason);
+      return instance(result.binary, deps, typedDefinition(s3, vendorS3Config(vendor, config as unknown as VendorConfig)));
+    },
+  };
+}
+
+/** Every type to register for a catalogue result: the backends (when rclone works), the generic type, then BackupX's vendor types. */
 export function rcloneStorageTypes(result: CatalogueResult): StorageType[] {
   const types: StorageType[] = [];
   if (result.ok) {
@@ -119,5 +140,6 @@ export function rcloneStorageTypes(result: CatalogueResult): StorageType[] {
     }
   }
   types.push(genericType(result));
+  for (const vendor of VENDORS) types.push(vendorType(vendor, result));
   return types;
 }

@@ -8,6 +8,7 @@ import { hashToken } from '../../security/tokens.ts';
 import { providerErrorKind } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { providerFailure, trimReason } from '../../storage/target-opener.ts';
+import { validateConfig } from '../../storage/target-config.ts';
 import type { StorageTargetService } from './storage-target-service.ts';
 import { CALLBACK_PAGE_PATH } from './oauth-callback-page.ts';
 
@@ -17,6 +18,9 @@ export const GOOGLE_DRIVE = 'google_drive';
 
 export const AuthUrlBody = Type.Object({
   targetId: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** BackupX's console sends its whole target draft: the type (google_drive only) and the quota come along. */
+  type: Type.Optional(Type.String({ maxLength: 64 })),
+  quotaBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   description: Type.Optional(Type.String({ maxLength: 500 })),
   enabled: Type.Optional(Type.Boolean()),
@@ -36,6 +40,8 @@ interface Draft {
   enabled: boolean;
   config: Record<string, unknown>;
   redirectUri: string;
+  /** Absent in drafts of older versions, null when the request did not set one. */
+  quotaBytes?: number | null;
 }
 
 /**
@@ -56,6 +62,7 @@ export class StorageOAuthFlow {
   async start(body: AuthUrlBody, actorId: number | null, baseUrl: string): Promise<{ authUrl: string; state: string; redirectUri: string; expiresAt: string }> {
     const type = this.#targets.opener.type(GOOGLE_DRIVE);
     if (!type.oauth) throw new AppError('STORAGE_PROVIDER_UNSUPPORTED', { message: 'The google_drive type has no OAuth flow.' });
+    if (body.type !== undefined && body.type !== GOOGLE_DRIVE) throw new AppError('STORAGE_GOOGLE_DRIVE_TYPE_MISMATCH', { message: `Only google_drive targets are authorised here, not type "${body.type}".` });
     const incoming: Record<string, unknown> = { ...body.config };
     for (const key of ['clientId', 'clientSecret', 'folderId'] as const) if (body[key] !== undefined) incoming[key] = body[key];
     let name = body.name;
@@ -72,12 +79,11 @@ export class StorageOAuthFlow {
       if (!name) throw new AppError('INVALID_INPUT', { details: [{ path: 'body/name', message: 'must have required property name' }] });
       config = incoming;
     }
-    if (typeof config.clientId !== 'string' || !config.clientId || typeof config.clientSecret !== 'string' || !config.clientSecret) {
-      throw new AppError('STORAGE_TARGET_INVALID_CONFIG', { message: 'clientId and clientSecret are required.' });
-    }
+    // Checked now (clientId and clientSecret are required), not after the user went through Google's consent page.
+    validateConfig(type, config);
     const redirectUri = body.redirectUri ?? `${baseUrl}${CALLBACK_PAGE_PATH}`;
     const state = randomBytes(24).toString('base64url');
-    const draft: Draft = { targetId: body.targetId ?? null, name, description, enabled: body.enabled ?? true, config, redirectUri };
+    const draft: Draft = { targetId: body.targetId ?? null, name, description, enabled: body.enabled ?? true, config, redirectUri, quotaBytes: body.quotaBytes ?? null };
     let authUrl: string;
     try {
       // Building the URL checks the settings (a malformed folder id, a client id no URL can carry):
@@ -116,9 +122,9 @@ export class StorageOAuthFlow {
       throw new AppError('STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED', { message: `Google refused the authorisation: ${trimReason(err)}` });
     }
     if (draft.targetId) {
-      return this.#targets.update(draft.targetId, { config: draft.config, description: draft.description }, secrets);
+      return this.#targets.update(draft.targetId, { config: draft.config, description: draft.description, quotaBytes: draft.quotaBytes ?? undefined }, secrets);
     }
-    return this.#targets.create({ name: draft.name, type: GOOGLE_DRIVE, description: draft.description, enabled: draft.enabled, config: draft.config }, secrets);
+    return this.#targets.create({ name: draft.name, type: GOOGLE_DRIVE, description: draft.description, enabled: draft.enabled, config: draft.config, quotaBytes: draft.quotaBytes ?? undefined }, secrets);
   }
 
   /** Drops expired and used sessions (called by the health monitor's sweep). */

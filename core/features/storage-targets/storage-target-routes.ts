@@ -116,14 +116,14 @@ export async function storageTargetRoutes(fastify: FastifyInstance): Promise<voi
         code: Type.Optional(Type.String({ maxLength: 2048 })),
         error: Type.Optional(Type.String({ maxLength: 256 })),
       }),
-      response: { 200: envelopeOf(Type.Object({ success: Type.Boolean(), message: Type.String(), target: Type.Union([TargetDetail, Type.Null()]) })) },
+      response: { 200: envelopeOf(Type.Object({ success: Type.Boolean(), message: Type.String(), target: Type.Optional(TargetDetail) })) },
     },
   }, async (request) => {
     // Completing creates a target: the same role as every other storage mutation.
     const p = request.principal;
     if ((p?.kind === 'user' || p?.kind === 'apiKey') && !roleAllows(p.role, 'operator')) throw new AppError('AUTH_FORBIDDEN');
     const { state, code, error } = request.query;
-    if (error) return ok({ success: false, message: `Google reported: ${error}`, target: null });
+    if (error) return ok({ success: false, message: `Google reported: ${error}` });
     if (!state || !code) throw new AppError('STORAGE_GOOGLE_OAUTH_STATE_INVALID', { message: 'The callback needs state and code.' });
     const target = await completeOAuth(request, state, code);
     return ok({ success: true, message: 'Google Drive is connected.', target: detail(request, target) });
@@ -176,7 +176,7 @@ export async function storageTargetRoutes(fastify: FastifyInstance): Promise<voi
       response: {
         200: envelopeOf(Type.Object({
           targetId: Type.Integer(), targetName: Type.String(), recordCount: Type.Integer(), totalSize: Type.Number(), quotaBytes: Type.Number(),
-          diskUsage: Type.Union([Type.Object({ total: Type.Union([Type.Number(), Type.Null()]), used: Type.Union([Type.Number(), Type.Null()]), free: Type.Union([Type.Number(), Type.Null()]) }), Type.Null()]),
+          diskUsage: Type.Optional(Type.Object({ total: Type.Optional(Type.Number()), used: Type.Optional(Type.Number()), free: Type.Optional(Type.Number()) })),
         })),
       },
     },

@@ -27,6 +27,7 @@ export const TargetSummary = Type.Object({
   description: Type.String(),
   enabled: Type.Boolean(),
   starred: Type.Boolean(),
+  configVersion: Type.Integer(),
   agentDirectUpload: Type.Boolean(),
   quotaBytes: Type.Number(),
   lastTestStatus: Type.String(),

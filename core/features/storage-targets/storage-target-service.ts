@@ -6,7 +6,8 @@ import { BackupTaskTargetEntity } from '../../db/entities/backup-task.ts';
 import type { TestResult } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { StorageTargetOpener, providerFailure, trimReason } from '../../storage/target-opener.ts';
-import { validateConfig, splitSecrets, mergeSecrets } from '../../storage/target-config.ts';
+import { configIssues, splitSecrets, mergeSecrets, configError } from '../../storage/target-config.ts';
+import { fromBackupx, backupxIssues, masterRelayChoice } from '../../storage/backupx-config.ts';
 import type { TargetInput, TargetUpdate } from './storage-target-schemas.ts';
 import { testInstance } from '../../storage/target-test.ts';
 
@@ -37,19 +38,28 @@ export class StorageTargetService {
     return Object.entries(this.#opener.secretsOf(target)).filter(([, v]) => v !== '' && v !== undefined && v !== null).map(([k]) => k);
   }
 
-  /** Validates an unsaved input and returns its full config. */
-  resolveInput(input: TargetInput, stored?: StorageTarget): Record<string, unknown> {
+  /**
+   * Validates an input (BackupX's keys translated to Backplane's, secrets sent masked or empty
+   * taken from `stored`) and returns its full config, and `agentDirectUpload` when the input
+   * decides it (directly or as local_disk's `masterRelay`).
+   */
+  resolveInput(input: TargetInput, stored?: StorageTarget): { config: Record<string, unknown>; agentDirectUpload?: boolean } {
     const type = this.#opener.type(input.type);
-    const incoming = input.config ?? {};
-    const merged = stored ? mergeSecrets(type, incoming, this.#opener.secretsOf(stored)) : { ...incoming };
-    validateConfig(type, merged);
-    return merged;
+    const incoming = { ...input.config };
+    const agentDirectUpload = masterRelayChoice(type.type, incoming, input.agentDirectUpload, stored?.agentDirectUpload);
+    const { config, backupx, issues } = fromBackupx(type, incoming, stored ? this.#opener.fullConfig(stored) : undefined);
+    const merged = stored ? mergeSecrets(type, config, this.#opener.secretsOf(stored)) : config;
+    const invalid = configIssues(type, merged);
+    // Issues name the fields the client sent: BackupX's when it wrote BackupX's keys.
+    const all = [...issues, ...(backupx ? backupxIssues(type, invalid) : invalid)];
+    if (all.length > 0) throw configError(type.type, all);
+    return { config: merged, agentDirectUpload };
   }
 
   async create(input: TargetInput, extraSecrets: Record<string, unknown> = {}): Promise<StorageTarget> {
     const type = this.#opener.type(input.type);
-    const config = { ...this.resolveInput(input), ...extraSecrets };
-    const { plain, secrets } = splitSecrets(type, config);
+    const resolved = this.resolveInput(input);
+    const { plain, secrets } = splitSecrets(type, { ...resolved.config, ...extraSecrets });
     const target = this.#em.create(StorageTargetEntity, {
       name: input.name,
       type: input.type,
@@ -58,7 +68,7 @@ export class StorageTargetService {
       starred: false,
       config: JSON.stringify(plain),
       secrets: this.#opener.sealSecrets(secrets),
-      agentDirectUpload: input.agentDirectUpload ?? false,
+      agentDirectUpload: resolved.agentDirectUpload ?? false,
       quotaBytes: input.quotaBytes ?? 0,
     });
     await this.#flushUnique();
@@ -69,17 +79,19 @@ export class StorageTargetService {
     const target = await this.get(id);
     if (input.type !== undefined && input.type !== target.type) throw new AppError('STORAGE_TARGET_TYPE_IMMUTABLE');
     const type = this.#opener.type(target.type);
+    let agentDirectUpload = input.agentDirectUpload;
     if (input.config !== undefined || Object.keys(extraSecrets).length > 0) {
-      const config = { ...this.resolveInput({ name: target.name, type: target.type, config: input.config ?? this.#publicConfig(target) }, target), ...extraSecrets };
-      const { plain, secrets } = splitSecrets(type, config);
+      const resolved = this.resolveInput({ name: target.name, type: target.type, config: input.config ?? this.#publicConfig(target), agentDirectUpload }, target);
+      const { plain, secrets } = splitSecrets(type, { ...resolved.config, ...extraSecrets });
       target.config = JSON.stringify(plain);
       target.secrets = this.#opener.sealSecrets(secrets);
+      agentDirectUpload = resolved.agentDirectUpload;
     }
     if (input.name !== undefined) target.name = input.name;
     if (input.description !== undefined) target.description = input.description;
     if (input.enabled !== undefined) target.enabled = input.enabled;
     if (input.quotaBytes !== undefined) target.quotaBytes = input.quotaBytes;
-    if (input.agentDirectUpload !== undefined) target.agentDirectUpload = input.agentDirectUpload;
+    if (agentDirectUpload !== undefined) target.agentDirectUpload = agentDirectUpload;
     await this.#flushUnique();
     return target;
   }
@@ -100,7 +112,7 @@ export class StorageTargetService {
 
   /** Tests a configuration that is not saved; a failure is 400 with the backend's reason. */
   async testUnsaved(input: TargetInput): Promise<TestResult> {
-    const config = this.resolveInput(input);
+    const { config } = this.resolveInput(input);
     const result = await testInstance(await this.#opener.create(input.type, config));
     if (!result.success) throw new AppError('STORAGE_TARGET_TEST_FAILED', { message: result.message });
     return result;
@@ -122,22 +134,23 @@ export class StorageTargetService {
     return { target, result };
   }
 
+  /** BackupX's usage shape: `diskUsage` and its fields only where the backend reports them. */
   async usage(id: number) {
     const target = await this.get(id);
     const recorded = await this.#recordedUsage(target.id);
-    let diskUsage: { total: number | null; used: number | null; free: number | null } | null = null;
+    let diskUsage: { total?: number; used?: number; free?: number } | undefined;
     const instance = await this.#opener.open(target).catch(() => undefined);
     if (instance?.usage) {
       try {
         const u = await instance.usage();
-        diskUsage = { total: u.totalBytes ?? null, used: u.usedBytes ?? null, free: u.freeBytes ?? null };
+        diskUsage = definedOnly({ total: u.totalBytes, used: u.usedBytes, free: u.freeBytes });
       } catch {
-        diskUsage = null; // the backend does not report capacity right now
+        diskUsage = undefined; // the backend does not report capacity right now
       } finally {
         await instance.close?.().catch(() => undefined);
       }
     }
-    return { targetId: target.id, targetName: target.name, recordCount: recorded.count, totalSize: recorded.bytes, quotaBytes: target.quotaBytes, diskUsage };
+    return { targetId: target.id, targetName: target.name, recordCount: recorded.count, totalSize: recorded.bytes, quotaBytes: target.quotaBytes, ...(diskUsage ? { diskUsage } : {}) };
   }
 
   #publicConfig(target: StorageTarget): Record<string, unknown> {
@@ -162,4 +175,8 @@ export class StorageTargetService {
       throw err;
     }
   }
+}
+
+function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
 }

@@ -1,6 +1,7 @@
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
 import type { StorageType } from '@backplane/plugin-api';
 import { maskConfig } from '../../storage/target-config.ts';
+import { backupxView, masterRelayView } from '../../storage/backupx-config.ts';
 
 export function toTargetSummary(t: StorageTarget) {
   return {
@@ -10,6 +11,8 @@ export function toTargetSummary(t: StorageTarget) {
     description: t.description,
     enabled: t.enabled,
     starred: t.starred,
+    // BackupX's config format version; Backplane has had one format.
+    configVersion: 1,
     agentDirectUpload: t.agentDirectUpload,
     quotaBytes: t.quotaBytes,
     lastTestStatus: t.lastTestStatus || 'unknown',
@@ -23,8 +26,12 @@ export function toTargetSummary(t: StorageTarget) {
   };
 }
 
-/** The detail: the config with every stored secret masked, and which fields were masked. */
+/**
+ * The detail: the config with every stored secret masked, and which fields were masked; BackupX's
+ * names of the same settings are added where its console reads them (backupx-config.ts).
+ */
 export function toTargetDetail(t: StorageTarget, type: StorageType | undefined, storedSecretKeys: string[]) {
-  const { config, maskedFields } = maskConfig(type, JSON.parse(t.config) as Record<string, unknown>, storedSecretKeys);
-  return { ...toTargetSummary(t), config, maskedFields };
+  const masked = maskConfig(type, JSON.parse(t.config) as Record<string, unknown>, storedSecretKeys);
+  const { config, maskedFields } = backupxView(type, masked);
+  return { ...toTargetSummary(t), config: masterRelayView(t.type, config, t.agentDirectUpload), maskedFields };
 }
