@@ -54,6 +54,9 @@ async function registeredTypes(binary?: string): Promise<Map<string, StorageType
 }
 
 let installed: Promise<Map<string, StorageType>> | undefined;
+/** BackupX's vendor types, served by rclone's s3 backend. */
+const BACKUPX_VENDORS = ['aliyun_oss', 'tencent_cos', 'qiniu_kodo'];
+
 /** The types of the installed rclone (registered once for this file). */
 async function rcloneType(name: string): Promise<StorageType> {
   installed ??= registeredTypes();
@@ -143,6 +146,7 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
     for (const wrapper of ['alias', 'cache', 'chunker', 'combine', 'compress', 'crypt', 'hasher', 'union']) assert.ok(!types.has(wrapper), `wrapper ${wrapper} is not registered`);
     assert.ok(!types.has('memory'), 'memory (one process only) is not registered');
     for (const type of types.values()) {
+      if (BACKUPX_VENDORS.includes(type.type)) continue; // BackupX's types on the s3 backend, below
       assert.equal(type.family, 'rclone', `${type.type} family`);
       assert.ok(type.displayName.length > 0, `${type.type} displayName`);
       assert.ok(type.options && type.options.length > 0, `${type.type} options`);
@@ -167,6 +171,23 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
     assert.equal(validate({ url: 'https://dav.example.com/', user: 'u', pass: 'p', path: 'backups' }), true, JSON.stringify(validate.errors));
     assert.equal(validate({ user: 'u' }), false, 'url is required');
     assert.equal(validate({ url: 'https://x/', typo_option: 'x' }), false, 'unknown fields are refused');
+  });
+
+  it('BackupX\'s cloud vendor types: its keys, region required unless an endpoint is given, both keys secret', async () => {
+    const types = await registeredTypes();
+    for (const name of BACKUPX_VENDORS) {
+      const type = types.get(name)!;
+      assert.ok(type, `${name} is registered`);
+      assert.equal(type.family, undefined, 'not an rclone backend of the catalogue');
+      assert.deepEqual(type.secretFields, ['accessKeyId', 'secretAccessKey']);
+      const validate = new Ajv({ strict: false, allErrors: true }).compile(type.configSchema);
+      const keys = { bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' };
+      assert.equal(validate({ ...keys, region: 'z0' }), true, JSON.stringify(validate.errors));
+      assert.equal(validate({ ...keys, endpoint: 'https://s3.example.test' }), true, `${name}: an endpoint replaces the region`);
+      assert.equal(validate(keys), false, `${name}: a region or an endpoint`);
+      assert.equal(validate({ ...keys, region: 'z0', path: 'x' }), false, `${name}: unknown fields are refused`);
+    }
+    assert.equal(new Ajv({ strict: false }).compile(types.get('qiniu_kodo')!.configSchema)({ bucket: 'b', accessKeyId: 'a', secretAccessKey: 's', region: 'mars' }), false, 'Qiniu region codes only');
   });
 
   it('credentials are secret fields on every backend, flags and paths are not', async () => {
@@ -439,9 +460,11 @@ describe('storage-rclone: child processes', () => {
 // ---- without rclone ----------------------------------------------------------------------------
 
 describe('storage-rclone: without a usable rclone binary', () => {
-  it('register still works and adds only the generic type, whose every operation is unsupported', async () => {
+  it('register still works and adds only the generic type and BackupX vendor types, whose every operation is unsupported', async () => {
     const types = await registeredTypes('/nonexistent/rclone');
-    assert.deepEqual([...types.keys()], ['rclone']);
+    assert.deepEqual([...types.keys()], ['rclone', ...BACKUPX_VENDORS]);
+    const vendor = await types.get('aliyun_oss')!.create({ region: 'cn-hangzhou', bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' }, deps());
+    await assert.rejects(vendor.stat('a'), (err: Error) => kindOf(err) === 'unsupported');
     const generic = types.get('rclone')!;
     assert.match(generic.description ?? '', /not installed/);
     const storage = await generic.create({ backend: 'webdav', options: { url: 'http://127.0.0.1:1/' } }, deps());
