@@ -42,7 +42,7 @@ const TABLE: Record<string, Alias[]> = {
     switchAlias('forcePathStyle', 'force_path_style'),
   ],
   webdav: [
-    { backupx: 'endpoint', native: 'url', toNative: trimSlash },
+    { backupx: 'endpoint', native: 'url', toNative: trimSlash, toBackupx: trimSlash },
     { backupx: 'username', native: 'user' },
     { backupx: 'password', native: 'pass' },
     { backupx: 'basePath', native: 'path' },
@@ -104,15 +104,25 @@ export function fromBackupx(type: StorageType, incoming: Record<string, unknown>
     const raw = config[alias.backupx];
     delete config[alias.backupx];
     if (raw === undefined || raw === null || keeps(alias.native, raw)) continue;
-    backupx = true;
-    const mapped = alias.toNative ? alias.toNative(raw) : raw;
+    // Both sides compared as BackupX's value would be stored (`http://x/` is `http://x`, `false` is unset).
+    const canon = (v: unknown) => (alias.toNative && v !== undefined && v !== null ? alias.toNative(v) : v);
+    const mapped = canon(raw);
     const native = config[alias.native];
-    if (native === undefined || keeps(alias.native, native)) put(config, alias.native, mapped);
-    else if (same(native, mapped)) continue;
-    else if (stored && same(native, stored[alias.native])) put(config, alias.native, mapped);
-    else if (!(stored && same(mapped, stored[alias.native]))) {
+    const before = stored?.[alias.native];
+    if (native === undefined || keeps(alias.native, native)) {
+      if (mapped === UNSET) continue;
+      put(config, alias.native, mapped);
+    } else if (same(canon(native), mapped)) {
+      continue; // the same setting under both names: an echo of the detail, not BackupX's form
+    } else if (stored && same(canon(native), canon(before))) {
+      put(config, alias.native, mapped);
+    } else if (stored && same(mapped, canon(before))) {
+      continue; // Backplane's name is the edit
+    } else {
       issues.push({ path: `config/${alias.backupx}`, message: `and config/${alias.native} set the same option to different values; send one of them` });
+      continue;
     }
+    backupx = true;
   }
   if (type.family === 'rclone' && type.type === GENERIC) backupx = flattenedOptions(config, stored, issues) || backupx;
   if (backupx) applyBackupxDefaults(type.type, config, issues);

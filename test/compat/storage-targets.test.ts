@@ -401,6 +401,22 @@ test('aliyun_oss, tencent_cos, qiniu_kodo: BackupX\'s types go to the vendor\'s 
   namesField(await call(app, 'POST', '/api/storage-targets', { token, body: payload('c', 'tencent_cos', { ...keys }) }), 'config/region');
 });
 
+test('a config saved under Backplane\'s keys survives BackupX\'s form sending it back unchanged', async (t) => {
+  const { app, token } = await admin(t);
+  const native = { endpoint: 'http://127.0.0.1:1', access_key_id: 'AK', secret_access_key: 'SK', path: 'bkt', force_path_style: true };
+  const target = await created(app, token, payload('native', 's3', native));
+  assert.equal(target.config.accessKeyId, '********', 'BackupX\'s names are in the detail');
+  const res = await call(app, 'PUT', `/api/storage-targets/${target.id}`, { token, body: payload('native', 's3', target.config) });
+  const after = expectEnvelope(res, Detail, 'round trip');
+  assert.equal(after.config.provider, undefined, 'echoed BackupX keys are not a BackupX form: no provider is added');
+  assert.equal(after.config.force_path_style, true);
+  assert.equal(after.config.path, 'bkt');
+  const dav = await created(app, token, payload('dav', 'webdav', { url: 'http://127.0.0.1:1/dav/', path: 'a' }));
+  const back = expectEnvelope(await call(app, 'PUT', `/api/storage-targets/${dav.id}`, { token, body: payload('dav', 'webdav', dav.config) }), Detail, 'dav round trip');
+  assert.equal(back.config.url, 'http://127.0.0.1:1/dav/', 'the stored URL is kept as it was');
+  assert.equal(back.config.endpoint, 'http://127.0.0.1:1/dav', 'and shown as BackupX stores it');
+});
+
 test('config errors name the offending field, under the name the client used', async (t) => {
   const { app, token } = await admin(t);
   const post = (type: string, config: Record<string, unknown>) => call(app, 'POST', '/api/storage-targets', { token, body: payload(`t-${type}`, type, config) });
