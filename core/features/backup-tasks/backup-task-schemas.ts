@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts';
+import { RecordDetail } from '../backup-records/backup-record-schemas.ts';
 
 const Int = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -30,6 +31,8 @@ export const TaskInput = Type.Object({
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   /** Run on the least busy online node with this label instead of one node. */
   nodeLabel: Type.Optional(Type.String({ maxLength: 64 })),
+  /** BackupX's name for `nodeLabel`; when both are sent they must agree. */
+  nodePoolTag: Type.Optional(Type.String({ maxLength: 64 })),
   tags: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
   retentionDays: Type.Optional(Int),
   maxBackups: Type.Optional(Int),
@@ -50,6 +53,12 @@ export const TaskInput = Type.Object({
   maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
   dependsOnTaskIds: Type.Optional(Type.Array(Id, { maxItems: 50 })),
   replicationTargetIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
+  /** BackupX's backup mode: `full` ('' means full) is all Backplane makes; see reference-options.ts. */
+  backupMode: Type.Optional(Type.String({ maxLength: 32 })),
+  /** BackupX's forced-full interval of its differential mode: stored and returned, 0 = the default 7. */
+  diffFullIntervalDays: Type.Optional(Int),
+  /** BackupX's type-specific settings (SAP HANA keys): only an empty object or null is accepted. */
+  extraConfig: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
 });
 export type TaskInput = Static<typeof TaskInput>;
 
@@ -79,6 +88,8 @@ export const TaskSummary = Type.Object({
   nodeId: Type.Integer(),
   nodeName: Type.String(),
   nodeLabel: Type.String(),
+  /** BackupX's name for `nodeLabel`, same value. */
+  nodePoolTag: Type.String(),
   tags: Type.String(),
   retentionDays: Type.Integer(),
   maxBackups: Type.Integer(),
@@ -98,6 +109,9 @@ export const TaskSummary = Type.Object({
   maintenanceWindows: Type.String(),
   dependsOnTaskIds: Type.Array(Type.Integer()),
   replicationTargetIds: Type.Array(Type.Integer()),
+  /** Always `full`: the only mode Backplane makes. */
+  backupMode: Type.Literal('full'),
+  diffFullIntervalDays: Type.Integer(),
   lastRunAt: NullableTimestamp,
   lastStatus: Type.String(),
   createdAt: Timestamp,
@@ -120,20 +134,21 @@ export const TaskDetail = Type.Intersect([TaskSummary, Type.Object({
 
 export const BatchIds = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }) });
 export const BatchToggle = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }), enabled: Type.Boolean() });
-export const BatchResult = Type.Array(Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  success: Type.Boolean(),
-  error: Type.Union([Type.String(), Type.Null()]),
-}));
 
-export const BatchRunResult = Type.Array(Type.Object({
+/**
+ * One batch item as BackupX answers it (`{id, name?, success, error?}`, Go's omitempty): `name`
+ * when the task was found, `error` and Backplane's `code` only on failure.
+ */
+const BatchItem = {
   id: Type.Integer(),
-  name: Type.String(),
+  name: Type.Optional(Type.String()),
   success: Type.Boolean(),
-  error: Type.Union([Type.String(), Type.Null()]),
-  code: Type.Union([Type.String(), Type.Null()]),
-  recordId: Type.Union([Type.Integer(), Type.Null()]),
-}));
+  error: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+};
+export const BatchResult = Type.Array(Type.Object(BatchItem));
+/** A batch run item also names the record a started run got. */
+export const BatchRunResult = Type.Array(Type.Object({ ...BatchItem, recordId: Type.Optional(Type.Integer()) }));
 
-export const RunAccepted = Type.Object({ recordId: Type.Integer(), taskId: Type.Integer(), status: Type.String() });
+/** A started run: the record's detail, as `GET /api/backup/records/:id` gives it (BackupX's answer), plus `recordId`. */
+export const RunAccepted = Type.Object({ ...RecordDetail.properties, recordId: Type.Integer() });

@@ -42,7 +42,7 @@ export const TemplateSummary = Type.Object({
 });
 
 export const TemplateDetail = Type.Intersect([TemplateSummary, Type.Object({
-  /** `dbPassword` is `********` when one is stored, absent when not: never the password. */
+  /** The task input it makes (see template-payload-view.ts); `dbPassword` is `********` when one is stored, '' when not. */
   payload: TemplatePayload,
   maskedFields: Type.Array(Type.String()),
 })]);
@@ -68,11 +68,12 @@ export const ApplyInput = Type.Object({
 });
 export type ApplyInput = Static<typeof ApplyInput>;
 
+/** BackupX's `{name, taskId?, success, error?}` (Go's omitempty), plus the item's `index` and, on failure, `code`. */
 export const ApplyResult = Type.Array(Type.Object({
   index: Type.Integer(),
   name: Type.String(),
   success: Type.Boolean(),
-  taskId: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  code: Type.Union([Type.String(), Type.Null()]),
+  taskId: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
 }));
