@@ -1,9 +1,11 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts';
 import { RecordDetail } from '../backup-records/backup-record-schemas.ts';
 
 const Int = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+/** A list a Go client (BackupX's own JSON) may send as `null`: its nil slice, an empty list. */
+const List = <T extends TSchema>(item: T, maxItems: number) => Type.Optional(Type.Union([Type.Array(item, { maxItems }), Type.Null()]));
 
 /**
  * Task input. Types and lengths are checked here (400 INVALID_INPUT); the rules that need the
@@ -17,17 +19,17 @@ export const TaskInput = Type.Object({
   cronExpr: Type.Optional(Type.String({ maxLength: 64 })),
   /** Legacy single path, folded into `sourcePaths`. */
   sourcePath: Type.Optional(Type.String({ maxLength: 500 })),
-  sourcePaths: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 100 })),
-  excludePatterns: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 200 })),
+  sourcePaths: List(Type.String({ maxLength: 500 }), 100),
+  excludePatterns: List(Type.String({ maxLength: 500 }), 200),
   dbHost: Type.Optional(Type.String({ maxLength: 255 })),
   dbPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   dbUser: Type.Optional(Type.String({ maxLength: 100 })),
   dbPassword: Type.Optional(Type.String({ maxLength: 255 })),
   dbName: Type.Optional(Type.String({ maxLength: 255 })),
   dbPath: Type.Optional(Type.String({ maxLength: 500 })),
-  storageTargetIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
-  /** Legacy single target, used when `storageTargetIds` is absent. */
-  storageTargetId: Type.Optional(Id),
+  storageTargetIds: List(Id, 20),
+  /** Legacy single target, used when `storageTargetIds` is absent or empty; 0 is BackupX's "none". */
+  storageTargetId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   /** Run on the least busy online node with this label instead of one node. */
   nodeLabel: Type.Optional(Type.String({ maxLength: 64 })),
@@ -51,8 +53,8 @@ export const TaskInput = Type.Object({
   verifyCronExpr: Type.Optional(Type.String({ maxLength: 64 })),
   verifyMode: Type.Optional(Type.String({ maxLength: 16 })),
   maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
-  dependsOnTaskIds: Type.Optional(Type.Array(Id, { maxItems: 50 })),
-  replicationTargetIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
+  dependsOnTaskIds: List(Id, 50),
+  replicationTargetIds: List(Id, 20),
   /** BackupX's backup mode: `full` ('' means full) is all Backplane makes; see reference-options.ts. */
   backupMode: Type.Optional(Type.String({ maxLength: 32 })),
   /** BackupX's forced-full interval of its differential mode: stored and returned, 0 = the default 7. */

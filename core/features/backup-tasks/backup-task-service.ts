@@ -196,14 +196,18 @@ export class BackupTaskService {
     d.nodeLabel = str(poolLabel(input), d.nodeLabel);
     d.compression = str(input.compression, d.compression).toLowerCase();
     d.verifyMode = str(input.verifyMode, d.verifyMode).toLowerCase();
+    // As in BackupX, `sourcePath` and `storageTargetId` (0 = none) stand in for a list that is
+    // empty, absent or null (a Go client's nil slice).
     if (input.sourcePaths !== undefined || input.sourcePath !== undefined) {
-      d.sourcePaths = unique([...(input.sourcePaths ?? []), ...(input.sourcePaths === undefined && input.sourcePath ? [input.sourcePath] : [])].map((s) => s.trim()).filter((s) => s !== ''));
+      const paths = (input.sourcePaths ?? []).map((s) => s.trim()).filter((s) => s !== '');
+      d.sourcePaths = unique(paths.length > 0 ? paths : [input.sourcePath?.trim() ?? ''].filter((s) => s !== ''));
     }
-    if (input.excludePatterns !== undefined) d.excludePatterns = unique(input.excludePatterns.map((s) => s.trim()).filter((s) => s !== ''));
-    if (input.storageTargetIds !== undefined) d.storageTargetIds = unique(input.storageTargetIds);
-    else if (input.storageTargetId !== undefined) d.storageTargetIds = [input.storageTargetId];
-    if (input.dependsOnTaskIds !== undefined) d.dependsOnTaskIds = unique(input.dependsOnTaskIds);
-    if (input.replicationTargetIds !== undefined) d.replicationTargetIds = unique(input.replicationTargetIds);
+    if (input.excludePatterns !== undefined) d.excludePatterns = unique((input.excludePatterns ?? []).map((s) => s.trim()).filter((s) => s !== ''));
+    if (input.storageTargetIds !== undefined || input.storageTargetId !== undefined) {
+      d.storageTargetIds = input.storageTargetIds?.length ? unique(input.storageTargetIds) : input.storageTargetId ? [input.storageTargetId] : [];
+    }
+    if (input.dependsOnTaskIds !== undefined) d.dependsOnTaskIds = unique(input.dependsOnTaskIds ?? []);
+    if (input.replicationTargetIds !== undefined) d.replicationTargetIds = unique(input.replicationTargetIds ?? []);
     if (input.tags !== undefined) d.tags = normaliseTags(input.tags);
     for (const key of ['enabled', 'encrypt', 'verifyEnabled'] as const) if (input[key] !== undefined) d[key] = input[key];
     for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails'] as const) {

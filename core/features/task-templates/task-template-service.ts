@@ -190,7 +190,8 @@ export class TaskTemplateService {
     if (!type) throw new AppError('TASK_TEMPLATE_INVALID', { details: [{ path: 'payload/type', message: `unknown task type "${input.type}"` }] });
     const payload: Record<string, unknown> = {};
     for (const key of PAYLOAD_KEYS) {
-      if (input[key] !== undefined && !(SECRET_KEYS as readonly string[]).includes(key)) payload[key] = input[key];
+      // null (a Go client's nil list) means what absent means for a new task: empty.
+      if (input[key] != null && !(SECRET_KEYS as readonly string[]).includes(key)) payload[key] = input[key];
     }
     payload.type = type;
     // BackupX's names and options at their only accepted values: stored once, under Backplane's names.

@@ -14,8 +14,9 @@ export function payloadView(stored: TemplatePayload, mask: string) {
   const defaults = TASK_DEFAULTS;
   // Only an empty extraConfig is ever stored (any key is refused): BackupX leaves an empty one out.
   const { extraConfig: _empty, ...given } = stored;
-  const sourcePaths = stored.sourcePaths ?? (stored.sourcePath ? [stored.sourcePath] : defaults.sourcePaths);
-  const storageTargetIds = stored.storageTargetIds ?? (stored.storageTargetId ? [stored.storageTargetId] : defaults.storageTargetIds);
+  // The single-value forms stand in for an empty list, as the task input reads them.
+  const sourcePaths = stored.sourcePaths?.length ? stored.sourcePaths : stored.sourcePath ? [stored.sourcePath] : defaults.sourcePaths;
+  const storageTargetIds = stored.storageTargetIds?.length ? stored.storageTargetIds : stored.storageTargetId ? [stored.storageTargetId] : defaults.storageTargetIds;
   const label = poolLabel(stored) ?? defaults.nodeLabel;
   return {
     ...defaults,
