@@ -113,6 +113,13 @@ test('GET /api/backup/tasks: a plain array of BackupTaskSummary, total in X-Tota
   const list = expectEnvelope(res, Type.Array(TaskSummary), 'list');
   assert.deepEqual(list.map((x: { name: string; nodePoolTag: string }) => [x.name, x.nodePoolTag]), [['a', 'pool-1'], ['b', '']]);
   assert.equal(res.headers['x-total-count'], '2');
+
+  // The console asks once, without paging: every task comes back, not a first page.
+  const many = Array.from({ length: 120 }, (_, i) => ({ name: `bulk-${String(i).padStart(3, '0')}`, type: 'file', sourcePath: `/srv/${i}`, storageTargetNames: ['disk'] }));
+  await call(app, 'POST', '/api/backup/tasks/import', { token: admin, body: { version: 'v1', tasks: many } });
+  const all = await call(app, 'GET', '/api/backup/tasks', { token: admin });
+  assert.equal(all.json.data.length, 122);
+  assert.equal(all.headers['x-total-count'], '122');
 });
 
 test('GET /api/backup/tasks/:id: BackupTaskDetail; a stored password shows only in maskedFields', async (t) => {

@@ -50,6 +50,10 @@ test('GET /api/task-templates: a plain array of TaskTemplateSummary', async (t) 
   const list = expectEnvelope(res, Type.Array(TemplateSummary), 'list');
   assert.deepEqual(list.map((x: { name: string; taskType: string }) => [x.name, x.taskType]), [['files', 'file']]);
   assert.equal(res.headers['x-total-count'], '1');
+
+  // The console asks once, without paging: every template comes back.
+  for (let i = 0; i < 110; i++) await call(app, 'POST', '/api/task-templates', { token: admin, body: { name: `t-${i}`, payload: { type: 'file' } } });
+  assert.equal((await call(app, 'GET', '/api/task-templates', { token: admin })).json.data.length, 111);
 });
 
 test('GET /api/task-templates/:id: the payload is a whole task input, what the console pre-fills apply rows from', async (t) => {
@@ -102,9 +106,9 @@ test('POST /api/task-templates/:id/apply: the console\'s variables create tasks;
   const us = await task(results[1].taskId);
   assert.deepEqual([us.dbHost, us.dbName, us.tags], ['db-1.internal', 'shop_us', 'shop']);
 
-  // A script may send every field; as in BackupX, a blank one keeps the template's value.
+  // A script may send every field; as in BackupX, a blank or null one keeps the template's value.
   const blanks = expectEnvelope(await call(app, 'POST', `/api/task-templates/${created.id}/apply`, {
-    token: admin, body: { variables: [{ name: 'shop-blank', sourcePath: '', sourcePaths: [], dbHost: '', dbName: '', tags: '' }] },
+    token: admin, body: { variables: [{ name: 'shop-blank', sourcePath: '', sourcePaths: null, dbHost: '', dbName: '', tags: '', nodeId: null }] },
   }), Type.Array(ApplyResult), 'apply');
   assert.equal(blanks[0].success, true, JSON.stringify(blanks));
   const blank = await task(blanks[0].taskId);

@@ -68,8 +68,9 @@ export type TaskInput = Static<typeof TaskInput>;
 export const TaskUpdate = Type.Partial(TaskInput);
 export type TaskUpdate = Static<typeof TaskUpdate>;
 
+/** No limit by default: BackupX's console loads the whole list in one request (fleets of 100+ tasks). */
 export const TaskListQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
   tag: Type.Optional(Type.String({ maxLength: 64 })),
   type: Type.Optional(Type.String({ maxLength: 64 })),

@@ -63,7 +63,7 @@ export class BackupTaskService {
     // Tags are a short CSV per task; an exact match is done here rather than with LIKE patterns.
     const tag = query.tag.trim();
     const all = (await this.#em.find(BackupTaskEntity, where, { orderBy })).filter((t) => normaliseTags(t.tags).includes(tag));
-    return [all.slice(query.offset, query.offset + query.limit), all.length];
+    return [all.slice(query.offset, query.limit === undefined ? undefined : query.offset + query.limit), all.length];
   }
 
   async tags(): Promise<string[]> {

@@ -68,7 +68,7 @@ export class TaskTemplateService {
     this.#tasks = backupTasks;
   }
 
-  async list(page: { limit: number; offset: number }): Promise<[TaskTemplate[], number]> {
+  async list(page: { limit?: number; offset: number }): Promise<[TaskTemplate[], number]> {
     return this.#em.findAndCount(TaskTemplateEntity, {}, { orderBy: { name: 'asc', id: 'asc' }, limit: page.limit, offset: page.offset });
   }
 

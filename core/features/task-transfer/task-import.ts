@@ -42,7 +42,7 @@ const notFound = (error: string): Failure => ({ code: 'BACKUP_TASK_IMPORT_REFERE
  * Go's `omitempty`), so an absent `encrypt` is false and an absent `retentionDays` is 0 (no age
  * limit), as the reference itself reads them back. Where the reference's zero means "the
  * default" (compression, verifyMode, maxBackups, alertOnConsecutiveFails), and for fields v1
- * does not carry (GFS keeps, rtoMinutes, timeoutMinutes), Backplane's defaults apply.
+ * does not carry (GFS keeps, rtoMinutes, timeoutMinutes, diffFullIntervalDays), Backplane's defaults apply.
  */
 export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
   const input: TaskInput = { name: e.name, type: e.type, ...refs, encrypt: e.encrypt ?? false, retentionDays: e.retentionDays ?? 0 };
