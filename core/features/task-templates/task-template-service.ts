@@ -30,7 +30,7 @@ export interface ApplyItem {
   code?: string;
 }
 
-/** BackupX's rule for a variables field: blank (or an empty list) means "keep the template's". */
+/** BackupX's rule for a variables field: blank, an empty list or null means "keep the template's". */
 const given = (value: unknown) => value !== undefined && value !== null && (typeof value === 'string' ? value.trim() !== '' : !Array.isArray(value) || value.length > 0);
 
 type Detail = { path: string; message: string };
