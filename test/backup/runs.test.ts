@@ -45,7 +45,7 @@ test('manual runs: overlap refused, maintenance windows enforced, operators only
 
   const batch = await call(app, 'POST', '/api/backup/tasks/batch/run', { token: admin, body: { ids: [task.id, windowed.id, 424242] } });
   assert.equal(batch.status, 200, batch.body);
-  assert.deepEqual(batch.json.data.map((r: { id: number; success: boolean; code: string | null }) => [r.id, r.success, r.code]), [
+  assert.deepEqual(batch.json.data.map((r: { id: number; success: boolean; code?: string }) => [r.id, r.success, r.code ?? null]), [
     [task.id, true, null], [windowed.id, false, 'BACKUP_TASK_OUTSIDE_WINDOW'], [424242, false, 'BACKUP_TASK_NOT_FOUND'],
   ]);
   assert.ok(Number.isInteger(batch.json.data[0].recordId));

@@ -241,10 +241,11 @@ test('toggle and batch operations report per item', async (t) => {
 
   const batch = await call(app, 'POST', '/api/backup/tasks/batch/toggle', { token: admin, body: { ids: [a.id, b.id, 999], enabled: false } });
   assert.equal(batch.status, 200, batch.body);
+  // BackupX's item: name when found, error (and Backplane's code) only on failure.
   assert.deepEqual(batch.json.data, [
-    { id: a.id, name: 'a', success: true, error: null },
-    { id: b.id, name: 'b', success: true, error: null },
-    { id: 999, name: '', success: false, error: 'Backup task not found.' },
+    { id: a.id, name: 'a', success: true },
+    { id: b.id, name: 'b', success: true },
+    { id: 999, success: false, error: 'Backup task not found.', code: 'BACKUP_TASK_NOT_FOUND' },
   ]);
   const list = await call(app, 'GET', '/api/backup/tasks', { token: admin, query: { enabled: 'false' } });
   assert.equal(list.json.data.length, 2);
@@ -258,8 +259,8 @@ test('toggle and batch operations report per item', async (t) => {
 
   const deleted = await call(app, 'POST', '/api/backup/tasks/batch/delete', { token: admin, body: { ids: [b.id, 999, b.id] } });
   assert.deepEqual(deleted.json.data, [
-    { id: b.id, name: 'b', success: true, error: null },
-    { id: 999, name: '', success: false, error: 'Backup task not found.' },
+    { id: b.id, name: 'b', success: true },
+    { id: 999, success: false, error: 'Backup task not found.', code: 'BACKUP_TASK_NOT_FOUND' },
   ]);
   assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '1');
 

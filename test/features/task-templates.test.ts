@@ -22,6 +22,9 @@ const pgPayload = (targetId: number, extra: Record<string, unknown> = {}) => ({
 });
 const filePayload = (targetId: number, extra: Record<string, unknown> = {}) => ({ type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId], ...extra });
 
+/** The payload fields a test set, out of the full task input the detail shows. */
+const fieldsOf = (payload: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, payload[k]]));
+
 async function createTemplate(app: FastifyInstance, token: string, body: unknown) {
   const res = await call(app, 'POST', '/api/task-templates', { token, body });
   assert.equal(res.status, 200, res.body);
@@ -49,7 +52,13 @@ test('task template CRUD, uniqueness, 404 and audit', async (t) => {
   assert.equal(created.description, 'file servers');
   assert.equal(created.taskType, 'file');
   assert.equal(created.createdBy, 'operator-user');
-  assert.deepEqual(created.payload, { type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId] }, 'name and unknown keys are dropped');
+  assert.deepEqual(fieldsOf(created.payload, ['type', 'sourcePaths', 'storageTargetIds']), { type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId] });
+  assert.ok(!('name' in created.payload) && !('unknownField' in created.payload), 'name and unknown keys are dropped');
+  // The detail shows the task input the template makes: absent fields as a task gets them.
+  assert.deepEqual(fieldsOf(created.payload, ['sourcePath', 'storageTargetId', 'compression', 'retentionDays', 'tags', 'dbPassword']), {
+    sourcePath: '/srv/base', storageTargetId: targetId, compression: 'zstd', retentionDays: 30, tags: '', dbPassword: '',
+  });
+  assert.deepEqual(JSON.parse((await rawTemplate(app, created.id)).payload), { type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId] }, 'only what was sent is stored');
   assert.deepEqual(created.maskedFields, []);
   assert.ok(created.createdAt && created.updatedAt);
 
@@ -103,7 +112,8 @@ test('task template CRUD, uniqueness, 404 and audit', async (t) => {
   const repayload = await call(app, 'PUT', `/api/task-templates/${created.id}`, { token: admin, body: { description: '', payload: filePayload(targetId, { sourcePaths: ['/srv/other'], compression: 'gzip' }) } });
   assert.equal(repayload.status, 200, repayload.body);
   assert.equal(repayload.json.data.description, '');
-  assert.deepEqual(repayload.json.data.payload, { type: 'file', sourcePaths: ['/srv/other'], storageTargetIds: [targetId], compression: 'gzip' });
+  assert.deepEqual(JSON.parse((await rawTemplate(app, created.id)).payload), { type: 'file', sourcePaths: ['/srv/other'], storageTargetIds: [targetId], compression: 'gzip' });
+  assert.deepEqual(fieldsOf(repayload.json.data.payload, ['sourcePath', 'compression']), { sourcePath: '/srv/other', compression: 'gzip' });
   assert.equal(repayload.json.data.createdBy, 'operator-user', 'the creator is kept');
 
   const del = await call(app, 'DELETE', `/api/task-templates/${created.id}`, { token: admin });
@@ -169,7 +179,7 @@ test('the template password is sealed at rest, masked in responses and kept by t
   const toFile = await call(app, 'PUT', `/api/task-templates/${template.id}`, { token: admin, body: { payload: filePayload(targetId, { dbPassword: 'x' }) } });
   assert.equal(toFile.json.data.taskType, 'file');
   assert.deepEqual(toFile.json.data.maskedFields, []);
-  assert.equal(toFile.json.data.payload.dbPassword, undefined);
+  assert.equal(toFile.json.data.payload.dbPassword, '');
   assert.equal((await rawTemplate(app, template.id)).secrets, '');
 
   const audit = await call(app, 'GET', '/api/audit-logs/export', { token: admin });
@@ -189,31 +199,31 @@ test('apply creates one task per item with overrides and the template password, 
     { name: 'pg-b', dbHost: 'other.internal' },
     { name: 'pg-a', dbName: 'again' },
     { name: 'pg-c', nodeId: 42 },
-    { name: 'pg-d', dbName: '' },
+    { name: 'pg-d', dbName: ' ' },
     { name: 'pg-e' },
   ] } });
   assert.equal(res.status, 200, res.body);
-  const items = res.json.data as { index: number; name: string; success: boolean; taskId: number | null; error: string | null; code: string | null }[];
+  const items = res.json.data as { index: number; name: string; success: boolean; taskId?: number; error?: string; code?: string }[];
   assert.deepEqual(items.map((i) => [i.index, i.name, i.success, i.code]), [
-    [0, 'pg-a', true, null],
+    [0, 'pg-a', true, undefined],
     [1, 'taken', false, 'BACKUP_TASK_NAME_EXISTS'],
-    [2, 'pg-b', true, null],
+    [2, 'pg-b', true, undefined],
     [3, 'pg-a', false, 'BACKUP_TASK_NAME_EXISTS'],
     [4, 'pg-c', false, 'BACKUP_TASK_INVALID'],
-    [5, 'pg-d', false, 'BACKUP_TASK_INVALID'],
-    [6, 'pg-e', true, null],
+    [5, 'pg-d', true, undefined],
+    [6, 'pg-e', true, undefined],
   ]);
+  // BackupX's item: taskId on success, error (and Backplane's code) on failure, nothing null.
   for (const item of items) {
     if (item.success) {
       assert.ok(Number.isInteger(item.taskId));
-      assert.equal(item.error, null);
+      assert.ok(!('error' in item));
     } else {
-      assert.equal(item.taskId, null);
+      assert.ok(!('taskId' in item));
       assert.ok(item.error);
     }
   }
   assert.match(items[4]!.error!, /nodeId/, 'the failing field is named');
-  assert.match(items[5]!.error!, /dbName/);
 
   const detail = async (id: number) => (await call(app, 'GET', `/api/backup/tasks/${id}`, { token: admin })).json.data;
   const a = await detail(items[0]!.taskId!);
@@ -231,6 +241,7 @@ test('apply creates one task per item with overrides and the template password, 
   assert.equal(b.dbHost, 'other.internal');
   assert.equal(b.dbName, 'app');
   assert.equal(b.tags, 'tpl');
+  assert.equal((await detail(items[5]!.taskId!)).dbName, 'app', 'a blank field keeps the template\'s, as in BackupX');
 
   // The template's password reaches each created task, sealed under the task's own key binding.
   for (const item of items.filter((i) => i.success)) {
@@ -240,16 +251,16 @@ test('apply creates one task per item with overrides and the template password, 
     assert.equal(secretBox.open(sealed, DB_PASSWORD_AAD), SECRET);
     assert.ok(scheduler.nextRun(item.taskId!) instanceof Date, 'the created task is scheduled');
   }
-  assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '4', 'the refused items created nothing');
+  assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '5', 'the refused items created nothing');
   assert.ok(!res.body.includes(SECRET));
 
   const taskAudit = (await auditOf(app, admin, 'backup_task')).filter((e) => e.detail === 'from template pg');
-  assert.deepEqual(taskAudit.map((e) => e.targetName).sort(), ['pg-a', 'pg-b', 'pg-e']);
+  assert.deepEqual(taskAudit.map((e) => e.targetName).sort(), ['pg-a', 'pg-b', 'pg-d', 'pg-e']);
   assert.ok(taskAudit.every((e) => e.action === 'create' && e.targetType === 'backup_task'));
   const applied = (await auditOf(app, admin, 'task_template')).filter((e) => e.action === 'apply');
   assert.equal(applied.length, 1);
   assert.equal(applied[0]!.targetId, String(template.id));
-  assert.match(applied[0]!.detail, /^3 of 7 created/);
+  assert.match(applied[0]!.detail, /^4 of 7 created/);
 });
 
 test('apply overrides file paths in either form', async (t) => {

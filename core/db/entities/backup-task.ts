@@ -45,6 +45,11 @@ export const BackupTaskEntity = defineEntity({
     /** A run still going after this many minutes is stopped and fails (0 = no limit). */
     timeoutMinutes: p.integer().default(0),
     alertOnConsecutiveFails: p.integer().default(1),
+    /**
+     * BackupX's forced-full interval for its differential mode. Backplane makes full backups
+     * only, so it has no effect; it is kept so BackupX clients read back what they wrote.
+     */
+    diffFullIntervalDays: p.integer().default(7),
     verifyEnabled: p.boolean().default(false),
     verifyCronExpr: p.string().length(64).default(''),
     verifyMode: p.string().length(8).default('quick'),

@@ -10,8 +10,9 @@ import { requireEventStreamAccept } from '../../http/sse-accept.ts';
 import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../../db/entities/backup-record.ts';
 import { streamRecordLog } from './record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
-import { recordSummary, copyResult } from './backup-record-view.ts';
+import { recordSummary } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';
+import { recordDetail } from './record-detail.ts';
 import { openStoredCopy, unreadableArtifact } from '../../recovery/artifact-source.ts';
 import { errorText } from '../../lib/text.ts';
 import { principalName } from '../../auth/principal.ts';
@@ -44,10 +45,8 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'auth' },
     schema: { params: IdParams, response: { 200: envelopeOf(RecordDetail) } },
   }, async (request) => {
-    const { backupRecords } = request.diScope.cradle;
-    const record = await backupRecords.get(request.params.id);
-    const copies = (await backupRecords.copies([record.id])).get(record.id) ?? [];
-    return ok({ ...recordSummary(record, copies), logContent: await request.diScope.cradle.recordLogs.content(record.id), storageUploadResults: copies.map(copyResult) });
+    const { cradle } = request.diScope;
+    return ok(await recordDetail(cradle, await cradle.backupRecords.get(request.params.id)));
   });
 
   app.get('/api/backup/records/:id/logs/stream', {

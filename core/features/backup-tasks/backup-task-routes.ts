@@ -9,10 +9,12 @@ import { auditActor } from '../../events/audit-actor.ts';
 import type { BackupTask } from '../../db/entities/backup-task.ts';
 import { TaskInput, TaskUpdate, TaskListQuery, TaskSummary, TaskDetail, BatchIds, BatchToggle, BatchResult, BatchRunResult, RunAccepted } from './backup-task-schemas.ts';
 import { principalName } from '../../auth/principal.ts';
+import { recordDetail } from '../backup-records/record-detail.ts';
 
 export const MAX_BATCH = 100;
 
-type BatchItem = { id: number; name: string; success: boolean; error: string | null };
+/** BackupX's batch item: `name` when the task was found, `error` (and Backplane's `code`) only on failure. */
+type BatchItem = { id: number; name?: string; success: boolean; error?: string; code?: string };
 
 /** Batch ids: 1 to 100 positive integers; repeats are processed once. */
 function batchIds(ids: number[]): number[] {
@@ -27,10 +29,10 @@ async function eachTask(ids: number[], op: (id: number) => Promise<BackupTask>):
   for (const id of ids) {
     try {
       const task = await op(id);
-      results.push({ id, name: task.name, success: true, error: null });
+      results.push({ id, name: task.name, success: true });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      results.push({ id, name: '', success: false, error: err.message });
+      results.push({ id, success: false, error: err.message, code: err.code });
     }
   }
   return results;
@@ -143,11 +145,12 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
     config: { access: 'operator' },
     schema: { params: IdParams, response: { 200: envelopeOf(RunAccepted) } },
   }, async (request) => {
-    const { backupRuns, backupTasks } = request.diScope.cradle;
-    const task = await backupTasks.get(request.params.id);
-    const record = await backupRuns.request(task.id, { trigger: 'manual', triggeredBy: principalName(request.principal) });
+    const { cradle } = request.diScope;
+    const task = await cradle.backupTasks.get(request.params.id);
+    const record = await cradle.backupRuns.request(task.id, { trigger: 'manual', triggeredBy: principalName(request.principal) });
     await audit(request, 'manual_run', task, `record ${record.id}`);
-    return ok({ recordId: record.id, taskId: task.id, status: record.status });
+    // BackupX answers with the record's detail (its console opens the record's log from `id`).
+    return ok({ ...await recordDetail(cradle, await cradle.backupRecords.get(record.id)), recordId: record.id });
   });
 
   app.post('/api/backup/tasks/batch/run', {
@@ -155,16 +158,18 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
     schema: { body: BatchIds, response: { 200: envelopeOf(BatchRunResult) } },
   }, async (request) => {
     const { backupRuns, backupTasks } = request.diScope.cradle;
-    const results = [];
+    const results: (BatchItem & { recordId?: number })[] = [];
     for (const id of batchIds(request.body.ids)) {
+      let name: string | undefined;
       try {
         const task = await backupTasks.get(id);
+        name = task.name;
         const record = await backupRuns.request(id, { trigger: 'manual', triggeredBy: principalName(request.principal) });
         await audit(request, 'manual_run', task, `record ${record.id} (batch)`);
-        results.push({ id, name: task.name, success: true, error: null, code: null, recordId: record.id });
+        results.push({ id, name, success: true, recordId: record.id });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        results.push({ id, name: '', success: false, error: err.message, code: err.code, recordId: null });
+        results.push({ id, ...(name === undefined ? {} : { name }), success: false, error: err.message, code: err.code });
       }
     }
     return ok(results);

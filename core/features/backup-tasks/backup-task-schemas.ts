@@ -1,8 +1,11 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts';
+import { RecordDetail } from '../backup-records/backup-record-schemas.ts';
 
 const Int = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+/** A list a Go client (BackupX's own JSON) may send as `null`: its nil slice, an empty list. */
+const List = <T extends TSchema>(item: T, maxItems: number) => Type.Optional(Type.Union([Type.Array(item, { maxItems }), Type.Null()]));
 
 /**
  * Task input. Types and lengths are checked here (400 INVALID_INPUT); the rules that need the
@@ -16,20 +19,22 @@ export const TaskInput = Type.Object({
   cronExpr: Type.Optional(Type.String({ maxLength: 64 })),
   /** Legacy single path, folded into `sourcePaths`. */
   sourcePath: Type.Optional(Type.String({ maxLength: 500 })),
-  sourcePaths: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 100 })),
-  excludePatterns: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 200 })),
+  sourcePaths: List(Type.String({ maxLength: 500 }), 100),
+  excludePatterns: List(Type.String({ maxLength: 500 }), 200),
   dbHost: Type.Optional(Type.String({ maxLength: 255 })),
   dbPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   dbUser: Type.Optional(Type.String({ maxLength: 100 })),
   dbPassword: Type.Optional(Type.String({ maxLength: 255 })),
   dbName: Type.Optional(Type.String({ maxLength: 255 })),
   dbPath: Type.Optional(Type.String({ maxLength: 500 })),
-  storageTargetIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
-  /** Legacy single target, used when `storageTargetIds` is absent. */
-  storageTargetId: Type.Optional(Id),
+  storageTargetIds: List(Id, 20),
+  /** Legacy single target, used when `storageTargetIds` is absent or empty; 0 is BackupX's "none". */
+  storageTargetId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   /** Run on the least busy online node with this label instead of one node. */
   nodeLabel: Type.Optional(Type.String({ maxLength: 64 })),
+  /** BackupX's name for `nodeLabel`; when both are sent they must agree. */
+  nodePoolTag: Type.Optional(Type.String({ maxLength: 64 })),
   tags: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
   retentionDays: Type.Optional(Int),
   maxBackups: Type.Optional(Int),
@@ -48,8 +53,14 @@ export const TaskInput = Type.Object({
   verifyCronExpr: Type.Optional(Type.String({ maxLength: 64 })),
   verifyMode: Type.Optional(Type.String({ maxLength: 16 })),
   maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
-  dependsOnTaskIds: Type.Optional(Type.Array(Id, { maxItems: 50 })),
-  replicationTargetIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
+  dependsOnTaskIds: List(Id, 50),
+  replicationTargetIds: List(Id, 20),
+  /** BackupX's backup mode: `full` ('' means full) is all Backplane makes; see reference-options.ts. */
+  backupMode: Type.Optional(Type.String({ maxLength: 32 })),
+  /** BackupX's forced-full interval of its differential mode: stored and returned, 0 = the default 7. */
+  diffFullIntervalDays: Type.Optional(Int),
+  /** BackupX's type-specific settings (SAP HANA keys): only an empty object or null is accepted. */
+  extraConfig: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
 });
 export type TaskInput = Static<typeof TaskInput>;
 
@@ -57,8 +68,9 @@ export type TaskInput = Static<typeof TaskInput>;
 export const TaskUpdate = Type.Partial(TaskInput);
 export type TaskUpdate = Static<typeof TaskUpdate>;
 
+/** No limit by default: BackupX's console loads the whole list in one request (fleets of 100+ tasks). */
 export const TaskListQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
   tag: Type.Optional(Type.String({ maxLength: 64 })),
   type: Type.Optional(Type.String({ maxLength: 64 })),
@@ -79,6 +91,8 @@ export const TaskSummary = Type.Object({
   nodeId: Type.Integer(),
   nodeName: Type.String(),
   nodeLabel: Type.String(),
+  /** BackupX's name for `nodeLabel`, same value. */
+  nodePoolTag: Type.String(),
   tags: Type.String(),
   retentionDays: Type.Integer(),
   maxBackups: Type.Integer(),
@@ -98,6 +112,9 @@ export const TaskSummary = Type.Object({
   maintenanceWindows: Type.String(),
   dependsOnTaskIds: Type.Array(Type.Integer()),
   replicationTargetIds: Type.Array(Type.Integer()),
+  /** Always `full`: the only mode Backplane makes. */
+  backupMode: Type.Literal('full'),
+  diffFullIntervalDays: Type.Integer(),
   lastRunAt: NullableTimestamp,
   lastStatus: Type.String(),
   createdAt: Timestamp,
@@ -120,20 +137,21 @@ export const TaskDetail = Type.Intersect([TaskSummary, Type.Object({
 
 export const BatchIds = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }) });
 export const BatchToggle = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }), enabled: Type.Boolean() });
-export const BatchResult = Type.Array(Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  success: Type.Boolean(),
-  error: Type.Union([Type.String(), Type.Null()]),
-}));
 
-export const BatchRunResult = Type.Array(Type.Object({
+/**
+ * One batch item as BackupX answers it (`{id, name?, success, error?}`, Go's omitempty): `name`
+ * when the task was found, `error` and Backplane's `code` only on failure.
+ */
+const BatchItem = {
   id: Type.Integer(),
-  name: Type.String(),
+  name: Type.Optional(Type.String()),
   success: Type.Boolean(),
-  error: Type.Union([Type.String(), Type.Null()]),
-  code: Type.Union([Type.String(), Type.Null()]),
-  recordId: Type.Union([Type.Integer(), Type.Null()]),
-}));
+  error: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+};
+export const BatchResult = Type.Array(Type.Object(BatchItem));
+/** A batch run item also names the record a started run got. */
+export const BatchRunResult = Type.Array(Type.Object({ ...BatchItem, recordId: Type.Optional(Type.Integer()) }));
 
-export const RunAccepted = Type.Object({ recordId: Type.Integer(), taskId: Type.Integer(), status: Type.String() });
+/** A started run: the record's detail, as `GET /api/backup/records/:id` gives it (BackupX's answer), plus `recordId`. */
+export const RunAccepted = Type.Object({ ...RecordDetail.properties, recordId: Type.Integer() });

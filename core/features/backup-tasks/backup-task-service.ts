@@ -14,13 +14,16 @@ import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } f
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
 import type { Draft } from './task-draft.ts';
 import { validateTask } from './task-validation.ts';
+import { poolLabel, refuseUnsupportedOptions } from './reference-options.ts';
 
+/** BackupX's default forced-full interval, also what its `diffFullIntervalDays: 0` means. */
+const DIFF_FULL_INTERVAL_DEFAULT = 7;
 
-
-const DEFAULTS: Omit<Draft, 'name' | 'type'> = {
+/** What a field absent from a new task's input becomes. */
+export const TASK_DEFAULTS: Omit<Draft, 'name' | 'type'> = {
   enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',
   storageTargetIds: [], nodeId: 0, nodeLabel: '', tags: [], retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0,
-  compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, timeoutMinutes: 0, alertOnConsecutiveFails: 1, verifyEnabled: false, verifyCronExpr: '',
+  compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, timeoutMinutes: 0, alertOnConsecutiveFails: 1, diffFullIntervalDays: DIFF_FULL_INTERVAL_DEFAULT, verifyEnabled: false, verifyCronExpr: '',
   verifyMode: 'quick', maintenanceWindows: '', dependsOnTaskIds: [], replicationTargetIds: [],
 };
 
@@ -60,7 +63,7 @@ export class BackupTaskService {
     // Tags are a short CSV per task; an exact match is done here rather than with LIKE patterns.
     const tag = query.tag.trim();
     const all = (await this.#em.find(BackupTaskEntity, where, { orderBy })).filter((t) => normaliseTags(t.tags).includes(tag));
-    return [all.slice(query.offset, query.offset + query.limit), all.length];
+    return [all.slice(query.offset, query.limit === undefined ? undefined : query.offset + query.limit), all.length];
   }
 
   async tags(): Promise<string[]> {
@@ -80,8 +83,9 @@ export class BackupTaskService {
   }
 
   async create(input: TaskInput): Promise<BackupTask> {
+    refuseUnsupportedOptions(input);
     return this.#em.transactional(async (em) => {
-      const draft = this.#merge({ ...DEFAULTS, name: input.name, type: input.type }, input);
+      const draft = this.#merge({ ...TASK_DEFAULTS, name: input.name, type: input.type }, input);
       await this.#validate(em, draft, undefined);
       const task = em.create(BackupTaskEntity, { ...this.#columns(draft), lastStatus: 'idle', dbPassword: this.#sealNew(input.dbPassword) ?? '' });
       await this.#flushUnique(em);
@@ -92,6 +96,7 @@ export class BackupTaskService {
   }
 
   async update(id: number, input: TaskUpdate): Promise<BackupTask> {
+    refuseUnsupportedOptions(input);
     return this.#em.transactional(async (em) => {
       const task = await this.get(id, em);
       const targetIds = (await em.find(BackupTaskTargetEntity, { taskId: id }, { orderBy: { position: 'asc' } })).map((l) => l.storageTargetId);
@@ -170,7 +175,7 @@ export class BackupTaskService {
       dbHost: t.dbHost, dbPort: t.dbPort, dbUser: t.dbUser, dbName: t.dbName, dbPath: t.dbPath, storageTargetIds, nodeId: t.nodeId, nodeLabel: t.nodeLabel,
       tags: normaliseTags(t.tags), retentionDays: t.retentionDays, maxBackups: t.maxBackups, keepDaily: t.keepDaily, keepWeekly: t.keepWeekly,
       keepMonthly: t.keepMonthly, keepYearly: t.keepYearly, compression: t.compression, encrypt: t.encrypt, slaHoursRpo: t.slaHoursRpo,
-      rtoMinutes: t.rtoMinutes, timeoutMinutes: t.timeoutMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
+      rtoMinutes: t.rtoMinutes, timeoutMinutes: t.timeoutMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, diffFullIntervalDays: t.diffFullIntervalDays, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
       verifyMode: t.verifyMode, maintenanceWindows: t.maintenanceWindows, dependsOnTaskIds: jsonList(t.dependsOnTaskIds), replicationTargetIds: jsonList(t.replicationTargetIds),
     };
   }
@@ -188,22 +193,28 @@ export class BackupTaskService {
     d.dbUser = str(input.dbUser, d.dbUser);
     d.dbName = str(input.dbName, d.dbName);
     d.dbPath = str(input.dbPath, d.dbPath);
-    d.nodeLabel = str(input.nodeLabel, d.nodeLabel);
+    d.nodeLabel = str(poolLabel(input), d.nodeLabel);
     d.compression = str(input.compression, d.compression).toLowerCase();
     d.verifyMode = str(input.verifyMode, d.verifyMode).toLowerCase();
+    // As in BackupX, `sourcePath` and `storageTargetId` (0 = none) stand in for a list that is
+    // empty, absent or null (a Go client's nil slice).
     if (input.sourcePaths !== undefined || input.sourcePath !== undefined) {
-      d.sourcePaths = unique([...(input.sourcePaths ?? []), ...(input.sourcePaths === undefined && input.sourcePath ? [input.sourcePath] : [])].map((s) => s.trim()).filter((s) => s !== ''));
+      const paths = (input.sourcePaths ?? []).map((s) => s.trim()).filter((s) => s !== '');
+      d.sourcePaths = unique(paths.length > 0 ? paths : [input.sourcePath?.trim() ?? ''].filter((s) => s !== ''));
     }
-    if (input.excludePatterns !== undefined) d.excludePatterns = unique(input.excludePatterns.map((s) => s.trim()).filter((s) => s !== ''));
-    if (input.storageTargetIds !== undefined) d.storageTargetIds = unique(input.storageTargetIds);
-    else if (input.storageTargetId !== undefined) d.storageTargetIds = [input.storageTargetId];
-    if (input.dependsOnTaskIds !== undefined) d.dependsOnTaskIds = unique(input.dependsOnTaskIds);
-    if (input.replicationTargetIds !== undefined) d.replicationTargetIds = unique(input.replicationTargetIds);
+    if (input.excludePatterns !== undefined) d.excludePatterns = unique((input.excludePatterns ?? []).map((s) => s.trim()).filter((s) => s !== ''));
+    if (input.storageTargetIds !== undefined || input.storageTargetId !== undefined) {
+      d.storageTargetIds = input.storageTargetIds?.length ? unique(input.storageTargetIds) : input.storageTargetId ? [input.storageTargetId] : [];
+    }
+    if (input.dependsOnTaskIds !== undefined) d.dependsOnTaskIds = unique(input.dependsOnTaskIds ?? []);
+    if (input.replicationTargetIds !== undefined) d.replicationTargetIds = unique(input.replicationTargetIds ?? []);
     if (input.tags !== undefined) d.tags = normaliseTags(input.tags);
     for (const key of ['enabled', 'encrypt', 'verifyEnabled'] as const) if (input[key] !== undefined) d[key] = input[key];
     for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails'] as const) {
       if (input[key] !== undefined) d[key] = input[key];
     }
+    // BackupX's zero value means "not set", i.e. its default.
+    if (input.diffFullIntervalDays !== undefined) d.diffFullIntervalDays = input.diffFullIntervalDays === 0 ? DIFF_FULL_INTERVAL_DEFAULT : input.diffFullIntervalDays;
     return d;
   }
 
@@ -220,7 +231,7 @@ export class BackupTaskService {
       excludePatterns: JSON.stringify(d.excludePatterns), dbHost: d.dbHost, dbPort: d.dbPort, dbUser: d.dbUser, dbName: d.dbName, dbPath: d.dbPath,
       nodeId: d.nodeId, nodeLabel: d.nodeLabel, tags: d.tags.join(','), retentionDays: d.retentionDays, maxBackups: d.maxBackups, keepDaily: d.keepDaily,
       keepWeekly: d.keepWeekly, keepMonthly: d.keepMonthly, keepYearly: d.keepYearly, compression: d.compression, encrypt: d.encrypt,
-      slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, timeoutMinutes: d.timeoutMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, verifyEnabled: d.verifyEnabled,
+      slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, timeoutMinutes: d.timeoutMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, diffFullIntervalDays: d.diffFullIntervalDays, verifyEnabled: d.verifyEnabled,
       verifyCronExpr: d.verifyCronExpr, verifyMode: d.verifyMode, maintenanceWindows: d.maintenanceWindows, dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds), replicationTargetIds: JSON.stringify(d.replicationTargetIds),
     };
   }

@@ -21,6 +21,8 @@ export interface Draft extends SourceSpec {
   rtoMinutes: number;
   timeoutMinutes: number;
   alertOnConsecutiveFails: number;
+  /** BackupX's differential forced-full interval: kept, no effect (full backups only). */
+  diffFullIntervalDays: number;
   verifyEnabled: boolean;
   verifyCronExpr: string;
   verifyMode: string;

@@ -114,6 +114,7 @@ function checkLimits(d: Draft, fail: Fail): void {
   }
   if (d.timeoutMinutes < 0 || d.timeoutMinutes > MAX_TIMEOUT_MINUTES) fail('timeoutMinutes', `must be 0 (no limit) to ${MAX_TIMEOUT_MINUTES} (a week)`);
   if (d.alertOnConsecutiveFails < 1) fail('alertOnConsecutiveFails', 'must be 1 or more');
+  if (d.diffFullIntervalDays < 1) fail('diffFullIntervalDays', 'must be 1 or more (0 = the default, 7)');
   const tags = d.tags.join(',');
   if (tags.length > 500) fail('tags', 'at most 500 characters in all');
   d.tags.forEach((t, i) => { if (t.length > 64) fail(`tags/${i}`, 'at most 64 characters'); });

@@ -96,11 +96,12 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post('/api/backup/tasks/:id/verify', {
     config: { access: 'operator' },
-    schema: { params: IdParams, body: VerifyBody, response: { 200: envelopeOf(VerifySummary) } },
+    schema: { params: IdParams, body: VerifyBody, response: { 200: envelopeOf(VerifyDetail) } },
   }, async (request) => {
     const record = await request.diScope.cradle.verifications.requestForTask(request.params.id, request.body?.mode ?? 'quick', principalName(request.principal));
     await audit(request, 'verify_record', 'start', record.id, record.taskName, `${record.mode} of backup record ${record.backupRecordId} (newest of task ${record.taskId})`);
-    return ok(verifyView(record));
+    // BackupX answers with the verification record's detail, as GET /api/verify/records/:id gives it.
+    return ok({ ...verifyView(record), logContent: await request.diScope.cradle.verifyLogs.content(record.id) });
   });
 
   app.get('/api/verify/records', {

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
+import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { setTotal } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { principalName } from '../../auth/principal.ts';
 import { toTemplateSummary } from './task-template-service.ts';
-import { ApplyInput, ApplyResult, TemplateDetail, TemplateInput, TemplateSummary, TemplateUpdate } from './task-template-schemas.ts';
+import { ApplyInput, ApplyResult, TemplateDetail, TemplateInput, TemplateListQuery, TemplateSummary, TemplateUpdate } from './task-template-schemas.ts';
 
 type Target = { id: number; name: string };
 
@@ -18,7 +18,7 @@ export async function taskTemplateRoutes(fastify: FastifyInstance): Promise<void
 
   app.get('/api/task-templates', {
     config: { access: 'auth' },
-    schema: { querystring: Type.Object(pageQuery(100, 1000)), response: { 200: envelopeOf(Type.Array(TemplateSummary)) } },
+    schema: { querystring: TemplateListQuery, response: { 200: envelopeOf(Type.Array(TemplateSummary)) } },
   }, async (request, reply) => {
     const [templates, total] = await request.diScope.cradle.taskTemplates.list(request.query);
     setTotal(reply, total);

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { Timestamp } from '../../http/schemas.ts';
 import { TaskInput } from '../backup-tasks/backup-task-schemas.ts';
 
@@ -31,6 +31,12 @@ export type TemplateInput = Static<typeof TemplateInput>;
 export const TemplateUpdate = Type.Partial(TemplateInput);
 export type TemplateUpdate = Static<typeof TemplateUpdate>;
 
+/** No limit by default: BackupX's console loads every template in one request. */
+export const TemplateListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+});
+
 export const TemplateSummary = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -42,10 +48,14 @@ export const TemplateSummary = Type.Object({
 });
 
 export const TemplateDetail = Type.Intersect([TemplateSummary, Type.Object({
-  /** `dbPassword` is `********` when one is stored, absent when not: never the password. */
+  /** The task input it makes (see template-payload-view.ts); `dbPassword` is `********` when one is stored, '' when not. */
   payload: TemplatePayload,
   maskedFields: Type.Array(Type.String()),
 })]);
+
+/** The override fields' task-input types; each may also be null (BackupX's `nodeId` is a Go pointer), which overrides nothing. */
+const overridable = Type.Required(Type.Pick(TaskInput, ['sourcePath', 'dbHost', 'dbName', 'tags', 'nodeId'])).properties;
+const Override = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 
 /**
  * One task to create. Counts and the required name are checked by the handler, so they answer
@@ -53,12 +63,12 @@ export const TemplateDetail = Type.Intersect([TemplateSummary, Type.Object({
  */
 const Variables = Type.Object({
   name: Type.Optional(TaskInput.properties.name),
-  sourcePath: TaskInput.properties.sourcePath,
+  sourcePath: Override(overridable.sourcePath),
   sourcePaths: TaskInput.properties.sourcePaths,
-  dbHost: TaskInput.properties.dbHost,
-  dbName: TaskInput.properties.dbName,
-  tags: TaskInput.properties.tags,
-  nodeId: TaskInput.properties.nodeId,
+  dbHost: Override(overridable.dbHost),
+  dbName: Override(overridable.dbName),
+  tags: Override(overridable.tags),
+  nodeId: Override(overridable.nodeId),
 });
 export type Variables = Static<typeof Variables>;
 
@@ -68,11 +78,12 @@ export const ApplyInput = Type.Object({
 });
 export type ApplyInput = Static<typeof ApplyInput>;
 
+/** BackupX's `{name, taskId?, success, error?}` (Go's omitempty), plus the item's `index` and, on failure, `code`. */
 export const ApplyResult = Type.Array(Type.Object({
   index: Type.Integer(),
   name: Type.String(),
   success: Type.Boolean(),
-  taskId: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  code: Type.Union([Type.String(), Type.Null()]),
+  taskId: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
 }));

@@ -7,6 +7,8 @@ import { AppError } from '../../http/app-error.ts';
 import type { BackupTaskService } from '../backup-tasks/backup-task-service.ts';
 import type { TaskInput } from '../backup-tasks/backup-task-schemas.ts';
 import { PASSWORD_MASK } from '../backup-tasks/backup-task-view.ts';
+import { poolLabel, refuseUnsupportedOptions } from '../backup-tasks/reference-options.ts';
+import { payloadView } from './template-payload-view.ts';
 import { MAX_APPLY, PAYLOAD_KEYS, type TemplateInput, type TemplatePayload, type TemplateUpdate, type Variables } from './task-template-schemas.ts';
 
 export const TEMPLATE_SECRETS_AAD = 'task_templates.secrets';
@@ -18,14 +20,18 @@ const SECRET_KEYS = ['dbPassword'] as const;
 /** The fields a variables item may override, besides the name. */
 const OVERRIDES = ['sourcePath', 'sourcePaths', 'dbHost', 'dbName', 'tags', 'nodeId'] as const;
 
+/** BackupX's apply item (`{name, taskId?, success, error?}`) with Backplane's `index` and, on failure, `code`. */
 export interface ApplyItem {
   index: number;
   name: string;
   success: boolean;
-  taskId: number | null;
-  error: string | null;
-  code: string | null;
+  taskId?: number;
+  error?: string;
+  code?: string;
 }
+
+/** BackupX's rule for a variables field: blank, an empty list or null means "keep the template's". */
+const given = (value: unknown) => value !== undefined && value !== null && (typeof value === 'string' ? value.trim() !== '' : !Array.isArray(value) || value.length > 0);
 
 type Detail = { path: string; message: string };
 
@@ -62,7 +68,7 @@ export class TaskTemplateService {
     this.#tasks = backupTasks;
   }
 
-  async list(page: { limit: number; offset: number }): Promise<[TaskTemplate[], number]> {
+  async list(page: { limit?: number; offset: number }): Promise<[TaskTemplate[], number]> {
     return this.#em.findAndCount(TaskTemplateEntity, {}, { orderBy: { name: 'asc', id: 'asc' }, limit: page.limit, offset: page.offset });
   }
 
@@ -117,13 +123,11 @@ export class TaskTemplateService {
     return JSON.parse(template.payload) as TemplatePayload;
   }
 
-  /** The detail: the payload with every stored secret masked, and which fields were masked. */
+  /** The detail: the task input the payload makes, with every stored secret masked, and which fields were masked. */
   detail(template: TaskTemplate) {
-    const payload: TemplatePayload = this.payloadOf(template);
     const secrets = this.secretsOf(template);
     const maskedFields = SECRET_KEYS.filter((k) => secrets[k]);
-    for (const key of maskedFields) payload[key] = PASSWORD_MASK;
-    return { ...toTemplateSummary(template), payload, maskedFields };
+    return { ...toTemplateSummary(template), payload: payloadView(this.payloadOf(template), secrets.dbPassword ? PASSWORD_MASK : ''), maskedFields };
   }
 
   /** 1 to 100 items, each naming its task; anything else refuses the whole request. */
@@ -140,11 +144,11 @@ export class TaskTemplateService {
   taskInput(template: TaskTemplate, v: Variables): TaskInput {
     const input: TaskInput = { ...this.payloadOf(template), name: v.name ?? '' };
     // A path given either way replaces both forms, or the payload's list would win over `sourcePath`.
-    if (v.sourcePath !== undefined || v.sourcePaths !== undefined) {
+    if (given(v.sourcePath) || given(v.sourcePaths)) {
       delete input.sourcePath;
       delete input.sourcePaths;
     }
-    for (const key of OVERRIDES) if (v[key] !== undefined) (input as Record<string, unknown>)[key] = v[key];
+    for (const key of OVERRIDES) if (given(v[key])) (input as Record<string, unknown>)[key] = v[key];
     const { dbPassword } = this.secretsOf(template);
     if (dbPassword) input.dbPassword = dbPassword;
     return input;
@@ -160,10 +164,10 @@ export class TaskTemplateService {
       try {
         const task = await this.#tasks.create(this.taskInput(template, v));
         await created(task);
-        results.push({ index, name: task.name, success: true, taskId: task.id, error: null, code: null });
+        results.push({ index, name: task.name, success: true, taskId: task.id });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        results.push({ index, name: v.name ?? '', success: false, taskId: null, error: itemError(err), code: err.code });
+        results.push({ index, name: v.name ?? '', success: false, error: itemError(err), code: err.code });
       }
     }
     return results;
@@ -181,13 +185,19 @@ export class TaskTemplateService {
    * File tasks have no connection, so a file payload keeps no password.
    */
   #split(input: TemplatePayload, stored: Secrets): { payload: TemplatePayload; secrets: Secrets } {
+    refuseUnsupportedOptions(input);
     const type = this.#tasks.canonicalType(input.type.trim());
     if (!type) throw new AppError('TASK_TEMPLATE_INVALID', { details: [{ path: 'payload/type', message: `unknown task type "${input.type}"` }] });
     const payload: Record<string, unknown> = {};
     for (const key of PAYLOAD_KEYS) {
-      if (input[key] !== undefined && !(SECRET_KEYS as readonly string[]).includes(key)) payload[key] = input[key];
+      // null (a Go client's nil list) means what absent means for a new task: empty.
+      if (input[key] != null && !(SECRET_KEYS as readonly string[]).includes(key)) payload[key] = input[key];
     }
     payload.type = type;
+    // BackupX's names and options at their only accepted values: stored once, under Backplane's names.
+    const label = poolLabel(input);
+    if (label !== undefined) payload.nodeLabel = label;
+    for (const key of ['nodePoolTag', 'backupMode', 'extraConfig']) delete payload[key];
     const sent = input.dbPassword;
     const dbPassword = sent === undefined || sent === '' || sent === PASSWORD_MASK ? stored.dbPassword : sent;
     return { payload: payload as TemplatePayload, secrets: type === 'file' || !dbPassword ? {} : { dbPassword } };

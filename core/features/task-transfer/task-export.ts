@@ -84,6 +84,7 @@ function toExported(t: BackupTask, summary: { storageTargetNames: string[]; node
     rtoMinutes: t.rtoMinutes,
     timeoutMinutes: t.timeoutMinutes,
     alertOnConsecutiveFails: t.alertOnConsecutiveFails,
+    diffFullIntervalDays: t.diffFullIntervalDays,
     maintenanceWindows: t.maintenanceWindows,
   };
 }

@@ -42,7 +42,7 @@ const notFound = (error: string): Failure => ({ code: 'BACKUP_TASK_IMPORT_REFERE
  * Go's `omitempty`), so an absent `encrypt` is false and an absent `retentionDays` is 0 (no age
  * limit), as the reference itself reads them back. Where the reference's zero means "the
  * default" (compression, verifyMode, maxBackups, alertOnConsecutiveFails), and for fields v1
- * does not carry (GFS keeps, rtoMinutes, timeoutMinutes), Backplane's defaults apply.
+ * does not carry (GFS keeps, rtoMinutes, timeoutMinutes, diffFullIntervalDays), Backplane's defaults apply.
  */
 export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
   const input: TaskInput = { name: e.name, type: e.type, ...refs, encrypt: e.encrypt ?? false, retentionDays: e.retentionDays ?? 0 };
@@ -52,7 +52,7 @@ export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
   if (e.verifyMode?.trim()) input.verifyMode = e.verifyMode;
   if (e.tags != null) input.tags = e.tags;
   if (e.excludePatterns != null) input.excludePatterns = e.excludePatterns;
-  for (const key of ['cronExpr', 'dbHost', 'dbUser', 'dbName', 'dbPath', 'verifyCronExpr', 'maintenanceWindows', 'nodeLabel'] as const) {
+  for (const key of ['cronExpr', 'dbHost', 'dbUser', 'dbName', 'dbPath', 'verifyCronExpr', 'maintenanceWindows', 'nodeLabel', 'nodePoolTag', 'backupMode'] as const) {
     const value = e[key];
     if (value != null) input[key] = value;
   }
@@ -60,10 +60,12 @@ export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
     const value = e[key];
     if (value != null) input[key] = value;
   }
-  for (const key of ['dbPort', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails'] as const) {
+  for (const key of ['dbPort', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails', 'diffFullIntervalDays'] as const) {
     const value = e[key];
     if (value != null) input[key] = value;
   }
+  // Refused by the task input when it has any key: BackupX's SAP HANA settings.
+  if (e.extraConfig != null) input.extraConfig = e.extraConfig;
   return input;
 }
 
@@ -85,12 +87,12 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
     const name = entry.name.trim();
     const existing = taskIds.get(name);
     if (existing !== undefined) {
-      results.push({ name, success: true, skipped: true, taskId: existing, error: null, code: null, warnings: ['A task with this name already exists; it was left unchanged.'] });
+      results.push({ name, taskId: existing, success: true, skipped: true, warnings: ['A task with this name already exists; it was left unchanged.'] });
       continue;
     }
     const resolved = resolveReferences(entry, targetIds, nodeIds);
     if ('error' in resolved) {
-      results.push({ name, success: false, skipped: false, taskId: null, error: resolved.error, code: resolved.code, warnings: [] });
+      results.push({ name, success: false, error: resolved.error, skipped: false, code: resolved.code, warnings: [] });
       continue;
     }
     let task: BackupTask;
@@ -98,12 +100,12 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
       task = await backupTasks.create(toTaskInput(entry, resolved));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      results.push({ name, success: false, skipped: false, taskId: null, error: describe(err), code: err.code, warnings: [] });
+      results.push({ name, success: false, error: describe(err), skipped: false, code: err.code, warnings: [] });
       continue;
     }
     taskIds.set(task.name, task.id);
     await hooks.created(task);
-    const result: ImportResult = { name: task.name, success: true, skipped: false, taskId: task.id, error: null, code: null, warnings: warningsFor(deps, entry, task) };
+    const result: ImportResult = { name: task.name, taskId: task.id, success: true, skipped: false, warnings: warningsFor(deps, task) };
     results.push(result);
     created.push({ result, dependsOn: (entry.dependsOnTaskNames ?? []).map((n) => n.trim()) });
   }
@@ -126,14 +128,9 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
     }
   }
 
-  const count = (pick: (r: ImportResult) => boolean) => results.filter(pick).length;
-  return {
-    total: results.length,
-    created: count((r) => r.success && !r.skipped),
-    skipped: count((r) => r.skipped),
-    failed: count((r) => !r.success),
-    results,
-  };
+  // BackupX's console shows `error` as each entry's note: a task that exists says what is left to do there.
+  for (const r of results) if (r.error === undefined && r.warnings.length > 0) r.error = r.warnings.join(' ');
+  return results;
 }
 
 function resolveReferences(entry: ImportedTask, targetIds: Map<string, number>, nodeIds: Map<string, number>): References | Failure {
@@ -153,14 +150,7 @@ function resolveReferences(entry: ImportedTask, targetIds: Map<string, number>, 
   return { storageTargetIds: names.map((n) => targetIds.get(n)!), replicationTargetIds: replicas.map((n) => targetIds.get(n)!), nodeId };
 }
 
-function warningsFor(deps: ImportDeps, entry: ImportedTask, task: BackupTask): string[] {
-  const warnings: string[] = [];
-  if (driverFor(deps.databaseDrivers.list(), task.type)?.secretFields.includes('password')) {
-    warnings.push('Exports carry no database password: set dbPassword on this task before it runs, unless the server needs none (trust or peer authentication, .pgpass).');
-  }
-  const extra = entry.extraConfig;
-  if (extra != null && !(typeof extra === 'object' && Object.keys(extra).length === 0)) {
-    warnings.push('extraConfig was ignored: Backplane tasks have no type-specific extra settings.');
-  }
-  return warnings;
+function warningsFor(deps: ImportDeps, task: BackupTask): string[] {
+  if (!driverFor(deps.databaseDrivers.list(), task.type)?.secretFields.includes('password')) return [];
+  return ['Exports carry no database password: set dbPassword on this task before it runs, unless the server needs none (trust or peer authentication, .pgpass).'];
 }

@@ -53,6 +53,8 @@ export const ExportedTask = Type.Object({
   rtoMinutes: Type.Integer(),
   timeoutMinutes: Type.Integer(),
   alertOnConsecutiveFails: Type.Integer(),
+  /** BackupX's differential interval, kept with the task (BackupX's own v1 leaves it out). */
+  diffFullIntervalDays: Type.Integer(),
   maintenanceWindows: Type.String(),
 });
 export type ExportedTask = Static<typeof ExportedTask>;
@@ -71,7 +73,9 @@ const Opt = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, 
 
 /**
  * A task as a v1 file carries it, from Backplane or from the reference. Lengths are the task
- * input's. Fields neither system writes (a `dbPassword` added by hand, `backupMode`) are ignored.
+ * input's. A `dbPassword` added by hand is ignored (exports never carry one); the BackupX task
+ * options its v1 leaves out (`backupMode`, `nodePoolTag`, `diffFullIntervalDays`) are read as the
+ * task input reads them, so an unsupported mode fails that task rather than being dropped.
  */
 export const ImportedTask = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -86,12 +90,13 @@ export const ImportedTask = Type.Object({
   dbUser: Opt(Type.String({ maxLength: 100 })),
   dbName: Opt(Type.String({ maxLength: 255 })),
   dbPath: Opt(Type.String({ maxLength: 500 })),
-  /** The reference's type-specific settings (SAP HANA); Backplane has none and ignores them. */
-  extraConfig: Type.Optional(Type.Unknown()),
+  /** The reference's type-specific settings (SAP HANA): a task with any key fails, as the task input refuses them. */
+  extraConfig: Opt(Type.Record(Type.String(), Type.Unknown())),
   storageTargetNames: Opt(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 20 })),
   replicationTargetNames: Opt(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 20 })),
   nodeName: Opt(Type.String({ maxLength: 128 })),
   nodeLabel: Opt(Type.String({ maxLength: 64 })),
+  nodePoolTag: Opt(Type.String({ maxLength: 64 })),
   dependsOnTaskNames: Opt(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
   tags: Opt(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
   compression: Opt(Type.String({ maxLength: 16 })),
@@ -110,6 +115,8 @@ export const ImportedTask = Type.Object({
   timeoutMinutes: Opt(Int),
   alertOnConsecutiveFails: Opt(Int),
   maintenanceWindows: Opt(Type.String({ maxLength: 500 })),
+  backupMode: Opt(Type.String({ maxLength: 32 })),
+  diffFullIntervalDays: Opt(Int),
 });
 export type ImportedTask = Static<typeof ImportedTask>;
 
@@ -123,27 +130,25 @@ export const TaskImportBody = Type.Object({
 });
 export type TaskImportBody = Static<typeof TaskImportBody>;
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-
+/**
+ * One task of the file, in BackupX's shape (`{name, taskId?, success, error?, skipped?}`, Go's
+ * omitempty): `taskId` is the created task, or the existing one a skipped entry names; `error`
+ * is what BackupX's console shows in its "note" column: the failure, else what the operator
+ * still has to do (`warnings` joined), absent when there is nothing to say.
+ */
 export const ImportResult = Type.Object({
   name: Type.String(),
+  taskId: Type.Optional(Type.Integer()),
   /** True when the task exists afterwards: created now, or skipped because the name was taken. */
   success: Type.Boolean(),
+  error: Type.Optional(Type.String()),
   skipped: Type.Boolean(),
-  /** The created task, or the existing task a skipped entry names; null when it failed. */
-  taskId: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  code: Nullable(Type.String()),
-  /** What the operator still has to do or check (a password to set, ignored fields, unlinked dependencies). */
+  /** The task error's code, on failure. */
+  code: Type.Optional(Type.String()),
+  /** What the operator still has to do or check (a password to set, unlinked dependencies, a skipped name). */
   warnings: Type.Array(Type.String()),
 });
 export type ImportResult = Static<typeof ImportResult>;
 
-export const ImportReport = Type.Object({
-  total: Type.Integer(),
-  created: Type.Integer(),
-  skipped: Type.Integer(),
-  failed: Type.Integer(),
-  results: Type.Array(ImportResult),
-});
+export const ImportReport = Type.Array(ImportResult);
 export type ImportReport = Static<typeof ImportReport>;

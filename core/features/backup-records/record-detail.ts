@@ -1,0 +1,14 @@
+import type { BackupRecord } from '../../db/entities/backup-record.ts';
+import type { RecordLogHub } from '../../backup/record-log.ts';
+import type { BackupRecordService } from './backup-record-service.ts';
+import { copyResult, recordSummary } from './backup-record-view.ts';
+
+/**
+ * A record's detail: its summary, its log so far and each copy's result. One builder for
+ * `GET /api/backup/records/:id` and for the answer to a run trigger, which BackupX's console
+ * reads as the same record detail.
+ */
+export async function recordDetail({ backupRecords, recordLogs }: { backupRecords: BackupRecordService; recordLogs: RecordLogHub }, record: BackupRecord) {
+  const copies = (await backupRecords.copies([record.id])).get(record.id) ?? [];
+  return { ...recordSummary(record, copies), logContent: await recordLogs.content(record.id), storageUploadResults: copies.map(copyResult) };
+}

@@ -1,0 +1,40 @@
+import { AppError } from '../../http/app-error.ts';
+import type { TaskUpdate } from './backup-task-schemas.ts';
+
+/**
+ * BackupX task options Backplane does not implement. Each is accepted at its "off" value (what
+ * BackupX's console sends by default) and refused with a coded 400 naming it otherwise, so a
+ * task never silently runs differently from what its client asked for.
+ */
+
+/** The modes BackupX knows; Backplane makes `full` backups only ('' is BackupX's default, full). */
+const MODE_CODES: Record<string, 'BACKUP_TASK_DIFF_UNSUPPORTED' | 'BACKUP_TASK_REPOSITORY_UNSUPPORTED'> = {
+  differential: 'BACKUP_TASK_DIFF_UNSUPPORTED',
+  repository: 'BACKUP_TASK_REPOSITORY_UNSUPPORTED',
+};
+
+/** `nodePoolTag` (BackupX's name) and `nodeLabel` (Backplane's) are one setting; undefined when neither is sent. */
+export function poolLabel(input: Pick<TaskUpdate, 'nodeLabel' | 'nodePoolTag'>): string | undefined {
+  return input.nodeLabel ?? input.nodePoolTag;
+}
+
+/** Throws the coded 400 for the first BackupX option of `input` that Backplane cannot honour. */
+export function refuseUnsupportedOptions(input: TaskUpdate): void {
+  const mode = input.backupMode?.trim().toLowerCase();
+  if (mode !== undefined && mode !== '' && mode !== 'full') {
+    const code = MODE_CODES[mode];
+    if (code) throw new AppError(code, { message: `backupMode "${mode}" is not supported: Backplane makes full backups only (backupMode "full").` });
+    throw new AppError('BACKUP_TASK_INVALID', { details: [{ path: 'backupMode', message: `must be one of full, differential, repository (Backplane makes full only), not "${input.backupMode}"` }] });
+  }
+  const keys = Object.keys(input.extraConfig ?? {});
+  if (keys.length > 0) {
+    throw new AppError('BACKUP_TASK_EXTRA_CONFIG_UNSUPPORTED', {
+      message: `extraConfig key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')} ${keys.length > 1 ? 'are' : 'is'} not supported: Backplane tasks have no type-specific extra settings (BackupX uses them for SAP HANA).`,
+    });
+  }
+  if (input.nodeLabel !== undefined && input.nodePoolTag !== undefined && input.nodeLabel.trim() !== input.nodePoolTag.trim()) {
+    throw new AppError('BACKUP_TASK_INVALID', {
+      details: [{ path: 'nodePoolTag', message: `is BackupX's name for nodeLabel; "${input.nodePoolTag}" differs from nodeLabel "${input.nodeLabel}": send one of them` }],
+    });
+  }
+}
