@@ -37,12 +37,16 @@ test('an install token is shown once, stored hashed, time-limited and audited wi
   const { app, admin, nodeId } = await setup(t);
   const res = await installToken(app, admin, nodeId, { ttlMinutes: 30 });
   assert.equal(res.status, 200, res.body);
-  const { token, expiresAt, installUrl, composeUrl, command } = res.json.data;
+  const { token, installToken: sameToken, expiresAt, installUrl, url, fallbackUrl, composeUrl, fallbackComposeUrl, command } = res.json.data;
   assert.match(token, /^bpi_[0-9a-f]{64}$/);
+  assert.equal(sameToken, token);
   const ttl = Date.parse(expiresAt) - Date.now();
   assert.ok(ttl > 29 * 60_000 && ttl <= 30 * 60_000, `ttl ${ttl}`);
-  assert.equal(installUrl, `http://localhost:80/install/${token}`);
-  assert.equal(composeUrl, `${installUrl}/compose.yml`);
+  assert.equal(url, `http://localhost:80/api/install/${token}`);
+  assert.equal(fallbackUrl, `http://localhost:80/install/${token}`);
+  assert.equal(installUrl, fallbackUrl);
+  assert.equal(composeUrl, `${url}/compose.yml`);
+  assert.equal(fallbackComposeUrl, `${fallbackUrl}/compose.yml`);
   assert.equal(command, `curl -fsSL '${installUrl}' | sh`);
 
   const rows = await app.diContainer.cradle.orm.em.fork().find(InstallTokenEntity, { nodeId });
@@ -85,8 +89,9 @@ test('a token is consumed once, even by two concurrent requests; unknown, used a
   assert.deepEqual(statuses, [200, 404]);
   const winner = a.statusCode === 200 ? a : b;
   const loser = a.statusCode === 200 ? b : a;
-  assert.equal(winner.headers['content-type'], 'text/x-shellscript; charset=utf-8');
-  assert.ok(winner.body.startsWith('#!/bin/sh\n'));
+  assert.equal(winner.headers['content-type'], 'text/plain; charset=utf-8');
+  assert.equal(winner.headers['cache-control'], 'no-store');
+  assert.ok(winner.body.startsWith('#!/bin/sh\n# BACKUPX_AGENT_INSTALL_V1'));
   assert.ok(!winner.body.includes(nodeToken) && !/bpn_[0-9a-f]{64}/.test(winner.body), 'no node token in the script');
   assert.ok(!winner.body.includes(token), 'the install token is not echoed');
   assert.equal(loser.json().code, 'INSTALL_TOKEN_INVALID');
@@ -187,8 +192,11 @@ test('preview shows the placeholder and consumes nothing; compose.yml consumes t
   const { token } = (await installToken(app, admin, nodeId)).json.data;
   const preview = await call(app, 'GET', `/api/nodes/${nodeId}/install-script-preview`, { token: admin });
   assert.equal(preview.status, 200, preview.body);
-  assert.ok(preview.json.data.script.includes("ENROLL_CODE='<ENROLLMENT-CODE>'"));
-  assert.ok(preview.json.data.compose.includes('<ENROLLMENT-CODE>'));
+  assert.equal(preview.headers['content-type'], 'text/x-shellscript; charset=utf-8');
+  assert.ok(preview.body.includes("ENROLL_CODE='<ENROLLMENT-CODE>'"));
+  const composePreview = await call(app, 'GET', `/api/nodes/${nodeId}/install-script-preview`, { token: admin, query: { format: 'compose' } });
+  assert.equal(composePreview.headers['content-type'], 'application/yaml; charset=utf-8');
+  assert.ok(composePreview.body.includes('BACKPLANE_AGENT_ENROLL_CODE: "<ENROLLMENT-CODE>"'));
   assert.equal((await call(app, 'GET', '/api/nodes/999/install-script-preview', { token: admin })).status, 404);
 
   const compose = await app.inject({ url: `/install/${token}/compose.yml` });
