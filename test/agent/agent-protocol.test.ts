@@ -275,6 +275,30 @@ test('placement: a label pool picks the least busy online node; with none online
   assert.deepEqual(nodes.sort(), [a.id, b.id].sort(), 'the second run goes to the idle node');
 });
 
+test('placement: maxConcurrent 0 is unlimited, so the pool fills that node past the others\' slots; the agent hears 0', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const target = await diskTarget(t, app, admin);
+  const src = await tempDir(t);
+  const mk = async (name: string, maxConcurrent: number) => {
+    const res = await call(app, 'POST', '/api/nodes', { token: admin, body: { name, labels: ['db'], maxConcurrent } });
+    assert.equal(res.status, 200, res.body);
+    return { id: res.json.data.node.id as number, token: res.json.data.token as string };
+  };
+  const one = await mk('one-slot', 1);
+  const unlimited = await mk('unlimited', 0);
+  assert.equal((await online(app, one.token)).maxConcurrent, 1);
+  assert.equal((await online(app, unlimited.token)).maxConcurrent, 0);
+  const placed: number[] = [];
+  for (const name of ['A', 'B', 'C']) {
+    const task = await createTask(app, admin, { name: `Pool ${name}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db' });
+    const recordId = await runPlaced(app, admin, task.id);
+    placed.push((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.nodeId);
+  }
+  // Both idle: the lower id. Then the one-slot node is full, the unlimited one never is.
+  assert.deepEqual(placed, [one.id, unlimited.id, unlimited.id]);
+});
+
 test('heartbeats renew only what the agent lists; a starting agent abandons what its predecessor held, and a started run fails at once', async (t) => {
   const clock = new TestClock();
   const { app, admin, node, task } = await placedTask(t, { commandLeaseSeconds: 30 }, clock);

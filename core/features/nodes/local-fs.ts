@@ -1,5 +1,5 @@
 import { realpath, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { AppError } from '../../http/app-error.ts';
 import { listDir } from '../../agent-protocol/dir-listing.ts';
 import type { DirEntry, DirListing } from '../../agent-protocol/wire.ts';
@@ -14,6 +14,14 @@ interface Root {
 /** `child` is `parent` or lies below it. */
 function within(child: string, parent: string): boolean {
   return parent === '/' || child === parent || child.startsWith(`${parent}/`);
+}
+
+/** The real path of the deepest existing folder on the way to `path` (`/` at worst). */
+async function nearestExisting(path: string): Promise<string> {
+  for (let p = dirname(path); ; p = dirname(p)) {
+    const real = await realpath(p).catch(() => null);
+    if (real !== null || p === '/') return real ?? '/';
+  }
 }
 
 async function existingRoots(configured: string[]): Promise<Root[]> {
@@ -62,6 +70,10 @@ export async function listLocalDir(rawPath: string, configuredRoots: string[]): 
   }
   const ancestor = await towardsRoots(path, roots);
   if (ancestor) return ancestor;
-  if (real === null && roots.some((r) => within(path, r.path))) throw new AppError('NODE_FS_FAILED', { message: `No such folder: ${path}` });
+  // Missing: "no such folder" only where the nearest existing folder lies inside a root (no oracle outside them).
+  if (real === null && roots.some((r) => within(path, r.path))) {
+    const existing = await nearestExisting(path);
+    if (roots.some((r) => within(existing, r.real))) throw new AppError('NODE_FS_FAILED', { message: `No such folder: ${path}` });
+  }
   throw new AppError('NODE_FS_OUTSIDE_ROOTS', { message: `${path} is outside the folders the master may show (BACKPLANE_LOCAL_FS_ROOTS: ${configuredRoots.join(', ') || 'none'}).` });
 }
