@@ -51,7 +51,8 @@ test('a placed run becomes a run_task command; a poll claims it once with a leas
   assert.deepEqual(claimed[0].payload, { taskId: task.id, recordId });
   assert.equal(claimed[0].attempt, 1);
   const view = (await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.data;
-  assert.deepEqual([view.health, view.queue.commands, view.queue.pending], ['healthy', 1, 1]);
+  assert.deepEqual([view.health, view.queue.pending, view.queue.dispatched, view.queue.depth], ['healthy', 0, 1, 1], 'claimed: dispatched');
+  assert.ok(view.queue.oldestActiveAgeSeconds >= 0 && typeof view.queue.oldestActiveAt === 'string');
   const again = await call(app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: admin });
   assert.equal(again.status, 409, 'one queued-or-running record per task, on nodes too');
 });
@@ -130,8 +131,8 @@ test('a lapsed lease re-queues a run that never started (up to three claims), th
   await online(app, node.token);
   const view = (await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.data;
   assert.equal(view.health, 'degraded', 'work lost in the last day shows');
-  assert.equal(view.queue.lost24h, 1, 'one command, taken back three times');
-  assert.equal(view.queue.commands, 0);
+  assert.equal(view.queue.timeouts, 1, 'one command, taken back three times');
+  assert.equal(view.queue.depth, 0);
 });
 
 test('agent routes refuse another node\'s records, tasks and restores', async (t) => {

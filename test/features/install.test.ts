@@ -384,6 +384,10 @@ test('installer options are checked: malformed values are INVALID_INPUT, a SOCKS
   const row = await app.diContainer.cradle.orm.em.fork().findOneOrFail(InstallTokenEntity, { tokenHash: hashToken(defaults.json.data.token) });
   assert.deepEqual([row.mode, row.arch, row.agentVersion, row.downloadSrc], ['systemd', 'auto', VERSION, 'github']);
 
+  const tagged = await installToken(app, admin, nodeId, { agentVersion: 'v1.2.3' });
+  const taggedRow = await app.diContainer.cradle.orm.em.fork().findOneOrFail(InstallTokenEntity, { tokenHash: hashToken(tagged.json.data.token) });
+  assert.equal(taggedRow.agentVersion, '1.2.3', "BackupX's tag form is the same release");
+
   const elsewhere = await installToken(app, admin, nodeId, { agentMasterUrl: 'https://agents.example.com/' });
   assert.equal(elsewhere.json.data.url, `https://agents.example.com/api/install/${elsewhere.json.data.token}`);
   const script = (await app.inject({ url: `/install/${elsewhere.json.data.token}` })).body;

@@ -66,7 +66,8 @@ export function agentImage(options: Pick<InstallOptions, 'agentVersion'>): strin
  */
 export function installOptions(input: InstallOptionsInput, masterVersion: string, where: 'body' | 'querystring'): InstallOptions {
   const invalid = (field: string, message: string): AppError => new AppError('INVALID_INPUT', { details: [{ path: `${where}/${field}`, message }] });
-  const agentVersion = input.agentVersion?.trim() || masterVersion;
+  // BackupX writes release versions as tags (`v1.2.3`); Backplane's are bare (`backplane version`, the tag adds the v).
+  const agentVersion = (input.agentVersion?.trim() || masterVersion).replace(/^v(?=\d)/, '');
   if (!VERSION_PATTERN.test(agentVersion)) throw invalid('agentVersion', 'must be 1-64 letters, digits, ".", "_", "+" or "-"');
   const agentMasterUrl = (input.agentMasterUrl ?? '').trim().replace(/\/+$/, '');
   if (agentMasterUrl !== '' && !httpUrl(agentMasterUrl, false)) throw invalid('agentMasterUrl', 'must be an http(s) URL without credentials, query, fragment, spaces or quotes');
