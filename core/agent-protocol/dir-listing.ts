@@ -8,7 +8,7 @@ export const MAX_ENTRIES = 5000;
 
 const STAT_BATCH = 64;
 
-export interface ListDirOptions {
+interface ListDirOptions {
   /** Whether a symbolic link may be shown (the master's confined listing drops links leading out of its roots). */
   admitLink?: (fullPath: string) => Promise<boolean>;
 }

@@ -4,7 +4,7 @@ import { NodeEntity, type Node } from '../db/entities/node.ts';
 import { hostInfo } from '../lib/host-info.ts';
 
 /** The name the local node gets when it is created (an admin may rename it). */
-export const LOCAL_NODE_NAME = 'Local (master)';
+const LOCAL_NODE_NAME = 'Local (master)';
 
 /**
  * The node that stands for the master itself, as BackupX lists it (`isLocal: true`): created at

@@ -3,14 +3,14 @@ import { AppError } from '../../http/app-error.ts';
 export const INSTALL_MODES = ['systemd', 'docker', 'foreground'] as const;
 export const INSTALL_ARCHES = ['auto', 'amd64', 'arm64'] as const;
 export const DOWNLOAD_SOURCES = ['github', 'ghproxy'] as const;
-export type InstallMode = (typeof INSTALL_MODES)[number];
-export type InstallArch = (typeof INSTALL_ARCHES)[number];
-export type DownloadSource = (typeof DOWNLOAD_SOURCES)[number];
+type InstallMode = (typeof INSTALL_MODES)[number];
+type InstallArch = (typeof INSTALL_ARCHES)[number];
+type DownloadSource = (typeof DOWNLOAD_SOURCES)[number];
 
 /** Where releases are published: the repository the update check (BACKPLANE_UPDATE_FEED_URL's default) reads. */
-export const RELEASES_REPOSITORY = 'https://github.com/backplane-dev/backplane';
+const RELEASES_REPOSITORY = 'https://github.com/backplane-dev/backplane';
 /** The container image the docker mode and the compose file run, tagged with the agent version. */
-export const AGENT_IMAGE_NAME = 'backplane';
+const AGENT_IMAGE_NAME = 'backplane';
 
 /** What an installer installs and how the agent reaches the master (BackupX's installer options). */
 export interface InstallOptions {
@@ -28,7 +28,7 @@ export interface InstallOptions {
 }
 
 /** The options as a request names them ('' or absent = the default). */
-export interface InstallOptionsInput {
+interface InstallOptionsInput {
   mode?: string;
   arch?: string;
   agentVersion?: string;

@@ -6,7 +6,7 @@ import { agentImage, downloadBase, type InstallOptions } from './install-options
 
 export const ENROLLMENT_PLACEHOLDER = '<ENROLLMENT-CODE>';
 /** BackupX's console runs a fetched script only when it holds this line (proxies that answer HTML do not). */
-export const INSTALL_MARKER = 'BACKUPX_AGENT_INSTALL_V1';
+const INSTALL_MARKER = 'BACKUPX_AGENT_INSTALL_V1';
 
 export interface InstallerInput {
   /** The URL the agent (and the script) reach the master at. */
