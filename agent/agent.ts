@@ -4,7 +4,7 @@ import { VERSION } from '../core/config/version.ts';
 import { Backoff, retryWithBackoff, sleep } from './backoff.ts';
 import { executeCommand } from './commands/dispatch.ts';
 import type { ClaimedCommand, CommandOutcome } from './commands/command-types.ts';
-import { hostInfo } from './host-info.ts';
+import { hostInfo } from '../core/lib/host-info.ts';
 import type { AgentLogger } from './logger.ts';
 import { isRetryable, MasterError, type MasterClient } from './master-client.ts';
 import { resetSpools } from './spool.ts';
@@ -111,9 +111,11 @@ export class Agent {
       ...(starting ? { starting: true } : {}),
       ...(this.#lastError ? { lastError: this.#lastError.slice(0, 4000) } : {}),
     });
-    if (Number.isInteger(reply?.maxConcurrent) && reply.maxConcurrent > 0) {
-      if (reply.maxConcurrent !== this.#maxConcurrent) this.#wake();
-      this.#maxConcurrent = reply.maxConcurrent;
+    if (Number.isInteger(reply?.maxConcurrent) && reply.maxConcurrent >= 0) {
+      // 0 is unlimited (the node's setting, as BackupX means it): claim while there is work.
+      const slots = reply.maxConcurrent === 0 ? Infinity : reply.maxConcurrent;
+      if (slots !== this.#maxConcurrent) this.#wake();
+      this.#maxConcurrent = slots;
     }
     return reply;
   }

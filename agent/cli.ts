@@ -57,7 +57,7 @@ export async function runAgentCli(argv: string[], env: Record<string, string | u
 
   try {
     const ca = await readCa(config);
-    const makeClient = (token: string): MasterClient => new MasterClient({ master: config.master, token, ...(ca ? { ca } : {}) });
+    const makeClient = (token: string): MasterClient => new MasterClient({ master: config.master, token, ...(ca ? { ca } : {}), ...(config.proxyUrl ? { proxy: config.proxyUrl } : {}) });
     const { token, origin } = await resolveToken(config, makeClient, early.signal);
     if (origin === 'enrollment') log.info(config.tokenFile ? { tokenFile: config.tokenFile } : {}, config.tokenFile ? 'enrolled; the node token is stored in the token file' : 'enrolled; no token file is set, so the token lives only in this process');
     await mkdir(config.tempDir, { recursive: true, mode: 0o700 });

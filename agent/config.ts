@@ -18,6 +18,8 @@ export interface AgentConfig {
   enrollCode?: string;
   tempDir: string;
   caCertFile?: string;
+  /** An http(s) proxy the agent reaches the master through. */
+  proxyUrl?: string;
   heartbeatSeconds: number;
   pollSeconds: number;
   stopGraceSeconds: number;
@@ -39,6 +41,7 @@ const FIELDS: Field[] = [
   { key: 'enrollCode', env: 'BACKPLANE_AGENT_ENROLL_CODE', kind: 'string' },
   { key: 'tempDir', flag: 'temp-dir', env: 'BACKPLANE_AGENT_TEMP_DIR', kind: 'string' },
   { key: 'caCertFile', flag: 'ca-cert', env: 'BACKPLANE_AGENT_CA_CERT_FILE', kind: 'string' },
+  { key: 'proxyUrl', flag: 'proxy', env: 'BACKPLANE_AGENT_PROXY_URL', kind: 'string' },
   { key: 'heartbeatSeconds', flag: 'heartbeat-seconds', env: 'BACKPLANE_AGENT_HEARTBEAT_SECONDS', kind: 'seconds', min: 1 },
   { key: 'pollSeconds', flag: 'poll-seconds', env: 'BACKPLANE_AGENT_POLL_SECONDS', kind: 'seconds', min: 1 },
   { key: 'stopGraceSeconds', flag: 'stop-grace-seconds', env: 'BACKPLANE_AGENT_STOP_GRACE_SECONDS', kind: 'seconds', min: 0 },
@@ -54,13 +57,14 @@ export const AGENT_USAGE = `Usage: backplane agent --master URL (--token-file PA
   --token TOKEN              the node token itself (visible in process listings; prefer --token-file)
   --temp-dir DIR             spools and provider scratch space (default: <tmp>/backplane-agent)
   --ca-cert FILE             PEM bundle trusted for an https master
+  --proxy URL                http(s) proxy to reach the master through
   --config FILE              YAML file with the same settings (camelCase keys)
   --heartbeat-seconds N      default 15
   --poll-seconds N           default 5
   --stop-grace-seconds N     time running work gets on SIGTERM/SIGINT (default 30)
   --log-level LEVEL          pino level (default info)
 
-Environment: BACKPLANE_AGENT_MASTER, _TOKEN, _TOKEN_FILE, _TEMP_DIR, _CA_CERT_FILE, _CONFIG,
+Environment: BACKPLANE_AGENT_MASTER, _TOKEN, _TOKEN_FILE, _TEMP_DIR, _CA_CERT_FILE, _PROXY_URL, _CONFIG,
 _HEARTBEAT_SECONDS, _POLL_SECONDS, _STOP_GRACE_SECONDS, _ENROLL_CODE. Flags win over the
 environment, the environment over the file.`;
 
@@ -129,6 +133,19 @@ export function normaliseMasterUrl(raw: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/** An absolute http(s) proxy URL without path, query or fragment. */
+export function normaliseProxyUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AgentConfigError(`proxy must be an absolute URL such as http://proxy.example:3128 (got ${JSON.stringify(raw)})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AgentConfigError(`proxy must use http or https (got ${url.protocol.replace(/:$/, '')})`);
+  if (url.pathname !== '/' || url.search || url.hash) throw new AgentConfigError('proxy must not contain a path, query or fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
 export interface ConfigInputs {
   argv: string[];
   env: Record<string, string | undefined>;
@@ -161,7 +178,7 @@ export function loadAgentConfig({ argv, env, cwd = process.cwd() }: ConfigInputs
     else if (envValue !== undefined && envValue !== '') merged[f.key] = parseValue(f, envValue, f.env!);
     else if (file[f.key] !== undefined && file[f.key] !== null) merged[f.key] = parseValue(f, file[f.key], `${f.key} (config file)`);
   }
-  for (const key of ['token', 'tokenFile', 'enrollCode', 'caCertFile'] as const) {
+  for (const key of ['token', 'tokenFile', 'enrollCode', 'caCertFile', 'proxyUrl'] as const) {
     if (merged[key] === '') delete merged[key];
   }
 
@@ -169,6 +186,7 @@ export function loadAgentConfig({ argv, env, cwd = process.cwd() }: ConfigInputs
     throw new AgentConfigError('the master URL is required (--master or BACKPLANE_AGENT_MASTER)');
   }
   merged.master = normaliseMasterUrl(merged.master);
+  if (typeof merged.proxyUrl === 'string') merged.proxyUrl = normaliseProxyUrl(merged.proxyUrl);
   if (!merged.token && !merged.tokenFile && !merged.enrollCode) {
     throw new AgentConfigError('a node token is required: --token-file PATH (or --token, BACKPLANE_AGENT_TOKEN_FILE, BACKPLANE_AGENT_TOKEN), or an enrollment code in BACKPLANE_AGENT_ENROLL_CODE');
   }

@@ -45,6 +45,8 @@ export interface MasterClientOptions {
   token: string;
   /** Extra trusted CA certificates (PEM) for an https master. */
   ca?: string | Buffer;
+  /** An http(s) proxy every request to the master goes through (CONNECT for an https master). */
+  proxy?: string;
   /** Overrides JSON_TIMEOUT_MS (tests). */
   jsonTimeoutMs?: number;
 }
@@ -114,9 +116,11 @@ export class MasterClient {
     this.#token = options.token;
     this.#ca = options.ca;
     this.#jsonTimeoutMs = options.jsonTimeoutMs ?? JSON_TIMEOUT_MS;
+    // Node's own proxy support: the agent sees the proxy as HTTP(S)_PROXY, and nothing else of the environment.
+    const proxyEnv = options.proxy ? { proxyEnv: { HTTP_PROXY: options.proxy, HTTPS_PROXY: options.proxy } } : {};
     this.#agent = this.#base.protocol === 'https:'
-      ? new https.Agent({ keepAlive: true, ...(this.#ca ? { ca: this.#ca } : {}) })
-      : new http.Agent({ keepAlive: true });
+      ? new https.Agent({ keepAlive: true, ...(this.#ca ? { ca: this.#ca } : {}), ...proxyEnv })
+      : new http.Agent({ keepAlive: true, ...proxyEnv });
   }
 
   /** Frees pooled connections (the agent at exit, tests). */

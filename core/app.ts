@@ -48,6 +48,8 @@ import { taskTemplateRoutes } from './features/task-templates/task-template-rout
 import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
 import { fastifySSE } from '@fastify/sse';
 import { resetScratchDir } from './storage/scratch-dir.ts';
+import { ensureLocalNode } from './agent-protocol/local-node.ts';
+import { VERSION } from './config/version.ts';
 
 export interface BuildOptions {
   /** Overrides the login limits (tests of the limiter use small numbers). */
@@ -159,6 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let app: FastifyInstance | undefined;
   try {
     await migrate(orm);
+    await ensureLocalNode(orm.em.fork(), VERSION);
     const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }), config.pluginsDisabled);
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
     // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.

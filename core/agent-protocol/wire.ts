@@ -61,8 +61,8 @@ export const DirEntry = Type.Object({
 });
 export type DirEntry = Static<typeof DirEntry>;
 
-/** `list_dir`'s result. */
-export const DirListing = Type.Object({ path: Type.String(), entries: Type.Array(DirEntry), truncated: Type.Optional(Type.Boolean()) });
+/** `list_dir`'s result; `total` counts the folder's entries before the cut (agents before it was added leave it out). */
+export const DirListing = Type.Object({ path: Type.String(), entries: Type.Array(DirEntry), total: Type.Optional(Type.Integer()), truncated: Type.Optional(Type.Boolean()) });
 export type DirListing = Static<typeof DirListing>;
 
 export const DiscoveredDatabase = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });

@@ -16,6 +16,10 @@ export interface Config {
   maxConcurrent: number;
   nodeOfflineSeconds: number;
   commandLeaseSeconds: number;
+  /** How long a node's previous token keeps working after a rotation (seconds; 0 = not at all). */
+  tokenRotationGraceSeconds: number;
+  /** Absolute folders of the master that `GET /api/nodes/<local node>/fs/list` may show; empty = none. */
+  localFsRoots: string[];
   /** How often running backups are checked against their task's time limit (ms). */
   runLimitCheckMs: number;
   /** The length of one minute of a task's `timeoutMinutes` (ms): 60 000; tests shorten it. Not read from the environment. */

@@ -1,5 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { resolve, join, dirname } from 'node:path';
+import { resolve, join, dirname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from './config.ts';
@@ -26,6 +26,8 @@ const ENTRIES: Entry[] = [
   { key: 'maxConcurrent', env: 'BACKPLANE_MAX_CONCURRENT', kind: 'int', min: 1 },
   { key: 'nodeOfflineSeconds', env: 'BACKPLANE_NODE_OFFLINE_SECONDS', kind: 'int', min: 1 },
   { key: 'commandLeaseSeconds', env: 'BACKPLANE_COMMAND_LEASE_SECONDS', kind: 'int', min: 1 },
+  { key: 'tokenRotationGraceSeconds', env: 'BACKPLANE_TOKEN_ROTATION_GRACE', kind: 'duration', min: 0 },
+  { key: 'localFsRoots', env: 'BACKPLANE_LOCAL_FS_ROOTS', kind: 'list' },
   { key: 'storageHealthIntervalSeconds', env: 'BACKPLANE_STORAGE_HEALTH_INTERVAL', kind: 'int', min: 0 },
   { key: 'tempSweepIntervalSeconds', env: 'BACKPLANE_TEMP_SWEEP_INTERVAL', kind: 'int', min: 0 },
   { key: 'jwtTtlSeconds', env: 'BACKPLANE_JWT_TTL', kind: 'duration', min: 60 },
@@ -54,6 +56,10 @@ function defaults(): Config {
     maxConcurrent: 2,
     nodeOfflineSeconds: 45,
     commandLeaseSeconds: 120,
+    // The reference's grace: a day to re-configure every agent that used the old token.
+    tokenRotationGraceSeconds: 24 * 3600,
+    // Where data to back up usually lives; system folders (/proc, /sys, /boot, /root, /usr) stay out.
+    localFsRoots: ['/etc', '/home', '/mnt', '/opt', '/srv', '/var'],
     runLimitCheckMs: 15_000,
     runLimitMinuteMs: 60_000,
     storageHealthIntervalSeconds: 300,
@@ -135,6 +141,9 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; ove
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(result.databaseUrl)) {
     throw new ConfigError('BACKPLANE_DATABASE_URL: must start with sqlite: or postgres://');
   }
+  const relativeRoot = result.localFsRoots.find((r) => !isAbsolute(r));
+  if (relativeRoot !== undefined) throw new ConfigError(`BACKPLANE_LOCAL_FS_ROOTS: "${relativeRoot}" must be an absolute path`);
+  result.localFsRoots = result.localFsRoots.map((r) => resolve(r));
   if (result.externalUrl) result.externalUrl = result.externalUrl.replace(/\/+$/, '');
   return result;
 }

@@ -92,7 +92,7 @@ export class RestoreService {
     };
     if (backup.nodeId !== 0) {
       // A node's backup restores on that node, where its paths and databases are.
-      await placeRun(em, { name: backup.taskName, nodeId: backup.nodeId, nodeLabel: '' }, this.#d.config.nodeOfflineSeconds);
+      await placeRun(em, { name: backup.taskName, nodeId: backup.nodeId, nodeLabel: '' }, { offlineSeconds: this.#d.config.nodeOfflineSeconds, masterSlots: this.#d.config.maxConcurrent });
       return em.transactional(async (tx) => {
         const record = tx.create(RestoreRecordEntity, fields);
         await tx.flush();

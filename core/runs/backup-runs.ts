@@ -13,7 +13,7 @@ import type { RetentionService } from '../backup/retention-service.ts';
 import { scheduleTimeZone } from '../backup/time-zone.ts';
 import type { ReplicationService } from '../recovery/replication-service.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
-import { placeRun, runsOnMaster } from '../agent-protocol/placement.ts';
+import { placeRun, recordNodeId, runsOnMaster, type PlacementLimits } from '../agent-protocol/placement.ts';
 import type { RunTaskPayload } from '../agent-protocol/wire.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
@@ -44,7 +44,7 @@ export class BackupRuns {
   readonly #log: FastifyBaseLogger;
   readonly #replications: ReplicationService;
   readonly #maxConcurrent: number;
-  readonly #offlineSeconds: number;
+  readonly #placement: PlacementLimits;
   readonly #commands: CommandQueue;
   readonly #outcome: { recordLogs: RecordLogHub; backupMetrics: BackupMetrics; events: EventBus };
   readonly #queue: number[] = [];
@@ -58,7 +58,7 @@ export class BackupRuns {
     storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number; nodeOfflineSeconds: number }; replications: ReplicationService;
     commandQueue: CommandQueue; recordLogs: RecordLogHub; events: EventBus;
   }) {
-    this.#offlineSeconds = config.nodeOfflineSeconds;
+    this.#placement = { offlineSeconds: config.nodeOfflineSeconds, masterSlots: config.maxConcurrent };
     this.#commands = commandQueue;
     this.#outcome = { recordLogs, backupMetrics, events };
     this.#replications = replications;
@@ -97,21 +97,24 @@ export class BackupRuns {
         taskId, taskName: task.name, type: task.type, status: 'queued' as const,
         trigger: req.trigger, triggeredBy: req.triggeredBy.slice(0, 100), compression: task.compression, encrypted: task.encrypt,
       };
-      if (runsOnMaster(task)) {
+      // 0 is the master's own queue: no placement at all, or placement on the local node.
+      let nodeId = 0;
+      if (!runsOnMaster(task)) {
+        try {
+          nodeId = recordNodeId(await placeRun(em, task, this.#placement));
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          const record = em.create(BackupRecordEntity, { ...fields, nodeId: task.nodeId, status: 'failed', errorMessage: err.message, startedAt: new Date() });
+          await em.flush();
+          await settleBackup(this.#outcome, em, record, task, 'failed');
+          throw new AppError(err.code, { message: err.message, details: { recordId: record.id } });
+        }
+      }
+      if (nodeId === 0) {
         const record = em.create(BackupRecordEntity, { ...fields, nodeId: 0 });
         await em.flush();
         this.#enqueue(record.id);
         return record;
-      }
-      let nodeId: number;
-      try {
-        nodeId = (await placeRun(em, task, this.#offlineSeconds)).id;
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        const record = em.create(BackupRecordEntity, { ...fields, nodeId: task.nodeId, status: 'failed', errorMessage: err.message, startedAt: new Date() });
-        await em.flush();
-        await settleBackup(this.#outcome, em, record, task, 'failed');
-        throw new AppError(err.code, { message: err.message, details: { recordId: record.id } });
       }
       // The record and its command commit together: a placed record never lacks the command that drives it.
       return em.transactional(async (tx) => {

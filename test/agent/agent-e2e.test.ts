@@ -110,7 +110,8 @@ test('node filesystem listing is answered by the agent; viewers are refused, no 
   assert.equal((await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: viewer.token, query: { path: dir } })).status, 403);
   const res = await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: m.token, query: { path: dir } });
   assert.equal(res.status, 200, res.body);
-  assert.deepEqual(res.json.data.entries.map((e: any) => [e.name, e.isDir]), [['sub', true], ['f.txt', false]]);
+  assert.deepEqual(res.json.data.map((e: any) => [e.name, e.isDir]), [['sub', true], ['f.txt', false]], "BackupX's plain array of entries");
+  assert.equal(res.headers['x-total-count'], '2');
   const missing = await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: m.token, query: { path: join(dir, 'nope') } });
   assert.equal(missing.status, 400);
   assert.equal(missing.json.code, 'NODE_FS_FAILED');

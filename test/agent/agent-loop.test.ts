@@ -25,6 +25,8 @@ let server: Server;
 let base: string;
 let dir: string;
 let sourceDir: string;
+/** What the stand-in's heartbeat says the node's maxConcurrent is. */
+let slots = 2;
 
 function ok(res: ServerResponse, data: unknown): void {
   const text = JSON.stringify({ code: 'OK', message: 'success', data });
@@ -43,7 +45,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     res.writeHead(401, { 'content-type': 'application/json' });
     return void res.end(JSON.stringify({ code: 'AUTH_UNAUTHORIZED', message: 'no' }));
   }
-  if (url === '/api/agent/heartbeat') return ok(res, { nodeId: 1, name: 'n', serverTime: new Date().toISOString(), offlineAfterSeconds: 45, leaseSeconds: 120, maxConcurrent: 2, bandwidthLimit: '', labels: [] });
+  if (url === '/api/agent/heartbeat') return ok(res, { nodeId: 1, name: 'n', serverTime: new Date().toISOString(), offlineAfterSeconds: 45, leaseSeconds: 120, maxConcurrent: slots, bandwidthLimit: '', labels: [] });
   if (url === '/api/agent/commands/poll') return ok(res, { command: queue.shift() ?? null });
   if (/^\/api\/agent\/commands\/\d+\/result$/.test(url)) return ok(res, { id: 1, status: 'succeeded' });
   if (url === '/api/agent/tasks/11?recordId=21') {
@@ -201,4 +203,23 @@ test('a short artifact fails the restore; a stop past the grace period aborts ru
   assert.equal(final.status, 'failed');
   assert.equal(final.errorMessage, 'the agent was stopped');
   assert.deepEqual(await readdir(spoolDir(tempDir)), []);
+});
+
+test('maxConcurrent 0 is unlimited: the agent claims every command while all of them run', async () => {
+  const tempDir = join(dir, 'agent-tmp-3');
+  slots = 0;
+  // Three restores whose artifacts never finish arriving: each holds its slot until the stop.
+  queue = [61, 62, 63].map((id) => ({ id, type: 'restore_record', payload: { restoreId: 41 }, attempt: 1, leaseSeconds: 120 }));
+  const client = new MasterClient({ master: base, token: TOKEN });
+  const agent = new Agent({ client, registries: registries(), log: createAgentLogger('silent'), tempDir, heartbeatSeconds: 1, pollSeconds: 1, stopGraceSeconds: 0 });
+  const running = agent.run();
+  try {
+    await until(() => agent.inFlight.length === 3);
+  } finally {
+    slots = 2;
+    agent.stop();
+    await running;
+    client.close();
+  }
+  assert.deepEqual(queue, [], 'all three claimed');
 });

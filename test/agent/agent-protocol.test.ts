@@ -51,7 +51,8 @@ test('a placed run becomes a run_task command; a poll claims it once with a leas
   assert.deepEqual(claimed[0].payload, { taskId: task.id, recordId });
   assert.equal(claimed[0].attempt, 1);
   const view = (await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.data;
-  assert.deepEqual([view.health, view.queue.commands, view.queue.pending], ['healthy', 1, 1]);
+  assert.deepEqual([view.health, view.queue.pending, view.queue.dispatched, view.queue.depth], ['healthy', 0, 1, 1], 'claimed: dispatched');
+  assert.ok(view.queue.oldestActiveAgeSeconds >= 0 && typeof view.queue.oldestActiveAt === 'string');
   const again = await call(app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: admin });
   assert.equal(again.status, 409, 'one queued-or-running record per task, on nodes too');
 });
@@ -130,8 +131,8 @@ test('a lapsed lease re-queues a run that never started (up to three claims), th
   await online(app, node.token);
   const view = (await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.data;
   assert.equal(view.health, 'degraded', 'work lost in the last day shows');
-  assert.equal(view.queue.lost24h, 1, 'one command, taken back three times');
-  assert.equal(view.queue.commands, 0);
+  assert.equal(view.queue.timeouts, 1, 'one command, taken back three times');
+  assert.equal(view.queue.depth, 0);
 });
 
 test('agent routes refuse another node\'s records, tasks and restores', async (t) => {
@@ -273,6 +274,30 @@ test('placement: a label pool picks the least busy online node; with none online
   const r2 = await runPlaced(app, admin, t2.id);
   const nodes = await Promise.all([r1, r2].map(async (id) => (await call(app, 'GET', `/api/backup/records/${id}`, { token: admin })).json.data.nodeId));
   assert.deepEqual(nodes.sort(), [a.id, b.id].sort(), 'the second run goes to the idle node');
+});
+
+test('placement: maxConcurrent 0 is unlimited, so the pool fills that node past the others\' slots; the agent hears 0', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const target = await diskTarget(t, app, admin);
+  const src = await tempDir(t);
+  const mk = async (name: string, maxConcurrent: number) => {
+    const res = await call(app, 'POST', '/api/nodes', { token: admin, body: { name, labels: ['db'], maxConcurrent } });
+    assert.equal(res.status, 200, res.body);
+    return { id: res.json.data.node.id as number, token: res.json.data.token as string };
+  };
+  const one = await mk('one-slot', 1);
+  const unlimited = await mk('unlimited', 0);
+  assert.equal((await online(app, one.token)).maxConcurrent, 1);
+  assert.equal((await online(app, unlimited.token)).maxConcurrent, 0);
+  const placed: number[] = [];
+  for (const name of ['A', 'B', 'C']) {
+    const task = await createTask(app, admin, { name: `Pool ${name}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db' });
+    const recordId = await runPlaced(app, admin, task.id);
+    placed.push((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.nodeId);
+  }
+  // Both idle: the lower id. Then the one-slot node is full, the unlimited one never is.
+  assert.deepEqual(placed, [one.id, unlimited.id, unlimited.id]);
 });
 
 test('heartbeats renew only what the agent lists; a starting agent abandons what its predecessor held, and a started run fails at once', async (t) => {

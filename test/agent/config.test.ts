@@ -55,6 +55,12 @@ test('an enrollment code stands in for a token', () => {
   assert.equal(c.token, undefined);
 });
 
+test('a proxy comes from --proxy or BACKPLANE_AGENT_PROXY_URL', () => {
+  assert.equal(loadAgentConfig({ argv: ['--master', 'http://m.example', '--token', 't', '--proxy', 'http://proxy.example:3128/'], env: {} }).proxyUrl, 'http://proxy.example:3128');
+  assert.equal(loadAgentConfig({ argv: ['--master', 'http://m.example', '--token', 't'], env: { BACKPLANE_AGENT_PROXY_URL: 'https://p.example' } }).proxyUrl, 'https://p.example');
+  assert.equal(loadAgentConfig({ argv: ['--master', 'http://m.example', '--token', 't'], env: {} }).proxyUrl, undefined);
+});
+
 const invalid: Array<[string, string[], Record<string, string>, RegExp]> = [
   ['no master', ['--token', 't'], {}, /master URL is required/],
   ['relative master', ['--master', 'backup.example.com', '--token', 't'], {}, /absolute URL/],
@@ -66,6 +72,8 @@ const invalid: Array<[string, string[], Record<string, string>, RegExp]> = [
   ['zero poll seconds', ['--master', 'https://m.example', '--token', 't', '--poll-seconds', '0'], {}, /--poll-seconds must be a whole number/],
   ['fractional heartbeat from env', ['--master', 'https://m.example', '--token', 't'], { BACKPLANE_AGENT_HEARTBEAT_SECONDS: '1.5' }, /BACKPLANE_AGENT_HEARTBEAT_SECONDS/],
   ['unknown flag', ['--master', 'https://m.example', '--token', 't', '--nope', 'x'], {}, /Unknown option/],
+  ['socks proxy', ['--master', 'https://m.example', '--token', 't', '--proxy', 'socks5://p.example:1080'], {}, /proxy must use http or https/],
+  ['proxy with a path', ['--master', 'https://m.example', '--token', 't', '--proxy', 'http://p.example/x'], {}, /proxy must not contain a path/],
 ];
 for (const [name, argv, env, pattern] of invalid) {
   test(`refused: ${name}`, () => {

@@ -40,6 +40,7 @@ test(`listings stop at ${MAX_ENTRIES} entries`, async () => {
     const listing = await listDir(dir);
     assert.equal(listing.entries.length, MAX_ENTRIES);
     assert.equal(listing.truncated, true);
+    assert.equal(listing.total, MAX_ENTRIES + 3, 'the count before the cut');
     assert.equal(listing.entries[0]!.name, 'f00000');
   } finally {
     await rm(dir, { recursive: true, force: true });

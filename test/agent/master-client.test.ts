@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,5 +179,29 @@ test('download streams the body with its headers; an error reply throws', async 
     await assert.rejects(c.download('/api/agent/restores/6/artifact'), (err: unknown) => err instanceof MasterError && err.status === 404 && err.code === 'RESTORE_NOT_FOUND');
   } finally {
     c.close();
+  }
+});
+
+test('with a proxy, every request goes through it', async () => {
+  const through: string[] = [];
+  // A forwarding proxy for plain http: it sees the absolute URL and passes the request on.
+  const proxy = createServer((req, res) => {
+    through.push(req.url!);
+    const upstream = httpRequest(req.url!, { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode!, up.headers);
+      up.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const client = new MasterClient({ master: base, token: TOKEN, proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+  try {
+    const reply = await client.post<{ nodeId: number }>('/api/agent/heartbeat', { via: 'proxy' });
+    assert.equal(reply.nodeId, 7);
+    assert.deepEqual(through, [`${base}/api/agent/heartbeat`]);
+  } finally {
+    client.close();
+    proxy.closeAllConnections();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
   }
 });

@@ -28,7 +28,7 @@ test('create shows the token once, stores only its hash, and the token drives th
   assert.equal(node.lastSeen, null);
   assert.equal(node.isLocal, false);
   assert.equal(node.runningTasks, 0);
-  assert.deepEqual(node.queue, { pending: 0, commands: 0, lost24h: 0 });
+  assert.deepEqual(node.queue, { pending: 0, dispatched: 0, depth: 0, timeouts: 0, oldestActiveAgeSeconds: 0 });
   assert.equal(node.health, 'offline', 'never seen');
   assert.ok(!('tokenHash' in node) && !('previousTokenHash' in node));
 
@@ -40,7 +40,7 @@ test('create shows the token once, stores only its hash, and the token drives th
   assert.equal(got.status, 200);
   assert.ok(!got.body.includes(token) && !got.body.includes(row.tokenHash!), 'GET never shows the token or its hash');
   const list = await call(app, 'GET', '/api/nodes', { token: admin, query: { limit: '10' } });
-  assert.equal(list.headers['x-total-count'], '1');
+  assert.equal(list.headers['x-total-count'], '2', 'the local node and this one');
   assert.ok(!list.body.includes(token) && !list.body.includes(row.tokenHash!));
 
   const hb = await heartbeat(app, token, { hostname: 'web-1.example', agentVersion: '1.2.3', os: 'linux', arch: 'amd64', ipAddress: '10.0.0.5', running: 0 });
@@ -76,34 +76,39 @@ test('create shows the token once, stores only its hash, and the token drives th
   assert.ok(!audit.body.includes(token), 'the token is never audited');
 });
 
-test('batch creates up to 50 nodes and reports failures per item', async (t) => {
+test('batch creates up to 50 nodes at once; a refused batch creates nothing', async (t) => {
   const { app, admin } = await setup(t);
+  const count = async () => (await call(app, 'GET', '/api/nodes', { token: admin })).headers['x-total-count'];
   const fifty = Array.from({ length: 50 }, (_, i) => `n-${i}`);
   const ok = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names: fifty } });
   assert.equal(ok.status, 200, ok.body);
   assert.equal(ok.json.data.length, 50);
-  assert.ok(ok.json.data.every((r: { success: boolean; token: string; node: { name: string }; name: string }) => r.success && /^bpn_[0-9a-f]{64}$/.test(r.token) && r.node.name === r.name));
+  assert.ok(ok.json.data.every((r: { id: number; token: string; node: { id: number; name: string }; name: string }, i: number) =>
+    r.name === `n-${i}` && r.node.id === r.id && r.node.name === r.name && /^bpn_[0-9a-f]{64}$/.test(r.token)));
   assert.equal(new Set(ok.json.data.map((r: { token: string }) => r.token)).size, 50, 'one token per node');
 
-  const tooMany = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names: [...fifty, 'extra'].map((n) => `${n}-b`) } });
-  assert.equal(tooMany.status, 400);
-  assert.equal(tooMany.json.code, 'NODE_BATCH_TOO_MANY');
-  const empty = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names: [] } });
-  assert.equal(empty.status, 400);
-  assert.equal(empty.json.code, 'NODE_BATCH_EMPTY');
-  assert.equal((await call(app, 'GET', '/api/nodes', { token: admin })).headers['x-total-count'], '50', 'refused batches create nothing');
+  const refusals: [unknown, number, string][] = [
+    [[...fifty, 'extra'].map((n) => `${n}-b`), 400, 'NODE_BATCH_TOO_MANY'],
+    [[], 400, 'NODE_BATCH_EMPTY'],
+    [['  ', ''], 400, 'NODE_BATCH_EMPTY'],
+    [['fresh', 'n-0'], 409, 'NODE_DUPLICATE_NAME'],
+    [['fresh', ' fresh '], 409, 'NODE_DUPLICATE_NAME'],
+    [['fresh', 'x'.repeat(129)], 400, 'NODE_NAME_TOO_LONG'],
+  ];
+  for (const [names, status, code] of refusals) {
+    const res = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names } });
+    assert.equal(res.status, status, JSON.stringify(names).slice(0, 80));
+    assert.equal(res.json.code, code);
+  }
+  assert.equal(await count(), '51', 'refused batches create nothing (50 and the local node)');
 
-  const mixed = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names: ['fresh', 'n-0', 'fresh', '   '] } });
-  assert.equal(mixed.status, 200, mixed.body);
-  const [a, b, c, d] = mixed.json.data;
-  assert.equal(a.success, true);
-  assert.deepEqual({ success: b.success, code: b.code, node: b.node, token: b.token }, { success: false, code: 'NODE_DUPLICATE_NAME', node: null, token: null });
-  assert.equal(c.code, 'NODE_DUPLICATE_NAME', 'a repeat within the batch');
-  assert.equal(d.code, 'INVALID_INPUT');
-  assert.equal((await call(app, 'GET', '/api/nodes', { token: admin })).headers['x-total-count'], '51');
+  const blanks = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names: [' fresh ', '', '   ', 'other'] } });
+  assert.equal(blanks.status, 200, blanks.body);
+  assert.deepEqual(blanks.json.data.map((r: { name: string }) => r.name), ['fresh', 'other'], 'trimmed, blank names left out');
+  assert.equal(await count(), '53');
 
-  const page = await call(app, 'GET', '/api/nodes', { token: admin, query: { limit: '5', offset: '48' } });
-  assert.deepEqual(page.json.data.map((n: { name: string }) => n.name), ['n-48', 'n-49', 'fresh']);
+  const page = await call(app, 'GET', '/api/nodes', { token: admin, query: { limit: '5', offset: '49' } });
+  assert.deepEqual(page.json.data.map((n: { name: string }) => n.name), ['n-48', 'n-49', 'fresh', 'other'], 'the local node first, then by id');
 });
 
 test('update validates and normalises', async (t) => {
@@ -124,7 +129,10 @@ test('update validates and normalises', async (t) => {
   assert.equal(keep.json.data.labels, 'a,b,c', 'absent fields are kept');
   assert.equal((await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body: { name: 'uno' } })).status, 200, 'its own name is not a duplicate');
 
-  for (const body of [{ maxConcurrent: 0 }, { maxConcurrent: 65 }, { bandwidthLimit: 'fast' }, { bandwidthLimit: '10X' }, { name: '   ' }, { name: 'x'.repeat(129) }]) {
+  const unlimited = await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body: { maxConcurrent: 0 } });
+  assert.equal(unlimited.status, 200, unlimited.body);
+  assert.equal(unlimited.json.data.maxConcurrent, 0, '0 is unlimited');
+  for (const body of [{ maxConcurrent: -1 }, { maxConcurrent: 65 }, { bandwidthLimit: 'fast' }, { bandwidthLimit: '10X' }, { name: '   ' }, { name: 'x'.repeat(129) }]) {
     const bad = await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body });
     assert.equal(bad.status, 400, JSON.stringify(body));
     assert.equal(bad.json.code, 'INVALID_INPUT');
@@ -176,8 +184,10 @@ test('rotate-token: the new token works, the old one only during the grace perio
   assert.match(newToken, /^bpn_[0-9a-f]{64}$/);
   assert.notEqual(newToken, oldToken);
   assert.equal(view.id, node.id);
+  assert.equal(rotated.json.data.newToken, newToken, "BackupX's name for it");
+  assert.equal(rotated.headers['cache-control'], 'no-store');
   const graceMs = Date.parse(previousTokenValidUntil) - Date.now();
-  assert.ok(graceMs > 9 * 60_000 && graceMs <= 10 * 60_000, `grace of 10 minutes (got ${graceMs} ms)`);
+  assert.ok(graceMs > 23.9 * 3600_000 && graceMs <= 24 * 3600_000, `grace of 24 hours by default (got ${graceMs} ms)`);
 
   assert.equal((await heartbeat(app, newToken)).status, 200);
   assert.equal((await heartbeat(app, oldToken)).status, 200, 'the old token works within the grace period');
@@ -220,5 +230,16 @@ test('roles: viewers read, only admins change nodes', async (t) => {
       assert.equal(res.json.code, 'AUTH_FORBIDDEN');
     }
   }
-  assert.equal((await call(app, 'GET', '/api/nodes', { token: admin })).headers['x-total-count'], '1', 'nothing changed');
+  assert.equal((await call(app, 'GET', '/api/nodes', { token: admin })).headers['x-total-count'], '2', 'nothing changed (the local node and n)');
+});
+
+test('the rotation grace is a setting; 0 ends the old token at once', async (t) => {
+  const { app } = await build(t, { config: { tokenRotationGraceSeconds: 0 } });
+  const admin = await setupAdmin(app);
+  const { node, token: oldToken } = (await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'rot' } })).json.data;
+  const rotated = await call(app, 'POST', `/api/nodes/${node.id}/rotate-token`, { token: admin });
+  assert.equal(rotated.status, 200, rotated.body);
+  assert.equal(rotated.json.data.previousTokenValidUntil, null);
+  assert.equal((await heartbeat(app, oldToken)).status, 401);
+  assert.equal((await heartbeat(app, rotated.json.data.newToken)).status, 200);
 });

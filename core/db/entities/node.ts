@@ -30,5 +30,7 @@ export const NodeEntity = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
+  // One local node (the master itself), even when two masters start at once on one database.
+  uniques: [{ name: 'nodes_one_local', properties: ['isLocal'], where: { isLocal: true } }],
 });
 export type Node = InferEntity<typeof NodeEntity>;

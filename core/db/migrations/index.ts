@@ -8,6 +8,7 @@ import { Migration007AgentCommands } from './007-agent-commands.ts';
 import { Migration008CopyCorruption } from './008-copy-corruption.ts';
 import { Migration010RunTimeLimit } from './010-run-time-limit.ts';
 import { Migration011DiffFullInterval } from './011-diff-full-interval.ts';
+import { Migration012NodeInstallOptions } from './012-node-install-options.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   { name: 'Migration008CopyCorruption', class: Migration008CopyCorruption },
   { name: 'Migration010RunTimeLimit', class: Migration010RunTimeLimit },
   { name: 'Migration011DiffFullInterval', class: Migration011DiffFullInterval },
+  { name: 'Migration012NodeInstallOptions', class: Migration012NodeInstallOptions },
 ];

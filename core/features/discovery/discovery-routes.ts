@@ -9,6 +9,7 @@ import { validateConfig } from '../../storage/target-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
+import { isLocalNode } from '../../agent-protocol/local-node.ts';
 import { DiscoverDbResult, discovered, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
 import { closedSignal } from '../../http/request-helpers.ts';
 
@@ -41,9 +42,10 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
     if (!driver) throw new AppError('DATABASE_DISCOVER_INVALID_TYPE', { message: `Unknown database type "${type}".` });
     const config = Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined && v !== ''));
     validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
-    if (nodeId > 0) {
+    const { em, config: masterConfig, commandQueue } = request.diScope.cradle;
+    // The local node is the master itself: it discovers from here, as with no node at all.
+    if (nodeId > 0 && !(await isLocalNode(em, nodeId))) {
       const { password, ...visible } = config;
-      const { em, config: masterConfig, commandQueue } = request.diScope.cradle;
       const answer = await askAgent({ em, config: masterConfig, commandQueue, signal: closedSignal(request) }, nodeId, 'discover_db', { type: driver.type, config: visible } satisfies DiscoverDbPayload, password === undefined ? undefined : { password });
       if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
       const found = (answer.result as { databases?: unknown }).databases;

@@ -1,17 +1,39 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
+import { AppError } from '../../http/app-error.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { principalName } from '../../auth/principal.ts';
+import { VERSION } from '../../config/version.ts';
 import type { Node } from '../../db/entities/node.ts';
-import { ENROLLMENT_PLACEHOLDER, renderCompose, renderInstallScript } from './installer-script.ts';
-import { EnrollInput, EnrollResult, InstallPreview, InstallTokenCreated, InstallTokenInput, InstallTokenParams } from './install-schemas.ts';
+import type { IssuedInstaller } from './install-service.ts';
+import { installOptions, storedOptions, type InstallOptions } from './install-options.ts';
+import { ENROLLMENT_PLACEHOLDER, renderCompose, renderInstallScript, shQuote, type InstallerInput } from './installer-script.ts';
+import { DEFAULT_TTL_MINUTES, EnrollInput, EnrollResult, InstallPreviewQuery, InstallTokenCreated, InstallTokenInput, InstallTokenParams } from './install-schemas.ts';
 
 /** The URL agents reach the master at: BACKPLANE_EXTERNAL_URL, or the request's own origin. */
 function masterUrl(request: FastifyRequest): string {
   return request.diScope.cradle.config.externalUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/** The renderer's input for an installer: the agent's master URL is the installer's own when it names one. */
+function installerInput(request: FastifyRequest, node: Pick<Node, 'name'>, options: InstallOptions, enrollCode: string, enrollExpiresAt: Date | null): InstallerInput {
+  return { masterUrl: options.agentMasterUrl || masterUrl(request), enrollCode, nodeName: node.name, enrollExpiresAt, options };
+}
+
+function issuedInput(request: FastifyRequest, issued: IssuedInstaller): InstallerInput {
+  return installerInput(request, issued.node, storedOptions(issued.row), issued.enrollCode, issued.enrollExpiresAt);
+}
+
+/** BackupX's headers for a script on its way through proxies and CDNs: plain text, never sniffed or cached. */
+function asScript(reply: FastifyReply): FastifyReply {
+  return reply.type('text/plain; charset=utf-8').header('content-disposition', 'inline; filename="backplane-agent-install.sh"');
+}
+
+function asCompose(reply: FastifyReply): FastifyReply {
+  return reply.type('application/yaml; charset=utf-8').header('content-disposition', 'attachment; filename="backplane-agent-compose.yml"');
 }
 
 /**
@@ -29,20 +51,44 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
     // No body at all means the defaults (it reaches validation as null).
     schema: { params: IdParams, body: Type.Union([InstallTokenInput, Type.Null()]), response: { 200: envelopeOf(InstallTokenCreated) } },
   }, async (request) => {
-    const { node, token, expiresAt } = await request.diScope.cradle.installs.create(request.params.id, request.body?.ttlMinutes, principalName(request.principal));
-    await audit(request, 'install_token', node, `expires ${expiresAt.toISOString()}`);
-    const base = masterUrl(request);
-    const installUrl = `${base}/install/${token}`;
-    return ok({ token, expiresAt: expiresAt.toISOString(), installUrl, composeUrl: `${installUrl}/compose.yml`, command: `curl -fsSL '${installUrl}' | sh` });
+    const body = request.body ?? {};
+    if (body.ttlMinutes !== undefined && body.ttlSeconds !== undefined && body.ttlSeconds !== 0) {
+      throw new AppError('INVALID_INPUT', { details: [{ path: 'body/ttlSeconds', message: 'give ttlMinutes or ttlSeconds, not both' }] });
+    }
+    const ttlSeconds = body.ttlSeconds || (body.ttlMinutes ?? DEFAULT_TTL_MINUTES) * 60;
+    const options = installOptions(body, VERSION, 'body');
+    const issued = await request.diScope.cradle.installs.create(request.params.id, ttlSeconds, options, principalName(request.principal));
+    const { node, token, row } = issued;
+    await audit(request, 'install_token', node, `${row.mode}/${row.arch}, agent ${row.agentVersion}, expires ${row.expiresAt.toISOString()}`);
+    const base = row.agentMasterUrl || masterUrl(request);
+    // BackupX's primary URL is under /api (reverse proxies forward it); the other is the fallback.
+    const url = `${base}/api/install/${token}`;
+    const fallbackUrl = `${base}/install/${token}`;
+    const curlOptions = [row.proxyUrl ? `--proxy ${shQuote(row.proxyUrl)} ` : '', row.caCertFile ? `--cacert ${shQuote(row.caCertFile)} ` : ''].join('');
+    return ok({
+      installToken: token,
+      expiresAt: row.expiresAt.toISOString(),
+      url,
+      fallbackUrl,
+      // The script itself, for consoles whose proxy mangles /install: it carries the installer's first enrollment code.
+      scriptBase64: Buffer.from(renderInstallScript(issuedInput(request, issued))).toString('base64'),
+      composeUrl: `${url}/compose.yml`,
+      fallbackComposeUrl: `${fallbackUrl}/compose.yml`,
+      token,
+      installUrl: fallbackUrl,
+      command: `curl -fsSL ${curlOptions}${shQuote(fallbackUrl)} | sh`,
+    });
   });
 
   app.get('/api/nodes/:id/install-script-preview', {
     config: { access: 'admin' },
-    schema: { params: IdParams, response: { 200: envelopeOf(InstallPreview) } },
-  }, async (request) => {
-    const node = await request.diScope.cradle.nodes.get(request.params.id);
-    const input = { masterUrl: masterUrl(request), enrollCode: ENROLLMENT_PLACEHOLDER, nodeName: node.name, enrollExpiresAt: null };
-    return ok({ script: renderInstallScript(input), compose: renderCompose(input) });
+    schema: { params: IdParams, querystring: InstallPreviewQuery },
+  }, async (request, reply) => {
+    const node = await request.diScope.cradle.installs.installable(request.params.id);
+    const options = installOptions(request.query, VERSION, 'querystring');
+    const input = installerInput(request, node, options, ENROLLMENT_PLACEHOLDER, null);
+    if (request.query.format === 'compose') return asCompose(reply).send(renderCompose(input));
+    return reply.type('text/x-shellscript; charset=utf-8').send(renderInstallScript(input));
   });
 
   for (const prefix of ['/install', '/api/install']) {
@@ -50,18 +96,18 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
       config: { access: 'public', secret: true },
       schema: { params: InstallTokenParams },
     }, async (request, reply) => {
-      const { node, enrollCode, enrollExpiresAt } = await request.diScope.cradle.installs.consume(request.params.token);
-      void reply.type('text/x-shellscript; charset=utf-8');
-      return renderInstallScript({ masterUrl: masterUrl(request), enrollCode, nodeName: node.name, enrollExpiresAt });
+      const issued = await request.diScope.cradle.installs.consume(request.params.token);
+      await audit(request, 'install_consume', issued.node, 'script', 'installer');
+      return asScript(reply).send(renderInstallScript(issuedInput(request, issued)));
     });
 
     app.get(`${prefix}/:token/compose.yml`, {
       config: { access: 'public', secret: true },
       schema: { params: InstallTokenParams },
     }, async (request, reply) => {
-      const { node, enrollCode, enrollExpiresAt } = await request.diScope.cradle.installs.consume(request.params.token);
-      void reply.type('application/yaml; charset=utf-8');
-      return renderCompose({ masterUrl: masterUrl(request), enrollCode, nodeName: node.name, enrollExpiresAt });
+      const issued = await request.diScope.cradle.installs.consume(request.params.token);
+      await audit(request, 'install_consume', issued.node, 'compose', 'installer');
+      return asCompose(reply).send(renderCompose(issuedInput(request, issued)));
     });
   }
 

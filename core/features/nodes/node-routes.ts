@@ -3,11 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParams, envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { AppError } from '../../http/app-error.ts';
 import { setTotal } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import type { Node } from '../../db/entities/node.ts';
-import { MAX_NODE_BATCH, NodeBatchInput, NodeBatchResult, NodeInput, NodeListQuery, NodeUpdate, NodeView, NodeWithToken, RotatedToken } from './node-schemas.ts';
+import { NodeBatchInput, NodeBatchResult, NodeInput, NodeListQuery, NodeUpdate, NodeView, NodeWithToken, RotatedToken } from './node-schemas.ts';
 import { heartbeatRoutes } from './heartbeat-routes.ts';
 
 /** Nodes admin API. Tokens appear only in the create/rotate answers: never in audit details or logs. */
@@ -48,21 +47,13 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'admin', secret: true },
     schema: { body: NodeBatchInput, response: { 200: envelopeOf(NodeBatchResult) } },
   }, async (request) => {
-    const { names } = request.body;
-    if (names.length === 0) throw new AppError('NODE_BATCH_EMPTY');
-    if (names.length > MAX_NODE_BATCH) throw new AppError('NODE_BATCH_TOO_MANY');
     const nodes = request.diScope.cradle.nodes;
+    // All or nothing, as BackupX: its console asks for an installer for every returned id.
+    const created = await nodes.createBatch(request.body.names);
     const results = [];
-    // One at a time: a failure (bad or duplicate name, also within the batch) is reported in its item only.
-    for (const name of names) {
-      try {
-        const { node, token } = await nodes.create({ name });
-        await audit(request, 'create', node, 'batch');
-        results.push({ name: node.name, success: true, node: await nodes.view(node), token, error: null, code: null });
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        results.push({ name, success: false, node: null, token: null, error: err.message, code: err.code });
-      }
+    for (const { node, token } of created) {
+      await audit(request, 'create', node, 'batch');
+      results.push({ id: node.id, name: node.name, node: await nodes.view(node), token });
     }
     return ok(results);
   });
@@ -93,7 +84,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     const nodes = request.diScope.cradle.nodes;
     const { node, token, previousTokenValidUntil } = await nodes.rotateToken(request.params.id);
     await audit(request, 'rotate_token', node, previousTokenValidUntil ? `previous token valid until ${previousTokenValidUntil.toISOString()}` : '');
-    return ok({ node: await nodes.view(node), token, previousTokenValidUntil: previousTokenValidUntil?.toISOString() ?? null });
+    return ok({ newToken: token, node: await nodes.view(node), token, previousTokenValidUntil: previousTokenValidUntil?.toISOString() ?? null });
   });
 
   await app.register(heartbeatRoutes);

@@ -15,7 +15,8 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 
 export const NodeSettings = {
   labels: Type.Optional(Labels),
-  maxConcurrent: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  /** Concurrent runs the node's agent takes; 0 = unlimited (BackupX's meaning). */
+  maxConcurrent: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
   bandwidthLimit: Type.Optional(Type.String({ maxLength: 32, pattern: BANDWIDTH_PATTERN })),
 };
 
@@ -25,7 +26,7 @@ export type NodeInput = Static<typeof NodeInput>;
 export const NodeUpdate = Type.Object({ name: Type.Optional(Name), ...NodeSettings });
 export type NodeUpdate = Static<typeof NodeUpdate>;
 
-/** The count rule (1-50) is checked by the handler so it can answer NODE_BATCH_EMPTY / NODE_BATCH_TOO_MANY. */
+/** The count rule (1-50) and the names are checked by the handler so it can answer with BackupX's codes. */
 export const NodeBatchInput = Type.Object({ names: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10_000 }) });
 
 export const NodeListQuery = Type.Object(pageQuery(100, 1000));
@@ -48,7 +49,14 @@ export const NodeView = Type.Object({
   labels: Type.String(),
   lastError: Type.String(),
   runningTasks: Type.Integer(),
-  queue: Type.Object({ pending: Type.Integer(), commands: Type.Integer(), lost24h: Type.Integer() }),
+  queue: Type.Object({
+    pending: Type.Integer(),
+    dispatched: Type.Integer(),
+    depth: Type.Integer(),
+    timeouts: Type.Integer(),
+    oldestActiveAt: Type.Optional(Timestamp),
+    oldestActiveAgeSeconds: Type.Integer(),
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -56,15 +64,15 @@ export type NodeView = Static<typeof NodeView>;
 
 export const NodeWithToken = Type.Object({ node: NodeView, token: Type.String() });
 
-export const RotatedToken = Type.Object({ node: NodeView, token: Type.String(), previousTokenValidUntil: NullableTimestamp });
+/** `newToken` is BackupX's name for the new token; `token` Backplane's. */
+export const RotatedToken = Type.Object({ newToken: Type.String(), node: NodeView, token: Type.String(), previousTokenValidUntil: NullableTimestamp });
 
+/** BackupX's `[{id, name}]`, with Backplane's view and token of each created node. */
 export const NodeBatchResult = Type.Array(Type.Object({
+  id: Type.Integer(),
   name: Type.String(),
-  success: Type.Boolean(),
-  node: Type.Union([NodeView, Type.Null()]),
-  token: Type.Union([Type.String(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  code: Type.Union([Type.String(), Type.Null()]),
+  node: NodeView,
+  token: Type.String(),
 }));
 
 export const HeartbeatInput = Type.Object({

@@ -2,17 +2,15 @@ import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { NodeEntity, type Node } from '../../db/entities/node.ts';
 import { BackupTaskEntity } from '../../db/entities/backup-task.ts';
-import { AgentCommandEntity } from '../../db/entities/agent-command.ts';
 import { BackupRecordEntity } from '../../db/entities/backup-record.ts';
 import type { Config } from '../../config/config.ts';
 import { AppError } from '../../http/app-error.ts';
 import { generateToken, hashToken } from '../../security/tokens.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
-import { toNodeView, type NodeCounts } from './node-view.ts';
-import type { HeartbeatInput, NodeInput, NodeUpdate, NodeView } from './node-schemas.ts';
+import { toNodeView } from './node-view.ts';
+import { nodeCounts } from './node-counts.ts';
+import { MAX_NODE_BATCH, type HeartbeatInput, type NodeInput, type NodeUpdate, type NodeView } from './node-schemas.ts';
 
-/** How long the token a rotation replaced keeps working, so a running agent can be re-configured. */
-export const ROTATION_GRACE_MS = 10 * 60_000;
 export const MAX_NAME_LENGTH = 128;
 
 /** A trimmed name of 1-128 characters, or 400 INVALID_INPUT. */
@@ -22,6 +20,25 @@ export function nodeName(raw: string): string {
     throw new AppError('INVALID_INPUT', { details: [{ path: 'body/name', message: `must be 1 to ${MAX_NAME_LENGTH} characters after trimming` }] });
   }
   return name;
+}
+
+/**
+ * The names of a batch as BackupX takes them: trimmed, blank ones skipped; the whole batch is
+ * refused when one is too long or repeated (NODE_NAME_TOO_LONG, NODE_DUPLICATE_NAME).
+ */
+function batchNames(raw: string[]): string[] {
+  if (raw.length === 0) throw new AppError('NODE_BATCH_EMPTY');
+  if (raw.length > MAX_NODE_BATCH) throw new AppError('NODE_BATCH_TOO_MANY');
+  const names: string[] = [];
+  raw.forEach((value, i) => {
+    const name = value.trim();
+    if (name === '') return;
+    if (name.length > MAX_NAME_LENGTH) throw new AppError('NODE_NAME_TOO_LONG', { details: [{ path: `body/names/${i}`, message: `must be at most ${MAX_NAME_LENGTH} characters after trimming` }] });
+    if (names.includes(name)) throw new AppError('NODE_DUPLICATE_NAME', { message: `The batch names "${name}" twice.` });
+    names.push(name);
+  });
+  if (names.length === 0) throw new AppError('NODE_BATCH_EMPTY', { message: 'The batch names no nodes once blank names are left out.' });
+  return names;
 }
 
 function labelsCsv(labels: string | string[]): string {
@@ -40,8 +57,9 @@ export class NodeService {
     this.#config = config;
   }
 
+  /** The local node first (as BackupX lists it), then by id. */
   async list(page: { limit: number; offset: number }): Promise<[Node[], number]> {
-    return this.#em.findAndCount(NodeEntity, {}, { orderBy: { id: 'asc' }, limit: page.limit, offset: page.offset });
+    return this.#em.findAndCount(NodeEntity, {}, { orderBy: { isLocal: 'desc', id: 'asc' }, limit: page.limit, offset: page.offset });
   }
 
   async get(id: number): Promise<Node> {
@@ -50,26 +68,9 @@ export class NodeService {
     return node;
   }
 
-  /** Views with their running/queued record counts, in one query for the whole page. */
+  /** Views with their queue summaries, in a few queries for the whole page. */
   async views(nodes: Node[]): Promise<NodeView[]> {
-    const counts = new Map<number, NodeCounts>(nodes.map((n) => [n.id, { running: 0, queued: 0, commands: 0, lost: 0 }]));
-    if (nodes.length > 0) {
-      const ids = nodes.map((n) => n.id);
-      const since = new Date(Date.now() - 24 * 3600_000);
-      const open = await this.#em.find(AgentCommandEntity, { nodeId: { $in: ids }, $or: [{ status: { $in: ['pending', 'claimed'] } }, { lostAt: { $gt: since } }] }, { fields: ['id', 'nodeId', 'status', 'lostAt'] });
-      for (const c of open) {
-        const n = counts.get(c.nodeId)!;
-        if (c.status === 'pending' || c.status === 'claimed') n.commands += 1;
-        if (c.lostAt && c.lostAt > since) n.lost += 1;
-      }
-      const active = await this.#em.find(BackupRecordEntity, { nodeId: { $in: nodes.map((n) => n.id) }, status: { $in: ['queued', 'running'] } }, { fields: ['id', 'nodeId', 'status'] });
-      for (const r of active) {
-        const c = counts.get(r.nodeId);
-        if (!c) continue;
-        if (r.status === 'running') c.running += 1;
-        else c.queued += 1;
-      }
-    }
+    const counts = await nodeCounts(this.#em, nodes);
     const now = Date.now();
     return nodes.map((n) => toNodeView(n, counts.get(n.id)!, this.#config.nodeOfflineSeconds, now));
   }
@@ -84,17 +85,25 @@ export class NodeService {
     const labels = input.labels === undefined ? '' : labelsCsv(input.labels);
     return this.#em.transactional(async (em) => {
       await this.#requireFreeName(em, name, undefined);
-      const token = generateToken('node');
-      const node = em.create(NodeEntity, {
-        name,
-        isLocal: false,
-        tokenHash: hashToken(token),
-        labels,
-        maxConcurrent: input.maxConcurrent ?? 1,
-        bandwidthLimit: input.bandwidthLimit ?? '',
-      });
+      const created = this.#newNode(em, { name, labels, maxConcurrent: input.maxConcurrent, bandwidthLimit: input.bandwidthLimit });
       await this.#flushUnique(em);
-      return { node, token };
+      return created;
+    });
+  }
+
+  /**
+   * BackupX's batch: every name is checked first and the nodes are created in one transaction,
+   * so a refused batch (NODE_BATCH_EMPTY, NODE_BATCH_TOO_MANY, NODE_NAME_TOO_LONG,
+   * NODE_DUPLICATE_NAME) creates nothing and every created node has an id.
+   */
+  async createBatch(rawNames: string[]): Promise<{ node: Node; token: string }[]> {
+    const names = batchNames(rawNames);
+    return this.#em.transactional(async (em) => {
+      const taken = await em.find(NodeEntity, { name: { $in: names } }, { fields: ['name'] });
+      if (taken.length > 0) throw new AppError('NODE_DUPLICATE_NAME', { message: `A node named "${taken[0]!.name}" already exists.` });
+      const created = names.map((name) => this.#newNode(em, { name, labels: '' }));
+      await this.#flushUnique(em);
+      return created;
     });
   }
 
@@ -102,6 +111,7 @@ export class NodeService {
     return this.#em.transactional(async (em) => {
       const node = await em.findOne(NodeEntity, { id });
       if (!node) throw new AppError('NODE_NOT_FOUND');
+      if (node.isLocal) refuseLocalSettings(node, input);
       if (input.name !== undefined) {
         const name = nodeName(input.name);
         await this.#requireFreeName(em, name, id);
@@ -115,11 +125,12 @@ export class NodeService {
     });
   }
 
-  /** Refused (409 NODE_HAS_TASKS) while a task is placed on the node or a run is queued or running there. */
+  /** Refused for the local node (400 NODE_DELETE_LOCAL) and, with 409 NODE_HAS_TASKS, while a task is placed on the node or a run is queued or running there. */
   async delete(id: number): Promise<Node> {
     return this.#em.transactional(async (em) => {
       const node = await em.findOne(NodeEntity, { id });
       if (!node) throw new AppError('NODE_NOT_FOUND');
+      if (node.isLocal) throw new AppError('NODE_DELETE_LOCAL');
       const tasks = await em.count(BackupTaskEntity, { nodeId: id });
       const active = await em.count(BackupRecordEntity, { nodeId: id, status: { $in: ['queued', 'running'] } });
       if (tasks > 0 || active > 0) {
@@ -131,14 +142,20 @@ export class NodeService {
     });
   }
 
-  /** A new token; the replaced one stays valid for ROTATION_GRACE_MS (none when the node had no token). */
+  /**
+   * A new token; the replaced one stays valid for BACKPLANE_TOKEN_ROTATION_GRACE (none when
+   * the node had no token or the grace is 0). The local node has no token: 400 NODE_ROTATE_LOCAL.
+   */
   async rotateToken(id: number): Promise<{ node: Node; token: string; previousTokenValidUntil: Date | null }> {
     return this.#em.transactional(async (em) => {
       const node = await em.findOne(NodeEntity, { id });
       if (!node) throw new AppError('NODE_NOT_FOUND');
+      if (node.isLocal) throw new AppError('NODE_ROTATE_LOCAL');
       const token = generateToken('node');
-      const validUntil = node.tokenHash ? new Date(Date.now() + ROTATION_GRACE_MS) : null;
-      node.previousTokenHash = node.tokenHash ?? null;
+      const graceSeconds = this.#config.tokenRotationGraceSeconds;
+      const keepPrevious = node.tokenHash !== null && node.tokenHash !== undefined && graceSeconds > 0;
+      const validUntil = keepPrevious ? new Date(Date.now() + graceSeconds * 1000) : null;
+      node.previousTokenHash = keepPrevious ? node.tokenHash! : null;
       node.previousTokenExpiresAt = validUntil;
       node.tokenHash = hashToken(token);
       await em.flush();
@@ -160,6 +177,19 @@ export class NodeService {
     return node;
   }
 
+  #newNode(em: EntityManager, input: { name: string; labels: string; maxConcurrent?: number; bandwidthLimit?: string }): { node: Node; token: string } {
+    const token = generateToken('node');
+    const node = em.create(NodeEntity, {
+      name: input.name,
+      isLocal: false,
+      tokenHash: hashToken(token),
+      labels: input.labels,
+      maxConcurrent: input.maxConcurrent ?? 1,
+      bandwidthLimit: input.bandwidthLimit ?? '',
+    });
+    return { node, token };
+  }
+
   async #requireFreeName(em: EntityManager, name: string, selfId: number | undefined): Promise<void> {
     const other = await em.findOne(NodeEntity, { name }, { fields: ['id'] });
     if (other && other.id !== selfId) throw new AppError('NODE_DUPLICATE_NAME');
@@ -172,5 +202,19 @@ export class NodeService {
       if (err instanceof UniqueConstraintViolationException) throw new AppError('NODE_DUPLICATE_NAME');
       throw err;
     }
+  }
+}
+
+/**
+ * The master's concurrency is BACKPLANE_MAX_CONCURRENT and its bandwidth the `bandwidth_limit`
+ * setting: the local node keeps `maxConcurrent` 0 and no bandwidth limit of its own. Sending its
+ * current values (as BackupX's edit form does) is fine; other values are refused, not ignored.
+ */
+function refuseLocalSettings(node: Node, input: NodeUpdate): void {
+  if (input.maxConcurrent !== undefined && input.maxConcurrent !== node.maxConcurrent) {
+    throw new AppError('NODE_LOCAL_SETTING_UNSUPPORTED', { message: 'The local node runs with the master\'s BACKPLANE_MAX_CONCURRENT; its maxConcurrent stays 0.' });
+  }
+  if (input.bandwidthLimit !== undefined && input.bandwidthLimit !== node.bandwidthLimit) {
+    throw new AppError('NODE_LOCAL_SETTING_UNSUPPORTED', { message: 'The local node has no bandwidth limit of its own (the master\'s is the bandwidth_limit setting); its bandwidthLimit stays empty.' });
   }
 }

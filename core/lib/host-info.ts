@@ -17,7 +17,7 @@ export function firstExternalIPv4(): string {
   return '';
 }
 
-/** What the heartbeat tells the master about this machine; read each time, addresses change. */
+/** What an agent's heartbeat tells the master about its machine (and the master about itself, as the local node); read each time, addresses change. */
 export function hostInfo(): HostInfo {
   return {
     hostname: hostname().slice(0, 255),
