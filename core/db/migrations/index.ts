@@ -7,6 +7,7 @@ import { Migration006Nodes } from './006-nodes.ts';
 import { Migration007AgentCommands } from './007-agent-commands.ts';
 import { Migration008CopyCorruption } from './008-copy-corruption.ts';
 import { Migration010RunTimeLimit } from './010-run-time-limit.ts';
+import { Migration011KeptSession } from './011-kept-session.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   { name: 'Migration007AgentCommands', class: Migration007AgentCommands },
   { name: 'Migration008CopyCorruption', class: Migration008CopyCorruption },
   { name: 'Migration010RunTimeLimit', class: Migration010RunTimeLimit },
+  { name: 'Migration011KeptSession', class: Migration011KeptSession },
 ];
