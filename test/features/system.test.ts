@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
 import { isNewer } from '../../core/features/system/update-check.ts';
+import { databaseLocation } from '../../core/db/orm.ts';
 
 const PACKAGE_VERSION = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -74,6 +75,12 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
   }
   // Nothing secret: the master key and the database URL's credentials are not part of it.
   assert.ok(!('secretKey' in info) && !('databaseUrl' in info));
+});
+
+test('databasePath never shows the PostgreSQL credentials', () => {
+  assert.equal(databaseLocation('sqlite:/var/lib/backplane/backplane.db'), '/var/lib/backplane/backplane.db');
+  assert.equal(databaseLocation('postgres://backplane:s3cret@db.internal:5432/backplane?sslmode=require&password=x'), 'postgres://db.internal:5432/backplane');
+  assert.equal(databaseLocation('postgresql://db.internal/backplane'), 'postgresql://db.internal/backplane');
 });
 
 // ---- /api/system/update-check -------------------------------------------------------------------
