@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { build, call, setupAdmin, ADMIN } from '../helpers/build.ts';
+import { UserEntity } from '../../core/db/entities/user.ts';
+import { ApiKeyEntity } from '../../core/db/entities/api-key.ts';
 import { expectEnvelope, Ref, Opt, Time } from './reference-shape.ts';
 
 /**
@@ -124,13 +126,20 @@ test('POST /api/auth/logout: {loggedOut}', async (t) => {
   assert.equal(expectEnvelope(await call(app, 'POST', '/api/auth/logout', { token }), Ref({ loggedOut: Type.Boolean() }), 'logout').loggedOut, true);
 });
 
-test('GET /api/users: a plain array of user summaries', async (t) => {
+/** More rows than any default page: the console loads these lists in one request, so all must come. */
+const MANY = 120;
+
+test('GET /api/users: a plain array of every user summary', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
+  const em = app.diContainer.cradle.orm.em.fork();
+  for (let i = 0; i < MANY; i++) em.create(UserEntity, { username: `user-${i}`, passwordHash: 'not-a-hash', displayName: `User ${i}` });
+  await em.flush();
   const res = await call(app, 'GET', '/api/users', { token: admin });
   const users = expectEnvelope(res, Type.Array(UserSummary), 'user list');
-  assert.deepEqual(users.map((u: { username: string }) => u.username), [ADMIN.username]);
-  assert.equal(res.headers['x-total-count'], '1');
+  assert.equal(users.length, MANY + 1, 'no page limit unless asked for');
+  assert.equal(users[0].username, ADMIN.username);
+  assert.equal(res.headers['x-total-count'], String(MANY + 1));
 });
 
 test('POST /api/users: the console\'s upsert payload creates the user as sent', async (t) => {
@@ -186,13 +195,16 @@ test('DELETE /api/users/:id: {deleted}', async (t) => {
   assert.equal((await login(app, 'olga', 'olga-password-1')).status, 401);
 });
 
-test('GET /api/api-keys: a plain array of summaries, never the plaintext', async (t) => {
+test('GET /api/api-keys: a plain array of every summary, never the plaintext', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const { plainKey } = (await call(app, 'POST', '/api/api-keys', { token: admin, body: { name: 'ci', role: 'viewer', ttlHours: 0 } })).json.data;
+  const em = app.diContainer.cradle.orm.em.fork();
+  for (let i = 0; i < MANY; i++) em.create(ApiKeyEntity, { name: `key-${i}`, role: 'viewer', prefix: 'bpk_00000000', keyHash: String(i).padStart(64, '0'), createdById: null });
+  await em.flush();
   const res = await call(app, 'GET', '/api/api-keys', { token: admin });
   const keys = expectEnvelope(res, Type.Array(ApiKeySummary), 'api key list');
-  assert.equal(keys.length, 1);
+  assert.equal(keys.length, MANY + 1, 'no page limit unless asked for');
   assert.ok(!res.body.includes(plainKey.slice(12)), 'the list holds no secret part');
 });
 

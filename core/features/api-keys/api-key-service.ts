@@ -5,6 +5,7 @@ import { UserEntity, type Role } from '../../db/entities/user.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { lowerRole } from '../../auth/roles.ts';
 import { AppError } from '../../http/app-error.ts';
+import { rowLimit } from '../../http/schemas.ts';
 import { generateToken, hashToken, looksLike } from '../../security/tokens.ts';
 
 /** Writing last-used on every request would turn reads into writes; once a minute is enough. */
@@ -64,8 +65,8 @@ export class ApiKeyService {
     return { key, plainKey };
   }
 
-  async list(page: { limit: number; offset: number }): Promise<[ApiKey[], number]> {
-    return this.#em.findAndCount(ApiKeyEntity, {}, { orderBy: { id: 'asc' }, limit: page.limit, offset: page.offset });
+  async list(page: { limit?: number; offset: number }): Promise<[ApiKey[], number]> {
+    return this.#em.findAndCount(ApiKeyEntity, {}, { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
   }
 
   async get(id: number): Promise<ApiKey> {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
+import { IdParams, envelopeOf, wholeListQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { setTotal, sessionIdOf } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
@@ -13,7 +13,7 @@ export async function userRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/api/users', {
     config: { access: 'admin' },
-    schema: { querystring: Type.Object(pageQuery(100, 1000)), response: { 200: envelopeOf(Type.Array(UserView)) } },
+    schema: { querystring: Type.Object(wholeListQuery(1000)), response: { 200: envelopeOf(Type.Array(UserView)) } },
   }, async (request, reply) => {
     const [users, total] = await request.diScope.cradle.users.list(request.query);
     setTotal(reply, total);

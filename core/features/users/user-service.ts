@@ -5,6 +5,7 @@ import { UserEntity, type User } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { revokeSessions } from '../../auth/session-revocation.ts';
 import { AppError } from '../../http/app-error.ts';
+import { rowLimit } from '../../http/schemas.ts';
 import type { CreateUserInput, UpdateUserInput } from './user-schemas.ts';
 
 export class UserService {
@@ -20,8 +21,8 @@ export class UserService {
     return user;
   }
 
-  async list(page: { limit: number; offset: number }): Promise<[User[], number]> {
-    return this.#em.findAndCount(UserEntity, {}, { orderBy: { id: 'asc' }, limit: page.limit, offset: page.offset });
+  async list(page: { limit?: number; offset: number }): Promise<[User[], number]> {
+    return this.#em.findAndCount(UserEntity, {}, { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
   }
 
   async create(input: CreateUserInput): Promise<User> {
