@@ -47,9 +47,9 @@ export class UserService {
   /**
    * Updates a user. The last enabled admin can be neither demoted nor disabled; a change of
    * password, role or enabled state revokes the user's sessions. An admin who only changes
-   * their own password keeps the session they made the change with (`actingSession`).
+   * their own password keeps the session they made the change with (`acting.sessionId`).
    */
-  async update(id: number, input: UpdateUserInput, acting: { userId: number | null; sessionId?: string } = { userId: null }): Promise<User> {
+  async update(id: number, input: UpdateUserInput, acting: { userId: number | null; sessionId?: string }): Promise<User> {
     // Hash before the transaction: argon2 takes a few hundred ms, and SQLite has one writer.
     const passwordHash = input.password ? await hashPassword(input.password) : undefined;
     try {
