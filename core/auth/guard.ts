@@ -7,6 +7,7 @@ import { AppError } from '../http/app-error.ts';
 import { NodeEntity } from '../db/entities/node.ts';
 import { UserEntity } from '../db/entities/user.ts';
 import { hashToken, looksLike } from '../security/tokens.ts';
+import { sessionIsOpen } from './session-revocation.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -58,8 +59,8 @@ async function userPrincipal(request: FastifyRequest): Promise<Principal> {
   if (!claims) throw new AppError('AUTH_UNAUTHORIZED');
   // Re-checked on every request: disabling a user, changing the role or the password revokes at once.
   const user = await request.diScope.cradle.em.findOne(UserEntity, { id: claims.userId });
-  if (!user || user.disabled || user.tokenVersion !== claims.tokenVersion) throw new AppError('AUTH_UNAUTHORIZED');
-  return { kind: 'user', userId: user.id, username: user.username, role: user.role };
+  if (!user || user.disabled || !sessionIsOpen(user, claims)) throw new AppError('AUTH_UNAUTHORIZED');
+  return { kind: 'user', userId: user.id, username: user.username, role: user.role, ...(claims.sessionId ? { sessionId: claims.sessionId } : {}) };
 }
 
 async function authenticateRequest(this: FastifyInstance, request: FastifyRequest): Promise<void> {

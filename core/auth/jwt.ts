@@ -1,7 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Role } from '../db/entities/user.ts';
 
-export interface SessionClaims { userId: number; role: Role; tokenVersion: number }
+export interface SessionClaims {
+  userId: number;
+  role: Role;
+  tokenVersion: number;
+  /** The token's own id (`jti`): names one session, so it can outlive a revocation it caused. Tokens issued before it existed have none. */
+  sessionId?: string;
+}
 
 const ISSUER = 'backplane';
 
@@ -15,12 +22,13 @@ export class SessionTokens {
     this.#ttlSeconds = ttlSeconds;
   }
 
-  async issue(claims: SessionClaims): Promise<{ token: string; expiresAt: Date }> {
+  async issue(claims: Omit<SessionClaims, 'sessionId'>): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.#ttlSeconds * 1000);
     const token = await new SignJWT({ role: claims.role, tv: claims.tokenVersion })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(String(claims.userId))
       .setIssuer(ISSUER)
+      .setJti(randomBytes(16).toString('base64url'))
       .setIssuedAt()
       .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
       .sign(this.#key);
@@ -33,7 +41,7 @@ export class SessionTokens {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], issuer: ISSUER });
       const userId = Number(payload.sub);
       if (!Number.isSafeInteger(userId) || typeof payload.tv !== 'number') return undefined;
-      return { userId, role: payload.role as Role, tokenVersion: payload.tv };
+      return { userId, role: payload.role as Role, tokenVersion: payload.tv, ...(typeof payload.jti === 'string' ? { sessionId: payload.jti } : {}) };
     } catch {
       return undefined;
     }

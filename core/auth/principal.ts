@@ -2,7 +2,7 @@ import type { Role } from '../db/entities/user.ts';
 
 /** Who is making the request, as established by the access guard. */
 export type Principal =
-  | { kind: 'user'; userId: number; username: string; role: Role }
+  | { kind: 'user'; userId: number; username: string; role: Role; sessionId?: string }
   | { kind: 'apiKey'; keyId: number; name: string; role: Role; createdById: number | null }
   | { kind: 'agent'; nodeId: number; nodeName: string };
 

@@ -13,6 +13,23 @@ export function databaseKind(url: string): DatabaseKind {
 }
 
 /**
+ * Where the database lives, fit to show an admin: the SQLite file, or the PostgreSQL URL with
+ * its credentials and parameters removed (either may hold the password).
+ */
+export function databaseLocation(url: string): string {
+  if (databaseKind(url) === 'sqlite') return url.slice('sqlite:'.length);
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    return u.toString();
+  } catch {
+    return 'postgresql';
+  }
+}
+
+/**
  * Opens the database named by the URL. The entity layer is driver-neutral; only this
  * function knows which MikroORM driver serves the URL.
  */

@@ -133,6 +133,7 @@ export const ERROR_CATALOGUE = {
   DATABASE_DISCOVER_FAILED: [400, 'The database server could not be queried.'],
   // settings, audit, system
   SETTINGS_INVALID: [400, 'Invalid settings.'],
+  SETTINGS_UNSUPPORTED: [400, 'A setting was given a value Backplane cannot honour yet.'],
   AUDIT_FILTER_INVALID: [400, 'Invalid audit log filter.'],
   UPDATE_CHECK_FAILED: [502, 'The release feed could not be reached.'],
 } as const satisfies Record<string, readonly [number, string]>;

@@ -19,6 +19,12 @@ export function userIdOf(request: FastifyRequest): number {
   return p.userId;
 }
 
+/** The acting user's session (its token id), so an operation that revokes sessions can keep this one. */
+export function sessionIdOf(request: FastifyRequest): string | undefined {
+  const p = request.principal;
+  return p?.kind === 'user' ? p.sessionId : undefined;
+}
+
 /** Aborted when the client closes the connection, so waiting on its behalf can stop. */
 export function closedSignal(request: FastifyRequest): AbortSignal {
   const abort = new AbortController();

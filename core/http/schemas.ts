@@ -11,6 +11,22 @@ export function pageQuery(defaultLimit: number, maxLimit: number) {
   };
 }
 
+/**
+ * Paging for a list the reference answers whole (its console loads it in one request): every row
+ * unless `limit` is given. For lists that stay small (users, API keys); the total is in `X-Total-Count`.
+ */
+export function wholeListQuery(maxLimit: number) {
+  return {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxLimit })),
+    offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  };
+}
+
+/** The row limit for such a list's query: the one asked for, else all rows (SQL takes an offset only with a limit). */
+export function rowLimit(limit: number | undefined): number {
+  return limit ?? Number.MAX_SAFE_INTEGER;
+}
+
 /** `{items, total}`: the reference's shape for the lists it pages (audit logs, records…); contract §lists. */
 export function pageOf<T extends TSchema>(item: T) {
   return Type.Object({ items: Type.Array(item), total: Type.Integer({ minimum: 0 }) });

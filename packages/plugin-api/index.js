@@ -14,4 +14,5 @@ export const {
   configReaders, oneDatabase,
   MAX_KEY_LENGTH, TEMP_UPLOAD_NAME, temporaryUploadName, isTemporaryUploadOf, pathLikeSegmentProblem, segmentProblem, keySegments, prefixParts,
   cleanMessage, runDump, runRestore, toolStream, toolAvailable, cleanEnv,
+  diskUsage,
 } = api;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, readdir, readFile, rmdir, stat, statfs, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, readFile, rmdir, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '@backplane/plugin-api';
+import { diskUsage, ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '@backplane/plugin-api';
 import { writeAtomically } from './atomic-write.ts';
 import { errnoCode, isMissing, toProviderError } from './local-errors.ts';
 import { inside, keySegments, prefixParts, segmentProblem, TEMP_NAME } from './local-keys.ts';
@@ -154,8 +154,7 @@ export class LocalDiskStorage implements StorageInstance {
   /** The file system's figures (df), not the sum of this target's objects. */
   async usage(): Promise<{ usedBytes: number; totalBytes: number; freeBytes: number }> {
     try {
-      const fs = await statfs(this.#base);
-      return { totalBytes: fs.blocks * fs.bsize, freeBytes: fs.bavail * fs.bsize, usedBytes: (fs.blocks - fs.bfree) * fs.bsize };
+      return await diskUsage(this.#base);
     } catch (err) {
       throw toProviderError(err, `reading the capacity of ${this.#base}`);
     }

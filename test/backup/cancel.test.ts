@@ -83,7 +83,7 @@ test('cancelling a running backup whose pg_dump waits on a lock ends it cancelle
   const types = events.filter((e) => e.fields?.recordId === id).map((e) => e.type);
   assert.deepEqual(types, ['backup_cancelled']);
   const audit = await call(app, 'GET', '/api/audit-logs', { token, query: { category: 'backup_record', action: 'cancel' } });
-  assert.deepEqual(audit.json.data.map((a: any) => [a.targetId, a.username]).sort(), [[String(id), 'operator-user'], [String(queuedId), 'operator-user']].sort());
+  assert.deepEqual(audit.json.data.items.map((a: any) => [a.targetId, a.username]).sort(), [[String(id), 'operator-user'], [String(queuedId), 'operator-user']].sort());
 
   const again = await call(app, 'POST', `/api/backup/records/${id}/cancel`, { token: operator.token });
   assert.equal(again.status, 409);

@@ -108,7 +108,7 @@ test('a file task runs, stores an age+zstd tar that stock tools restore, and the
 
   // Audit has the manual run.
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_task' } });
-  assert.ok(audit.json.data.some((e: { action: string }) => e.action === 'manual_run'));
+  assert.ok(audit.json.data.items.some((e: { action: string }) => e.action === 'manual_run'));
 });
 
 test('records: list filters and paging, lock blocks delete, delete removes the object before the row', async (t) => {

@@ -29,7 +29,7 @@ test('retention after each success: maxBackups keeps the newest, locked records 
     for (const r of [r1, r3, r4]) await stat(join(dir, r.storagePath));
   }
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_record' } });
-  const entry = audit.json.data.find((e: { action: string; targetId: string }) => e.action === 'retention_delete' && e.targetId === String(r2.id));
+  const entry = audit.json.data.items.find((e: { action: string; targetId: string }) => e.action === 'retention_delete' && e.targetId === String(r2.id));
   assert.ok(entry, 'retention deletions are audited');
   assert.match(entry.detail, /beyond maxBackups \(2\)/);
 });

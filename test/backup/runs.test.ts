@@ -102,7 +102,7 @@ test('the scheduler fires enabled tasks on their cron and stops when the task is
   const after = (await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } })).headers['x-total-count'];
   assert.equal(after, before, 'no runs once disabled');
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_task' } });
-  assert.ok(audit.json.data.some((e: { action: string }) => e.action === 'scheduled_run'));
+  assert.ok(audit.json.data.items.some((e: { action: string }) => e.action === 'scheduled_run'));
 });
 
 test('a scheduled fire outside the window or during a run is skipped and audited, never queued', async (t) => {
@@ -117,7 +117,7 @@ test('a scheduled fire outside the window or during a run is skipped and audited
   const records = await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } });
   assert.equal(records.json.data.length, 0);
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_task' } });
-  const skip = audit.json.data.find((e: { action: string }) => e.action === 'scheduled_skip');
+  const skip = audit.json.data.items.find((e: { action: string }) => e.action === 'scheduled_skip');
   assert.ok(skip);
   assert.match(skip.detail, /BACKUP_TASK_OUTSIDE_WINDOW/);
 });
@@ -146,7 +146,7 @@ test('after downtime a task gets exactly one catch-up run, however many fires it
   const records = await call(second.app, 'GET', '/api/backup/records', { token });
   assert.deepEqual(records.json.data.map((r: { taskId: number; trigger: string; status: string }) => [r.taskId, r.trigger, r.status]), [[missed.id, 'catch_up', 'success']]);
   const audit = await call(second.app, 'GET', '/api/audit-logs', { token, query: { category: 'backup_task' } });
-  assert.equal(audit.json.data.filter((e: { action: string }) => e.action === 'catch_up_run').length, 1);
+  assert.equal(audit.json.data.items.filter((e: { action: string }) => e.action === 'catch_up_run').length, 1);
 });
 
 test('at start-up a record left running by a crash becomes failed, its partial object is removed, queued ones run', async (t) => {

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, ADMIN } from '../helpers/build.ts';
 import { ApiKeyEntity } from '../../core/db/entities/api-key.ts';
 
-const KEY_VIEW_KEYS = ['createdAt', 'createdBy', 'disabled', 'expired', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'role'];
+/** The summary's fields of a key never used and without expiry (`lastUsedAt` and `expiresAt` are left out until they have a value). */
+const KEY_VIEW_KEYS = ['createdAt', 'createdBy', 'disabled', 'expired', 'id', 'name', 'prefix', 'role'];
 
 async function createKey(app: FastifyInstance, token: string, body: Record<string, unknown>) {
   const res = await call(app, 'POST', '/api/api-keys', { token, body });
@@ -43,8 +44,8 @@ test('api keys: the plaintext is returned once, on create, and stored only as a 
   assert.equal(view.role, 'operator');
   assert.equal(view.prefix, first.plainKey.slice(0, 12), 'the prefix identifies the key without revealing it');
   assert.equal(view.createdBy, ADMIN.username);
-  assert.equal(view.lastUsedAt, null);
-  assert.equal(view.expiresAt, null, 'no ttlHours: never expires');
+  assert.ok(!('lastUsedAt' in view), 'never used');
+  assert.ok(!('expiresAt' in view), 'no ttlHours: never expires');
   assert.equal(view.disabled, false);
   assert.equal(view.expired, false);
   assert.ok(Date.parse(view.createdAt) >= started - 1000 && Date.parse(view.createdAt) <= Date.now() + 1000);
@@ -52,7 +53,7 @@ test('api keys: the plaintext is returned once, on create, and stored only as a 
 
   const second = await createKey(app, admin, { name: 'backup-viewer', role: 'viewer', ttlHours: 0 });
   assert.notEqual(second.plainKey, first.plainKey);
-  assert.equal(second.apiKey.expiresAt, null, 'ttlHours 0: never expires');
+  assert.ok(!('expiresAt' in second.apiKey), 'ttlHours 0: never expires');
 
   const { keys, total, body } = await listKeys(app, admin);
   assert.equal(total, 2);
@@ -106,7 +107,7 @@ test('api keys: a key authenticates via X-Api-Key and via Bearer, with its own r
   assert.equal(minted.json.data.apiKey.createdBy, 'api-key:admin-key');
 
   const userAudit = await call(app, 'GET', '/api/audit-logs', { apiKey: adminKey, query: { category: 'user' } });
-  const row = userAudit.json.data.find((r: any) => r.action === 'create' && r.targetName === 'made-by-key');
+  const row = userAudit.json.data.items.find((r: any) => r.action === 'create' && r.targetName === 'made-by-key');
   assert.ok(row, 'the key\'s action is audited');
   assert.equal(row.username, 'api-key:admin-key', 'the audit names the key, not a numeric subject');
 
@@ -132,7 +133,7 @@ test('api keys: toggle disables and re-enables; revoke deletes for good', async 
   assert.equal(await works(), true);
   const off = await toggle({ disabled: true });
   assert.equal(off.status, 200, off.body);
-  assert.deepEqual(Object.keys(off.json.data).sort(), KEY_VIEW_KEYS);
+  assert.deepEqual(Object.keys(off.json.data).sort(), [...KEY_VIEW_KEYS, 'lastUsedAt'].sort(), 'the key has been used');
   assert.equal(off.json.data.disabled, true);
   for (const res of await bothWays(app, 'GET', '/api/audit-logs', plainKey)) assertRefused(res, 401, 'AUTH_KEY_DISABLED', 'disabled key');
   assert.equal((await listKeys(app, admin)).keys[0].disabled, true, 'the list shows the state');
@@ -166,7 +167,7 @@ test('api keys: toggle disables and re-enables; revoke deletes for good', async 
   assertRefused(await toggle(), 404, 'API_KEY_NOT_FOUND', 'toggle revoked');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'api_key', limit: '100' } });
-  const rows: any[] = audit.json.data.filter((r: any) => r.targetId === String(apiKey.id));
+  const rows: any[] = audit.json.data.items.filter((r: any) => r.targetId === String(apiKey.id));
   // Newest first: create, disable, disable, enable, disable, enable, revoke.
   assert.deepEqual(rows.map((r) => r.action).reverse(), ['create', 'disable', 'disable', 'enable', 'disable', 'enable', 'revoke']);
   for (const r of rows) {
@@ -222,12 +223,12 @@ test('api keys: lastUsedAt is recorded on use', async (t) => {
     const at = Date.parse(lastUsed);
     assert.ok(at >= before - 1000 && at <= after + 1000, `lastUsedAt ${lastUsed} is the time of use`);
   }
-  assert.equal(keys.get(unused.apiKey.id).lastUsedAt, null);
+  assert.ok(!('lastUsedAt' in keys.get(unused.apiKey.id)));
 
   // A refused use is not a use.
   assert.equal((await call(app, 'PUT', `/api/api-keys/${unused.apiKey.id}/toggle`, { token: admin, body: { disabled: true } })).status, 200);
   assert.equal((await call(app, 'GET', '/api/audit-logs', { apiKey: unused.plainKey })).status, 401);
-  assert.equal((await listKeys(app, admin)).keys.find((k) => k.id === unused.apiKey.id).lastUsedAt, null);
+  assert.ok(!('lastUsedAt' in (await listKeys(app, admin)).keys.find((k) => k.id === unused.apiKey.id)));
 });
 
 test('api keys: refused on interactive account routes with AUTH_INTERACTIVE_ONLY', async (t) => {

@@ -15,6 +15,6 @@ test('audit_retention_days deletes older entries; 0 keeps everything', async (t)
   await call(app, 'PUT', '/api/settings', { token: admin, body: { audit_retention_days: '30' } });
   assert.equal(await app.auditRetention.sweep(), 1);
   const left = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'test' } });
-  assert.deepEqual(left.json.data.map((e: { action: string }) => e.action), ['recent']);
+  assert.deepEqual(left.json.data.items.map((e: { action: string }) => e.action), ['recent']);
   assert.equal(await em.fork().findOne(AuditLogEntity, { id: old.id }), null);
 });

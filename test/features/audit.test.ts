@@ -16,7 +16,7 @@ interface Entry {
 
 async function list(app: FastifyInstance, token: string, query: Record<string, string> = {}) {
   const res = await call(app, 'GET', '/api/audit-logs', { token, query });
-  return { ...res, entries: (res.json?.data ?? []) as Entry[], total: Number(res.headers['x-total-count']) };
+  return { ...res, entries: (res.json?.data?.items ?? []) as Entry[], total: Number(res.headers['x-total-count']) };
 }
 
 /** All entries, newest first, read through the API with the largest page. */

@@ -75,8 +75,8 @@ test('backup task CRUD, defaults and audit', async (t) => {
   assert.equal((await call(app, 'GET', '/api/backup/tasks/abc', { token: admin })).json.code, 'INVALID_ID');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_task' } });
-  assert.deepEqual(audit.json.data.map((e: { action: string }) => e.action).sort(), ['create', 'delete', 'update']);
-  assert.ok(audit.json.data.every((e: { targetType: string }) => e.targetType === 'backup_task'));
+  assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action).sort(), ['create', 'delete', 'update']);
+  assert.ok(audit.json.data.items.every((e: { targetType: string }) => e.targetType === 'backup_task'));
 });
 
 test('invalid tasks are 400 BACKUP_TASK_INVALID with the failing fields', async (t) => {
@@ -265,7 +265,7 @@ test('toggle and batch operations report per item', async (t) => {
   assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '1');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_task' } });
-  const actions = audit.json.data.map((e: { action: string }) => e.action);
+  const actions = audit.json.data.items.map((e: { action: string }) => e.action);
   assert.equal(actions.filter((x: string) => x === 'toggle').length, 5);
   assert.equal(actions.filter((x: string) => x === 'delete').length, 1);
 });

@@ -14,10 +14,12 @@ test('discovery lists PostgreSQL databases, system ones flagged', async (t) => {
     token: admin, body: { type: 'pgsql', host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username) },
   });
   assert.equal(res.status, 200, res.body);
-  const byName = new Map(res.json.data.databases.map((d: { name: string; system: boolean; sizeBytes: number }) => [d.name, d]));
+  const byName = new Map(res.json.data.details.map((d: { name: string; system: boolean; sizeBytes: number }) => [d.name, d]));
   assert.equal((byName.get(u.pathname.slice(1)) as { system: boolean }).system, false);
   assert.equal((byName.get('template1') as { system: boolean } | undefined)?.system ?? true, true);
   assert.ok((byName.get(u.pathname.slice(1)) as { sizeBytes: number }).sizeBytes > 0);
+  assert.ok(res.json.data.databases.includes(u.pathname.slice(1)), 'the reference\'s list of names holds the user database');
+  assert.ok(!res.json.data.databases.includes('template1') && !res.json.data.databases.includes('postgres'), 'and leaves the server\'s own out');
 });
 
 test('discovery lists MariaDB databases', async (t) => {
@@ -30,9 +32,11 @@ test('discovery lists MariaDB databases', async (t) => {
     token: admin, body: { type: 'mysql', host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) },
   });
   assert.equal(res.status, 200, res.body);
-  const names = res.json.data.databases.map((d: { name: string }) => d.name);
+  const names = res.json.data.details.map((d: { name: string }) => d.name);
   assert.ok(names.includes(u.pathname.slice(1)));
-  assert.equal(res.json.data.databases.find((d: { name: string }) => d.name === 'mysql')?.system, true);
+  assert.equal(res.json.data.details.find((d: { name: string }) => d.name === 'mysql')?.system, true);
+  assert.ok(res.json.data.databases.includes(u.pathname.slice(1)));
+  assert.ok(!res.json.data.databases.includes('mysql'), 'system schemas are left out of the names');
 });
 
 test('discovery refuses bad input with coded 4xx and viewers with 403', async (t) => {

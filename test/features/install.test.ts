@@ -68,7 +68,7 @@ test('an install token is shown once, stored hashed, time-limited and audited wi
   assert.equal(missing.json.code, 'NODE_NOT_FOUND');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'node' } });
-  assert.ok(audit.json.data.some((e: { action: string }) => e.action === 'install_token'));
+  assert.ok(audit.json.data.items.some((e: { action: string }) => e.action === 'install_token'));
   assert.ok(!audit.body.includes(token) && !audit.body.includes(hashToken(token)), 'never audited');
 
   assert.equal(redactUrl(`/install/${token}`), '/install/[REDACTED]');
@@ -156,7 +156,7 @@ test('the script passes sh -n and, run for real, enrolls the node; the enrollmen
   assert.equal((await call(app, 'POST', '/api/install/enroll', { body: { code: 'bpe_' + '0'.repeat(64) } })).status, 401);
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'node' } });
-  assert.ok(audit.json.data.some((e: { action: string }) => e.action === 'enroll'));
+  assert.ok(audit.json.data.items.some((e: { action: string }) => e.action === 'enroll'));
   assert.ok(!audit.body.includes(agentToken) && !audit.body.includes(code));
 });
 

@@ -72,7 +72,7 @@ test('create shows the token once, stores only its hash, and the token drives th
   assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { token, body: {} })).status, 401, 'agent token only in X-Agent-Token');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'node' } });
-  assert.deepEqual(audit.json.data.map((e: { action: string }) => e.action), ['create']);
+  assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action), ['create']);
   assert.ok(!audit.body.includes(token), 'the token is never audited');
 });
 
@@ -172,7 +172,7 @@ test('delete is refused while a backup task uses the node', async (t) => {
   assert.equal((await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.code, 'NODE_NOT_FOUND');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'node' } });
-  assert.deepEqual(audit.json.data.map((e: { action: string }) => e.action).sort(), ['create', 'delete']);
+  assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action).sort(), ['create', 'delete']);
 });
 
 test('rotate-token: the new token works, the old one only during the grace period', async (t) => {
@@ -205,7 +205,7 @@ test('rotate-token: the new token works, the old one only during the grace perio
   assert.equal((await heartbeat(app, newToken)).status, 200);
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'node' } });
-  assert.ok(audit.json.data.some((e: { action: string }) => e.action === 'rotate_token'));
+  assert.ok(audit.json.data.items.some((e: { action: string }) => e.action === 'rotate_token'));
   assert.ok(!audit.body.includes(oldToken) && !audit.body.includes(newToken));
 });
 

@@ -77,7 +77,7 @@ test('PUT /api/settings updates a partial map, returns the whole map and persist
   const admin = await setupAdmin(app);
   const put = await call(app, 'PUT', '/api/settings', {
     token: admin,
-    body: { site_name: '  Vault  ', language: 'zh-CN', timezone: 'Europe/Berlin', backup_notification_enabled: false, bandwidth_limit: '1.5M', audit_retention_days: 30 },
+    body: { site_name: '  Vault  ', language: 'zh-CN', timezone: 'Europe/Berlin', backup_notification_enabled: false, bandwidth_limit: '', audit_retention_days: 30 },
   });
   assert.equal(put.status, 200, put.body);
   const expected = {
@@ -86,22 +86,35 @@ test('PUT /api/settings updates a partial map, returns the whole map and persist
     language: 'zh-CN',
     timezone: 'Europe/Berlin',
     backup_notification_enabled: 'false', // booleans and numbers become strings
-    bandwidth_limit: '1.5M',
     audit_retention_days: '30',
   };
   assert.deepEqual(put.json.data, expected);
   assert.deepEqual((await call(app, 'GET', '/api/settings', { token: admin })).json.data, expected);
 
   // A second partial update leaves the other keys alone.
-  const again = await call(app, 'PUT', '/api/settings', { token: admin, body: { audit_retention_days: '36500', bandwidth_limit: '' } });
+  const again = await call(app, 'PUT', '/api/settings', { token: admin, body: { audit_retention_days: '36500' } });
   assert.equal(again.status, 200, again.body);
-  assert.deepEqual(again.json.data, { ...expected, audit_retention_days: '36500', bandwidth_limit: '' });
+  assert.deepEqual(again.json.data, { ...expected, audit_retention_days: '36500' });
 
   const rows = await storedRows(app);
   assert.equal(rows.get('site_name'), 'Vault');
   assert.equal(rows.get('audit_retention_days'), '36500');
   assert.equal(rows.get('bandwidth_limit'), '');
   assert.equal(rows.has('audit_webhook_url'), false, 'keys never sent are not written');
+});
+
+test('a setting Backplane cannot honour yet is refused at any value but its default, and nothing is written', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const res = await call(app, 'PUT', '/api/settings', { token: admin, body: { site_name: 'Kept out', bandwidth_limit: '10M' } });
+  assert.equal(res.status, 400, res.body);
+  assert.equal(res.json.code, 'SETTINGS_UNSUPPORTED');
+  assert.match(res.json.message, /bandwidth_limit/);
+  assert.deepEqual(res.json.details.map((d: { key: string }) => d.key), ['bandwidth_limit']);
+  assert.match(res.json.details[0].message, /10M/);
+  assert.equal((await storedRows(app)).size, 0, 'the whole update was refused');
+  const off = await call(app, 'PUT', '/api/settings', { token: admin, body: { bandwidth_limit: '' } });
+  assert.equal(off.status, 200, 'the default ("no limit") is accepted');
 });
 
 test('viewers (token or API key) can read settings', async (t) => {
@@ -253,6 +266,6 @@ test('a settings update is audited with the key names and without the secret val
 
   // The list endpoint shows the same entry.
   const list = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'settings' } });
-  assert.equal(list.json.data.length, 1);
+  assert.equal(list.json.data.items.length, 1);
   assert.ok(!list.body.includes(secret));
 });

@@ -53,7 +53,7 @@ test('storage target CRUD with local_disk', async (t) => {
   assert.equal(gone.json.code, 'STORAGE_TARGET_NOT_FOUND');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'storage_target' } });
-  assert.deepEqual(audit.json.data.map((e: { action: string }) => e.action).sort(), ['create', 'delete', 'update']);
+  assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action).sort(), ['create', 'delete', 'update']);
 });
 
 test('bad storage input is a coded 4xx, never a 5xx', async (t) => {

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
 import { isNewer } from '../../core/features/system/update-check.ts';
+import { databaseLocation } from '../../core/db/orm.ts';
 
 const PACKAGE_VERSION = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -45,8 +46,10 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
   assert.equal(res.json.code, 'OK');
   const info = res.json.data;
   assert.equal(info.version, PACKAGE_VERSION);
-  assert.equal(info.mode, 'master');
+  assert.equal(info.mode, 'release', 'the log level is not debug');
+  assert.equal(info.role, 'master');
   assert.equal(info.database, 'sqlite');
+  assert.equal(info.databasePath, config.databaseUrl.slice('sqlite:'.length));
   assert.equal(info.nodeVersion, process.version);
   assert.equal(info.platform, `${process.platform}/${process.arch}`);
   assert.equal(info.dataDir, config.dataDir);
@@ -54,8 +57,8 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
   assert.ok(Number.isInteger(info.uptimeSeconds) && info.uptimeSeconds >= 0);
   for (const field of ['diskTotal', 'diskFree']) assert.ok(typeof info[field] === 'number' && info[field] > 0, `${field}=${info[field]}`);
   assert.ok(info.diskUsed >= 0);
-  assert.equal(info.diskTotal, info.diskFree + info.diskUsed);
-  assert.ok(info.diskFree <= info.diskTotal);
+  // df's figures: blocks reserved for root are neither used nor free.
+  assert.ok(info.diskFree + info.diskUsed <= info.diskTotal);
 
   assert.ok(Array.isArray(info.plugins));
   for (const p of info.plugins) {
@@ -72,6 +75,12 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
   }
   // Nothing secret: the master key and the database URL's credentials are not part of it.
   assert.ok(!('secretKey' in info) && !('databaseUrl' in info));
+});
+
+test('databasePath never shows the PostgreSQL credentials', () => {
+  assert.equal(databaseLocation('sqlite:/var/lib/backplane/backplane.db'), '/var/lib/backplane/backplane.db');
+  assert.equal(databaseLocation('postgres://backplane:s3cret@db.internal:5432/backplane?sslmode=require&password=x'), 'postgres://db.internal:5432/backplane');
+  assert.equal(databaseLocation('postgresql://db.internal/backplane'), 'postgresql://db.internal/backplane');
 });
 
 // ---- /api/system/update-check -------------------------------------------------------------------
@@ -113,8 +122,9 @@ test('update check: the same or an older release is not an update; missing field
   assert.equal(same.json.data.latestVersion, PACKAGE_VERSION);
   assert.deepEqual(
     { releaseUrl: same.json.data.releaseUrl, releaseNotes: same.json.data.releaseNotes, publishedAt: same.json.data.publishedAt, downloadUrl: same.json.data.downloadUrl },
-    { releaseUrl: '', releaseNotes: '', publishedAt: null, downloadUrl: '' },
+    { releaseUrl: '', releaseNotes: '', publishedAt: undefined, downloadUrl: '' },
   );
+  assert.ok(!('publishedAt' in same.json.data), 'an unknown date is left out, as the reference does');
 
   release = { tag_name: '0.0.1', html_url: 42, body: ['not', 'text'], published_at: false };
   const older = await updateCheck(app, token);
@@ -122,7 +132,7 @@ test('update check: the same or an older release is not an update; missing field
   assert.equal(older.json.data.hasUpdate, false);
   assert.equal(older.json.data.latestVersion, '0.0.1');
   assert.equal(older.json.data.releaseUrl, '', 'a non-string field is not passed through');
-  assert.equal(older.json.data.publishedAt, null);
+  assert.ok(!('publishedAt' in older.json.data));
 
   release = { tag_name: 'v0.0.0-nightly' };
   assert.equal((await updateCheck(app, token)).json.data.hasUpdate, false);

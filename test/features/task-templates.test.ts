@@ -40,7 +40,7 @@ async function rawTemplate(app: FastifyInstance, id: number) {
 async function auditOf(app: FastifyInstance, token: string, category: string) {
   const res = await call(app, 'GET', '/api/audit-logs', { token, query: { category, limit: '500' } });
   assert.equal(res.status, 200, res.body);
-  return res.json.data as { action: string; targetType: string; targetId: string; targetName: string; detail: string }[];
+  return res.json.data.items as { action: string; targetType: string; targetId: string; targetName: string; detail: string }[];
 }
 
 test('task template CRUD, uniqueness, 404 and audit', async (t) => {

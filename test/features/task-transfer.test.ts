@@ -52,7 +52,7 @@ async function details(app: FastifyInstance, token: string) {
 }
 
 const auditActions = async (app: FastifyInstance, token: string, action: string) =>
-  (await call(app, 'GET', '/api/audit-logs', { token, query: { category: 'backup_task', action } })).json.data
+  (await call(app, 'GET', '/api/audit-logs', { token, query: { category: 'backup_task', action } })).json.data.items
     .filter((e: { action: string }) => e.action === action);
 
 test('export: a v1 JSON attachment without envelope, names for references, no password or credential', async (t) => {

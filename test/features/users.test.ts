@@ -5,7 +5,10 @@ import argon2 from 'argon2';
 import { build, call, setupAdmin, apiKeyWithRole, ADMIN } from '../helpers/build.ts';
 import { UserEntity } from '../../core/db/entities/user.ts';
 
-const USER_VIEW_KEYS = ['createdAt', 'disabled', 'displayName', 'email', 'id', 'phone', 'role', 'updatedAt', 'username'];
+const USER_VIEW_KEYS = [
+  'createdAt', 'disabled', 'displayName', 'email', 'emailOtpEnabled', 'id', 'mfaEnabled', 'phone', 'role', 'smsOtpEnabled', 'trustedDeviceCount',
+  'twoFactorEnabled', 'twoFactorRecoveryCodesRemaining', 'updatedAt', 'username', 'webAuthnCredentialCount', 'webAuthnEnabled',
+];
 
 type Cred = { token: string } | { apiKey: string };
 const as = (cred: string | Cred): Cred => (typeof cred === 'string' ? { token: cred } : cred);
@@ -90,16 +93,21 @@ test('users: create, list with paging, update and delete', async (t) => {
   const afterUpdate = (await listUsers(app, admin)).users.find((u) => u.id === plain.id);
   assert.deepEqual(afterUpdate, updated.json.data, 'the update is stored');
 
-  // Unknown fields are ignored, and the username cannot be changed by smuggling it in.
-  const smuggled = await call(app, 'PUT', `/api/users/${plain.id}`, { token: admin, body: { username: 'renamed', id: 999, tokenVersion: 50, phone: '456' } });
+  // Unknown fields are ignored: neither the id nor the token version can be smuggled in.
+  const smuggled = await call(app, 'PUT', `/api/users/${plain.id}`, { token: admin, body: { id: 999, tokenVersion: 50, phone: '456' } });
   assert.equal(smuggled.status, 200, smuggled.body);
-  assert.equal(smuggled.json.data.username, 'plain.user');
   assert.equal(smuggled.json.data.id, plain.id);
   assert.equal(smuggled.json.data.phone, '456');
 
+  // The username can be changed, as in the reference; a taken one is refused.
+  assertError(await call(app, 'PUT', `/api/users/${plain.id}`, { token: admin, body: { username: ADMIN.username } }), 409, 'USER_USERNAME_EXISTS', 'rename onto a taken name');
+  const renamed = await call(app, 'PUT', `/api/users/${plain.id}`, { token: admin, body: { username: 'renamed.user' } });
+  assert.equal(renamed.status, 200, renamed.body);
+  assert.equal(renamed.json.data.username, 'renamed.user');
+
   const pw = await call(app, 'PUT', `/api/users/${plain.id}`, { token: admin, body: { password: 'changed-by-admin-1' } });
   assert.equal(pw.status, 200);
-  assert.equal((await call(app, 'POST', '/api/auth/login', { body: { username: 'plain.user', password: 'changed-by-admin-1' } })).status, 200);
+  assert.equal((await call(app, 'POST', '/api/auth/login', { body: { username: 'renamed.user', password: 'changed-by-admin-1' } })).status, 200);
 
   const del = await call(app, 'DELETE', `/api/users/${plain.id}`, { token: admin });
   assert.equal(del.status, 200, del.body);
@@ -114,14 +122,15 @@ test('users: create, list with paging, update and delete', async (t) => {
   assertError(await call(app, 'DELETE', '/api/users/424242', { token: admin }), 404, 'USER_NOT_FOUND', 'delete unknown');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'user', limit: '100' } });
-  const rows: any[] = audit.json.data;
+  const rows: any[] = audit.json.data.items;
   const forPlain = rows.filter((r) => r.targetId === String(plain.id)).map((r) => r.action).sort();
-  assert.deepEqual(forPlain, ['create', 'delete', 'update', 'update', 'update']);
+  assert.deepEqual(forPlain, ['create', 'delete', 'update', 'update', 'update', 'update']);
   assert.ok(rows.every((r) => r.username === ADMIN.username));
   const details = rows.filter((r) => r.action === 'update').map((r) => r.detail);
   assert.ok(details.includes('password'), `a password change is audited by name only: ${JSON.stringify(details)}`);
   assert.ok(!JSON.stringify(rows).includes('changed-by-admin-1'), 'no password value in the audit log');
-  assert.ok(!details.some((d) => /username|tokenVersion|renamed/.test(d)), `ignored fields are not audited as changes: ${JSON.stringify(details)}`);
+  assert.ok(!details.some((d) => /tokenVersion|id=/.test(d)), `ignored fields are not audited as changes: ${JSON.stringify(details)}`);
+  assert.ok(details.includes('username=renamed.user'), 'a rename is audited');
 });
 
 test('users: duplicate usernames are refused with 409, also when created concurrently', async (t) => {

@@ -43,7 +43,7 @@ test('a restore placed on a node is cancelled before its agent takes it: cancell
   assert.equal(poll.json.data.command, null, 'the agent is given nothing to do');
   assert.ok(events.includes('restore_cancelled'), events.join(', '));
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'restore_record', action: 'cancel' } });
-  assert.deepEqual(audit.json.data.map((a: any) => String(a.targetId)), [String(id)]);
+  assert.deepEqual(audit.json.data.items.map((a: any) => String(a.targetId)), [String(id)]);
 
   const again = await call(app, 'POST', `/api/restore/records/${id}/cancel`, { token: admin });
   assert.equal(again.status, 409);

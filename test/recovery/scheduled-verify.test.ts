@@ -23,7 +23,7 @@ test('a task with verification enabled is verified on its own cron, in its mode,
   // Before any backup, a fire is skipped (nothing to verify) and audited.
   await app.diContainer.cradle.scheduler.fireVerification(task.id);
   const skipped = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'verify_record' } });
-  assert.ok(skipped.json.data.some((e: { action: string; detail: string }) => e.action === 'scheduled_skip' && /VERIFY_NO_SOURCE/.test(e.detail)));
+  assert.ok(skipped.json.data.items.some((e: { action: string; detail: string }) => e.action === 'scheduled_skip' && /VERIFY_NO_SOURCE/.test(e.detail)));
 
   const backup = await runAndWait(app, admin, task.id);
   await clock.advance(1000);

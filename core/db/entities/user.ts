@@ -17,6 +17,8 @@ export const UserEntity = defineEntity({
     disabled: p.boolean().default(false),
     /** Bumped on password, role or enabled-state changes: every JWT carrying an older value stops working. */
     tokenVersion: p.integer().default(1),
+    /** The one session (JWT id) that survived the last bump: the caller's own when they changed their own password. */
+    keptSessionId: p.string().length(32).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -9,6 +9,7 @@ import { Migration008CopyCorruption } from './008-copy-corruption.ts';
 import { Migration010RunTimeLimit } from './010-run-time-limit.ts';
 import { Migration011DiffFullInterval } from './011-diff-full-interval.ts';
 import { Migration012NodeInstallOptions } from './012-node-install-options.ts';
+import { Migration013KeptSession } from './013-kept-session.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   { name: 'Migration010RunTimeLimit', class: Migration010RunTimeLimit },
   { name: 'Migration011DiffFullInterval', class: Migration011DiffFullInterval },
   { name: 'Migration012NodeInstallOptions', class: Migration012NodeInstallOptions },
+  { name: 'Migration013KeptSession', class: Migration013KeptSession },
 ];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
+import { IdParams, envelopeOf, wholeListQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { setTotal } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
@@ -14,7 +14,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/api/api-keys', {
     config: { access: 'admin' },
-    schema: { querystring: Type.Object(pageQuery(100, 1000)), response: { 200: envelopeOf(Type.Array(ApiKeyView)) } },
+    schema: { querystring: Type.Object(wholeListQuery(1000)), response: { 200: envelopeOf(Type.Array(ApiKeyView)) } },
   }, async (request, reply) => {
     const [keys, total] = await request.diScope.cradle.apiKeys.list(request.query);
     setTotal(reply, total);

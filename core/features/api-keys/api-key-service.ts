@@ -5,6 +5,7 @@ import { UserEntity, type Role } from '../../db/entities/user.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { lowerRole } from '../../auth/roles.ts';
 import { AppError } from '../../http/app-error.ts';
+import { rowLimit } from '../../http/schemas.ts';
 import { generateToken, hashToken, looksLike } from '../../security/tokens.ts';
 
 /** Writing last-used on every request would turn reads into writes; once a minute is enough. */
@@ -16,8 +17,9 @@ export const ApiKeyView = Type.Object({
   role: Type.String(),
   prefix: Type.String(),
   createdBy: Type.String(),
-  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  // Absent until first use / for a key that never expires, as the reference omits them.
+  lastUsedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
   disabled: Type.Boolean(),
   expired: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
@@ -31,8 +33,8 @@ export function toApiKeyView(key: ApiKey, now = new Date()): ApiKeyView {
     role: key.role,
     prefix: key.prefix,
     createdBy: key.createdByName,
-    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-    expiresAt: key.expiresAt?.toISOString() ?? null,
+    ...(key.lastUsedAt ? { lastUsedAt: key.lastUsedAt.toISOString() } : {}),
+    ...(key.expiresAt ? { expiresAt: key.expiresAt.toISOString() } : {}),
     disabled: key.disabled,
     expired: key.expiresAt !== null && key.expiresAt !== undefined && key.expiresAt <= now,
     createdAt: key.createdAt.toISOString(),
@@ -63,8 +65,8 @@ export class ApiKeyService {
     return { key, plainKey };
   }
 
-  async list(page: { limit: number; offset: number }): Promise<[ApiKey[], number]> {
-    return this.#em.findAndCount(ApiKeyEntity, {}, { orderBy: { id: 'asc' }, limit: page.limit, offset: page.offset });
+  async list(page: { limit?: number; offset: number }): Promise<[ApiKey[], number]> {
+    return this.#em.findAndCount(ApiKeyEntity, {}, { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
   }
 
   async get(id: number): Promise<ApiKey> {

@@ -3,9 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { stringify } from 'csv-stringify';
-import { envelopeOf, pageQuery } from '../../http/schemas.ts';
+import { envelopeOf, pageOf, pageQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { setTotal } from '../../http/request-helpers.ts';
+import { paged } from '../../http/request-helpers.ts';
 import { csvSafe, exportFileName } from '../../http/csv.ts';
 import { AuditFilterQuery, AuditView, toAuditView } from './audit-query.ts';
 
@@ -18,13 +18,13 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
     config: { access: 'auth' },
     schema: {
       querystring: Type.Intersect([AuditFilterQuery, Type.Object(pageQuery(50, 500))]),
-      response: { 200: envelopeOf(Type.Array(AuditView)) },
+      // The one list the reference pages: `{items, total}`.
+      response: { 200: envelopeOf(pageOf(AuditView)) },
     },
   }, async (request, reply) => {
     const { limit, offset, ...filter } = request.query;
     const [rows, total] = await request.diScope.cradle.auditQuery.list(filter, { limit, offset });
-    setTotal(reply, total);
-    return ok(rows.map(toAuditView));
+    return ok(paged(reply, rows.map(toAuditView), total));
   });
 
   app.get('/api/audit-logs/export', {

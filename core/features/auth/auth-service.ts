@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { UserEntity, type User } from '../../db/entities/user.ts';
 import { SettingEntity } from '../../db/entities/setting.ts';
 import { hashPassword, verifyPassword, burnPasswordCheck } from '../../auth/passwords.ts';
+import { revokeSessions } from '../../auth/session-revocation.ts';
 import type { SessionTokens } from '../../auth/jwt.ts';
 import type { LoginLimiter } from '../../auth/login-limiter.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -65,15 +66,19 @@ export class AuthService {
     return this.#session(user);
   }
 
-  /** Changes the caller's password and revokes every other session; returns a fresh token. */
-  async changePassword(userId: number, oldPassword: string, newPassword: string): Promise<Session> {
+  /**
+   * Changes the caller's password and revokes every other session of theirs. The calling
+   * session (`keepSession`, its token id) stays open, as the reference's console expects: it
+   * keeps its token after the change.
+   */
+  async changePassword(userId: number, keepSession: string | undefined, oldPassword: string, newPassword: string): Promise<User> {
     const user = await this.#em.findOne(UserEntity, { id: userId }, { populate: ['passwordHash'] });
     if (!user) throw new AppError('AUTH_UNAUTHORIZED');
     if (!(await verifyPassword(user.passwordHash, oldPassword))) throw new AppError('AUTH_WRONG_PASSWORD');
     user.passwordHash = await hashPassword(newPassword);
-    user.tokenVersion += 1;
+    revokeSessions(user, keepSession);
     await this.#em.flush();
-    return this.#session(user);
+    return user;
   }
 
   async #session(user: User): Promise<Session> {

@@ -10,7 +10,7 @@ import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
 import { isLocalNode } from '../../agent-protocol/local-node.ts';
-import { DiscoverDbResult, discovered, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
+import { DiscoveredDatabase, discovered, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
 import { closedSignal } from '../../http/request-helpers.ts';
 
 const DiscoverBody = Type.Object({
@@ -25,13 +25,23 @@ const DiscoverBody = Type.Object({
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 
+/**
+ * The reference's answer, `databases` as the names a task can back up (its console fills a
+ * picker with them; the server's own databases are left out, as the reference drops them), and
+ * Backplane's fuller listing beside it: every database with its size and a `system` flag.
+ */
+const DiscoverAnswer = Type.Object({ databases: Type.Array(Type.String()), details: Type.Array(DiscoveredDatabase) });
+
+function discoveryAnswer(found: DiscoveredDatabase[]) {
+  return ok({ databases: found.filter((d) => !d.system).map((d) => d.name), details: found });
+}
 
 export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/api/database/discover', {
     config: { access: 'auth' },
-    schema: { body: DiscoverBody, response: { 200: envelopeOf(DiscoverDbResult) } },
+    schema: { body: DiscoverBody, response: { 200: envelopeOf(DiscoverAnswer) } },
   }, async (request) => {
     // The spec labels this Auth; it also connects anywhere with supplied credentials, so viewers
     // (read-only by role) are refused rather than handed a credential-testing tool.
@@ -49,13 +59,13 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
       const answer = await askAgent({ em, config: masterConfig, commandQueue, signal: closedSignal(request) }, nodeId, 'discover_db', { type: driver.type, config: visible } satisfies DiscoverDbPayload, password === undefined ? undefined : { password });
       if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
       const found = (answer.result as { databases?: unknown }).databases;
-      return ok({ databases: Array.isArray(found) ? found.map(discovered) : [] });
+      return discoveryAnswer(Array.isArray(found) ? found.map(discovered) : []);
     }
     const opener = request.diScope.cradle.storageOpener;
     try {
       const instance = await driver.create(config, opener.deps());
       const found = await instance.discover();
-      return ok({ databases: found.map(discovered) });
+      return discoveryAnswer(found.map(discovered));
     } catch (err) {
       throw new AppError('DATABASE_DISCOVER_FAILED', { message: trimReason(err), cause: err });
     }

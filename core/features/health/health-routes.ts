@@ -3,8 +3,11 @@ import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { VERSION } from '../../config/version.ts';
 
+/** The reference's probe fields: status, version, uptime in seconds, the time of the answer. */
+const probe = (status: string) => ({ status, version: VERSION, uptime: Math.floor(process.uptime()), timestamp: new Date().toISOString() });
+
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
-  const live = async () => ok({ status: 'live', version: VERSION, uptime: Math.floor(process.uptime()), timestamp: new Date().toISOString() });
+  const live = async () => ok(probe('live'));
   app.get('/health', { config: { access: 'public' } }, live);
   app.get('/api/health', { config: { access: 'public' } }, live);
 
@@ -13,7 +16,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     // that was shut down would still report ready (and be reopened by the probe).
     const check = await app.diContainer.cradle.orm.checkConnection();
     if (!check.ok) throw new AppError('NOT_READY', { message: 'The database is not reachable.', cause: check.error ?? check.reason });
-    return ok({ status: 'ready', database: 'ok' });
+    return ok({ ...probe('ready'), checks: { database: 'ok' }, database: 'ok' });
   };
   app.get('/ready', { config: { access: 'public' } }, ready);
   app.get('/api/ready', { config: { access: 'public' } }, ready);

@@ -6,6 +6,11 @@
 export interface SettingDef {
   default: string;
   secret?: boolean;
+  /**
+   * Why the setting has no effect yet: any value but the default is refused (400
+   * SETTINGS_UNSUPPORTED) rather than stored and silently ignored.
+   */
+  notYet?: string;
   /** Returns an error message, or undefined when the value is acceptable. */
   validate(value: string): string | undefined;
 }
@@ -40,7 +45,11 @@ export const SETTINGS: Record<string, SettingDef> = {
   language: { default: 'en', validate: (v) => (/^[a-z]{2}(-[A-Z]{2})?$/.test(v) ? undefined : 'must be a language tag such as en or zh-CN') },
   timezone: { default: '', validate: timezone },
   backup_notification_enabled: { default: 'true', validate: isBool },
-  bandwidth_limit: { default: '', validate: (v) => (/^(\d+(\.\d+)?[KMG]?)?$/.test(v) ? undefined : 'must be empty or a rate such as 512K, 10M or 1G (bytes per second)') },
+  bandwidth_limit: {
+    default: '',
+    notYet: 'a bandwidth limit for the whole installation is not implemented; set bandwidthLimit on a node instead',
+    validate: (v) => (/^(\d+(\.\d+)?[KMG]?)?$/.test(v) ? undefined : 'must be empty or a rate such as 512K, 10M or 1G (bytes per second)'),
+  },
   audit_webhook_url: { default: '', validate: (v) => maxLen(2048)(v) ?? isUrlOrEmpty(v) },
   audit_webhook_secret: { default: '', secret: true, validate: maxLen(256) },
   audit_retention_days: { default: '0', validate: intRange(0, 36500) },

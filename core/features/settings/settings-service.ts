@@ -37,11 +37,13 @@ export class SettingsService {
   }
 
   /**
-   * Applies a partial update. Unknown keys and invalid values are refused as a whole
-   * (nothing is written); a secret sent back as the mask keeps its stored value.
+   * Applies a partial update. Unknown keys, invalid values and values a setting cannot honour
+   * yet are refused as a whole (nothing is written); a secret sent back as the mask keeps its
+   * stored value.
    */
   async update(patch: Record<string, string | number | boolean>): Promise<string[]> {
     const problems: { key: string; message: string }[] = [];
+    const unsupported: { key: string; message: string }[] = [];
     const changes: [string, string][] = [];
     for (const [key, raw] of Object.entries(patch)) {
       const def = SETTINGS[key];
@@ -53,9 +55,13 @@ export class SettingsService {
       if (def.secret && value === MASK) continue;
       const message = def.validate(value);
       if (message) problems.push({ key, message });
+      else if (def.notYet && value !== def.default) unsupported.push({ key, message: `"${value}" is not supported yet: ${def.notYet}` });
       else changes.push([key, value]);
     }
     if (problems.length > 0) throw new AppError('SETTINGS_INVALID', { details: problems });
+    if (unsupported.length > 0) {
+      throw new AppError('SETTINGS_UNSUPPORTED', { message: `Not supported yet: ${unsupported.map((u) => u.key).join(', ')}.`, details: unsupported });
+    }
     await this.#em.transactional(async (em) => {
       for (const [key, value] of changes) {
         const stored = SETTINGS[key]!.secret && value !== '' ? this.#box.seal(value, aad(key)) : value;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { statfs } from 'node:fs/promises';
 import { Type } from 'typebox';
+import { diskUsage } from '@backplane/plugin-api';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { VERSION } from '../../config/version.ts';
-import { databaseKind } from '../../db/orm.ts';
+import { databaseKind, databaseLocation } from '../../db/orm.ts';
 import { checkForUpdate } from './update-check.ts';
 
 const PluginInfo = Type.Object({
@@ -17,8 +17,12 @@ const PluginInfo = Type.Object({
 
 const SystemInfo = Type.Object({
   version: Type.String(),
-  mode: Type.String(),
+  /** The reference's run mode: `release`, or `debug` while the log level is debug or trace. */
+  mode: Type.Union([Type.Literal('release'), Type.Literal('debug')]),
+  /** What this process is: the master (agents do not serve this API). */
+  role: Type.Literal('master'),
   database: Type.String(),
+  databasePath: Type.String(),
   nodeVersion: Type.String(),
   platform: Type.String(),
   startedAt: Type.String({ format: 'date-time' }),
@@ -43,21 +47,21 @@ export async function systemRoutes(fastify: FastifyInstance): Promise<void> {
     schema: { response: { 200: envelopeOf(SystemInfo) } },
   }, async (request) => {
     const { config, startedAt, plugins, storageTypes, notifierTypes, databaseDrivers } = request.diScope.cradle;
-    const disk = await statfs(config.dataDir);
-    const total = disk.blocks * disk.bsize;
-    const free = disk.bavail * disk.bsize;
+    const disk = await diskUsage(config.dataDir);
     return ok({
       version: VERSION,
-      mode: 'master',
+      mode: config.logLevel === 'debug' || config.logLevel === 'trace' ? 'debug' as const : 'release' as const,
+      role: 'master' as const,
       database: databaseKind(config.databaseUrl),
+      databasePath: databaseLocation(config.databaseUrl),
       nodeVersion: process.version,
       platform: `${process.platform}/${process.arch}`,
       startedAt: startedAt.toISOString(),
       uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
       dataDir: config.dataDir,
-      diskTotal: total,
-      diskFree: free,
-      diskUsed: total - free,
+      diskTotal: disk.totalBytes,
+      diskFree: disk.freeBytes,
+      diskUsed: disk.usedBytes,
       plugins: plugins.map((p) => ({ name: p.name, origin: p.source.origin, source: p.source.label, version: p.source.version ?? null })),
       providers: { storage: storageTypes.owners(), notifier: notifierTypes.owners(), database: databaseDrivers.owners() },
     });
@@ -69,7 +73,7 @@ export async function systemRoutes(fastify: FastifyInstance): Promise<void> {
       response: {
         200: envelopeOf(Type.Object({
           currentVersion: Type.String(), latestVersion: Type.String(), hasUpdate: Type.Boolean(), releaseUrl: Type.String(),
-          releaseNotes: Type.String(), publishedAt: Type.Union([Type.String(), Type.Null()]), downloadUrl: Type.String(),
+          releaseNotes: Type.String(), publishedAt: Type.Optional(Type.String()), downloadUrl: Type.String(),
         })),
       },
     },

@@ -6,7 +6,8 @@ export interface UpdateInfo {
   hasUpdate: boolean;
   releaseUrl: string;
   releaseNotes: string;
-  publishedAt: string | null;
+  /** Absent when the feed gives no date, as the reference omits it. */
+  publishedAt?: string;
   downloadUrl: string;
 }
 
@@ -46,7 +47,7 @@ export async function checkForUpdate(feedUrl: string, currentVersion: string, ti
     hasUpdate: isNewer(latestVersion, currentVersion),
     releaseUrl: typeof release.html_url === 'string' ? release.html_url : '',
     releaseNotes: typeof release.body === 'string' ? release.body.slice(0, 20_000) : '',
-    publishedAt: typeof release.published_at === 'string' ? release.published_at : null,
+    ...(typeof release.published_at === 'string' ? { publishedAt: release.published_at } : {}),
     downloadUrl: typeof release.tarball_url === 'string' ? release.tarball_url : '',
   };
 }

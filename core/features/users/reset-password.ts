@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.ts';
 import { openOrm, migrate } from '../../db/orm.ts';
 import { UserEntity } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
+import { revokeSessions } from '../../auth/session-revocation.ts';
 
 /** Offline recovery for a locked-out admin: needs shell access to the data dir, nothing else. */
 export async function resetPassword(config: Config, username: string, password: string): Promise<void> {
@@ -13,7 +14,7 @@ export async function resetPassword(config: Config, username: string, password: 
     const user = await em.findOne(UserEntity, { username });
     if (!user) throw new Error(`no user named "${username}"`);
     user.passwordHash = await hashPassword(password);
-    user.tokenVersion += 1;
+    revokeSessions(user);
     await em.flush();
   } finally {
     await orm.close();

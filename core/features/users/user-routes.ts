@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf, pageQuery } from '../../http/schemas.ts';
+import { IdParams, envelopeOf, wholeListQuery } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { setTotal } from '../../http/request-helpers.ts';
+import { setTotal, sessionIdOf } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { CreateUserBody, UpdateUserBody } from './user-schemas.ts';
 import { UserView, toUserView } from './user-view.ts';
@@ -13,7 +13,7 @@ export async function userRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/api/users', {
     config: { access: 'admin' },
-    schema: { querystring: Type.Object(pageQuery(100, 1000)), response: { 200: envelopeOf(Type.Array(UserView)) } },
+    schema: { querystring: Type.Object(wholeListQuery(1000)), response: { 200: envelopeOf(Type.Array(UserView)) } },
   }, async (request, reply) => {
     const [users, total] = await request.diScope.cradle.users.list(request.query);
     setTotal(reply, total);
@@ -35,9 +35,13 @@ export async function userRoutes(fastify: FastifyInstance): Promise<void> {
     schema: { params: IdParams, body: UpdateUserBody, response: { 200: envelopeOf(UserView) } },
   }, async (request) => {
     const { users, audit } = request.diScope.cradle;
-    const user = await users.update(request.params.id, request.body);
-    // Only fields the schema knows: unknown keys are ignored by the update and must not appear in the audit trail as changes.
-    const changed = Object.keys(request.body).filter((k) => k in UpdateUserBody.properties).map((k) => (k === 'password' ? 'password' : `${k}=${String(request.body[k as keyof typeof request.body])}`));
+    const p = request.principal;
+    const user = await users.update(request.params.id, request.body, { userId: p?.kind === 'user' ? p.userId : null, sessionId: sessionIdOf(request) });
+    // Only fields the schema knows (unknown keys are ignored by the update and must not appear in
+    // the audit trail as changes); an empty password is no change; a password by name only.
+    const changed = Object.entries(request.body)
+      .filter(([k, v]) => k in UpdateUserBody.properties && !(k === 'password' && v === ''))
+      .map(([k, v]) => (k === 'password' ? 'password' : `${k}=${String(v)}`));
     await audit.record(auditActor(request), { category: 'user', action: 'update', targetType: 'user', targetId: user.id, targetName: user.username, detail: changed.join(', ') });
     return ok(toUserView(user));
   });

@@ -16,7 +16,10 @@ export const CreateUserBody = Type.Object({
 export type CreateUserInput = Static<typeof CreateUserBody>;
 
 export const UpdateUserBody = Type.Object({
-  password: Type.Optional(Password),
+  /** Renames the account (sessions and keys follow the id, not the name). */
+  username: Type.Optional(Username),
+  /** Empty means "unchanged": the reference's console sends `""` when the admin leaves the field blank. */
+  password: Type.Optional(Type.Union([Password, Type.Literal('')])),
   displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   email: Type.Optional(Type.String({ maxLength: 255 })),
   phone: Type.Optional(Type.String({ maxLength: 64 })),

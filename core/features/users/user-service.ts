@@ -3,7 +3,9 @@ import { UniqueConstraintViolationException, LockMode } from '@mikro-orm/core';
 import { dialectOf } from '../../db/migrations/dialect.ts';
 import { UserEntity, type User } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
+import { revokeSessions } from '../../auth/session-revocation.ts';
 import { AppError } from '../../http/app-error.ts';
+import { rowLimit } from '../../http/schemas.ts';
 import type { CreateUserInput, UpdateUserInput } from './user-schemas.ts';
 
 export class UserService {
@@ -19,8 +21,8 @@ export class UserService {
     return user;
   }
 
-  async list(page: { limit: number; offset: number }): Promise<[User[], number]> {
-    return this.#em.findAndCount(UserEntity, {}, { orderBy: { id: 'asc' }, limit: page.limit, offset: page.offset });
+  async list(page: { limit?: number; offset: number }): Promise<[User[], number]> {
+    return this.#em.findAndCount(UserEntity, {}, { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
   }
 
   async create(input: CreateUserInput): Promise<User> {
@@ -44,35 +46,43 @@ export class UserService {
 
   /**
    * Updates a user. The last enabled admin can be neither demoted nor disabled; a change of
-   * password, role or enabled state bumps the token version, which revokes existing sessions.
+   * password, role or enabled state revokes the user's sessions. An admin who only changes
+   * their own password keeps the session they made the change with (`acting.sessionId`).
    */
-  async update(id: number, input: UpdateUserInput): Promise<User> {
+  async update(id: number, input: UpdateUserInput, acting: { userId: number | null; sessionId?: string }): Promise<User> {
     // Hash before the transaction: argon2 takes a few hundred ms, and SQLite has one writer.
-    const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
-    return this.#em.transactional(async (em) => {
-      const user = await em.findOne(UserEntity, { id });
-      if (!user) throw new AppError('USER_NOT_FOUND');
-      const losesAdmin = user.role === 'admin' && !user.disabled && ((input.role !== undefined && input.role !== 'admin') || input.disabled === true);
-      if (losesAdmin) await this.#assertAnotherAdmin(em, user.id);
-      let revoke = false;
-      if (passwordHash !== undefined) {
-        user.passwordHash = passwordHash;
-        revoke = true;
-      }
-      if (input.role !== undefined && input.role !== user.role) {
-        user.role = input.role;
-        revoke = true;
-      }
-      if (input.disabled !== undefined && input.disabled !== user.disabled) {
-        user.disabled = input.disabled;
-        revoke = true;
-      }
-      if (input.displayName !== undefined) user.displayName = input.displayName;
-      if (input.email !== undefined) user.email = input.email;
-      if (input.phone !== undefined) user.phone = input.phone;
-      if (revoke) user.tokenVersion += 1;
-      return user;
-    });
+    const passwordHash = input.password ? await hashPassword(input.password) : undefined;
+    try {
+      return await this.#em.transactional(async (em) => {
+        const user = await em.findOne(UserEntity, { id });
+        if (!user) throw new AppError('USER_NOT_FOUND');
+        const losesAdmin = user.role === 'admin' && !user.disabled && ((input.role !== undefined && input.role !== 'admin') || input.disabled === true);
+        if (losesAdmin) await this.#assertAnotherAdmin(em, user.id);
+        let revokeAll = false;
+        if (input.role !== undefined && input.role !== user.role) {
+          user.role = input.role;
+          revokeAll = true;
+        }
+        if (input.disabled !== undefined && input.disabled !== user.disabled) {
+          user.disabled = input.disabled;
+          revokeAll = true;
+        }
+        if (input.username !== undefined) user.username = input.username;
+        if (input.displayName !== undefined) user.displayName = input.displayName;
+        if (input.email !== undefined) user.email = input.email;
+        if (input.phone !== undefined) user.phone = input.phone;
+        if (passwordHash !== undefined) {
+          user.passwordHash = passwordHash;
+          revokeSessions(user, !revokeAll && acting.userId === user.id ? acting.sessionId : undefined);
+        } else if (revokeAll) {
+          revokeSessions(user);
+        }
+        return user;
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) throw new AppError('USER_USERNAME_EXISTS');
+      throw err;
+    }
   }
 
   async delete(id: number, actingUserId: number | null): Promise<User> {

@@ -9,10 +9,34 @@ export const UserView = Type.Object({
   phone: Type.String(),
   role: Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]),
   disabled: Type.Boolean(),
+  // The reference's account-security summary, read by its console's profile and user pages.
+  mfaEnabled: Type.Boolean(),
+  twoFactorEnabled: Type.Boolean(),
+  twoFactorRecoveryCodesRemaining: Type.Integer(),
+  webAuthnEnabled: Type.Boolean(),
+  webAuthnCredentialCount: Type.Integer(),
+  trustedDeviceCount: Type.Integer(),
+  emailOtpEnabled: Type.Boolean(),
+  smsOtpEnabled: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
 export type UserView = Static<typeof UserView>;
+
+/**
+ * No account has a second factor yet: TOTP, passkeys, trusted devices and login OTPs arrive
+ * with their own issue, and until then every flag is off and every count zero.
+ */
+const NO_SECOND_FACTOR = {
+  mfaEnabled: false,
+  twoFactorEnabled: false,
+  twoFactorRecoveryCodesRemaining: 0,
+  webAuthnEnabled: false,
+  webAuthnCredentialCount: 0,
+  trustedDeviceCount: 0,
+  emailOtpEnabled: false,
+  smsOtpEnabled: false,
+} as const;
 
 /** The only shape a user leaves the server in: no hash, no token version. */
 export function toUserView(user: User): UserView {
@@ -24,6 +48,7 @@ export function toUserView(user: User): UserView {
     phone: user.phone,
     role: user.role,
     disabled: user.disabled,
+    ...NO_SECOND_FACTOR,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };

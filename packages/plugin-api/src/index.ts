@@ -4,3 +4,4 @@ export * from './define-plugin.ts';
 export * from './config-fields.ts';
 export * from './object-keys.ts';
 export * from './tool-process.ts';
+export * from './disk-usage.ts';

@@ -1,0 +1,19 @@
+import type { User } from '../db/entities/user.ts';
+import type { SessionClaims } from './jwt.ts';
+
+/**
+ * Ends every session of the user at once: their tokens carry the old token version. `keep`
+ * names one session (a token id) that stays open: the caller's own, when they change their own
+ * password, so the console they are using goes on working while every other login is closed.
+ * A later revocation without `keep` closes that session too.
+ */
+export function revokeSessions(user: User, keep?: string): void {
+  user.tokenVersion += 1;
+  user.keptSessionId = keep ?? null;
+}
+
+/** Whether a verified token still opens a session of this (enabled) user. */
+export function sessionIsOpen(user: User, claims: SessionClaims): boolean {
+  if (claims.tokenVersion === user.tokenVersion) return true;
+  return claims.sessionId !== undefined && claims.sessionId === user.keptSessionId;
+}
