@@ -15,6 +15,7 @@ import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas
 import type { Draft } from './task-draft.ts';
 import { validateTask } from './task-validation.ts';
 import { poolLabel, refuseUnsupportedOptions } from './reference-options.ts';
+import { rowLimit } from '../../http/schemas.ts';
 
 /** BackupX's default forced-full interval, also what its `diffFullIntervalDays: 0` means. */
 const DIFF_FULL_INTERVAL_DEFAULT = 7;
@@ -58,7 +59,7 @@ export class BackupTaskService {
     if (query.enabled !== undefined) where.enabled = query.enabled;
     const orderBy = { name: 'asc' } as const;
     if (query.tag === undefined) {
-      return this.#em.findAndCount(BackupTaskEntity, where, { orderBy, limit: query.limit, offset: query.offset });
+      return this.#em.findAndCount(BackupTaskEntity, where, { orderBy, limit: rowLimit(query.limit), offset: query.offset });
     }
     // Tags are a short CSV per task; an exact match is done here rather than with LIKE patterns.
     const tag = query.tag.trim();

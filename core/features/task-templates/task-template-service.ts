@@ -10,6 +10,7 @@ import { PASSWORD_MASK } from '../backup-tasks/backup-task-view.ts';
 import { poolLabel, refuseUnsupportedOptions } from '../backup-tasks/reference-options.ts';
 import { payloadView } from './template-payload-view.ts';
 import { MAX_APPLY, PAYLOAD_KEYS, type TemplateInput, type TemplatePayload, type TemplateUpdate, type Variables } from './task-template-schemas.ts';
+import { rowLimit } from '../../http/schemas.ts';
 
 export const TEMPLATE_SECRETS_AAD = 'task_templates.secrets';
 
@@ -69,7 +70,7 @@ export class TaskTemplateService {
   }
 
   async list(page: { limit?: number; offset: number }): Promise<[TaskTemplate[], number]> {
-    return this.#em.findAndCount(TaskTemplateEntity, {}, { orderBy: { name: 'asc', id: 'asc' }, limit: page.limit, offset: page.offset });
+    return this.#em.findAndCount(TaskTemplateEntity, {}, { orderBy: { name: 'asc', id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
   }
 
   async get(id: number): Promise<TaskTemplate> {
