@@ -199,6 +199,7 @@ export class RemoteBackups {
       em.create(BackupRecordCopyEntity, {
         recordId: record.id, storageTargetId: t.id, storageTargetName: t.name, storagePath: key,
         status: t.enabled ? 'pending' : 'failed', error: t.enabled ? '' : 'the storage target is disabled',
+        transferMode: t.agentDirectUpload ? 'direct' : 'master_relay',
       });
     }
     await em.flush();

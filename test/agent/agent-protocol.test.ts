@@ -35,7 +35,7 @@ async function placedTask(t: import('node:test').TestContext, config: Record<str
 async function runPlaced(app: FastifyInstance, admin: string, taskId: number): Promise<number> {
   const res = await call(app, 'POST', `/api/backup/tasks/${taskId}/run`, { token: admin });
   assert.equal(res.status, 200, res.body);
-  assert.equal(res.json.data.status, 'queued');
+  assert.equal(res.json.data.state, 'queued');
   return res.json.data.recordId;
 }
 

@@ -58,7 +58,7 @@ test('cancelling a running backup whose pg_dump waits on a lock ends it cancelle
   const src = await tempDir(t);
   const fileTask = await createTask(app, token, { name: 'Waiting', type: 'file', sourcePaths: [src], storageTargetIds: [target.id] });
   const queuedId = await startRun(app, token, fileTask.id);
-  assert.equal((await recordOf(app, token, queuedId)).status, 'queued');
+  assert.equal((await recordOf(app, token, queuedId)).state, 'queued');
 
   assert.equal((await call(app, 'POST', `/api/backup/records/${id}/cancel`)).status, 401);
   const refused = await call(app, 'POST', `/api/backup/records/${id}/cancel`, { token: viewer.token });

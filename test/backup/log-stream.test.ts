@@ -24,7 +24,7 @@ test('a record log stream follows a queued run live, then ends with the terminal
   await call(app, 'POST', `/api/backup/tasks/${slow.id}/run`, { token: admin });
   const run = await call(app, 'POST', `/api/backup/tasks/${watched.id}/run`, { token: admin });
   const recordId = run.json.data.recordId;
-  assert.equal(run.json.data.status, 'queued');
+  assert.equal(run.json.data.state, 'queued');
 
   const stream = await openSse(`${base}/api/backup/records/${recordId}/logs/stream`, { authorization: `Bearer ${viewer}` }, abort.signal);
   assert.equal(stream.status, 200);

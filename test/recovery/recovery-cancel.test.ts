@@ -30,7 +30,7 @@ test('a restore placed on a node is cancelled before its agent takes it: cancell
   const started = await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: admin, body: { targetPath: '/tmp/restore-here' } });
   assert.equal(started.status, 200, started.body);
   const id = started.json.data.id;
-  assert.equal(started.json.data.status, 'queued');
+  assert.equal(started.json.data.state, 'queued');
 
   assert.equal((await call(app, 'POST', `/api/restore/records/${id}/cancel`, { token: viewer.token })).status, 403);
   const res = await call(app, 'POST', `/api/restore/records/${id}/cancel`, { token: admin });

@@ -55,6 +55,7 @@ export const BackupRecordEntity = defineEntity({
 export type BackupRecord = InferEntity<typeof BackupRecordEntity>;
 
 export type CopyStatus = 'pending' | 'success' | 'failed' | 'deleted';
+export type TransferMode = 'direct' | 'master_relay';
 
 /** One target's copy of a record's artifact: the per-target result. */
 export const BackupRecordCopyEntity = defineEntity({
@@ -78,6 +79,8 @@ export const BackupRecordCopyEntity = defineEntity({
      * then says how. Readers try such a copy last; a later read that checks out clears it.
      */
     corruptAt: p.datetime().nullable(),
+    /** `direct` (written by the master, or by an agent itself) or `master_relay` (an agent streamed it through the master). */
+    transferMode: p.string().length(16).$type<TransferMode>().default('direct'),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });

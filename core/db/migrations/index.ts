@@ -10,6 +10,7 @@ import { Migration010RunTimeLimit } from './010-run-time-limit.ts';
 import { Migration011DiffFullInterval } from './011-diff-full-interval.ts';
 import { Migration012NodeInstallOptions } from './012-node-install-options.ts';
 import { Migration013KeptSession } from './013-kept-session.ts';
+import { Migration014CopyTransferMode } from './014-copy-transfer-mode.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   { name: 'Migration011DiffFullInterval', class: Migration011DiffFullInterval },
   { name: 'Migration012NodeInstallOptions', class: Migration012NodeInstallOptions },
   { name: 'Migration013KeptSession', class: Migration013KeptSession },
+  { name: 'Migration014CopyTransferMode', class: Migration014CopyTransferMode },
 ];

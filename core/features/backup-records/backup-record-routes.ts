@@ -112,12 +112,13 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
 
   app.put('/api/backup/records/:id/lock', {
     config: { access: 'operator' },
-    schema: { params: IdParams, body: LockBody, response: { 200: envelopeOf(RecordSummary) } },
+    // BackupX's console reads the record detail back (setBackupRecordLock).
+    schema: { params: IdParams, body: LockBody, response: { 200: envelopeOf(RecordDetail) } },
   }, async (request) => {
-    const { backupRecords } = request.diScope.cradle;
-    const record = await backupRecords.setLocked(request.params.id, request.body.locked);
+    const { cradle } = request.diScope;
+    const record = await cradle.backupRecords.setLocked(request.params.id, request.body.locked);
     await audit(request, request.body.locked ? 'lock' : 'unlock', record);
-    return ok(recordSummary(record, (await backupRecords.copies([record.id])).get(record.id) ?? []));
+    return ok(await recordDetail(cradle, record));
   });
 
   app.post('/api/backup/records/:id/cancel', {
@@ -171,6 +172,6 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
       }
     }
     const succeeded = results.filter((r) => r.success).length;
-    return ok({ results, succeeded, failed: results.length - succeeded });
+    return ok({ results, succeeded, failed: results.length - succeeded, deleted: succeeded });
   });
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { pageQuery, Timestamp, NullableTimestamp } from '../../http/schemas.ts';
 
+/** Backplane's states; `status` filters also take them (`running` includes queued runs, see reported-status.ts). */
 export const RECORD_STATUSES = ['queued', 'running', 'success', 'partial', 'failed', 'cancelled'] as const;
 
 export const RecordListQuery = Type.Object({
@@ -23,6 +24,8 @@ export const CopyResult = Type.Object({
   corruptAt: NullableTimestamp,
   storagePath: Type.String(),
   fileSize: Type.Number(),
+  /** direct | master_relay (BackupX's StorageUploadResultItem.transferMode). */
+  transferMode: Type.String(),
   attempts: Type.Integer(),
   error: Type.String(),
 });
@@ -35,7 +38,10 @@ export const RecordSummary = Type.Object({
   storageTargetId: Type.Integer(),
   storageTargetName: Type.String(),
   nodeId: Type.Integer(),
+  /** BackupX's vocabulary plus partial and cancelled: a queued run shows as running. */
   status: Type.String(),
+  /** Backplane's precise state: queued | running | success | partial | failed | cancelled. */
+  state: Type.String(),
   trigger: Type.String(),
   triggeredBy: Type.String(),
   fileName: Type.String(),
@@ -43,6 +49,8 @@ export const RecordSummary = Type.Object({
   rawSize: Type.Number(),
   checksum: Type.String(),
   storagePath: Type.String(),
+  /** How the primary copy travelled: direct | master_relay. */
+  storageTransferMode: Type.String(),
   compression: Type.String(),
   encrypted: Type.Boolean(),
   durationSeconds: Type.Number(),
@@ -56,9 +64,21 @@ export const RecordSummary = Type.Object({
   hasContents: Type.Boolean(),
 });
 
+/** A stored log line as BackupX's BackupLogEvent (the log stream sends the same objects). */
+export const LogEventView = Type.Object({
+  recordId: Type.Integer(),
+  sequence: Type.Integer(),
+  level: Type.String(),
+  message: Type.String(),
+  timestamp: Timestamp,
+  completed: Type.Boolean(),
+  status: Type.String(),
+});
+
 export const RecordDetail = Type.Object({
   ...RecordSummary.properties,
   logContent: Type.String(),
+  logEvents: Type.Array(LogEventView),
   storageUploadResults: Type.Array(CopyResult),
 });
 
@@ -70,6 +90,8 @@ export const BatchDeleteResult = Type.Object({
   results: Type.Array(Type.Object({ id: Type.Integer(), success: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) })),
   succeeded: Type.Integer(),
   failed: Type.Integer(),
+  /** BackupX's answer: how many were deleted (the same number as `succeeded`). */
+  deleted: Type.Integer(),
 });
 
 export const ContentsQuery = Type.Object({

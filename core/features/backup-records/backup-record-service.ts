@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, type BackupRecord, type BackupRecordCopy, type BackupRecordEntry } from '../../db/entities/backup-record.ts';
 import { AppError } from '../../http/app-error.ts';
 import type { RecordListQuery, ContentsQuery } from './backup-record-schemas.ts';
+import { statusWhere } from './reported-status.ts';
 
 type ListQuery = Static<typeof RecordListQuery>;
 
@@ -17,7 +18,8 @@ export class BackupRecordService {
   async list(q: ListQuery): Promise<[BackupRecord[], number]> {
     const where: FilterQuery<BackupRecord> = {};
     if (q.taskId !== undefined) where.taskId = q.taskId;
-    if (q.status !== undefined) where.status = q.status;
+    const status = statusWhere(q.status);
+    if (status !== undefined) where.status = status;
     if (q.nodeId !== undefined) where.nodeId = q.nodeId;
     const from = q.dateFrom ? new Date(q.dateFrom) : undefined;
     const to = q.dateTo ? new Date(q.dateTo) : undefined;

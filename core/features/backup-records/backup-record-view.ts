@@ -1,4 +1,5 @@
 import type { BackupRecord, BackupRecordCopy } from '../../db/entities/backup-record.ts';
+import { reportedStatus } from './reported-status.ts';
 
 /** The primary copy: the first target that holds an intact artifact, else the first that holds one, else the first target. */
 function primary(copies: BackupRecordCopy[]): BackupRecordCopy | undefined {
@@ -15,7 +16,8 @@ export function recordSummary(r: BackupRecord, copies: BackupRecordCopy[]) {
     storageTargetId: p?.storageTargetId ?? 0,
     storageTargetName: p?.storageTargetName ?? '',
     nodeId: r.nodeId,
-    status: r.status,
+    status: reportedStatus(r.status),
+    state: r.status,
     trigger: r.trigger,
     triggeredBy: r.triggeredBy,
     fileName: r.fileName,
@@ -23,6 +25,7 @@ export function recordSummary(r: BackupRecord, copies: BackupRecordCopy[]) {
     rawSize: r.rawSize,
     checksum: r.checksum,
     storagePath: r.storagePath,
+    storageTransferMode: p?.transferMode ?? 'direct',
     compression: r.compression,
     encrypted: r.encrypted,
     durationSeconds: Math.round(r.durationMs / 100) / 10,
@@ -46,6 +49,7 @@ export function copyResult(c: BackupRecordCopy) {
     corruptAt: c.corruptAt?.toISOString() ?? null,
     storagePath: c.storagePath,
     fileSize: c.fileSize,
+    transferMode: c.transferMode,
     attempts: c.attempts,
     error: c.error,
   };

@@ -2,8 +2,10 @@ import type { FastifyReply } from 'fastify';
 import { TERMINAL_STATUSES, type RecordStatus } from '../../db/entities/backup-record.ts';
 import { finalEvent, type LogEvent, type RecordLogHub } from '../../backup/record-log.ts';
 import { openEventStream } from '../../http/sse-accept.ts';
+import { reportedStatus } from './reported-status.ts';
 
-const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', data: e });
+// `status` as a record shows it (a queued run is running to BackupX's clients, reported-status.ts).
+const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', data: { ...e, status: reportedStatus(e.status) } });
 
 /**
  * A run's log as server-sent events (backup, restore and verification records alike): the

@@ -12,17 +12,24 @@ import { requireEventStreamAccept } from '../../http/sse-accept.ts';
 import { streamRecordLog } from '../backup-records/record-log-stream.ts';
 import { principalName } from '../../auth/principal.ts';
 import { RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity } from '../../db/entities/recovery-records.ts';
-import { RecoveryListQuery, RestoreBody, RestoreSummary, RestoreDetail, VerifyBody, VerifySummary, VerifyDetail, ReplicateBody, ReplicationSummary } from './recovery-schemas.ts';
-import { restoreView, verifyView, replicationView } from './recovery-view.ts';
+import { RecoveryListQuery, ReplicationListQuery, RestoreBody, RestoreSummary, RestoreDetail, VerifyBody, VerifySummary, VerifyDetail, ReplicateBody, ReplicationSummary } from './recovery-schemas.ts';
+import { restoreView, verifyView, replicationView, logOf } from './recovery-view.ts';
+import { statusWhere } from '../backup-records/reported-status.ts';
 import { cancelledBy } from '../../backup/run-stop.ts';
 
-type ListQuery = Static<typeof RecoveryListQuery>;
+type ListQuery = Static<typeof ReplicationListQuery>;
 
 function filters(q: ListQuery): Record<string, unknown> {
   const where: Record<string, unknown> = {};
   if (q.backupRecordId !== undefined) where.backupRecordId = q.backupRecordId;
   if (q.taskId !== undefined) where.taskId = q.taskId;
-  if (q.status !== undefined) where.status = q.status;
+  if (q.destTargetId !== undefined) where.destTargetId = q.destTargetId;
+  const status = statusWhere(q.status);
+  if (status !== undefined) where.status = status;
+  const from = q.dateFrom ? new Date(q.dateFrom) : undefined;
+  const to = q.dateTo ? new Date(q.dateTo) : undefined;
+  if (from && to && from > to) throw new AppError('INVALID_INPUT', { message: 'dateFrom must not be after dateTo.' });
+  if (from || to) where.queuedAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) };
   return where;
 }
 
@@ -35,11 +42,11 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
   // ---- restore ---------------------------------------------------------------------------
   app.post('/api/backup/records/:id/restore', {
     config: { access: 'operator' },
-    schema: { params: IdParams, body: Type.Union([RestoreBody, Type.Null()]), response: { 200: envelopeOf(RestoreSummary) } },
+    schema: { params: IdParams, body: Type.Union([RestoreBody, Type.Null()]), response: { 200: envelopeOf(RestoreDetail) } },
   }, async (request) => {
     const record = await request.diScope.cradle.restores.request(request.params.id, request.body ?? {}, principalName(request.principal));
     await audit(request, 'restore_record', 'start', record.id, record.taskName, `from backup record ${record.backupRecordId}${record.targetPath ? ` into ${record.targetPath}` : ''}${record.targetDatabase ? ` into database ${record.targetDatabase}` : ''}`);
-    return ok(restoreView(record));
+    return ok({ ...restoreView(record), ...await logOf(request.diScope.cradle.restoreLogs, record) });
   });
 
   app.get('/api/restore/records', {
@@ -58,7 +65,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
     const { em, restoreLogs } = request.diScope.cradle;
     const record = await em.findOne(RestoreRecordEntity, { id: request.params.id });
     if (!record) throw new AppError('RESTORE_RECORD_NOT_FOUND');
-    return ok({ ...restoreView(record), logContent: await restoreLogs.content(record.id) });
+    return ok({ ...restoreView(record), ...await logOf(restoreLogs, record) });
   });
 
   app.get('/api/restore/records/:id/logs/stream', {
@@ -87,11 +94,12 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
   // ---- verification ----------------------------------------------------------------------
   app.post('/api/backup/records/:id/verify', {
     config: { access: 'operator' },
-    schema: { params: IdParams, body: VerifyBody, response: { 200: envelopeOf(VerifySummary) } },
+    // BackupX's console reads the verification detail back (startVerificationFromRecord).
+    schema: { params: IdParams, body: VerifyBody, response: { 200: envelopeOf(VerifyDetail) } },
   }, async (request) => {
     const record = await request.diScope.cradle.verifications.request(request.params.id, request.body?.mode ?? 'quick', principalName(request.principal));
     await audit(request, 'verify_record', 'start', record.id, record.taskName, `${record.mode} of backup record ${record.backupRecordId}`);
-    return ok(verifyView(record));
+    return ok({ ...verifyView(record), ...await logOf(request.diScope.cradle.verifyLogs, record) });
   });
 
   app.post('/api/backup/tasks/:id/verify', {
@@ -101,7 +109,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
     const record = await request.diScope.cradle.verifications.requestForTask(request.params.id, request.body?.mode ?? 'quick', principalName(request.principal));
     await audit(request, 'verify_record', 'start', record.id, record.taskName, `${record.mode} of backup record ${record.backupRecordId} (newest of task ${record.taskId})`);
     // BackupX answers with the verification record's detail, as GET /api/verify/records/:id gives it.
-    return ok({ ...verifyView(record), logContent: await request.diScope.cradle.verifyLogs.content(record.id) });
+    return ok({ ...verifyView(record), ...await logOf(request.diScope.cradle.verifyLogs, record) });
   });
 
   app.get('/api/verify/records', {
@@ -120,7 +128,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
     const { em, verifyLogs } = request.diScope.cradle;
     const record = await em.findOne(VerifyRecordEntity, { id: request.params.id });
     if (!record) throw new AppError('VERIFY_RECORD_NOT_FOUND');
-    return ok({ ...verifyView(record), logContent: await verifyLogs.content(record.id) });
+    return ok({ ...verifyView(record), ...await logOf(verifyLogs, record) });
   });
 
   app.get('/api/verify/records/:id/logs/stream', {
@@ -158,7 +166,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/api/replication/records', {
     config: { access: 'auth' },
-    schema: { querystring: RecoveryListQuery, response: { 200: envelopeOf(Type.Array(ReplicationSummary)) } },
+    schema: { querystring: ReplicationListQuery, response: { 200: envelopeOf(Type.Array(ReplicationSummary)) } },
   }, async (request, reply) => {
     const [rows, total] = await request.diScope.cradle.em.findAndCount(ReplicationRecordEntity, filters(request.query) as FilterQuery<never>, { orderBy: { id: 'desc' }, limit: request.query.limit, offset: request.query.offset });
     setTotal(reply, total);

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { pageQuery, Timestamp, NullableTimestamp } from '../../http/schemas.ts';
-import { RECORD_STATUSES } from '../backup-records/backup-record-schemas.ts';
+import { RECORD_STATUSES, LogEventView } from '../backup-records/backup-record-schemas.ts';
 
 const Status = Type.Union(RECORD_STATUSES.map((s) => Type.Literal(s)));
 
@@ -8,7 +8,16 @@ export const RecoveryListQuery = Type.Object({
   backupRecordId: Type.Optional(Type.Integer({ minimum: 1 })),
   taskId: Type.Optional(Type.Integer({ minimum: 1 })),
   status: Type.Optional(Status),
+  /** Records queued at or after this instant (RFC 3339, as BackupX's console sends it). */
+  dateFrom: Type.Optional(Type.String({ format: 'date-time' })),
+  /** ... and before this instant. */
+  dateTo: Type.Optional(Type.String({ format: 'date-time' })),
   ...pageQuery(50, 500),
+}, { additionalProperties: false });
+
+export const ReplicationListQuery = Type.Object({
+  ...RecoveryListQuery.properties,
+  destTargetId: Type.Optional(Type.Integer({ minimum: 1 })),
 }, { additionalProperties: false });
 
 const Common = {
@@ -16,7 +25,10 @@ const Common = {
   backupRecordId: Type.Integer(),
   taskId: Type.Integer(),
   taskName: Type.String(),
+  /** BackupX's vocabulary plus partial and cancelled: a queued run shows as running. */
   status: Type.String(),
+  /** Backplane's precise state: queued | running | success | partial | failed | cancelled. */
+  state: Type.String(),
   errorMessage: Type.String(),
   triggeredBy: Type.String(),
   durationSeconds: Type.Number(),
@@ -45,7 +57,7 @@ export const RestoreSummary = Type.Object({
   bytes: Type.Number(),
   entries: Type.Integer(),
 });
-export const RestoreDetail = Type.Object({ ...RestoreSummary.properties, logContent: Type.String() });
+export const RestoreDetail = Type.Object({ ...RestoreSummary.properties, logContent: Type.String(), logEvents: Type.Array(LogEventView) });
 
 export const VerifyBody = Type.Union([Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('quick'), Type.Literal('deep')])) }, { additionalProperties: false }), Type.Null()]);
 
@@ -59,7 +71,7 @@ export const VerifySummary = Type.Object({
   sourceTargetId: Type.Integer(),
   sourceTargetName: Type.String(),
 });
-export const VerifyDetail = Type.Object({ ...VerifySummary.properties, logContent: Type.String() });
+export const VerifyDetail = Type.Object({ ...VerifySummary.properties, logContent: Type.String(), logEvents: Type.Array(LogEventView) });
 
 export const ReplicateBody = Type.Object({ destTargetId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 

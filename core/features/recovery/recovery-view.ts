@@ -1,4 +1,6 @@
 import type { RestoreRecord, VerifyRecord, ReplicationRecord } from '../../db/entities/recovery-records.ts';
+import type { RecordLogHub } from '../../backup/record-log.ts';
+import { reportedStatus } from '../backup-records/reported-status.ts';
 
 function common(r: RestoreRecord | VerifyRecord | ReplicationRecord) {
   return {
@@ -6,7 +8,8 @@ function common(r: RestoreRecord | VerifyRecord | ReplicationRecord) {
     backupRecordId: r.backupRecordId,
     taskId: r.taskId,
     taskName: r.taskName,
-    status: r.status,
+    status: reportedStatus(r.status),
+    state: r.status,
     errorMessage: r.errorMessage,
     triggeredBy: r.triggeredBy,
     durationSeconds: Math.round(r.durationMs / 100) / 10,
@@ -38,4 +41,9 @@ export function replicationView(r: ReplicationRecord) {
     ...common(r), sourceTargetId: r.sourceTargetId, sourceTargetName: r.sourceTargetName, destTargetId: r.destTargetId, destTargetName: r.destTargetName,
     storagePath: r.storagePath, fileSize: r.fileSize, checksum: r.checksum,
   };
+}
+
+/** A record's log for its detail: the text and BackupX's `logEvents`, one object per line. */
+export async function logOf(hub: RecordLogHub, r: RestoreRecord | VerifyRecord) {
+  return { logContent: await hub.content(r.id), logEvents: await hub.stored(r.id, 0, reportedStatus(r.status)) };
 }
