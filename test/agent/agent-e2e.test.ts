@@ -294,6 +294,9 @@ test('rclone targets from an agent: one relayed through the master (WebDAV), one
     const stored = await readFile(join(dir, 'backups', record.storagePath));
     assert.equal(sha256(stored), record.checksum, dir);
   }
+  // BackupX's storageTransferMode: the record's primary copy travelled through the master; each copy says how it went.
+  assert.equal(record.storageTransferMode, 'master_relay');
+  assert.deepEqual(record.storageUploadResults.map((c: any) => [c.storageTargetId, c.transferMode]), [[relayed, 'master_relay'], [direct, 'direct']]);
 });
 
 test('several agents at once: a label pool spreads concurrent runs over its nodes', async (t) => {
