@@ -181,7 +181,7 @@ test('an agent SIGKILLed mid-run never leaves its record running: a restarted ag
   const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
   assert.equal(res.status, 200, res.body);
   const recordPath = `/api/backup/records/${res.json.data.recordId}`;
-  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.status === 'running' ? true : undefined));
+  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined));
   await agent.kill();
   agent = await agentFor(t, m, n);
   const record = await finished(m, recordPath, agent);
@@ -204,7 +204,7 @@ test('an agent that goes silent past its lease: the started run fails with the r
   const task = await createTask(m.app, m.token, { name: 'Silent', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
   const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
   const recordPath = `/api/backup/records/${res.json.data.recordId}`;
-  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.status === 'running' ? true : undefined));
+  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined));
   await agent.kill();
   const record = await finished(m, recordPath);
   assert.equal(record.status, 'failed');
@@ -236,7 +236,7 @@ test('a graceful stop lets running work finish within the grace period, and repo
     const task = await createTask(m.app, m.token, { name: `Stop ${grace}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
     const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
     const recordPath = `/api/backup/records/${res.json.data.recordId}`;
-    await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.status === 'running' ? true : undefined));
+    await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined));
     assert.equal(await agent.stop(), 0, agent.logs.slice(-40).join('\n'));
     const record = (await call(m.app, 'GET', recordPath, { token: m.token })).json.data;
     assert.equal(record.status, expected, record.errorMessage);
@@ -254,7 +254,7 @@ test('database discovery from a node: the agent connects and lists what it sees;
   const body = { type: 'postgresql', host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), password: 'not-needed-with-trust', nodeId: n.id };
   const res = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body });
   assert.equal(res.status, 200, res.body);
-  assert.ok(res.json.data.databases.some((d: any) => d.name === u.pathname.slice(1)), res.body);
+  assert.ok(res.json.data.databases.includes(u.pathname.slice(1)), res.body);
   const rows = await m.app.diContainer.cradle.orm.em.fork().find(AgentCommandEntity, { type: 'discover_db' });
   assert.equal(rows.length, 1);
   assert.equal(rows[0]!.status, 'succeeded');

@@ -316,7 +316,7 @@ test('heartbeats renew only what the agent lists; a starting agent abandons what
   // A claim still on its way to the agent is not listed yet: it is neither renewed nor abandoned.
   await online(app, node.token, []);
   assert.equal(await lease(), renewed);
-  assert.equal((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.status, 'running');
+  assert.equal((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.state, 'running');
   await online(app, node.token, [], true);
   const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
   assert.equal(record.status, 'failed');
@@ -341,7 +341,7 @@ test('a master restart mid-run keeps the placed record running and its lease fre
   const second = await build(t, { dataDir });
   const login = await call(second.app, 'POST', '/api/auth/login', { body: { username: 'admin', password: 'admin-password-1' } });
   const record = (await call(second.app, 'GET', `/api/backup/records/${recordId}`, { token: login.json.data.token })).json.data;
-  assert.equal(record.status, 'running');
+  assert.equal(record.state, 'running');
   const command = await second.app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id });
   assert.equal(command.status, 'claimed');
   assert.ok(command.leaseExpiresAt!.getTime() > Date.now() + 60_000);
