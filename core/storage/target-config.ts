@@ -1,14 +1,14 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { StorageType, OptionDoc, ProviderManifest } from '@backplane/plugin-api';
+import { SECRET_MASK, type StorageType, type OptionDoc, type ProviderManifest, type ConfigIssue } from '@backplane/plugin-api';
 import type { ErrorCode } from '../http/error-catalogue.ts';
 import { AppError } from '../http/app-error.ts';
 
-export const SECRET_MASK = '********';
+// The mask and the issue shape are the plugin kit's, so types that declare config aliases share them.
+export { SECRET_MASK, type ConfigIssue };
 
 const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
 const validators = new WeakMap<ProviderManifest, ValidateFunction>();
 
-export interface ConfigIssue { path: string; message: string }
 
 /** One Ajv error as a detail that names the field: `config/<field>` and a message saying what is wrong with it. */
 function issueOf(e: ErrorObject): ConfigIssue {

@@ -15,4 +15,5 @@ export const {
   MAX_KEY_LENGTH, TEMP_UPLOAD_NAME, temporaryUploadName, isTemporaryUploadOf, pathLikeSegmentProblem, segmentProblem, keySegments, prefixParts,
   cleanMessage, runDump, runRestore, toolStream, toolAvailable, cleanEnv,
   diskUsage,
+  UNSET_OPTION, SECRET_MASK, sameSetting,
 } = api;

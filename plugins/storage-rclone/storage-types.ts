@@ -4,6 +4,7 @@ import type { CatalogueResult, RcloneBackend } from './catalogue.ts';
 import { genericDefinition, typedDefinition, type RemoteDefinition } from './remote-definition.ts';
 import { RcloneStorage } from './rclone-storage.ts';
 import { UnavailableStorage } from './unavailable-storage.ts';
+import { backendAliases, GENERIC_ALIASES } from './backupx-aliases.ts';
 import { VENDORS, vendorS3Config, vendorSchema, type Vendor, type VendorConfig } from './vendor-types.ts';
 
 /**
@@ -52,6 +53,7 @@ export function backendType(backend: RcloneBackend, binary: string): StorageType
     configSchema,
     secretFields,
     options,
+    configAliases: backendAliases(backend.Prefix),
     capabilities: { range: true, usage: ABOUT_BACKENDS.has(backend.Prefix), oauth: false },
     create(config, deps) {
       return instance(binary, deps, typedDefinition(backend, config));
@@ -98,6 +100,7 @@ export function genericType(result: CatalogueResult): StorageType {
       { name: 'options', help: 'The remote\'s options as an object of rclone option name -> value (`{"url": "...", "user": "...", "pass": "..."}`). Stored sealed as a whole, since it may hold credentials.', required: false, secret: true },
       { name: ROOT_FIELD, help: 'Where inside the remote the backups go: a folder (for buckets: `bucket/folder`; for `local`: an absolute path).', required: false, secret: false },
     ],
+    configAliases: GENERIC_ALIASES,
     capabilities: { range: true, usage: false, oauth: false },
     create(config, deps) {
       if (!result.ok) return new UnavailableStorage(result.binary, result.reason);

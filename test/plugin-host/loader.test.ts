@@ -448,3 +448,23 @@ test('BACKPLANE_PLUGINS_DISABLED leaves out plugins by package, folder or plugin
 
   await bootFails(t, { projectRoot: root, pluginsDisabled: ['broken-dep', 'b-builtin', 'no-such-plugin'] }, /BACKPLANE_PLUGINS_DISABLED names "no-such-plugin"/);
 });
+
+test('a third-party storage type declares other names for its config fields (configAliases): core translates them, names them in errors and shows both', async (t) => {
+  const type = `{ type: 'aliased_store', displayName: 'Aliased', secretFields: ['key'],
+    configSchema: { type: 'object', additionalProperties: false, required: ['dir'], properties: { dir: { type: 'string', minLength: 2 }, key: { type: 'string' } } },
+    configAliases: { fields: [{ alias: 'folder', native: 'dir' }, { alias: 'apiKey', native: 'key' }] },
+    capabilities: { range: false, usage: false, oauth: false }, create() { return {}; } }`;
+  const root = await projectRoot(t, { builtins: { aliased: { 'index.js': pluginSource({ name: 'aliased', register: `ext.storage.addType(${type});` }) } } });
+  const { app } = await boot(t, { projectRoot: root });
+  const token = (await call(app, 'POST', '/api/auth/login', { body: { username: 'admin', password: 'admin-password-1' } })).json.data.token;
+  const created = await call(app, 'POST', '/api/storage-targets', { token, body: { name: 'a', type: 'aliased_store', config: { folder: '/data/x', apiKey: 's3cret' } } });
+  assert.equal(created.status, 200, created.body);
+  const detail = await call(app, 'GET', `/api/storage-targets/${created.json.data.id}`, { token });
+  assert.equal(detail.json.data.config.dir, '/data/x', 'stored under the native name');
+  assert.equal(detail.json.data.config.folder, '/data/x', 'shown under the alias too');
+  assert.equal(detail.json.data.config.apiKey, '********', 'a secret is masked under both names');
+  assert.ok(!detail.body.includes('s3cret'));
+  const bad = await call(app, 'POST', '/api/storage-targets', { token, body: { name: 'b', type: 'aliased_store', config: { folder: 'x' } } });
+  assert.equal(bad.status, 400);
+  assert.deepEqual(bad.json.details.map((d: any) => d.path), ['config/folder'], 'the error names the field the client sent');
+});

@@ -7,7 +7,8 @@ import type { TestResult } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { StorageTargetOpener, providerFailure, trimReason } from '../../storage/target-opener.ts';
 import { configIssues, splitSecrets, mergeSecrets, configError } from '../../storage/target-config.ts';
-import { fromBackupx, backupxIssues, masterRelayChoice } from '../../storage/backupx-config.ts';
+import { fromAliases, aliasIssues } from '../../storage/config-aliases.ts';
+import { masterRelayChoice } from '../../storage/master-relay.ts';
 import type { TargetInput, TargetUpdate } from './storage-target-schemas.ts';
 import { testInstance } from '../../storage/target-test.ts';
 
@@ -39,7 +40,7 @@ export class StorageTargetService {
   }
 
   /**
-   * Validates an input (BackupX's keys translated to Backplane's, secrets sent masked or empty
+   * Validates an input (the aliases its type declares, such as BackupX's keys, translated to the type's own names, secrets sent masked or empty
    * taken from `stored`) and returns its full config, and `agentDirectUpload` when the input
    * decides it (directly or as local_disk's `masterRelay`).
    */
@@ -47,11 +48,11 @@ export class StorageTargetService {
     const type = this.#opener.type(input.type);
     const incoming = { ...input.config };
     const agentDirectUpload = masterRelayChoice(type.type, incoming, input.agentDirectUpload, stored?.agentDirectUpload);
-    const { config, backupx, issues } = fromBackupx(type, incoming, stored ? this.#opener.fullConfig(stored) : undefined);
+    const { config, aliased, issues } = fromAliases(type, incoming, stored ? this.#opener.fullConfig(stored) : undefined);
     const merged = stored ? mergeSecrets(type, config, this.#opener.secretsOf(stored)) : config;
     const invalid = configIssues(type, merged);
-    // Issues name the fields the client sent: BackupX's when it wrote BackupX's keys.
-    const all = [...issues, ...(backupx ? backupxIssues(type, invalid) : invalid)];
+    // Issues name the fields the client sent: the aliases when it wrote them.
+    const all = [...issues, ...(aliased ? aliasIssues(type, invalid) : invalid)];
     if (all.length > 0) throw configError(type.type, all);
     return { config: merged, agentDirectUpload };
   }

@@ -1,7 +1,8 @@
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
 import type { StorageType } from '@backplane/plugin-api';
 import { maskConfig } from '../../storage/target-config.ts';
-import { backupxView, masterRelayView } from '../../storage/backupx-config.ts';
+import { aliasView } from '../../storage/config-aliases.ts';
+import { masterRelayView } from '../../storage/master-relay.ts';
 
 export function toTargetSummary(t: StorageTarget) {
   return {
@@ -28,10 +29,10 @@ export function toTargetSummary(t: StorageTarget) {
 
 /**
  * The detail: the config with every stored secret masked, and which fields were masked; BackupX's
- * names of the same settings are added where its console reads them (backupx-config.ts).
+ * names of the same settings are added where its console reads them (the type's configAliases, config-aliases.ts).
  */
 export function toTargetDetail(t: StorageTarget, type: StorageType | undefined, storedSecretKeys: string[]) {
   const masked = maskConfig(type, JSON.parse(t.config) as Record<string, unknown>, storedSecretKeys);
-  const { config, maskedFields } = backupxView(type, masked);
+  const { config, maskedFields } = aliasView(type, masked);
   return { ...toTargetSummary(t), config: masterRelayView(t.type, config, t.agentDirectUpload), maskedFields };
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ConfigAliases } from './config-aliases.ts';
 
 /**
  * Provider contracts: what a plugin supplies and what core calls. Provider code imports
@@ -141,6 +142,8 @@ export interface StorageType extends ProviderManifest {
   /** Field documentation; when absent, core derives it from `configSchema`. */
   options?: OptionDoc[];
   oauth?: StorageOAuth;
+  /** Other names clients use for config fields (config-aliases.ts); core translates them. */
+  configAliases?: ConfigAliases;
   /** `config` holds the non-secret and the (decrypted) secret fields together. */
   create(config: Record<string, unknown>, deps: ProviderDeps): StorageInstance | Promise<StorageInstance>;
 }

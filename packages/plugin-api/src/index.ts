@@ -5,3 +5,4 @@ export * from './config-fields.ts';
 export * from './object-keys.ts';
 export * from './tool-process.ts';
 export * from './disk-usage.ts';
+export * from './config-aliases.ts';
