@@ -16,4 +16,5 @@ export const {
   cleanMessage, runDump, runRestore, toolStream, toolAvailable, cleanEnv,
   diskUsage,
   UNSET_OPTION, SECRET_MASK, sameSetting,
+  redactSecrets, statusKind, deliverHttp, httpUrlProblem,
 } = api;

@@ -9,5 +9,6 @@ const kit = await import(existsSync(source) ? source.href : './dist/index.js');
 export const {
   runStorageContract, RSS_GROWTH_LIMIT,
   runDatabaseContract, contractDataset, smallDataset, closedPort,
+  runNotifierContract, contractMessage,
   registerPlugin,
 } = kit;

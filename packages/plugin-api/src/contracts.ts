@@ -149,12 +149,69 @@ export interface StorageType extends ProviderManifest {
 }
 
 // ---- notifications ---------------------------------------------------------------------
-export interface NotificationMessage { event: string; title: string; body: string; fields: Record<string, string | number | boolean | null> }
-export interface NotifierInstance {
-  send(message: NotificationMessage): Promise<void>;
-  testConnection(): Promise<TestResult>;
+/** How bad the news is; notifiers may colour or prioritise by it. */
+export type NotificationSeverity = 'info' | 'success' | 'warning' | 'error';
+
+/** One message for one channel. Core renders it; a notifier only puts it into its service's shape. */
+export interface NotificationMessage {
+  /** The stable event type (`backup_failed`, `storage_unhealthy`, `test`...). */
+  event: string;
+  severity: NotificationSeverity;
+  /** One line, no line breaks. */
+  title: string;
+  /** Plain text, may span lines. */
+  body: string;
+  /** The event's fields (`taskName`, `recordId`...), for services that show key/value pairs or JSON. */
+  fields: Record<string, string | number | boolean | null>;
+  /** When the event happened (ISO 8601). */
+  timestamp: string;
+  /** A link to the subject in Backplane (record, task, target), when the master knows its external URL. */
+  link?: string;
+  /**
+   * The same for every attempt of this event to this channel, different otherwise: a receiver
+   * deduplicates with it (core retries a delivery whose outcome it did not learn, so a message
+   * may arrive twice). Notifiers pass it on where their service has a place for it.
+   */
+  idempotencyKey: string;
 }
+
+/** An address a message is sent to instead of the channel's configured recipients. */
+export interface NotificationAddress { kind: 'email' | 'phone'; value: string }
+
+export interface SendOptions {
+  /**
+   * Aborts the delivery (core's timeout): a notifier passes it to its HTTP or SMTP client and
+   * rejects with ProviderError kind `transient` when it fires.
+   */
+  signal?: AbortSignal;
+  /**
+   * Deliver to this address instead of the configured recipients (one-time login codes). Core
+   * only passes a kind the type lists in `addressKinds`.
+   */
+  address?: NotificationAddress;
+}
+
+/**
+ * A channel bound to its settings. `send` resolves once the service accepted the message and
+ * rejects with a ProviderError otherwise:
+ * - `auth`: the service refused the credential (HTTP 401/403, SMTP 535): retrying will not help;
+ * - `transient`: unreachable, timed out, aborted, rate-limited (429) or a server error (5xx): core retries with back-off;
+ * - `permanent`: the service refused the message or the settings (other 4xx, a refused recipient).
+ * Error messages never contain a secret (a token in a URL path included).
+ */
+export interface NotifierInstance {
+  send(message: NotificationMessage, options?: SendOptions): Promise<void>;
+  close?(): Promise<void>;
+}
+
 export interface NotifierType extends ProviderManifest {
+  /** Field documentation for catalogues and forms; when absent, core derives it from `configSchema`. */
+  options?: OptionDoc[];
+  /** Other names clients use for config fields (config-aliases.ts); core translates them. */
+  configAliases?: ConfigAliases;
+  /** Kinds of address `send` can deliver to instead of the configured recipients (`SendOptions.address`). */
+  addressKinds?: NotificationAddress['kind'][];
+  /** `config` holds the non-secret and the (decrypted) secret fields together. */
   create(config: Record<string, unknown>, deps: ProviderDeps): NotifierInstance | Promise<NotifierInstance>;
 }
 

@@ -6,3 +6,4 @@ export * from './object-keys.ts';
 export * from './tool-process.ts';
 export * from './disk-usage.ts';
 export * from './config-aliases.ts';
+export * from './notify-http.ts';
