@@ -4,11 +4,11 @@
 //   HTTP slices       core/features/<slice>/
 //   orchestration     core/runs/
 //   domain services   core/backup/, core/recovery/, core/agent-protocol/
-//   base              everything else under core/ (engine, storage, db, security, plugin-host,
+//   base              everything else under core/ (engine, storage, db, security, plugin-host, notifications,
 //                     events, metrics, http, auth, config, lib)
 const DOMAIN = '^core/(runs|backup|recovery|agent-protocol)/';
 const BASE =
-  '^core/(engine|storage|db|security|plugin-host|events|metrics|http|auth|config|lib)/';
+  '^core/(engine|storage|db|security|plugin-host|events|notifications|metrics|http|auth|config|lib)/';
 // Provider SDKs belong to the plugins that use them; core persists through MikroORM's own drivers.
 const VENDOR_SDKS =
   'node_modules/(@types/)?(@googleapis/[^/]+|googleapis|google-auth-library|mysql2|pg|pg-[^/]+|better-sqlite3)/';

@@ -46,6 +46,7 @@ import { backupTaskRoutes } from './features/backup-tasks/backup-task-routes.ts'
 import { taskTransferRoutes } from './features/task-transfer/task-transfer-routes.ts';
 import { taskTemplateRoutes } from './features/task-templates/task-template-routes.ts';
 import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
+import { notificationRoutes } from './features/notifications/notification-routes.ts';
 import { fastifySSE } from '@fastify/sse';
 import { resetScratchDir } from './storage/scratch-dir.ts';
 import { ensureLocalNode } from './agent-protocol/local-node.ts';
@@ -109,6 +110,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(backupRecordRoutes);
   await app.register(recoveryRoutes);
   await app.register(eventStreamRoutes);
+  await app.register(notificationRoutes);
 
   const { backupRuns, scheduler, recordDeleter, storageHealth, auditRetention, temporarySweep, auditWebhook } = container.cradle;
   app.decorate('storageHealth', storageHealth);
@@ -118,6 +120,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   app.addHook('onReady', async function startBackgroundWork() {
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
     auditRetention.start();
+    await container.cradle.deliveryWorker.start();
     // Order matters: settle what a crash left running before the scheduler checks for overlap.
     const { restores, verifications, replications } = container.cradle;
     await restores.recover();
@@ -147,6 +150,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     await storageHealth.stop();
     await temporarySweep.stop();
     auditRetention.stop();
+    // Last: whatever the stopping services raised is in the outbox, sent now or after the restart.
+    await container.cradle.deliveryWorker.stop();
     await container.cradle.orm.close();
   });
 }, { name: 'backplane-app' });

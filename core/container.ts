@@ -47,6 +47,12 @@ import { StorageHealthMonitor } from './storage/storage-health.ts';
 import { TemporarySweep } from './storage/temporary-sweep.ts';
 import { AuditRetention } from './events/audit-retention.ts';
 import { AuditWebhook } from './events/audit-webhook.ts';
+import { NotifierOpener } from './notifications/notifier-opener.ts';
+import { NotificationSender } from './notifications/notification-sender.ts';
+import { Alerts } from './notifications/alerts.ts';
+import { DeliveryWorker } from './notifications/delivery-worker.ts';
+import { NotificationMetrics } from './metrics/notification-metrics.ts';
+import { NotificationChannelService } from './features/notifications/notification-service.ts';
 
 /** Singletons: one per app instance. */
 export interface AppCradle {
@@ -96,6 +102,12 @@ export interface AppCradle {
   temporarySweep: TemporarySweep;
   auditRetention: AuditRetention;
   auditWebhook: AuditWebhook;
+  notifierOpener: NotifierOpener;
+  notificationSender: NotificationSender;
+  /** Raises events: the notification outbox and the event bus. */
+  alerts: Alerts;
+  deliveryWorker: DeliveryWorker;
+  notificationMetrics: NotificationMetrics;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -113,6 +125,7 @@ export interface ScopeCradle {
   taskTemplates: TaskTemplateService;
   nodes: NodeService;
   installs: InstallService;
+  notificationChannels: NotificationChannelService;
 }
 
 export type Cradle = AppCradle & ScopeCradle;
@@ -182,6 +195,12 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     temporarySweep: asClass(TemporarySweep).singleton(),
     auditRetention: asClass(AuditRetention).singleton(),
     auditWebhook: asClass(AuditWebhook).singleton(),
+    notifierOpener: asClass(NotifierOpener).singleton(),
+    notificationSender: asClass(NotificationSender).singleton(),
+    alerts: asClass(Alerts).singleton(),
+    deliveryWorker: asFunction((deps: ConstructorParameters<typeof DeliveryWorker>[0]) => new DeliveryWorker(deps)).singleton(),
+    notificationMetrics: asClass(NotificationMetrics).singleton(),
+    notificationChannels: asClass(NotificationChannelService).scoped(),
   });
   return container;
 }

@@ -1,3 +1,4 @@
+import type { Alerts } from '../notifications/alerts.ts';
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord, type BackupRecordCopy, type RecordStatus } from '../db/entities/backup-record.ts';
@@ -7,7 +8,6 @@ import type { StorageTarget } from '../db/entities/storage-target.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
-import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD, databaseNames, sourceSpecOf } from './task-source.ts';
@@ -27,7 +27,7 @@ export interface ExecutorDeps {
   storageOpener: StorageTargetOpener;
   secretBox: SecretBox;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
-  events: EventBus;
+  alerts: Alerts;
   backupMetrics: BackupMetrics;
   recordLogs: RecordLogHub;
   ageRecipient: string;

@@ -28,6 +28,16 @@ export interface Config {
   storageHealthIntervalSeconds: number;
   /** Seconds between sweeps of stale temporary upload objects on every enabled target; 0 disables them. */
   tempSweepIntervalSeconds: number;
+  /** How long one notification delivery may take before it counts as failed (seconds). */
+  notifyTimeoutSeconds: number;
+  /** The first retry of a failed delivery waits this long; each further one twice as long, up to an hour (seconds). */
+  notifyRetryBaseSeconds: number;
+  /** Attempts of one delivery before it is given up. */
+  notifyMaxAttempts: number;
+  /** The same event for the same subject within this many seconds is folded into the first message; 0 = never. */
+  notifyCoalesceSeconds: number;
+  /** Seconds between scans for tasks past their RPO (`slaHoursRpo`); 0 disables them. */
+  slaScanIntervalSeconds: number;
   jwtTtlSeconds: number;
   updateFeedUrl: string;
   updateCheckTimeoutMs: number;

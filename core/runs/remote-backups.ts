@@ -1,3 +1,4 @@
+import type { Alerts } from '../notifications/alerts.ts';
 import type { Readable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
@@ -10,7 +11,6 @@ import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
-import type { EventBus } from '../events/event-bus.ts';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { RecordLogHub, ProgressInfo, LogLevel } from '../backup/record-log.ts';
 import type { BackupRuns } from './backup-runs.ts';
@@ -39,7 +39,7 @@ interface Deps {
   backupRuns: BackupRuns;
   recordLogs: RecordLogHub;
   backupMetrics: BackupMetrics;
-  events: EventBus;
+  alerts: Alerts;
   storageOpener: StorageTargetOpener;
   secretBox: SecretBox;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;

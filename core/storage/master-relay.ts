@@ -1,4 +1,4 @@
-import { configError } from './target-config.ts';
+import { configError } from '../plugin-host/provider-config.ts';
 
 /*
  * This stays in core, unlike the config aliases a storage type declares: `agentDirectUpload` is

@@ -11,6 +11,7 @@ import { Migration011DiffFullInterval } from './011-diff-full-interval.ts';
 import { Migration012NodeInstallOptions } from './012-node-install-options.ts';
 import { Migration013KeptSession } from './013-kept-session.ts';
 import { Migration014CopyTransferMode } from './014-copy-transfer-mode.ts';
+import { Migration015Notifications } from './015-notifications.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   { name: 'Migration012NodeInstallOptions', class: Migration012NodeInstallOptions },
   { name: 'Migration013KeptSession', class: Migration013KeptSession },
   { name: 'Migration014CopyTransferMode', class: Migration014CopyTransferMode },
+  { name: 'Migration015Notifications', class: Migration015Notifications },
 ];

@@ -6,7 +6,7 @@ import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
-import { validateConfig } from '../../storage/target-config.ts';
+import { validateConfig } from '../../plugin-host/provider-config.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { databaseListProblem } from '../../backup/task-source.ts';
 import { parseMaintenanceWindows } from '../../backup/maintenance-window.ts';

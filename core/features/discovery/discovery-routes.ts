@@ -5,7 +5,7 @@ import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { roleAllows } from '../../auth/roles.ts';
-import { validateConfig } from '../../storage/target-config.ts';
+import { validateConfig } from '../../plugin-host/provider-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';

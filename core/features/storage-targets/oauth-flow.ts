@@ -8,7 +8,7 @@ import { hashToken } from '../../security/tokens.ts';
 import { providerErrorKind } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
 import { providerFailure, trimReason } from '../../storage/target-opener.ts';
-import { validateConfig } from '../../storage/target-config.ts';
+import { validateConfig } from '../../plugin-host/provider-config.ts';
 import type { StorageTargetService } from './storage-target-service.ts';
 import { CALLBACK_PAGE_PATH } from './oauth-callback-page.ts';
 

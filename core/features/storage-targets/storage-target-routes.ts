@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.ts';
 import { setTotal } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { roleAllows } from '../../auth/roles.ts';
-import { optionDocs } from '../../storage/target-config.ts';
+import { optionDocs } from '../../plugin-host/provider-config.ts';
 import { providerFailure, trimReason } from '../../storage/target-opener.ts';
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
 import { TargetInput, TargetUpdate, TargetSummary, TargetDetail, TestResultView } from './storage-target-schemas.ts';

@@ -1,7 +1,7 @@
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
 import type { StorageType } from '@backplane/plugin-api';
-import { maskConfig } from '../../storage/target-config.ts';
-import { aliasView } from '../../storage/config-aliases.ts';
+import { maskConfig } from '../../plugin-host/provider-config.ts';
+import { aliasView } from '../../plugin-host/config-aliases.ts';
 import { masterRelayView } from '../../storage/master-relay.ts';
 
 export function toTargetSummary(t: StorageTarget) {

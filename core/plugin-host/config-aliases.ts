@@ -1,5 +1,8 @@
-import { UNSET_OPTION, sameSetting, type ConfigAlias, type StorageType } from '@backplane/plugin-api';
-import { SECRET_MASK, type ConfigIssue } from './target-config.ts';
+import { UNSET_OPTION, sameSetting, type ConfigAlias, type ConfigAliases, type ProviderManifest } from '@backplane/plugin-api';
+
+/** A provider type of any kind that may declare other names for its config fields (storage and notifier types do). */
+type AliasedType = ProviderManifest & { configAliases?: ConfigAliases };
+import { SECRET_MASK, type ConfigIssue } from './provider-config.ts';
 
 /**
  * Other names for config fields, as a storage type declares them (`configAliases`, e.g. the
@@ -8,7 +11,7 @@ import { SECRET_MASK, type ConfigIssue } from './target-config.ts';
  * field the client used; details carry the alias names next to the native ones.
  */
 
-const aliasesOf = (type: StorageType): ConfigAlias[] => type.configAliases?.fields ?? [];
+const aliasesOf = (type: AliasedType): ConfigAlias[] => type.configAliases?.fields ?? [];
 
 const same = sameSetting;
 
@@ -32,7 +35,7 @@ export interface TranslatedConfig {
  * client sends back the whole config it read, both names included); on create, or when both
  * changed, it is an issue naming both fields. A masked or empty secret means "keep the stored one".
  */
-export function fromAliases(type: StorageType, incoming: Record<string, unknown>, stored?: Record<string, unknown>): TranslatedConfig {
+export function fromAliases(type: AliasedType, incoming: Record<string, unknown>, stored?: Record<string, unknown>): TranslatedConfig {
   const config: Record<string, unknown> = { ...incoming };
   const issues: ConfigIssue[] = [];
   let aliased = false;
@@ -68,7 +71,7 @@ export function fromAliases(type: StorageType, incoming: Record<string, unknown>
 }
 
 /** A validation issue under the name the client used: `config/url` -> `config/endpoint` for a webdav config sent with BackupX's keys. */
-export function aliasIssues(type: StorageType, issues: ConfigIssue[]): ConfigIssue[] {
+export function aliasIssues(type: AliasedType, issues: ConfigIssue[]): ConfigIssue[] {
   const byNative = new Map(aliasesOf(type).map((a) => [`config/${a.native}`, `config/${a.alias}`]));
   return issues.map((i) => ({ ...i, path: byNative.get(i.path) ?? i.path }));
 }
@@ -78,7 +81,7 @@ export function aliasIssues(type: StorageType, issues: ConfigIssue[]): ConfigIss
  * reads them), masked like their native counterparts; `maskedFields` lists both names of a
  * masked secret.
  */
-export function aliasView(type: StorageType | undefined, view: { config: Record<string, unknown>; maskedFields: string[] }): { config: Record<string, unknown>; maskedFields: string[] } {
+export function aliasView(type: AliasedType | undefined, view: { config: Record<string, unknown>; maskedFields: string[] }): { config: Record<string, unknown>; maskedFields: string[] } {
   if (!type) return view;
   const config = { ...view.config };
   const masked = new Set(view.maskedFields);

@@ -1,8 +1,12 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { SECRET_MASK, type StorageType, type OptionDoc, type ProviderManifest, type ConfigIssue } from '@backplane/plugin-api';
+import { SECRET_MASK, type OptionDoc, type ProviderManifest, type ConfigIssue } from '@backplane/plugin-api';
 import type { ErrorCode } from '../http/error-catalogue.ts';
 import { AppError } from '../http/app-error.ts';
 
+/**
+ * A provider type's settings, whatever its kind (storage, notifier, database driver): validation
+ * against its JSON Schema with errors that name the field, and its secret fields kept apart.
+ */
 // The mask and the issue shape are the plugin kit's, so types that declare config aliases share them.
 export { SECRET_MASK, type ConfigIssue };
 
@@ -14,7 +18,7 @@ const validators = new WeakMap<ProviderManifest, ValidateFunction>();
 function issueOf(e: ErrorObject): ConfigIssue {
   const params = e.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };
   if (e.keyword === 'required') return { path: `config${e.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
-  if (e.keyword === 'additionalProperties') return { path: `config${e.instancePath}/${String(params.additionalProperty)}`, message: 'is not a setting of this storage type' };
+  if (e.keyword === 'additionalProperties') return { path: `config${e.instancePath}/${String(params.additionalProperty)}`, message: 'is not a setting of this type' };
   const message = e.keyword === 'enum' ? `must be one of ${(params.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}` : e.message ?? 'is invalid';
   return { path: `config${e.instancePath}`, message };
 }
@@ -51,7 +55,7 @@ export function validateConfig(type: ProviderManifest, config: Record<string, un
 const SUMMARY_KEYWORDS = new Set(['if', 'anyOf', 'oneOf']);
 
 /** Splits a config into its public part and its secret fields. */
-export function splitSecrets(type: StorageType, config: Record<string, unknown>): { plain: Record<string, unknown>; secrets: Record<string, unknown> } {
+export function splitSecrets(type: ProviderManifest, config: Record<string, unknown>): { plain: Record<string, unknown>; secrets: Record<string, unknown> } {
   const plain: Record<string, unknown> = {};
   const secrets: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
@@ -65,7 +69,7 @@ export function splitSecrets(type: StorageType, config: Record<string, unknown>)
  * Applies an update's config to the stored one: a secret sent back as the mask, or empty,
  * keeps its stored value (clients only ever saw the mask).
  */
-export function mergeSecrets(type: StorageType, incoming: Record<string, unknown>, storedSecrets: Record<string, unknown>): Record<string, unknown> {
+export function mergeSecrets(type: ProviderManifest, incoming: Record<string, unknown>, storedSecrets: Record<string, unknown>): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...incoming };
   for (const field of type.secretFields) {
     const value = incoming[field];
@@ -75,7 +79,7 @@ export function mergeSecrets(type: StorageType, incoming: Record<string, unknown
 }
 
 /** The config as clients see it: every non-empty secret replaced by the mask. */
-export function maskConfig(type: StorageType | undefined, plain: Record<string, unknown>, secretKeys: string[]): { config: Record<string, unknown>; maskedFields: string[] } {
+export function maskConfig(type: ProviderManifest | undefined, plain: Record<string, unknown>, secretKeys: string[]): { config: Record<string, unknown>; maskedFields: string[] } {
   const config: Record<string, unknown> = { ...plain };
   const maskedFields: string[] = [];
   for (const key of secretKeys) {
@@ -88,7 +92,7 @@ export function maskConfig(type: StorageType | undefined, plain: Record<string, 
 }
 
 /** Field documentation: the type's own, or derived from its JSON Schema. */
-export function optionDocs(type: StorageType): OptionDoc[] {
+export function optionDocs(type: ProviderManifest & { options?: OptionDoc[] }): OptionDoc[] {
   if (type.options) return type.options;
   const schema = type.configSchema as { properties?: Record<string, { description?: string; default?: unknown; examples?: unknown[] }>; required?: string[] };
   return Object.entries(schema.properties ?? {}).map(([name, prop]) => ({
