@@ -1,4 +1,5 @@
 import type { Alerts } from '../notifications/alerts.ts';
+import type { EventBus } from '../events/event-bus.ts';
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord, type BackupRecordCopy, type RecordStatus } from '../db/entities/backup-record.ts';
@@ -27,6 +28,7 @@ export interface ExecutorDeps {
   storageOpener: StorageTargetOpener;
   secretBox: SecretBox;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
+  events: EventBus;
   alerts: Alerts;
   backupMetrics: BackupMetrics;
   recordLogs: RecordLogHub;

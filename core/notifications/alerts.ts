@@ -16,6 +16,7 @@ export interface StagedAlert { alert: Alert; row: NotificationEvent }
 export class Alerts {
   readonly #orm: MikroORM;
   readonly #events: EventBus;
+  readonly #stored = new Set<() => void>();
 
   constructor({ orm, events }: { orm: MikroORM; events: EventBus }) {
     this.#orm = orm;
@@ -38,10 +39,21 @@ export class Alerts {
     return { alert, row };
   }
 
-  /** Publishes a staged alert once its row is stored: SSE clients see it, the delivery worker wakes. */
-  commit(staged: StagedAlert): void {
+  /**
+   * Call once a staged alert's row is stored: the delivery worker wakes, and SSE clients see the
+   * alert unless `publish` is false (a caller that publishes its own event, as backup outcomes do:
+   * every run's result goes on the bus, while only some are news for channels).
+   */
+  commit(staged: StagedAlert, options: { publish?: boolean } = {}): void {
     const { alert, row } = staged;
-    this.#events.publish({ type: alert.type, title: row.title, body: alert.body, fields: alert.fields, timestamp: row.occurredAt.toISOString() });
+    if (options.publish !== false) this.#events.publish({ type: alert.type, title: row.title, body: alert.body, fields: alert.fields, timestamp: row.occurredAt.toISOString() });
+    for (const listener of this.#stored) listener();
+  }
+
+  /** Calls `listener` after each alert is stored (the delivery worker); returns the unsubscribe. */
+  onStored(listener: () => void): () => void {
+    this.#stored.add(listener);
+    return () => this.#stored.delete(listener);
   }
 
   /** Stores and publishes an alert on its own. */

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.ts';
-import type { EventBus } from '../events/event-bus.ts';
+import type { Alerts } from './alerts.ts';
 import type { NotificationMetrics } from '../metrics/notification-metrics.ts';
 import { NotificationAttemptEntity, NotificationChannelEntity, NotificationDeliveryEntity, NotificationEventEntity, type NotificationDelivery } from '../db/entities/notification.ts';
 import type { NotificationSender } from './notification-sender.ts';
@@ -17,7 +17,7 @@ const DIGEST_CHECK_MS = 60_000;
 export interface DeliveryWorkerDeps {
   orm: MikroORM;
   config: Config;
-  events: EventBus;
+  alerts: Alerts;
   notificationSender: NotificationSender;
   notificationMetrics: NotificationMetrics;
   readSettings: () => Promise<Record<string, string>>;
@@ -58,7 +58,7 @@ export class DeliveryWorker {
     const em = this.#d.orm.em.fork();
     const resumed = await em.nativeUpdate(NotificationDeliveryEntity, { status: 'sending' }, { status: 'pending', nextAttemptAt: new Date() });
     if (resumed > 0) this.#d.logger.warn({ resumed }, 'notification deliveries interrupted by a restart will be sent again');
-    this.#unsubscribe = this.#d.events.subscribe(() => this.wake());
+    this.#unsubscribe = this.#d.alerts.onStored(() => this.wake());
     const pollMs = Math.min(5000, Math.max(200, this.#d.config.notifyRetryBaseSeconds * 500));
     this.#timer = setInterval(() => this.wake(), pollMs);
     this.#timer.unref();

@@ -1,4 +1,5 @@
 import type { Alerts } from '../notifications/alerts.ts';
+import type { EventBus } from '../events/event-bus.ts';
 import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, type BackupRecord } from '../db/entities/backup-record.ts';
@@ -46,21 +47,21 @@ export class BackupRuns {
   readonly #maxConcurrent: number;
   readonly #placement: PlacementLimits;
   readonly #commands: CommandQueue;
-  readonly #outcome: { recordLogs: RecordLogHub; backupMetrics: BackupMetrics; alerts: Alerts };
+  readonly #outcome: { recordLogs: RecordLogHub; backupMetrics: BackupMetrics; events: EventBus; alerts: Alerts };
   readonly #queue: number[] = [];
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
   /** Tasks with a run being created right now (closes the check-then-insert race in one process). */
   readonly #claiming = new Set<number>();
   #stopping = false;
 
-  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications, commandQueue, recordLogs, alerts }: {
+  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications, commandQueue, recordLogs, events, alerts }: {
     orm: MikroORM; backupExecutor: BackupExecutor; retention: RetentionService; audit: AuditWriter; backupMetrics: BackupMetrics;
     storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number; nodeOfflineSeconds: number }; replications: ReplicationService;
-    commandQueue: CommandQueue; recordLogs: RecordLogHub; alerts: Alerts;
+    commandQueue: CommandQueue; recordLogs: RecordLogHub; events: EventBus; alerts: Alerts;
   }) {
     this.#placement = { offlineSeconds: config.nodeOfflineSeconds, masterSlots: config.maxConcurrent };
     this.#commands = commandQueue;
-    this.#outcome = { recordLogs, backupMetrics, alerts };
+    this.#outcome = { recordLogs, backupMetrics, events, alerts };
     this.#replications = replications;
     this.#orm = orm;
     this.#executor = backupExecutor;

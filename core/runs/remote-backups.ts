@@ -1,4 +1,5 @@
 import type { Alerts } from '../notifications/alerts.ts';
+import type { EventBus } from '../events/event-bus.ts';
 import type { Readable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
@@ -39,6 +40,7 @@ interface Deps {
   backupRuns: BackupRuns;
   recordLogs: RecordLogHub;
   backupMetrics: BackupMetrics;
+  events: EventBus;
   alerts: Alerts;
   storageOpener: StorageTargetOpener;
   secretBox: SecretBox;
