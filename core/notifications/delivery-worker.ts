@@ -97,7 +97,10 @@ export class DeliveryWorker {
       this.wake();
       await this.#pass;
       await Promise.allSettled([...this.#lanes.values()]);
-      if (!this.#pass && this.#lanes.size === 0 && !(await this.#dueNow())) return;
+      if (!this.#pass && this.#lanes.size === 0 && !(await this.#dueNow())) {
+        await this.#updateDepth();
+        return;
+      }
     }
   }
 
@@ -125,7 +128,10 @@ export class DeliveryWorker {
     if (this.#lanes.has(channelId) || this.#stopped) return;
     const lane = this.#runLane(channelId)
       .catch((err: unknown) => this.#d.logger.error({ err, channelId }, 'notification lane failed'))
-      .finally(() => this.#lanes.delete(channelId));
+      .finally(() => {
+        this.#lanes.delete(channelId);
+        void this.#updateDepth().catch(() => undefined);
+      });
     this.#lanes.set(channelId, lane);
   }
 
