@@ -3,6 +3,9 @@ import { deliverHttp, type NotificationMessage, type NotifierInstance, type Noti
 
 /** Headers Backplane sets itself; a channel's custom headers may not replace them. */
 const RESERVED = new Set(['content-type', 'content-length', 'host', 'x-backplane-event', 'x-backplane-idempotency-key', 'x-backplane-timestamp', 'x-backplane-signature']);
+/** A pattern matching `word` in any letter case (JSON Schema patterns take no flags). */
+const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+const RESERVED_PATTERN = `^(${[...RESERVED].map(anyCase).join('|')})$`;
 /** RFC 9110 field-name token. */
 const TOKEN = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$';
 
@@ -24,7 +27,7 @@ export const webhookType: NotifierType = {
         type: 'object',
         description: 'Extra request headers (name to value), e.g. an Authorization header your receiver expects.',
         maxProperties: 32,
-        propertyNames: { pattern: TOKEN, maxLength: 128, not: { enum: [...RESERVED] } },
+        propertyNames: { pattern: TOKEN, maxLength: 128, not: { pattern: RESERVED_PATTERN } },
         additionalProperties: { type: 'string', maxLength: 4096, pattern: '^[^\\r\\n]*$' },
       },
     },
