@@ -17,4 +17,5 @@ export const {
   diskUsage,
   UNSET_OPTION, SECRET_MASK, sameSetting,
   redactSecrets, statusKind, deliverHttp, httpUrlProblem,
+  SEVERITY_COLOURS, truncate, escapeHtml, shownFields,
 } = api;

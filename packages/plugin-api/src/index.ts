@@ -7,3 +7,4 @@ export * from './tool-process.ts';
 export * from './disk-usage.ts';
 export * from './config-aliases.ts';
 export * from './notify-http.ts';
+export * from './notify-format.ts';

@@ -14,6 +14,11 @@ export interface DeliveryRequest {
   timeoutMs?: number;
   /** Values that must never appear in an error message: tokens, passwords, a URL that holds one. */
   secrets?: readonly unknown[];
+  /**
+   * The kind of a refusal, where the service says more than its status (Slack's 404
+   * `no_service` is a revoked URL: `auth`); undefined falls back to `statusKind`.
+   */
+  classify?(status: number, body: string): 'auth' | 'transient' | 'permanent' | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -63,7 +68,7 @@ export async function deliverHttp(request: DeliveryRequest): Promise<{ status: n
   }
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const quoted = text.replace(/\s+/g, ' ').trim().slice(0, QUOTED_ANSWER);
-  const kind = response.status >= 300 && response.status < 400 ? 'permanent' : statusKind(response.status);
+  const kind = request.classify?.(response.status, text) ?? (response.status >= 300 && response.status < 400 ? 'permanent' : statusKind(response.status));
   throw new ProviderError(kind, clean(`${service} answered HTTP ${response.status}${quoted ? `: ${quoted}` : ''}`));
 }
 
