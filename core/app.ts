@@ -121,6 +121,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
     auditRetention.start();
     await container.cradle.deliveryWorker.start();
+    container.cradle.nodeMonitor.start();
+    container.cradle.slaScan.start();
     // Order matters: settle what a crash left running before the scheduler checks for overlap.
     const { restores, verifications, replications } = container.cradle;
     await restores.recover();
@@ -150,6 +152,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     await storageHealth.stop();
     await temporarySweep.stop();
     auditRetention.stop();
+    await container.cradle.nodeMonitor.stop();
+    await container.cradle.slaScan.stop();
     // Last: whatever the stopping services raised is in the outbox, sent now or after the restart.
     await container.cradle.deliveryWorker.stop();
     await container.cradle.orm.close();

@@ -52,6 +52,8 @@ import { NotificationSender } from './notifications/notification-sender.ts';
 import { Alerts } from './notifications/alerts.ts';
 import { DeliveryWorker } from './notifications/delivery-worker.ts';
 import { NotificationMetrics } from './metrics/notification-metrics.ts';
+import { NodeMonitor } from './agent-protocol/node-monitor.ts';
+import { SlaScan } from './backup/sla-scan.ts';
 import { NotificationChannelService } from './features/notifications/notification-service.ts';
 
 /** Singletons: one per app instance. */
@@ -108,6 +110,8 @@ export interface AppCradle {
   alerts: Alerts;
   deliveryWorker: DeliveryWorker;
   notificationMetrics: NotificationMetrics;
+  nodeMonitor: NodeMonitor;
+  slaScan: SlaScan;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -200,6 +204,8 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     alerts: asClass(Alerts).singleton(),
     deliveryWorker: asFunction((deps: ConstructorParameters<typeof DeliveryWorker>[0]) => new DeliveryWorker(deps)).singleton(),
     notificationMetrics: asClass(NotificationMetrics).singleton(),
+    nodeMonitor: asClass(NodeMonitor).singleton(),
+    slaScan: asClass(SlaScan).singleton(),
     notificationChannels: asClass(NotificationChannelService).scoped(),
   });
   return container;

@@ -14,7 +14,7 @@ import type { Compression } from '../engine/compression.ts';
 import { DB_PASSWORD_AAD, databaseNames, sourceSpecOf } from './task-source.ts';
 import { readSourceStats, runArtifact, storedLine, type ArtifactRun, type ArtifactTarget } from './artifact-run.ts';
 import { errorText as message, humanBytes as human } from '../lib/text.ts';
-import { recordedUsage } from './target-usage.ts';
+import { recordedUsage } from '../storage/target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
 import { artifactExtension, storageKey, fileNameOf } from './storage-key.ts';
 import type { RecordLogHub } from './record-log.ts';

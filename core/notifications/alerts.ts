@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../events/event-bus.ts';
 import { NotificationEventEntity, type NotificationEvent } from '../db/entities/notification.ts';
 import { severityOf, type Alert } from './alert.ts';
@@ -18,9 +19,12 @@ export class Alerts {
   readonly #events: EventBus;
   readonly #stored = new Set<() => void>();
 
-  constructor({ orm, events }: { orm: MikroORM; events: EventBus }) {
+  readonly #log: FastifyBaseLogger;
+
+  constructor({ orm, events, logger }: { orm: MikroORM; events: EventBus; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#events = events;
+    this.#log = logger;
   }
 
   /** Adds the alert's outbox row to `em`; call `commit` after the caller's flush. */
@@ -62,6 +66,14 @@ export class Alerts {
     const staged = this.stage(em, alert);
     await em.flush();
     this.commit(staged);
+  }
+
+  /**
+   * `raise` for callers whose own work is done and must not fail because of the notice (a
+   * restore that succeeded stays a success): a failure to store the alert is logged.
+   */
+  notify(alert: Alert): Promise<void> {
+    return this.raise(alert).catch((err: unknown) => this.#log.error({ err, type: alert.type }, 'an alert could not be stored'));
   }
 
   /**

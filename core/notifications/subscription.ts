@@ -28,7 +28,7 @@ export function subscribes(channel: Subscriber, type: string): boolean {
 /** Every event type Backplane raises, for validation of `eventTypes` and for catalogues. */
 export const EVENT_TYPES = [
   'backup_success', 'backup_partial', 'backup_failed', 'backup_recovered', 'backup_cancelled',
-  'restore_success', 'restore_failed', 'verify_success', 'verify_failed', 'replication_failed',
+  'restore_success', 'restore_failed', 'restore_cancelled', 'verify_success', 'verify_failed', 'verify_cancelled', 'replication_failed',
   'storage_unhealthy', 'storage_recovered', 'storage_capacity_warning',
   'node_offline', 'node_online', 'agent_outdated', 'sla_violation', 'rto_exceeded',
 ] as const;

@@ -5,6 +5,7 @@ import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
 import type { DatabaseDriverType, DatabaseDriverInstance } from '@backplane/plugin-api';
 import type { EventBus } from '../events/event-bus.ts';
+import type { Alerts } from '../notifications/alerts.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { Config } from '../config/config.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
@@ -20,6 +21,7 @@ export interface RecoveryDeps {
   secretBox: SecretBox;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
   events: EventBus;
+  alerts: Alerts;
   restoreLogs: RecordLogHub;
   verifyLogs: RecordLogHub;
   ageKeys: AgeKeyPair;

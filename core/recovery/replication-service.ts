@@ -7,6 +7,7 @@ import { withHealthyCopy } from './artifact-source.ts';
 import { JobQueue } from './job-queue.ts';
 import { failStale } from './run-lifecycle.ts';
 import type { RecoveryDeps } from './recovery-deps.ts';
+import { replicationAlert } from './recovery-alerts.ts';
 
 
 /**
@@ -85,14 +86,8 @@ export class ReplicationService {
     record.completedAt = new Date();
     record.durationMs = record.completedAt.getTime() - (record.startedAt?.getTime() ?? record.completedAt.getTime());
     await em.flush();
-    if (record.status !== 'success') {
-      this.#d.events.publish({
-        type: 'replication_failed',
-        title: `Replication failed: ${record.taskName}`,
-        body: record.errorMessage,
-        fields: { replicationId: record.id, backupRecordId: record.backupRecordId, destTargetName: record.destTargetName, status: record.status },
-      });
-    }
+    const alert = replicationAlert(record);
+    if (alert) await this.#d.alerts.notify(alert);
     return record;
   }
 

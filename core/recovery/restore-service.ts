@@ -13,23 +13,12 @@ import { SelectionMatch, nothingSelectedText } from './selection.ts';
 import { databaseOfEntry, isDumpArchive } from '../backup/dump-archive.ts';
 import { restoreDumpArchive } from './dump-archive-restore.ts';
 import { JobQueue } from './job-queue.ts';
-import type { EventBus } from '../events/event-bus.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
 import type { RestoreRecordPayload } from '../agent-protocol/wire.ts';
 import { runLifecycle, failStale, settleStopped, stopQueuedJob, type Log } from './run-lifecycle.ts';
 import type { RunStop } from '../backup/run-stop.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
-
-/** `restore_success` / `restore_failed` / `restore_cancelled`, for restores on the master and on agents alike. */
-export function publishRestoreOutcome(events: EventBus, record: RestoreRecord): void {
-  const ok = record.status === 'success';
-  events.publish({
-    type: ok ? 'restore_success' : record.status === 'cancelled' ? 'restore_cancelled' : 'restore_failed',
-    title: `Restore ${record.status}: ${record.taskName}`,
-    body: ok ? `Record ${record.backupRecordId} restored${record.nodeId ? ` on node ${record.nodeId}` : ''}.` : record.errorMessage,
-    fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, status: record.status, nodeId: record.nodeId },
-  });
-}
+import { restoreAlert } from './recovery-alerts.ts';
 
 export interface RestoreInput {
   /** File restores: an absolute directory to restore into; absent = the original locations. */
@@ -122,12 +111,12 @@ export class RestoreService {
     if (record.nodeId !== 0) {
       for (const c of await this.#d.commandQueue.openFor('restore', id)) if (c.status === 'pending') await this.#d.commandQueue.settle(c.id, 'failed', stop.message);
       await settleStopped(em, record, this.#d.restoreLogs, stop);
-      publishRestoreOutcome(this.#d.events, record);
+      void this.#d.alerts.notify(restoreAlert(record));
       return record;
     }
     return stopQueuedJob(em, this.#queue, `restore-${id}`, record, {
       hub: this.#d.restoreLogs, stop, ended,
-      publish: (r) => publishRestoreOutcome(this.#d.events, r),
+      publish: (r) => void this.#d.alerts.notify(restoreAlert(r)),
       reload: () => this.#d.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id }),
     });
   }
@@ -166,7 +155,7 @@ export class RestoreService {
       if (backup.type === 'file') await this.#restoreFiles(record, backup, log, signal);
       else await this.#restoreDatabase(em, record, backup, log, signal);
     });
-    publishRestoreOutcome(this.#d.events, record);
+    void this.#d.alerts.notify(restoreAlert(record));
     return record;
   }
 

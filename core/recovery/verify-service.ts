@@ -15,6 +15,8 @@ import { JobQueue } from './job-queue.ts';
 import { runLifecycle, failStale, stopQueuedJob, type Log } from './run-lifecycle.ts';
 import type { RunStop } from '../backup/run-stop.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
+import { verifyAlert, rtoAlert } from './recovery-alerts.ts';
+import type { EntityManager } from '@mikro-orm/core';
 
 export type VerifyMode = 'quick' | 'deep';
 
@@ -81,7 +83,7 @@ export class VerifyService {
   async execute(id: number, signal: AbortSignal): Promise<VerifyRecord> {
     const em = this.#d.orm.em.fork();
     const record = await em.findOneOrFail(VerifyRecordEntity, { id });
-    const status = await runLifecycle(em, record, this.#d.verifyLogs, signal, async (log) => {
+    await runLifecycle(em, record, this.#d.verifyLogs, signal, async (log) => {
       const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
       if (!backup) throw new Error('the backup record was deleted');
       log('info', `${record.mode} verification of ${backup.fileName} (record ${backup.id})`);
@@ -108,18 +110,16 @@ export class VerifyService {
       }
       return undefined;
     });
-    if (status !== 'success') this.#publishUnsuccessful(record);
+    await this.#alert(em, record);
     return record;
   }
 
-  #publishUnsuccessful(record: VerifyRecord): void {
-    const cancelled = record.status === 'cancelled';
-    this.#d.events.publish({
-      type: cancelled ? 'verify_cancelled' : 'verify_failed',
-      title: `Verification ${cancelled ? 'cancelled' : 'failed'}: ${record.taskName}`,
-      body: record.errorMessage,
-      fields: { verifyId: record.id, backupRecordId: record.backupRecordId, taskName: record.taskName, mode: record.mode, status: record.status },
-    });
+  /** The verification's alert, and `rto_exceeded` when a deep one measured a restore slower than the task's objective. */
+  async #alert(em: EntityManager, record: VerifyRecord): Promise<void> {
+    await this.#d.alerts.notify(verifyAlert(record));
+    const task = await em.findOne(BackupTaskEntity, { id: record.taskId }, { fields: ['rtoMinutes'] });
+    const rto = rtoAlert(record, task?.rtoMinutes ?? 0);
+    if (rto) await this.#d.alerts.notify(rto);
   }
 
   /** Ends a queued or running verification `cancelled` (a running one is aborted and waited for; its sandbox is removed as after a failure). */
@@ -131,7 +131,7 @@ export class VerifyService {
     if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
     return stopQueuedJob(em, this.#queue, `verify-${id}`, record, {
       hub: this.#d.verifyLogs, stop, ended,
-      publish: (r) => this.#publishUnsuccessful(r),
+      publish: (r) => void this.#d.alerts.notify(verifyAlert(r)),
       reload: () => this.#d.orm.em.fork().findOneOrFail(VerifyRecordEntity, { id }),
     });
   }

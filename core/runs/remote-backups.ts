@@ -18,7 +18,7 @@ import type { BackupRuns } from './backup-runs.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
 import { artifactExtension, storageKey, fileNameOf } from '../backup/storage-key.ts';
 import { rawExtensionOf, sourceSpecOf } from '../backup/task-source.ts';
-import { recordedUsage } from '../backup/target-usage.ts';
+import { recordedUsage } from '../storage/target-usage.ts';
 import { withWarnings } from '../backup/run-warnings.ts';
 import { taskTargets } from '../backup/task-targets.ts';
 import type { Compression } from '../engine/compression.ts';

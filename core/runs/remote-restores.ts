@@ -8,13 +8,13 @@ import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ProviderRegistry } from '../plugin-host/registry.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
-import type { EventBus } from '../events/event-bus.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { AgeKeyPair } from '../engine/age-identity.ts';
 import { copyVerdict, openStoredCopy, rawStream, unreadableArtifact } from '../recovery/artifact-source.ts';
 import { restoreTargetOf } from '../recovery/database-restore.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
-import { publishRestoreOutcome } from '../recovery/restore-service.ts';
+import { restoreAlert } from '../recovery/recovery-alerts.ts';
+import type { Alerts } from '../notifications/alerts.ts';
 import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { isDumpArchive } from '../backup/dump-archive.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
@@ -27,7 +27,7 @@ interface Deps {
   orm: MikroORM;
   commandQueue: CommandQueue;
   restoreLogs: RecordLogHub;
-  events: EventBus;
+  alerts: Alerts;
   storageOpener: StorageTargetOpener;
   secretBox: SecretBox;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
@@ -136,7 +136,7 @@ export class RemoteRestores {
 
   async #settle(em: EntityManager, record: RestoreRecord, status: 'success' | 'failed', reason: string): Promise<void> {
     await settleLifecycle(em, record, this.#d.restoreLogs, status, reason);
-    publishRestoreOutcome(this.#d.events, record);
+    await this.#d.alerts.notify(restoreAlert(record));
   }
 
   async fail(id: number, reason: string): Promise<boolean> {

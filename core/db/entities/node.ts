@@ -27,6 +27,8 @@ export const NodeEntity = defineEntity({
     arch: p.string().length(64).default(''),
     agentVersion: p.string().length(64).default(''),
     lastSeenAt: p.datetime().nullable(),
+    /** The status last announced (node_online/node_offline); '' until the node was first seen. */
+    alertStatus: p.string().length(16).default(''),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

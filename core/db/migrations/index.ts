@@ -12,6 +12,7 @@ import { Migration012NodeInstallOptions } from './012-node-install-options.ts';
 import { Migration013KeptSession } from './013-kept-session.ts';
 import { Migration014CopyTransferMode } from './014-copy-transfer-mode.ts';
 import { Migration015Notifications } from './015-notifications.ts';
+import { Migration016NodeAlertState } from './016-node-alert-state.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   { name: 'Migration013KeptSession', class: Migration013KeptSession },
   { name: 'Migration014CopyTransferMode', class: Migration014CopyTransferMode },
   { name: 'Migration015Notifications', class: Migration015Notifications },
+  { name: 'Migration016NodeAlertState', class: Migration016NodeAlertState },
 ];

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { recordedUsage, heldCopies } from '../../backup/target-usage.ts';
+import { recordedUsage, heldCopies } from '../../storage/target-usage.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { StorageTargetEntity, type StorageTarget } from '../../db/entities/storage-target.ts';
 import { BackupTaskTargetEntity } from '../../db/entities/backup-task.ts';

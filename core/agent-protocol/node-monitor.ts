@@ -1,0 +1,103 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { NodeEntity, type Node } from '../db/entities/node.ts';
+import { VERSION } from '../config/version.ts';
+import type { Alerts } from '../notifications/alerts.ts';
+import { nodeStatus } from './node-status.ts';
+
+/** How often nodes are looked at: well inside the default 45 s offline threshold. */
+const PASS_MS = 15_000;
+const OUTDATED_PERIOD_MS = 24 * 3600_000;
+
+/** `[major, minor]` of a version such as `0.1.0` or `v1.2.3-rc1`; undefined when it is not one. */
+export function majorMinor(version: string): [number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)/.exec(version.trim());
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/** Whether an agent's version is older than the master's in major or minor (patch releases are compatible). */
+export function isOutdated(agentVersion: string, masterVersion = VERSION): boolean {
+  const agent = majorMinor(agentVersion);
+  const master = majorMinor(masterVersion);
+  if (!agent || !master) return false;
+  return agent[0] < master[0] || (agent[0] === master[0] && agent[1] < master[1]);
+}
+
+/**
+ * Watches remote nodes: `node_offline` when an agent stops being heard from, `node_online` when
+ * it is back, each once per transition (the status last announced is stored on the node, so a
+ * restart neither repeats nor loses one); a node never seen is not news. And `agent_outdated`
+ * when an agent runs an older major.minor than the master, at most once a day per node: from
+ * this periodic pass rather than the heartbeat, so a busy agent costs no extra work per beat.
+ */
+export class NodeMonitor {
+  readonly #orm: MikroORM;
+  readonly #alerts: Alerts;
+  readonly #offlineSeconds: number;
+  readonly #log: FastifyBaseLogger;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor({ orm, alerts, config, logger }: { orm: MikroORM; alerts: Alerts; config: { nodeOfflineSeconds: number }; logger: FastifyBaseLogger }) {
+    this.#orm = orm;
+    this.#alerts = alerts;
+    this.#offlineSeconds = config.nodeOfflineSeconds;
+    this.#log = logger;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.runOnce().catch((err: unknown) => this.#log.error({ err }, 'node monitor pass failed')), PASS_MS);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running?.catch(() => undefined);
+  }
+
+  /** One pass over the remote nodes; overlapping calls share the pass in progress. */
+  runOnce(now = new Date()): Promise<void> {
+    this.#running ??= this.#pass(now).finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #pass(now: Date): Promise<void> {
+    const em = this.#orm.em.fork();
+    const nodes = await em.find(NodeEntity, { isLocal: false });
+    for (const node of nodes) {
+      const status = nodeStatus(node, this.#offlineSeconds, now.getTime());
+      const announced = node.alertStatus;
+      if (announced === '' && !node.lastSeenAt) continue;
+      if (status !== announced) {
+        node.alertStatus = status;
+        await em.flush();
+        // The first sighting of a new node is recorded, not announced.
+        if (announced !== '' || status === 'offline') await this.#alerts.notify(transition(node, status));
+      }
+      if (status === 'online' && isOutdated(node.agentVersion)) {
+        await this.#alerts.raiseOnce({
+          type: 'agent_outdated',
+          subject: `node:${node.id}`,
+          linkPath: `/api/nodes/${node.id}`,
+          title: `Agent on "${node.name}" is outdated (${node.agentVersion} < ${VERSION})`,
+          body: `The agent on node "${node.name}" runs version ${node.agentVersion}; the master runs ${VERSION}. Update the agent.`,
+          fields: { nodeId: node.id, nodeName: node.name, agentVersion: node.agentVersion, masterVersion: VERSION },
+        }, OUTDATED_PERIOD_MS, now);
+      }
+    }
+  }
+}
+
+function transition(node: Node, status: 'online' | 'offline') {
+  const offline = status === 'offline';
+  return {
+    type: offline ? 'node_offline' : 'node_online',
+    subject: `node:${node.id}`,
+    linkPath: `/api/nodes/${node.id}`,
+    title: offline ? `Node "${node.name}" is offline` : `Node "${node.name}" is back online`,
+    body: offline ? `Its agent was last heard from at ${node.lastSeenAt?.toISOString() ?? 'never'}.` : `Its agent reported at ${node.lastSeenAt?.toISOString() ?? ''}.`,
+    fields: { nodeId: node.id, nodeName: node.name, lastSeenAt: node.lastSeenAt?.toISOString() ?? null, agentVersion: node.agentVersion },
+  };
+}
