@@ -137,7 +137,7 @@ test('the health monitor records status and emits one event per transition', asy
   const first = await app.storageHealth.runOnce();
   assert.deepEqual(first.map((x) => [x.name, x.to]), [['bad', 'unhealthy']]);
   assert.deepEqual(events.map((e) => e.type), ['storage_unhealthy']);
-  assert.equal(events[0]!.fields.targetId, bad.id);
+  assert.equal(events[0]!.fields.storageTargetId, bad.id);
   assert.equal((await call(app, 'GET', `/api/storage-targets/${good.id}`, { token: admin })).json.data.healthStatus, 'healthy');
   assert.equal((await call(app, 'GET', `/api/storage-targets/${bad.id}`, { token: admin })).json.data.healthStatus, 'unhealthy');
 
