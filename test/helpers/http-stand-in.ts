@@ -1,10 +1,22 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** A request the stand-in got. */
 export interface StandInRequest { method: string; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; raw: string; json: any }
 /** What the stand-in answers: a status and a JSON body (or text). */
 export interface StandInAnswer { status: number; json?: unknown; text?: string }
+
+/** A request's whole body, as text and (when it is JSON) parsed. */
+export async function readBody(req: IncomingMessage): Promise<{ raw: string; json: any }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  try {
+    return { raw, json: JSON.parse(raw) };
+  } catch {
+    return { raw, json: undefined };
+  }
+}
 
 /**
  * An HTTP server on 127.0.0.1 that plays a service's API for notifier tests: `respond` decides
@@ -15,16 +27,7 @@ export async function startHttpStandIn(respond: (req: StandInRequest) => StandIn
   const requests: StandInRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        json = undefined;
-      }
+    void readBody(req).then(({ raw, json }) => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
       const recorded: StandInRequest = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, raw, json };
       requests.push(recorded);

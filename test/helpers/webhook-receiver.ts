@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { readBody } from './http-stand-in.ts';
 
 /** One request a receiver got: headers, raw body and the body parsed as JSON. */
 export interface Received { headers: IncomingHttpHeaders; raw: string; json: any }
@@ -32,16 +33,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     hang: false,
     async start() {
       server = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(raw);
-          } catch {
-            json = undefined;
-          }
+        void readBody(req).then(({ raw, json }) => {
           receiver.received.push({ headers: req.headers, raw, json });
           if (receiver.hang) return;
           res.writeHead(receiver.status, { 'content-type': 'text/plain' }).end(receiver.status < 300 ? 'ok' : 'receiver refuses');
