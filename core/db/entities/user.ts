@@ -19,6 +19,15 @@ export const UserEntity = defineEntity({
     tokenVersion: p.integer().default(1),
     /** The one session (JWT id) that survived the last bump: the caller's own when they changed their own password. */
     keptSessionId: p.string().length(32).nullable(),
+    /** The TOTP secret, sealed; set by 2FA setup, in force once `totpEnabled`. */
+    totpSecret: p.text().nullable().lazy(),
+    totpEnabled: p.boolean().default(false),
+    /** The time step of the last accepted TOTP code: a code is accepted once, never replayed in its window. */
+    totpLastStep: p.bigint('number').nullable(),
+    emailOtpEnabled: p.boolean().default(false),
+    smsOtpEnabled: p.boolean().default(false),
+    /** When an admin without a second factor was first told to enrol one (`mfa_required_for_admins`). */
+    mfaGraceStartedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

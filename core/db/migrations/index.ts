@@ -13,6 +13,7 @@ import { Migration013KeptSession } from './013-kept-session.ts';
 import { Migration014CopyTransferMode } from './014-copy-transfer-mode.ts';
 import { Migration015Notifications } from './015-notifications.ts';
 import { Migration016NodeAlertState } from './016-node-alert-state.ts';
+import { Migration017AccountSecurity } from './017-account-security.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   { name: 'Migration014CopyTransferMode', class: Migration014CopyTransferMode },
   { name: 'Migration015Notifications', class: Migration015Notifications },
   { name: 'Migration016NodeAlertState', class: Migration016NodeAlertState },
+  { name: 'Migration017AccountSecurity', class: Migration017AccountSecurity },
 ];
