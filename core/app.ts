@@ -34,6 +34,8 @@ import { importPlugins, registerPlugins, type LoadedPlugin } from './plugin-host
 import { nextBootEpoch } from './events/boot-epoch.ts';
 import { healthRoutes } from './features/health/health-routes.ts';
 import { authRoutes } from './features/auth/auth-routes.ts';
+import { accountSecurityRoutes } from './features/auth/account-security-routes.ts';
+import fastifyCookie from '@fastify/cookie';
 import { userRoutes } from './features/users/user-routes.ts';
 import { apiKeyRoutes } from './features/api-keys/api-key-routes.ts';
 import { settingsRoutes } from './features/settings/settings-routes.ts';
@@ -86,10 +88,13 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(metricsPlugin);
   // Contract: a heartbeat comment every 25 s on every stream.
   await app.register(fastifySSE, { heartbeatInterval: 25_000 });
+  // Read by the login (the trusted-device cookie); no signing: the cookie holds a random token.
+  await app.register(fastifyCookie);
   await registerPlugins(app, plugins, container.cradle);
 
   await app.register(healthRoutes);
   await app.register(authRoutes);
+  await app.register(accountSecurityRoutes);
   await app.register(userRoutes);
   await app.register(apiKeyRoutes);
   await app.register(settingsRoutes);

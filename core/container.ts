@@ -15,6 +15,7 @@ import { UserService } from './features/users/user-service.ts';
 import { ApiKeyService } from './features/api-keys/api-key-service.ts';
 import { SettingsService } from './features/settings/settings-service.ts';
 import { AuthService } from './features/auth/auth-service.ts';
+import { AccountSecurityService } from './features/auth/account-security-service.ts';
 import { AuditQuery } from './features/audit/audit-query.ts';
 import { StorageTargetOpener } from './storage/target-opener.ts';
 import { StorageTargetService } from './features/storage-targets/storage-target-service.ts';
@@ -121,6 +122,7 @@ export interface ScopeCradle {
   apiKeys: ApiKeyService;
   settings: SettingsService;
   auth: AuthService;
+  accountSecurity: AccountSecurityService;
   auditQuery: AuditQuery;
   storageTargets: StorageTargetService;
   storageOAuth: StorageOAuthFlow;
@@ -163,6 +165,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     apiKeys: asClass(ApiKeyService).scoped(),
     settings: asClass(SettingsService).scoped(),
     auth: asClass(AuthService).scoped(),
+    accountSecurity: asClass(AccountSecurityService).scoped(),
     auditQuery: asClass(AuditQuery).scoped(),
     storageOpener: asClass(StorageTargetOpener).singleton(),
     storageTargets: asClass(StorageTargetService).scoped(),

@@ -15,6 +15,8 @@ declare module 'fastify' {
     access?: Access;
     /** Account-security routes: interactive JWT only, API keys refused. */
     interactiveOnly?: boolean;
+    /** Open to an enrolment-only session: the routes an admin needs to enrol a second factor. */
+    enrolment?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -60,6 +62,7 @@ async function userPrincipal(request: FastifyRequest): Promise<Principal> {
   // Re-checked on every request: disabling a user, changing the role or the password revokes at once.
   const user = await request.diScope.cradle.em.findOne(UserEntity, { id: claims.userId });
   if (!user || user.disabled || !sessionIsOpen(user, claims)) throw new AppError('AUTH_UNAUTHORIZED');
+  if (claims.enrolmentOnly && request.routeOptions.config.enrolment !== true) throw new AppError('AUTH_MFA_ENROLLMENT_REQUIRED');
   return { kind: 'user', userId: user.id, username: user.username, role: user.role, ...(claims.sessionId ? { sessionId: claims.sessionId } : {}) };
 }
 

@@ -8,6 +8,11 @@ export interface SessionClaims {
   tokenVersion: number;
   /** The token's own id (`jti`): names one session, so it can outlive a revocation it caused. Tokens issued before it existed have none. */
   sessionId?: string;
+  /**
+   * A session of an admin who must enrol a second factor (`mfa_required_for_admins`) and whose
+   * grace period is over: it opens the enrolment routes only.
+   */
+  enrolmentOnly?: boolean;
 }
 
 const ISSUER = 'backplane';
@@ -24,7 +29,7 @@ export class SessionTokens {
 
   async issue(claims: Omit<SessionClaims, 'sessionId'>): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.#ttlSeconds * 1000);
-    const token = await new SignJWT({ role: claims.role, tv: claims.tokenVersion })
+    const token = await new SignJWT({ role: claims.role, tv: claims.tokenVersion, ...(claims.enrolmentOnly ? { scp: 'mfa-enrol' } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(String(claims.userId))
       .setIssuer(ISSUER)
@@ -41,7 +46,7 @@ export class SessionTokens {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], issuer: ISSUER });
       const userId = Number(payload.sub);
       if (!Number.isSafeInteger(userId) || typeof payload.tv !== 'number') return undefined;
-      return { userId, role: payload.role as Role, tokenVersion: payload.tv, ...(typeof payload.jti === 'string' ? { sessionId: payload.jti } : {}) };
+      return { userId, role: payload.role as Role, tokenVersion: payload.tv, ...(typeof payload.jti === 'string' ? { sessionId: payload.jti } : {}), ...(payload.scp === 'mfa-enrol' ? { enrolmentOnly: true } : {}) };
     } catch {
       return undefined;
     }

@@ -8,6 +8,10 @@ export interface Config {
   /** Master key from the environment; when absent it lives in `<dataDir>/secret.key`. */
   secretKey: string | undefined;
   externalUrl: string | undefined;
+  /** The WebAuthn relying-party id (a host name); defaults to the external URL's host. */
+  webauthnRpId: string | undefined;
+  /** Origins passkey responses may come from; default: the external URL's origin. */
+  webauthnOrigins: string[];
   trustedProxies: string[];
   logLevel: string;
   plugins: string[];

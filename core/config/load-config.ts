@@ -19,6 +19,8 @@ const ENTRIES: Entry[] = [
   { key: 'databaseUrl', env: 'BACKPLANE_DATABASE_URL', kind: 'string' },
   { key: 'secretKey', env: 'BACKPLANE_SECRET_KEY', kind: 'string' },
   { key: 'externalUrl', env: 'BACKPLANE_EXTERNAL_URL', kind: 'string' },
+  { key: 'webauthnRpId', env: 'BACKPLANE_WEBAUTHN_RP_ID', kind: 'string' },
+  { key: 'webauthnOrigins', env: 'BACKPLANE_WEBAUTHN_ORIGINS', kind: 'list' },
   { key: 'trustedProxies', env: 'BACKPLANE_TRUSTED_PROXIES', kind: 'list' },
   { key: 'logLevel', env: 'BACKPLANE_LOG_LEVEL', kind: 'string' },
   { key: 'plugins', env: 'BACKPLANE_PLUGINS', kind: 'list' },
@@ -53,6 +55,8 @@ function defaults(): Config {
     databaseUrl: '',
     secretKey: undefined,
     externalUrl: undefined,
+    webauthnRpId: undefined,
+    webauthnOrigins: [],
     // Nobody: X-Forwarded-For from an untrusted peer would let any client pick its own address.
     trustedProxies: [],
     logLevel: 'info',
@@ -157,5 +161,6 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; ove
   if (relativeRoot !== undefined) throw new ConfigError(`BACKPLANE_LOCAL_FS_ROOTS: "${relativeRoot}" must be an absolute path`);
   result.localFsRoots = result.localFsRoots.map((r) => resolve(r));
   if (result.externalUrl) result.externalUrl = result.externalUrl.replace(/\/+$/, '');
+  result.webauthnOrigins = result.webauthnOrigins.map((o) => o.replace(/\/+$/, ''));
   return result;
 }

@@ -56,8 +56,7 @@ export class NotificationSender {
    * NOTIFICATION_TEST_FAILED-style details otherwise via the returned outcome.
    */
   async sendTo(address: NotificationAddress, message: NotificationMessage): Promise<SendOutcome & { channelId?: number }> {
-    const channels = await this.#orm.em.fork().find(NotificationChannelEntity, { enabled: true }, { populate: ['secrets'], orderBy: { id: 'asc' } });
-    const able = channels.filter((c) => this.#opener.has(c.type) && (this.#opener.type(c.type).addressKinds ?? []).includes(address.kind));
+    const able = await this.#channelsReaching(address.kind, true);
     if (able.length === 0) throw new AppError('NOTIFICATION_NO_CHANNEL', { message: `No enabled notification channel can deliver to an address of kind "${address.kind}".` });
     let last: SendOutcome | undefined;
     for (const channel of able) {
@@ -65,5 +64,15 @@ export class NotificationSender {
       if (last.ok) return { ...last, channelId: channel.id };
     }
     return last!;
+  }
+
+  /** Whether some enabled channel can deliver to an address of this kind (checked before a user relies on it). */
+  async canReach(kind: NotificationAddress['kind']): Promise<boolean> {
+    return (await this.#channelsReaching(kind, false)).length > 0;
+  }
+
+  async #channelsReaching(kind: NotificationAddress['kind'], withSecrets: boolean): Promise<NotificationChannel[]> {
+    const channels = await this.#orm.em.fork().find(NotificationChannelEntity, { enabled: true }, { ...(withSecrets ? { populate: ['secrets'] as const } : {}), orderBy: { id: 'asc' } });
+    return channels.filter((c) => this.#opener.has(c.type) && (this.#opener.type(c.type).addressKinds ?? []).includes(kind));
   }
 }

@@ -42,6 +42,9 @@ const EXPECTED_DEFAULTS = {
   audit_webhook_url: '',
   audit_webhook_secret: '',
   audit_retention_days: '0',
+  mfa_required_for_admins: 'false',
+  mfa_enrollment_grace_days: '7',
+  passkey_passwordless_login: 'false',
 };
 
 test('GET /api/settings returns exactly the allow-listed keys with their defaults', async (t) => {

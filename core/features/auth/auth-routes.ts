@@ -8,19 +8,18 @@ import { userIdOf, sessionIdOf } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { Username, Password } from '../users/user-schemas.ts';
 import { UserView, toUserView } from '../users/user-view.ts';
+import { factorSummary } from '../../auth/mfa/factor-summary.ts';
+import { TRUSTED_DEVICE_COOKIE } from '../../auth/mfa/trusted-devices.ts';
 import type { Session } from './auth-service.ts';
-
-const SessionView = Type.Object({ token: Type.String(), expiresAt: Type.String({ format: 'date-time' }), user: UserView });
-const sessionView = (s: Session) => ({ token: s.token, expiresAt: s.expiresAt.toISOString(), user: toUserView(s.user) });
+import { SessionView, sessionView, setTrustedDeviceCookie, clearTrustedDeviceCookie } from './auth-views.ts';
+import { WebAuthnAssertion } from './account-security-schemas.ts';
 
 const LoginBody = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 64 }),
-  password: Type.String({ minLength: 1, maxLength: 128 }),
-  // The reference's second-factor fields (its console sends rememberDevice on every login). No
-  // account can enrol a second factor yet, and for an account without one the reference
-  // ignores them as well; typed, so a wrong type is still a 400.
+  // Both required, except for a passwordless passkey login (an assertion and no password).
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   twoFactorCode: Type.Optional(Type.String({ maxLength: 32 })),
-  webAuthnAssertion: Type.Optional(Type.Union([Type.Object({}), Type.Null()])),
+  webAuthnAssertion: Type.Optional(Type.Union([WebAuthnAssertion, Type.Null()])),
   trustedDeviceToken: Type.Optional(Type.String({ maxLength: 256 })),
   rememberDevice: Type.Optional(Type.Boolean()),
   trustedDeviceName: Type.Optional(Type.String({ maxLength: 128 })),
@@ -63,25 +62,31 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/api/auth/login', {
     config: { access: 'public', secret: true },
     schema: { body: LoginBody, response: { 200: envelopeOf(SessionView) } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { auth, audit } = request.diScope.cradle;
+    const body = request.body;
+    const trustedDeviceToken = body.trustedDeviceToken || request.cookies[TRUSTED_DEVICE_COOKIE];
     try {
-      const session = await auth.login(request.body, request.ip);
+      const session = await auth.login({ ...body, ...(trustedDeviceToken ? { trustedDeviceToken } : {}) }, { ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+      if (session.trustedDevice) setTrustedDeviceCookie(request, reply, session.trustedDevice.token);
+      // How the login was made: the second factor used, whether a device was remembered.
+      const detail = [session.secondFactor ? `factor=${session.secondFactor}` : '', session.trustedDevice ? 'remembered_device' : '', session.enrolmentOnly ? 'enrolment_only' : ''].filter(Boolean).join(', ');
       await audit.record({ principal: null, clientIp: request.ip, username: session.user.username },
-        { category: 'auth', action: 'login_success', targetType: 'user', targetId: session.user.id, targetName: session.user.username });
+        { category: 'auth', action: 'login_success', targetType: 'user', targetId: session.user.id, targetName: session.user.username, ...(detail ? { detail } : {}) });
       return ok(sessionView(session));
     } catch (err) {
-      if (err instanceof AppError) {
-        const action = err.code === 'AUTH_RATE_LIMITED' ? 'login_rejected' : 'login_failed';
-        await audit.record({ principal: null, clientIp: request.ip, username: request.body.username },
-          { category: 'auth', action, targetType: 'user', targetName: request.body.username, detail: err.code });
+      // A malformed request is not a login attempt (the schema refuses most before they get here).
+      if (err instanceof AppError && err.code !== 'INVALID_INPUT') {
+        const action = err.code === 'AUTH_RATE_LIMITED' ? 'login_rejected' : err.code === 'AUTH_2FA_REQUIRED' ? 'two_factor_required' : 'login_failed';
+        await audit.record({ principal: null, clientIp: request.ip, username: body.username ?? '' },
+          { category: 'auth', action, targetType: 'user', targetName: body.username ?? '', detail: err.code });
       }
       throw err;
     }
   });
 
   app.post('/api/auth/logout', {
-    config: { access: 'auth', interactiveOnly: true },
+    config: { access: 'auth', interactiveOnly: true, enrolment: true },
     schema: { response: { 200: envelopeOf(Type.Object({ loggedOut: Type.Boolean() })) } },
   }, async (request) => {
     await request.diScope.cradle.audit.record(auditActor(request), { category: 'auth', action: 'logout' });
@@ -89,9 +94,13 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.get('/api/auth/profile', {
-    config: { access: 'auth', interactiveOnly: true },
+    config: { access: 'auth', interactiveOnly: true, enrolment: true },
     schema: { response: { 200: envelopeOf(UserView) } },
-  }, async (request) => ok(toUserView(await request.diScope.cradle.users.get(userIdOf(request)))));
+  }, async (request) => {
+    const { users, em } = request.diScope.cradle;
+    const user = await users.get(userIdOf(request));
+    return ok(toUserView(user, await factorSummary(em, user)));
+  });
 
   app.put('/api/auth/password', {
     config: { access: 'auth', interactiveOnly: true, secret: true },
@@ -99,9 +108,10 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       body: Type.Object({ oldPassword: Type.String({ minLength: 1, maxLength: 128 }), newPassword: Password }),
       response: { 200: envelopeOf(Type.Object({ changed: Type.Boolean() })) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { auth, audit } = request.diScope.cradle;
     const user = await auth.changePassword(userIdOf(request), sessionIdOf(request), request.body.oldPassword, request.body.newPassword);
+    clearTrustedDeviceCookie(request, reply);
     await audit.record(auditActor(request), { category: 'auth', action: 'change_password', targetType: 'user', targetId: user.id, targetName: user.username });
     return ok({ changed: true });
   });

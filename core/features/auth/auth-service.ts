@@ -2,26 +2,66 @@ import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { UserEntity, type User } from '../../db/entities/user.ts';
 import { SettingEntity } from '../../db/entities/setting.ts';
+import type { TrustedDevice } from '../../db/entities/account-security.ts';
+import type { Config } from '../../config/config.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 import { hashPassword, verifyPassword, burnPasswordCheck } from '../../auth/passwords.ts';
 import { revokeSessions } from '../../auth/session-revocation.ts';
 import type { SessionTokens } from '../../auth/jwt.ts';
 import type { LoginLimiter } from '../../auth/login-limiter.ts';
 import { AppError } from '../../http/app-error.ts';
+import { factorSummary, type FactorSummary } from '../../auth/mfa/factor-summary.ts';
+import { revokeDevicesAndPendingCodes } from '../../auth/mfa/factor-reset.ts';
+import { issueTrustedDevice } from '../../auth/mfa/trusted-devices.ts';
+import { verifyAssertion } from '../../auth/mfa/passkeys.ts';
+import { relyingParty } from '../../auth/mfa/webauthn-party.ts';
+import type { SettingsService } from '../settings/settings-service.ts';
+import { checkSecondFactor, type SecondFactorInput, type SecondFactorMethod } from './second-factor.ts';
 
 /** A settings row whose primary key makes first-admin setup happen at most once, even under races. */
 const SETUP_MARKER = 'system.setup_completed_at';
 
-export interface Session { token: string; expiresAt: Date; user: User }
+export interface Session {
+  token: string;
+  expiresAt: Date;
+  user: User;
+  factors: FactorSummary;
+  /** How the second factor was given (absent: the account has none, or a passwordless passkey). */
+  secondFactor?: SecondFactorMethod | 'passkey_passwordless';
+  /** Issued by this login (`rememberDevice`): the token goes to the client once. */
+  trustedDevice?: { token: string; device: TrustedDevice };
+  /** Admins without a second factor while `mfa_required_for_admins` is on: when the grace period ends. */
+  mfaEnrollmentDeadline?: Date;
+  /** The grace period is over: this session opens the enrolment routes only. */
+  enrolmentOnly?: boolean;
+}
+
+export interface LoginInput extends SecondFactorInput {
+  username?: string;
+  password?: string;
+  rememberDevice?: boolean;
+  trustedDeviceName?: string;
+}
+
+export interface ClientInfo { ip: string; userAgent: string }
 
 export class AuthService {
   readonly #em: EntityManager;
   readonly #tokens: SessionTokens;
   readonly #limiter: LoginLimiter;
+  readonly #config: Config;
+  readonly #box: SecretBox;
+  readonly #settings: SettingsService;
 
-  constructor({ em, sessionTokens, loginLimiter }: { em: EntityManager; sessionTokens: SessionTokens; loginLimiter: LoginLimiter }) {
+  constructor({ em, sessionTokens, loginLimiter, config, secretBox, settings }: {
+    em: EntityManager; sessionTokens: SessionTokens; loginLimiter: LoginLimiter; config: Config; secretBox: SecretBox; settings: SettingsService;
+  }) {
     this.#em = em;
     this.#tokens = sessionTokens;
     this.#limiter = loginLimiter;
+    this.#config = config;
+    this.#box = secretBox;
+    this.#settings = settings;
   }
 
   async initialized(): Promise<boolean> {
@@ -43,33 +83,84 @@ export class AuthService {
       if (err instanceof UniqueConstraintViolationException) throw new AppError('AUTH_SETUP_DISABLED');
       throw err;
     }
-    return this.#session(user);
+    return this.#session(user, await factorSummary(this.#em, user), {});
   }
 
   /**
-   * Password login. Unknown user and wrong password answer alike (and take as long);
-   * attempts are limited per IP, failures per account and IP, and failures per account from anywhere
-   * slow its answers down (every attempt counts as a failure until it succeeds). See LoginLimiter.
+   * Proves the password of an account before any second step (login, sending a code, passkey
+   * options). Unknown user and wrong password answer alike (and take as long); attempts are
+   * limited per IP, failures per account and IP, and failures per account from anywhere slow its
+   * answers down (every attempt counts as a failure until a login succeeds). See LoginLimiter.
    */
-  async login(input: { username: string; password: string }, clientIp: string): Promise<Session> {
-    await this.#limiter.attempt(clientIp, input.username);
-    const user = await this.#em.findOne(UserEntity, { username: input.username }, { populate: ['passwordHash'] });
+  async checkPassword(username: string, password: string, ip: string): Promise<User> {
+    await this.#limiter.attempt(ip, username);
+    const user = await this.#em.findOne(UserEntity, { username }, { populate: ['passwordHash'] });
     if (!user) {
-      await burnPasswordCheck(input.password);
+      await burnPasswordCheck(password);
       throw new AppError('AUTH_INVALID_CREDENTIALS');
     }
     // A failure needs no further bookkeeping: attempt() already counted it.
-    if (!(await verifyPassword(user.passwordHash, input.password))) throw new AppError('AUTH_INVALID_CREDENTIALS');
+    if (!(await verifyPassword(user.passwordHash, password))) throw new AppError('AUTH_INVALID_CREDENTIALS');
     // Only after the password is proven do we say the account is disabled.
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
-    await this.#limiter.succeeded(clientIp, input.username);
-    return this.#session(user);
+    return user;
   }
 
   /**
-   * Changes the caller's password and revokes every other session of theirs. The calling
-   * session (`keepSession`, its token id) stays open, as the reference's console expects: it
-   * keeps its token after the change.
+   * Login: the password, then the second factor when the account has one (see checkSecondFactor),
+   * or a passkey alone (passwordless, when the setting allows it). A wrong or missing second
+   * factor counts as a failed attempt for the limiter like a wrong password.
+   */
+  async login(input: LoginInput, client: ClientInfo): Promise<Session> {
+    if (input.password === undefined) return this.#passwordless(input, client);
+    if (!input.username) throw new AppError('INVALID_INPUT', { message: 'A username is required with a password.' });
+    const user = await this.checkPassword(input.username, input.password, client.ip);
+    const factors = await factorSummary(this.#em, user);
+    if (!factors.mfaEnabled) {
+      const gate = await this.#enrolmentGate(user);
+      await this.#limiter.succeeded(client.ip, input.username);
+      return this.#session(user, factors, gate);
+    }
+    const { method } = await checkSecondFactor({ em: this.#em, config: this.#config, secretBox: this.#box }, user, factors, input, client.ip);
+    await this.#limiter.succeeded(client.ip, input.username);
+    const trustedDevice = input.rememberDevice && method !== 'trusted_device'
+      ? await issueTrustedDevice(this.#em, user.id, { name: input.trustedDeviceName ?? deviceName(client.userAgent), ip: client.ip, userAgent: client.userAgent })
+      : undefined;
+    return this.#session(await this.#reload(user), await factorSummary(this.#em, user), { secondFactor: method, ...(trustedDevice ? { trustedDevice } : {}) });
+  }
+
+  async #passwordless(input: LoginInput, client: ClientInfo): Promise<Session> {
+    if (!input.webAuthnAssertion || Object.keys(input.webAuthnAssertion).length === 0) throw new AppError('INVALID_INPUT', { message: 'A password, or a passkey assertion for a passwordless login, is required.' });
+    if ((await this.#settings.values()).passkey_passwordless_login !== 'true') throw new AppError('AUTH_PASSWORDLESS_DISABLED');
+    await this.#limiter.attempt(client.ip, input.username || undefined);
+    const passkey = await verifyAssertion(this.#em, relyingParty(this.#config), null, input.webAuthnAssertion);
+    const user = passkey ? await this.#em.findOne(UserEntity, { id: passkey.userId }) : null;
+    if (!user || (input.username && input.username !== user.username)) throw new AppError('AUTH_2FA_INVALID');
+    if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
+    await this.#limiter.succeeded(client.ip, user.username);
+    return this.#session(user, await factorSummary(this.#em, user), { secondFactor: 'passkey_passwordless' });
+  }
+
+  /**
+   * `mfa_required_for_admins`: an admin without a second factor gets a grace period, counted
+   * from the first login that told them; past it, sessions open the enrolment routes only.
+   */
+  async #enrolmentGate(user: User): Promise<Pick<Session, 'mfaEnrollmentDeadline' | 'enrolmentOnly'>> {
+    if (user.role !== 'admin') return {};
+    const settings = await this.#settings.values();
+    if (settings.mfa_required_for_admins !== 'true') return {};
+    if (!user.mfaGraceStartedAt) {
+      user.mfaGraceStartedAt = new Date();
+      await this.#em.flush();
+    }
+    const deadline = new Date(user.mfaGraceStartedAt.getTime() + Number(settings.mfa_enrollment_grace_days) * 86_400_000);
+    return deadline.getTime() > Date.now() ? { mfaEnrollmentDeadline: deadline } : { mfaEnrollmentDeadline: deadline, enrolmentOnly: true };
+  }
+
+  /**
+   * Changes the caller's password and revokes every other session of theirs, every trusted
+   * device and every pending code. The calling session (`keepSession`, its token id) stays open,
+   * as the reference's console expects: it keeps its token after the change.
    */
   async changePassword(userId: number, keepSession: string | undefined, oldPassword: string, newPassword: string): Promise<User> {
     const user = await this.#em.findOne(UserEntity, { id: userId }, { populate: ['passwordHash'] });
@@ -77,12 +168,24 @@ export class AuthService {
     if (!(await verifyPassword(user.passwordHash, oldPassword))) throw new AppError('AUTH_WRONG_PASSWORD');
     user.passwordHash = await hashPassword(newPassword);
     revokeSessions(user, keepSession);
+    await revokeDevicesAndPendingCodes(this.#em, user.id);
     await this.#em.flush();
     return user;
   }
 
-  async #session(user: User): Promise<Session> {
-    const { token, expiresAt } = await this.#tokens.issue({ userId: user.id, role: user.role, tokenVersion: user.tokenVersion });
-    return { token, expiresAt, user };
+  async #reload(user: User): Promise<User> {
+    return (await this.#em.findOne(UserEntity, { id: user.id }, { refresh: true })) ?? user;
   }
+
+  async #session(user: User, factors: FactorSummary, extra: Omit<Session, 'token' | 'expiresAt' | 'user' | 'factors'>): Promise<Session> {
+    const { token, expiresAt } = await this.#tokens.issue({ userId: user.id, role: user.role, tokenVersion: user.tokenVersion, ...(extra.enrolmentOnly ? { enrolmentOnly: true } : {}) });
+    return { token, expiresAt, user, factors, ...extra };
+  }
+}
+
+/** A readable default name for a remembered device: the browser and system from its user agent. */
+function deviceName(userAgent: string): string {
+  const browser = /(Firefox|Edg|Chrome|Safari)\//.exec(userAgent)?.[1]?.replace('Edg', 'Edge');
+  const system = /(Windows|Mac OS X|Android|iPhone|iPad|Linux)/.exec(userAgent)?.[1]?.replace('Mac OS X', 'macOS');
+  return [browser, system].filter(Boolean).join(' on ') || 'Unnamed device';
 }

@@ -53,4 +53,9 @@ export const SETTINGS: Record<string, SettingDef> = {
   audit_webhook_url: { default: '', validate: (v) => maxLen(2048)(v) ?? isUrlOrEmpty(v) },
   audit_webhook_secret: { default: '', secret: true, validate: maxLen(256) },
   audit_retention_days: { default: '0', validate: intRange(0, 36500) },
+  /** Administrators must have a second factor; after the grace period their sessions only open enrolment. */
+  mfa_required_for_admins: { default: 'false', validate: isBool },
+  mfa_enrollment_grace_days: { default: '7', validate: intRange(0, 90) },
+  /** A passkey that verified its user (PIN, biometrics) may log in without the password. */
+  passkey_passwordless_login: { default: 'false', validate: isBool },
 };

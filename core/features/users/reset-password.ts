@@ -3,6 +3,7 @@ import { openOrm, migrate } from '../../db/orm.ts';
 import { UserEntity } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { revokeSessions } from '../../auth/session-revocation.ts';
+import { revokeDevicesAndPendingCodes } from '../../auth/mfa/factor-reset.ts';
 
 /** Offline recovery for a locked-out admin: needs shell access to the data dir, nothing else. */
 export async function resetPassword(config: Config, username: string, password: string): Promise<void> {
@@ -15,6 +16,7 @@ export async function resetPassword(config: Config, username: string, password: 
     if (!user) throw new Error(`no user named "${username}"`);
     user.passwordHash = await hashPassword(password);
     revokeSessions(user);
+    await revokeDevicesAndPendingCodes(em, user.id);
     await em.flush();
   } finally {
     await orm.close();

@@ -4,6 +4,8 @@ import { dialectOf } from '../../db/migrations/dialect.ts';
 import { UserEntity, type User } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { revokeSessions } from '../../auth/session-revocation.ts';
+import { revokeDevicesAndPendingCodes, wipeFactors } from '../../auth/mfa/factor-reset.ts';
+import { LoginOtpEntity } from '../../db/entities/account-security.ts';
 import { AppError } from '../../http/app-error.ts';
 import { rowLimit } from '../../http/schemas.ts';
 import type { CreateUserInput, UpdateUserInput } from './user-schemas.ts';
@@ -69,10 +71,20 @@ export class UserService {
         }
         if (input.username !== undefined) user.username = input.username;
         if (input.displayName !== undefined) user.displayName = input.displayName;
-        if (input.email !== undefined) user.email = input.email;
-        if (input.phone !== undefined) user.phone = input.phone;
+        if (input.email !== undefined && input.email !== user.email) {
+          user.email = input.email;
+          // A code sent to the old address must not be usable; no address, no email codes.
+          await em.nativeDelete(LoginOtpEntity, { userId: user.id });
+          if (user.email === '') user.emailOtpEnabled = false;
+        }
+        if (input.phone !== undefined && input.phone !== user.phone) {
+          user.phone = input.phone;
+          await em.nativeDelete(LoginOtpEntity, { userId: user.id });
+          if (user.phone === '') user.smsOtpEnabled = false;
+        }
         if (passwordHash !== undefined) {
           user.passwordHash = passwordHash;
+          await revokeDevicesAndPendingCodes(em, user.id);
           revokeSessions(user, !revokeAll && acting.userId === user.id ? acting.sessionId : undefined);
         } else if (revokeAll) {
           revokeSessions(user);
@@ -91,6 +103,7 @@ export class UserService {
       if (!user) throw new AppError('USER_NOT_FOUND');
       if (actingUserId === user.id) throw new AppError('USER_SELF_DELETE');
       if (user.role === 'admin' && !user.disabled) await this.#assertAnotherAdmin(em, user.id);
+      await wipeFactors(em, user);
       em.remove(user);
       return user;
     });

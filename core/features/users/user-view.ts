@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { User } from '../../db/entities/user.ts';
+import type { FactorSummary } from '../../auth/mfa/factor-summary.ts';
 
 export const UserView = Type.Object({
   id: Type.Integer(),
@@ -23,23 +24,8 @@ export const UserView = Type.Object({
 });
 export type UserView = Static<typeof UserView>;
 
-/**
- * No account has a second factor yet: TOTP, passkeys, trusted devices and login OTPs arrive
- * with their own issue, and until then every flag is off and every count zero.
- */
-const NO_SECOND_FACTOR = {
-  mfaEnabled: false,
-  twoFactorEnabled: false,
-  twoFactorRecoveryCodesRemaining: 0,
-  webAuthnEnabled: false,
-  webAuthnCredentialCount: 0,
-  trustedDeviceCount: 0,
-  emailOtpEnabled: false,
-  smsOtpEnabled: false,
-} as const;
-
 /** The only shape a user leaves the server in: no hash, no token version. */
-export function toUserView(user: User): UserView {
+export function toUserView(user: User, factors: FactorSummary): UserView {
   return {
     id: user.id,
     username: user.username,
@@ -48,7 +34,7 @@ export function toUserView(user: User): UserView {
     phone: user.phone,
     role: user.role,
     disabled: user.disabled,
-    ...NO_SECOND_FACTOR,
+    ...factors,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };

@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Passkey, TrustedDevice } from '../../db/entities/account-security.ts';
+import { NullableTimestamp, Timestamp } from '../../http/schemas.ts';
+import { hashToken } from '../../security/tokens.ts';
+import { TRUSTED_DEVICE_COOKIE, TRUSTED_DEVICE_DAYS } from '../../auth/mfa/trusted-devices.ts';
+import { UserView, toUserView } from '../users/user-view.ts';
+import type { Session } from './auth-service.ts';
+
+export const TrustedDeviceView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  createdAt: Timestamp,
+  lastUsedAt: Timestamp,
+  expiresAt: Timestamp,
+  lastIp: Type.String(),
+  userAgent: Type.String(),
+  /** The device this request comes from (its cookie). */
+  current: Type.Boolean(),
+});
+
+export function toTrustedDeviceView(d: TrustedDevice, request: FastifyRequest) {
+  const cookie = request.cookies[TRUSTED_DEVICE_COOKIE];
+  return {
+    id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), lastUsedAt: d.lastUsedAt.toISOString(), expiresAt: d.expiresAt.toISOString(),
+    lastIp: d.lastIp, userAgent: d.userAgent, current: cookie !== undefined && hashToken(cookie) === d.tokenHash,
+  };
+}
+
+export const PasskeyView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  createdAt: Timestamp,
+  lastUsedAt: NullableTimestamp,
+  /** Registered with user verification (PIN, biometrics): usable for a passwordless login. */
+  userVerified: Type.Boolean(),
+});
+
+export function toPasskeyView(p: Passkey) {
+  return { id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null, userVerified: p.userVerified };
+}
+
+export const SessionView = Type.Object({
+  token: Type.String(),
+  expiresAt: Timestamp,
+  user: UserView,
+  /** Issued because the login asked `rememberDevice`: the token also goes out as an HttpOnly cookie. */
+  trustedDevice: Type.Optional(Type.Omit(TrustedDeviceView, ['current'])),
+  trustedDeviceToken: Type.Optional(Type.String()),
+  /** `mfa_required_for_admins`: this admin must enrol a second factor by this time ... */
+  mfaEnrollmentDeadline: Type.Optional(Timestamp),
+  /** ... and, when true, it has passed: the session opens the enrolment routes only. */
+  mfaEnrollmentRequired: Type.Optional(Type.Boolean()),
+});
+
+export function sessionView(s: Session) {
+  return {
+    token: s.token,
+    expiresAt: s.expiresAt.toISOString(),
+    user: toUserView(s.user, s.factors),
+    ...(s.trustedDevice ? {
+      trustedDeviceToken: s.trustedDevice.token,
+      trustedDevice: toTrustedDeviceViewPlain(s.trustedDevice.device),
+    } : {}),
+    ...(s.mfaEnrollmentDeadline ? { mfaEnrollmentDeadline: s.mfaEnrollmentDeadline.toISOString(), mfaEnrollmentRequired: s.enrolmentOnly === true } : {}),
+  };
+}
+
+function toTrustedDeviceViewPlain(d: TrustedDevice) {
+  return { id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), lastUsedAt: d.lastUsedAt.toISOString(), expiresAt: d.expiresAt.toISOString(), lastIp: d.lastIp, userAgent: d.userAgent };
+}
+
+/** The trusted-device cookie: HttpOnly, SameSite=Lax, sent to the auth routes only, Secure over HTTPS. */
+export function setTrustedDeviceCookie(request: FastifyRequest, reply: FastifyReply, token: string): void {
+  void reply.setCookie(TRUSTED_DEVICE_COOKIE, token, {
+    httpOnly: true, sameSite: 'lax', path: '/api/auth', secure: request.protocol === 'https', maxAge: TRUSTED_DEVICE_DAYS * 86_400,
+  });
+}
+
+export function clearTrustedDeviceCookie(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.cookies[TRUSTED_DEVICE_COOKIE] !== undefined) void reply.clearCookie(TRUSTED_DEVICE_COOKIE, { path: '/api/auth' });
+}
