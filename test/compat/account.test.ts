@@ -15,7 +15,7 @@ import { expectEnvelope, Ref, Opt, Time } from './reference-shape.ts';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
 
-/** The account-security summary every user shape carries (all off until Backplane has a second factor). */
+/** The account-security summary every user shape carries (test/compat/account-security.test.ts turns them on). */
 const SECURITY_FLAGS = {
   mfaEnabled: Type.Boolean(),
   twoFactorEnabled: Type.Boolean(),
