@@ -1,13 +1,21 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import argon2 from 'argon2';
 import type { EntityManager } from '@mikro-orm/core';
-import type { NotificationMessage } from '@backplane/plugin-api';
+import type { NotificationAddress, NotificationMessage } from '@backplane/plugin-api';
 import type { User } from '../../db/entities/user.ts';
 import { LoginOtpEntity } from '../../db/entities/account-security.ts';
-import type { NotificationSender } from '../../notifications/notification-sender.ts';
 import { AppError } from '../../http/app-error.ts';
 
 export type OtpChannel = 'email' | 'sms';
+
+/**
+ * What delivers the code: the notification sender (core/notifications), which sends to an
+ * address through the first channel able to reach it. Named here by shape so that this base
+ * module does not depend on the notifications folder (which depends on auth for the audit).
+ */
+export interface CodeSender {
+  sendTo(address: NotificationAddress, message: NotificationMessage): Promise<{ ok: true } | { ok: false; message: string }>;
+}
 
 export const OTP_TTL_MS = 5 * 60_000;
 /** Wrong codes tried against one pending code before it is dropped (a new one must be sent). */
@@ -36,7 +44,7 @@ function message(code: string, channel: OtpChannel): NotificationMessage {
  * If no channel delivers it, the code is withdrawn and the call fails with a coded 400: a code
  * nobody received must not be left valid.
  */
-export async function sendLoginOtp(em: EntityManager, sender: NotificationSender, user: User, channel: OtpChannel): Promise<void> {
+export async function sendLoginOtp(em: EntityManager, sender: CodeSender, user: User, channel: OtpChannel): Promise<void> {
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await em.nativeDelete(LoginOtpEntity, { userId: user.id });
   const row = em.create(LoginOtpEntity, { userId: user.id, channel, codeHash: await argon2.hash(code, HASH_OPTIONS), expiresAt: new Date(Date.now() + OTP_TTL_MS) });
