@@ -10,10 +10,10 @@ const Code = Type.String({ minLength: 1, maxLength: 32 });
  * Extra members newer browsers add (authenticatorAttachment, clientExtensionResults) pass
  * through to the WebAuthn verifier, which reads them.
  */
+const CREDENTIAL_ID = { id: B64(1400), rawId: B64(1400), type: Type.Optional(Type.Literal('public-key')) };
+
 export const WebAuthnAssertion = Type.Object({
-  id: B64(1400),
-  rawId: B64(1400),
-  type: Type.Optional(Type.Literal('public-key')),
+  ...CREDENTIAL_ID,
   response: Type.Object({
     clientDataJSON: B64(8192),
     authenticatorData: B64(8192),
@@ -23,9 +23,7 @@ export const WebAuthnAssertion = Type.Object({
 }, { additionalProperties: true });
 
 export const WebAuthnAttestation = Type.Object({
-  id: B64(1400),
-  rawId: B64(1400),
-  type: Type.Optional(Type.Literal('public-key')),
+  ...CREDENTIAL_ID,
   response: Type.Object({
     clientDataJSON: B64(8192),
     attestationObject: B64(65536),
