@@ -16,6 +16,7 @@ import { ApiKeyService } from './features/api-keys/api-key-service.ts';
 import { SettingsService } from './features/settings/settings-service.ts';
 import { AuthService } from './features/auth/auth-service.ts';
 import { AccountSecurityService } from './features/auth/account-security-service.ts';
+import { DashboardService } from './features/dashboard/dashboard-service.ts';
 import { AuditQuery } from './features/audit/audit-query.ts';
 import { StorageTargetOpener } from './storage/target-opener.ts';
 import { StorageTargetService } from './features/storage-targets/storage-target-service.ts';
@@ -123,6 +124,7 @@ export interface ScopeCradle {
   settings: SettingsService;
   auth: AuthService;
   accountSecurity: AccountSecurityService;
+  dashboard: DashboardService;
   auditQuery: AuditQuery;
   storageTargets: StorageTargetService;
   storageOAuth: StorageOAuthFlow;
@@ -166,6 +168,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     settings: asClass(SettingsService).scoped(),
     auth: asClass(AuthService).scoped(),
     accountSecurity: asClass(AccountSecurityService).scoped(),
+    dashboard: asClass(DashboardService).scoped(),
     auditQuery: asClass(AuditQuery).scoped(),
     storageOpener: asClass(StorageTargetOpener).singleton(),
     storageTargets: asClass(StorageTargetService).scoped(),

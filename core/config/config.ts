@@ -42,6 +42,8 @@ export interface Config {
   notifyCoalesceSeconds: number;
   /** Seconds between scans for tasks past their RPO (`slaHoursRpo`); 0 disables them. */
   slaScanIntervalSeconds: number;
+  /** A deep verification older than this no longer proves a task's RTO: it shows as `unmeasured` (seconds). */
+  rtoEvidenceMaxAgeSeconds: number;
   jwtTtlSeconds: number;
   updateFeedUrl: string;
   updateCheckTimeoutMs: number;

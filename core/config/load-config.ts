@@ -37,6 +37,7 @@ const ENTRIES: Entry[] = [
   { key: 'notifyMaxAttempts', env: 'BACKPLANE_NOTIFY_MAX_ATTEMPTS', kind: 'int', min: 1 },
   { key: 'notifyCoalesceSeconds', env: 'BACKPLANE_NOTIFY_COALESCE', kind: 'duration', min: 0 },
   { key: 'slaScanIntervalSeconds', env: 'BACKPLANE_SLA_SCAN_INTERVAL', kind: 'duration', min: 0 },
+  { key: 'rtoEvidenceMaxAgeSeconds', env: 'BACKPLANE_RTO_EVIDENCE_MAX_AGE', kind: 'duration', min: 3600 },
   { key: 'jwtTtlSeconds', env: 'BACKPLANE_JWT_TTL', kind: 'duration', min: 60 },
   { key: 'updateFeedUrl', env: 'BACKPLANE_UPDATE_FEED_URL', kind: 'string' },
   { key: 'updateCheckTimeoutMs', env: 'BACKPLANE_UPDATE_CHECK_TIMEOUT_MS', kind: 'int', min: 1 },
@@ -80,6 +81,7 @@ function defaults(): Config {
     notifyCoalesceSeconds: 300,
     // The reference scans every 15 minutes.
     slaScanIntervalSeconds: 900,
+    rtoEvidenceMaxAgeSeconds: 30 * 86400,
     jwtTtlSeconds: 24 * 3600,
     updateFeedUrl: 'https://api.github.com/repos/backplane-dev/backplane/releases/latest',
     updateCheckTimeoutMs: 5000,

@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { dialectOf, type Dialect } from './migrations/dialect.ts';
+
+/**
+ * Hand-written aggregate SQL for the read models (dashboard, reports, search): GROUP BY in the
+ * database, so figures over a large history never load record rows into the process. The ORM's
+ * query builder is not used for these because the entity manager core passes around is the
+ * driver-neutral one; the few dialect differences (time values, day buckets) live here.
+ * Both dialects take `?` placeholders (MikroORM binds them).
+ */
+export class AggregateSql {
+  readonly dialect: Dialect;
+  readonly #em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.#em = em;
+    this.dialect = dialectOf(em.getDriver());
+  }
+
+  rows<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.#em.getConnection().execute(sql, params) as Promise<T[]>;
+  }
+
+  /** A time as a bind parameter: SQLite stores epoch milliseconds, PostgreSQL timestamptz. */
+  time(date: Date): number | string {
+    return this.dialect === 'sqlite' ? date.getTime() : date.toISOString();
+  }
+
+  /** The UTC day (YYYY-MM-DD) of a time column. */
+  day(column: string): string {
+    return this.dialect === 'sqlite' ? `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')` : `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
+  }
+
+  /** A case-insensitive substring test of a column against a bound, escaped `%...%` pattern. */
+  contains(column: string): string {
+    return this.dialect === 'sqlite' ? `${column} like ? escape '\\'` : `${column} ilike ? escape '\\'`;
+  }
+}
+
+/** The `%...%` pattern for `contains`, with the LIKE wildcards of the term escaped. */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A time read back from an aggregate: SQLite gives numbers, PostgreSQL Date objects. */
+export function timeOf(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  const n = Number(value);
+  return Number.isFinite(n) ? new Date(n) : new Date(String(value));
+}
+
+export function num(value: unknown): number {
+  return value === null || value === undefined ? 0 : Number(value);
+}
