@@ -3,10 +3,10 @@
 //   composition root  core/{app,container,main,server}.ts
 //   HTTP slices       core/features/<slice>/
 //   orchestration     core/runs/
-//   domain services   core/backup/, core/recovery/, core/agent-protocol/
+//   domain services   core/backup/, core/recovery/, core/agent-protocol/, core/insight/
 //   base              everything else under core/ (engine, storage, db, security, plugin-host, notifications,
 //                     events, metrics, http, auth, config, lib)
-const DOMAIN = '^core/(runs|backup|recovery|agent-protocol)/';
+const DOMAIN = '^core/(runs|backup|recovery|agent-protocol|insight)/';
 const BASE =
   '^core/(engine|storage|db|security|plugin-host|events|notifications|metrics|http|auth|config|lib)/';
 // Provider SDKs belong to the plugins that use them; core persists through MikroORM's own drivers.
@@ -49,7 +49,7 @@ module.exports = {
       name: 'domain-to-orchestration',
       comment: 'Domain services do not import orchestration (core/runs) which sits above them.',
       severity: 'error',
-      from: { path: '^core/(backup|recovery|agent-protocol)/' },
+      from: { path: '^core/(backup|recovery|agent-protocol|insight)/' },
       to: { path: '^core/runs/' },
     },
     {

@@ -124,6 +124,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(notificationRoutes);
 
   const { backupRuns, scheduler, recordDeleter, storageHealth, auditRetention, temporarySweep, auditWebhook } = container.cradle;
+  // Registered now, so /metrics lists every series (at zero) before the first run ends.
+  void container.cradle.recoveryMetrics;
   app.decorate('storageHealth', storageHealth);
   app.decorate('auditRetention', auditRetention);
   app.decorate('temporarySweep', temporarySweep);
@@ -134,6 +136,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     await container.cradle.deliveryWorker.start();
     container.cradle.nodeMonitor.start();
     container.cradle.slaScan.start();
+    container.cradle.metricsCollector.start();
     // Order matters: settle what a crash left running before the scheduler checks for overlap.
     const { restores, verifications, replications } = container.cradle;
     await restores.recover();
@@ -165,6 +168,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     auditRetention.stop();
     await container.cradle.nodeMonitor.stop();
     await container.cradle.slaScan.stop();
+    await container.cradle.metricsCollector.stop();
     // Last: whatever the stopping services raised is in the outbox, sent now or after the restart.
     await container.cradle.deliveryWorker.stop();
     await container.cradle.orm.close();

@@ -54,8 +54,10 @@ import { NotificationSender } from './notifications/notification-sender.ts';
 import { Alerts } from './notifications/alerts.ts';
 import { DeliveryWorker } from './notifications/delivery-worker.ts';
 import { NotificationMetrics } from './metrics/notification-metrics.ts';
+import { RecoveryMetrics } from './metrics/recovery-metrics.ts';
 import { NodeMonitor } from './agent-protocol/node-monitor.ts';
 import { SlaScan } from './backup/sla-scan.ts';
+import { MetricsCollector } from './insight/metrics-collector.ts';
 import { NotificationChannelService } from './features/notifications/notification-service.ts';
 
 /** Singletons: one per app instance. */
@@ -112,8 +114,10 @@ export interface AppCradle {
   alerts: Alerts;
   deliveryWorker: DeliveryWorker;
   notificationMetrics: NotificationMetrics;
+  recoveryMetrics: RecoveryMetrics;
   nodeMonitor: NodeMonitor;
   slaScan: SlaScan;
+  metricsCollector: MetricsCollector;
 }
 
 /** Per request (or per background job): the EntityManager fork and the services bound to it. */
@@ -210,8 +214,10 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     alerts: asClass(Alerts).singleton(),
     deliveryWorker: asFunction((deps: ConstructorParameters<typeof DeliveryWorker>[0]) => new DeliveryWorker(deps)).singleton(),
     notificationMetrics: asClass(NotificationMetrics).singleton(),
+    recoveryMetrics: asClass(RecoveryMetrics).singleton(),
     nodeMonitor: asClass(NodeMonitor).singleton(),
     slaScan: asClass(SlaScan).singleton(),
+    metricsCollector: asClass(MetricsCollector).singleton(),
     notificationChannels: asClass(NotificationChannelService).scoped(),
   });
   return container;

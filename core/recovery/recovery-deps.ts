@@ -15,6 +15,8 @@ import { DB_PASSWORD_AAD } from '../backup/task-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { driverConfig } from '../backup/task-source.ts';
 
+import type { RecoveryMetrics } from '../metrics/recovery-metrics.ts';
+
 export interface RecoveryDeps {
   orm: MikroORM;
   storageOpener: StorageTargetOpener;
@@ -22,6 +24,7 @@ export interface RecoveryDeps {
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
   events: EventBus;
   alerts: Alerts;
+  recoveryMetrics: RecoveryMetrics;
   restoreLogs: RecordLogHub;
   verifyLogs: RecordLogHub;
   ageKeys: AgeKeyPair;

@@ -86,6 +86,7 @@ export class ReplicationService {
     record.completedAt = new Date();
     record.durationMs = record.completedAt.getTime() - (record.startedAt?.getTime() ?? record.completedAt.getTime());
     await em.flush();
+    this.#d.recoveryMetrics.observe('replication', record);
     const alert = replicationAlert(record);
     if (alert) await this.#d.alerts.notify(alert);
     return record;

@@ -111,12 +111,16 @@ export class RestoreService {
     if (record.nodeId !== 0) {
       for (const c of await this.#d.commandQueue.openFor('restore', id)) if (c.status === 'pending') await this.#d.commandQueue.settle(c.id, 'failed', stop.message);
       await settleStopped(em, record, this.#d.restoreLogs, stop);
+      this.#d.recoveryMetrics.observe('restore', record);
       void this.#d.alerts.notify(restoreAlert(record));
       return record;
     }
     return stopQueuedJob(em, this.#queue, `restore-${id}`, record, {
       hub: this.#d.restoreLogs, stop, ended,
-      publish: (r) => void this.#d.alerts.notify(restoreAlert(r)),
+      publish: (r) => {
+        this.#d.recoveryMetrics.observe('restore', r);
+        void this.#d.alerts.notify(restoreAlert(r));
+      },
       reload: () => this.#d.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id }),
     });
   }
@@ -155,6 +159,7 @@ export class RestoreService {
       if (backup.type === 'file') await this.#restoreFiles(record, backup, log, signal);
       else await this.#restoreDatabase(em, record, backup, log, signal);
     });
+    this.#d.recoveryMetrics.observe('restore', record);
     void this.#d.alerts.notify(restoreAlert(record));
     return record;
   }

@@ -116,6 +116,7 @@ export class VerifyService {
 
   /** The verification's alert, and `rto_exceeded` when a deep one measured a restore slower than the task's objective. */
   async #alert(em: EntityManager, record: VerifyRecord): Promise<void> {
+    this.#d.recoveryMetrics.observe('verify', record);
     await this.#d.alerts.notify(verifyAlert(record));
     const task = await em.findOne(BackupTaskEntity, { id: record.taskId }, { fields: ['rtoMinutes'] });
     const rto = rtoAlert(record, task?.rtoMinutes ?? 0);
@@ -131,7 +132,10 @@ export class VerifyService {
     if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
     return stopQueuedJob(em, this.#queue, `verify-${id}`, record, {
       hub: this.#d.verifyLogs, stop, ended,
-      publish: (r) => void this.#d.alerts.notify(verifyAlert(r)),
+      publish: (r) => {
+        this.#d.recoveryMetrics.observe('verify', r);
+        void this.#d.alerts.notify(verifyAlert(r));
+      },
       reload: () => this.#d.orm.em.fork().findOneOrFail(VerifyRecordEntity, { id }),
     });
   }

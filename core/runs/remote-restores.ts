@@ -23,11 +23,14 @@ import type { RestoreSpec, RestoreUpdateInput } from '../agent-protocol/wire.ts'
 
 export type RestoreUpdate = RestoreUpdateInput;
 
+import type { RecoveryMetrics } from '../metrics/recovery-metrics.ts';
+
 interface Deps {
   orm: MikroORM;
   commandQueue: CommandQueue;
   restoreLogs: RecordLogHub;
   alerts: Alerts;
+  recoveryMetrics: RecoveryMetrics;
   storageOpener: StorageTargetOpener;
   secretBox: SecretBox;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
@@ -136,6 +139,7 @@ export class RemoteRestores {
 
   async #settle(em: EntityManager, record: RestoreRecord, status: 'success' | 'failed', reason: string): Promise<void> {
     await settleLifecycle(em, record, this.#d.restoreLogs, status, reason);
+    this.#d.recoveryMetrics.observe('restore', record);
     await this.#d.alerts.notify(restoreAlert(record));
   }
 

@@ -8,7 +8,7 @@ import { NodeEntity, type Node } from '../../db/entities/node.ts';
 import { nodeStatus } from '../../agent-protocol/node-status.ts';
 import { isOutdated } from '../../agent-protocol/node-monitor.ts';
 import { recordSummary } from '../backup-records/backup-record-view.ts';
-import { taskEvidence, evidenceOf, rtoStatus, hoursSince } from './task-evidence.ts';
+import { taskEvidence, evidenceOf, rtoStatus, hoursSince, windowStart } from '../../insight/task-evidence.ts';
 
 const DAY_MS = 86_400_000;
 const iso = (d: Date | null) => d?.toISOString();
@@ -196,9 +196,4 @@ export class DashboardService {
       rto,
     };
   }
-}
-
-/** The start of a window of `days` days ending now. */
-export function windowStart(days: number, now: Date): Date {
-  return new Date(now.getTime() - days * DAY_MS);
 }

@@ -2,8 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Config } from '../../config/config.ts';
 import { BackupTaskEntity } from '../../db/entities/backup-task.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
-import { taskEvidence, evidenceOf, rtoStatus, hoursSince, type RtoStatus } from '../dashboard/task-evidence.ts';
-import { windowStart } from '../dashboard/dashboard-service.ts';
+import { taskEvidence, evidenceOf, rtoStatus, hoursSince, windowStart, type RtoStatus } from '../../insight/task-evidence.ts';
 
 export type Risk = 'ok' | 'at_risk' | 'not_applicable';
 

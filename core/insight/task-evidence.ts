@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { AggregateSql, num, timeOf } from '../../db/aggregate-sql.ts';
-import type { RecordStatus } from '../../db/entities/backup-record.ts';
+import { AggregateSql, num, timeOf } from '../db/aggregate-sql.ts';
+import type { RecordStatus } from '../db/entities/backup-record.ts';
 
 /** What the history proves about one task: its runs in a window, its last success, its last measured restore. */
 export interface TaskEvidence {
@@ -84,4 +84,9 @@ export function rtoStatus(rtoMinutes: number, e: TaskEvidence, maxAgeMs: number,
 export function hoursSince(e: TaskEvidence, createdAt: Date, now: Date): number {
   const since = e.lastSuccessAt ?? createdAt;
   return Math.round(((now.getTime() - since.getTime()) / 3_600_000) * 100) / 100;
+}
+
+/** The start of a window of `days` days ending now. */
+export function windowStart(days: number, now: Date): Date {
+  return new Date(now.getTime() - days * 86_400_000);
 }
