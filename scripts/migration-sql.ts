@@ -8,13 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openOrm, migrate } from '../core/db/orm.ts';
+import { openOrm, migrate, schemaDrift } from '../core/db/orm.ts';
 
 async function diff(url: string): Promise<string> {
   const orm = await openOrm(url);
   try {
     await migrate(orm);
-    return await orm.schema.getUpdateSchemaSQL({ wrap: false });
+    return await schemaDrift(orm);
   } finally {
     await orm.close();
   }

@@ -6,6 +6,19 @@ import { ENTITIES } from './entities/index.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 
 export type Orm = MikroORM;
+
+/**
+ * Schema objects migrations create that no entity describes, so the ORM's schema diff would
+ * drop them: the record search index (migration 018), SQLite's FTS5 table with its triggers and
+ * PostgreSQL's trigram indexes. Schema comparisons leave statements naming them out.
+ */
+export const UNMANAGED_SCHEMA = /backup_records_search/;
+
+/** The ORM's schema difference without the statements about unmanaged objects. */
+export async function schemaDrift(orm: MikroORM): Promise<string> {
+  const sql = await orm.schema.getUpdateSchemaSQL({ wrap: false });
+  return sql.split('\n').filter((line) => !UNMANAGED_SCHEMA.test(line)).join('\n').trim();
+}
 export type DatabaseKind = 'sqlite' | 'postgresql';
 
 export function databaseKind(url: string): DatabaseKind {
@@ -42,6 +55,8 @@ export async function openOrm(databaseUrl: string, options: { debug?: boolean } 
     debug: options.debug ?? false,
     migrations: { migrationsList: MIGRATIONS, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     serialization: { forceObject: true },
+    // The record search index (migration 018) is no entity: SQLite's FTS5 table and its shadow tables.
+    schemaGenerator: { skipTables: [/^backup_records_search/] },
   };
   if (databaseKind(databaseUrl) === 'sqlite') {
     const path = databaseUrl.slice('sqlite:'.length);

@@ -24,9 +24,10 @@ const EMPTY: TaskEvidence = {
 };
 
 /**
- * The evidence of every task in five grouped queries, whatever the length of the history: the
- * newest rows per task are found as `max(id)` per task (ids grow with time) over the
- * (task_id, status) index, then joined back for their columns.
+ * The evidence of every task, whatever the length of the history: a task's newest record, newest
+ * success and newest deep verifications are one index probe each (`max(id)` per task over the
+ * (task_id, status, id) and (task_id, mode, id) indexes; ids grow with time), fetched back by id;
+ * the window's counts are one GROUP BY over the (started_at, status, task_id) index.
  * `since` bounds the window that runs, successes and failures count; a `partial` run counts as
  * a run that is neither (some of its targets missed the artifact).
  */
@@ -39,24 +40,46 @@ export async function taskEvidence(em: EntityManager, since: Date): Promise<Map<
     if (!e) out.set(id, (e = { ...EMPTY }));
     return e;
   };
-  const [window, last, success, deep, measured] = await Promise.all([
+  const [window, latest] = await Promise.all([
     sql.rows(`select task_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as successes,
       sum(case when status = 'failed' then 1 else 0 end) as failures
       from backup_records where started_at >= ? group by task_id`, [sql.time(since)]),
-    sql.rows(`select r.task_id, r.status, r.started_at from backup_records r
-      join (select task_id, max(id) as id from backup_records where started_at is not null group by task_id) m on r.id = m.id`),
-    sql.rows(`select r.task_id, r.id, r.completed_at, r.file_size from backup_records r
-      join (select task_id, max(id) as id from backup_records where status = 'success' group by task_id) m on r.id = m.id`),
-    sql.rows(`select v.task_id, v.id, v.status, v.completed_at from verify_records v
-      join (select task_id, max(id) as id from verify_records where mode = 'deep' and status in ('success', 'failed') group by task_id) m on v.id = m.id`),
-    sql.rows(`select v.task_id, v.id, v.restore_ms, v.completed_at from verify_records v
-      join (select task_id, max(id) as id from verify_records where mode = 'deep' and restore_ms is not null group by task_id) m on v.id = m.id`),
+    sql.rows(`select t.id as task_id,
+      (select max(r.id) from backup_records r where r.task_id = t.id) as last_id,
+      (select max(r.id) from backup_records r where r.task_id = t.id and r.status = 'success') as success_id,
+      (select max(v.id) from verify_records v where v.task_id = t.id and v.mode = 'deep' and v.status in ('success', 'failed')) as deep_id,
+      (select max(v.id) from verify_records v where v.task_id = t.id and v.mode = 'deep' and v.restore_ms is not null) as measured_id
+      from backup_tasks t`),
+  ]);
+  const recordIds = latest.flatMap((r) => [r.last_id, r.success_id]).filter((id) => id !== null && id !== undefined).map(num);
+  const verifyIds = latest.flatMap((r) => [r.deep_id, r.measured_id]).filter((id) => id !== null && id !== undefined).map(num);
+  const [records, verifies] = await Promise.all([
+    byIds(sql, 'select id, status, started_at, queued_at, completed_at, file_size from backup_records', recordIds),
+    byIds(sql, 'select id, status, restore_ms, completed_at from verify_records', verifyIds),
   ]);
   for (const r of window) Object.assign(of(r.task_id), { runs: num(r.runs), successes: num(r.successes), failures: num(r.failures) });
-  for (const r of last) Object.assign(of(r.task_id), { lastRunAt: timeOf(r.started_at), lastStatus: r.status as RecordStatus });
-  for (const r of success) Object.assign(of(r.task_id), { lastSuccessAt: timeOf(r.completed_at), lastSuccessRecordId: num(r.id), protectedBytes: num(r.file_size) });
-  for (const r of deep) of(r.task_id).lastDeepVerify = { id: num(r.id), status: String(r.status), completedAt: timeOf(r.completed_at) };
-  for (const r of measured) of(r.task_id).lastRestoreMeasure = { id: num(r.id), restoreMs: num(r.restore_ms), completedAt: timeOf(r.completed_at) };
+  for (const t of latest) {
+    const e = of(t.task_id);
+    const last = records.get(num(t.last_id));
+    // The newest run; one still queued has no start yet and shows when it was queued.
+    if (last) Object.assign(e, { lastRunAt: timeOf(last.started_at) ?? timeOf(last.queued_at), lastStatus: last.status as RecordStatus });
+    const success = records.get(num(t.success_id));
+    if (success) Object.assign(e, { lastSuccessAt: timeOf(success.completed_at), lastSuccessRecordId: num(success.id), protectedBytes: num(success.file_size) });
+    const deep = verifies.get(num(t.deep_id));
+    if (deep) e.lastDeepVerify = { id: num(deep.id), status: String(deep.status), completedAt: timeOf(deep.completed_at) };
+    const measured = verifies.get(num(t.measured_id));
+    if (measured) e.lastRestoreMeasure = { id: num(measured.id), restoreMs: num(measured.restore_ms), completedAt: timeOf(measured.completed_at) };
+  }
+  return out;
+}
+
+/** Rows by id, in chunks that stay under every driver's parameter limit. */
+async function byIds(sql: AggregateSql, select: string, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map<number, Record<string, unknown>>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    for (const row of await sql.rows(`${select} where id in (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(num(row.id), row);
+  }
   return out;
 }
 

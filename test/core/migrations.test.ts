@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openOrm, migrate } from '../../core/db/orm.ts';
+import { openOrm, migrate, schemaDrift } from '../../core/db/orm.ts';
 import { tempDir } from '../helpers/build.ts';
 import { scratchPostgres } from '../helpers/databases.ts';
 
@@ -9,7 +9,7 @@ async function driftAfterMigrations(url: string): Promise<string> {
   const orm = await openOrm(url);
   try {
     await migrate(orm);
-    return (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim();
+    return await schemaDrift(orm);
   } finally {
     await orm.close();
   }

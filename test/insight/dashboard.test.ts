@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
+import { scratchPostgres } from '../helpers/databases.ts';
 import { seedHistory, type Seeded } from '../helpers/insight-seed.ts';
 
 /**
@@ -9,8 +10,8 @@ import { seedHistory, type Seeded } from '../helpers/insight-seed.ts';
  */
 const DAY = 86_400_000;
 
-async function seeded(t: import('node:test').TestContext) {
-  const { app } = await build(t);
+async function seeded(t: import('node:test').TestContext, databaseUrl?: string) {
+  const { app } = await build(t, databaseUrl ? { config: { databaseUrl } } : {});
   const admin = await setupAdmin(app);
   const viewer = (await userWithRole(app, admin, 'viewer')).token;
   const seed = await seedHistory(app.diContainer.cradle.orm.em.fork(), { tasks: 24, records: 700, nodes: 5, targets: 3, days: 60, seed: 11 });
@@ -21,8 +22,23 @@ async function seeded(t: import('node:test').TestContext) {
 const inWindow = (seed: Seeded, days: number, now = Date.now()) => seed.records.filter((r) => r.startedAt.getTime() >= now - days * DAY);
 const lastSuccess = (seed: Seeded, taskId: number) => seed.records.filter((r) => r.taskId === taskId && r.status === 'success').at(-1);
 
+type Seeding = Awaited<ReturnType<typeof seeded>>;
+
 test('dashboard stats, timeline, breakdown and node performance agree with the records; viewers read them, anonymous callers do not', async (t) => {
-  const { app, viewer, seed, local } = await seeded(t);
+  await checkFigures(await seeded(t));
+});
+
+test('the same figures on PostgreSQL (scale-out mode)', async (t) => {
+  const url = await scratchPostgres(t, 'backplane_insight');
+  if (!url) return;
+  const seeding = await seeded(t, url);
+  await checkFigures(seeding);
+  await checkSla(seeding);
+  const found = (await call(seeding.app, 'GET', '/api/search', { token: seeding.viewer, query: { q: seeding.seed.records[0]!.fileName.slice(-30) } })).json.data;
+  assert.ok(found.records.some((r: { id: number }) => r.id === seeding.seed.records[0]!.id), 'the oldest record found through the trigram index');
+});
+
+async function checkFigures({ app, viewer, seed, local }: Seeding) {
   for (const path of ['stats', 'timeline', 'sla', 'cluster', 'breakdown', 'node-performance']) {
     assert.equal((await call(app, 'GET', `/api/dashboard/${path}`)).status, 401, path);
   }
@@ -81,7 +97,7 @@ test('dashboard stats, timeline, breakdown and node performance agree with the r
     assert.ok(Math.abs(entry.avgDurationSecs - avg / 1000) < 0.11, `${entry.avgDurationSecs} ~ ${avg / 1000}`);
   }
   assert.equal(performance.find((p: { nodeId: number }) => p.nodeId === local.id).isLocal, true);
-});
+}
 
 test('cluster: version drift and status per node; the master is the local node and current', async (t) => {
   const { app, viewer, seed, local } = await seeded(t);
@@ -101,7 +117,10 @@ test('cluster: version drift and status per node; the master is the local node a
 });
 
 test('sla: RPO violations as BackupX reports them, and RTO as evidence from recent deep verifications', async (t) => {
-  const { app, viewer, seed } = await seeded(t);
+  await checkSla(await seeded(t));
+});
+
+async function checkSla({ app, viewer, seed }: Seeding) {
   const sla = (await call(app, 'GET', '/api/dashboard/sla', { token: viewer })).json.data;
   const now = Date.now();
   const withRpo = seed.tasks.filter((x) => x.enabled && x.slaHoursRpo > 0);
@@ -131,4 +150,4 @@ test('sla: RPO violations as BackupX reports them, and RTO as evidence from rece
   const statuses = [...expected.values()].map((e) => e.status);
   assert.deepEqual([sla.rtoOk, sla.rtoExceeded, sla.rtoUnmeasured], ['ok', 'exceeded', 'unmeasured'].map((s) => statuses.filter((x) => x === s).length));
   assert.ok(sla.rtoUnmeasured > 0 && sla.rtoOk + sla.rtoExceeded > 0, 'the seed covers measured and unmeasured tasks');
-});
+}

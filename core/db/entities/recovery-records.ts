@@ -40,7 +40,7 @@ export type RestoreRecord = InferEntity<typeof RestoreRecordEntity>;
 export const VerifyRecordEntity = defineEntity({
   name: 'VerifyRecord',
   tableName: 'verify_records',
-  indexes: [{ properties: ['backupRecordId'] }, { properties: ['taskId', 'status'] }],
+  indexes: [{ properties: ['backupRecordId'] }, { properties: ['taskId', 'status'] }, { name: 'verify_records_task_mode_index', properties: ['taskId', 'mode', 'id'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
     backupRecordId: p.integer(),

@@ -14,6 +14,7 @@ import { Migration014CopyTransferMode } from './014-copy-transfer-mode.ts';
 import { Migration015Notifications } from './015-notifications.ts';
 import { Migration016NodeAlertState } from './016-node-alert-state.ts';
 import { Migration017AccountSecurity } from './017-account-security.ts';
+import { Migration018InsightIndexes } from './018-insight-indexes.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   { name: 'Migration015Notifications', class: Migration015Notifications },
   { name: 'Migration016NodeAlertState', class: Migration016NodeAlertState },
   { name: 'Migration017AccountSecurity', class: Migration017AccountSecurity },
+  { name: 'Migration018InsightIndexes', class: Migration018InsightIndexes },
 ];

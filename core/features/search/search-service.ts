@@ -61,18 +61,52 @@ function highlight(row: Record<string, unknown>, columns: string[], term: string
  */
 export async function search(em: EntityManager, term: string, limit: number) {
   const sql = new AggregateSql(em);
-  const lower = term.toLowerCase();
   const results = await Promise.all(GROUPS.map(async (g) => {
-    const name = g.columns[0]!;
-    const where = g.columns.map((c) => sql.contains(c)).join(' or ');
-    const columns = [...new Set([...g.select, ...g.columns])].join(', ');
-    const rows = await sql.rows(
-      `select ${columns}, case when lower(${name}) = ? then 0 when ${sql.contains(name)} then 1 else 2 end as search_rank
-       from ${g.table} where ${where} order by search_rank, ${g.tieBreak} limit ?`,
-      [lower, `${containsPattern(term).slice(1)}`, ...g.columns.map(() => containsPattern(term)), limit],
-    );
+    const rows = g.kind === 'record' ? await recordRows(sql, g, term, limit) : await groupRows(sql, g, term, limit);
     return rows.map((r): SearchItem => ({ kind: g.kind, ...g.item(r), highlight: highlight(r, g.columns, term) }));
   }));
   const [tasks, records, storage, nodes, templates, notifications] = results as [SearchItem[], SearchItem[], SearchItem[], SearchItem[], SearchItem[], SearchItem[]];
   return { query: term, tasks, records, storage, nodes, templates, notifications, totalCount: results.reduce((n, r) => n + r.length, 0) };
+}
+
+/** `0` for an exact name, `1` for a name starting with the term, `2` for any other match. */
+function rankSql(sql: AggregateSql, name: string): string {
+  return `case when lower(${name}) = ? then 0 when ${sql.contains(name)} then 1 else 2 end`;
+}
+
+function rankParams(term: string): unknown[] {
+  return [term.toLowerCase(), containsPattern(term).slice(1)];
+}
+
+/** The small tables: matched and ranked in one statement. */
+async function groupRows(sql: AggregateSql, g: Group, term: string, limit: number): Promise<Record<string, unknown>[]> {
+  const columns = [...new Set([...g.select, ...g.columns])].join(', ');
+  return sql.rows(
+    `select ${columns}, ${rankSql(sql, g.columns[0]!)} as search_rank from ${g.table}
+     where ${g.columns.map((c) => sql.contains(c)).join(' or ')} order by search_rank, ${g.tieBreak} limit ?`,
+    [...rankParams(term), ...g.columns.map(() => containsPattern(term)), limit],
+  );
+}
+
+/** How many of the newest matching records are ranked; a broad term matches most of the history. */
+const RECORD_CANDIDATES = 2000;
+
+/**
+ * Records, over the whole history through the substring index of migration 018: SQLite's FTS5
+ * trigram table (a phrase query matches any substring of three characters or more, whatever
+ * the case), PostgreSQL's trigram GIN indexes under ILIKE. The newest 2000 matches are ranked;
+ * a term under three characters cannot use a trigram index and scans.
+ */
+async function recordRows(sql: AggregateSql, g: Group, term: string, limit: number): Promise<Record<string, unknown>[]> {
+  const columns = [...new Set([...g.select, ...g.columns])].map((c) => `r.${c}`).join(', ');
+  const fts = sql.dialect === 'sqlite' && [...term].length >= 3;
+  const candidates = fts
+    ? `select rowid as id from backup_records_search where backup_records_search match ? order by rowid desc limit ${RECORD_CANDIDATES}`
+    : `select id from backup_records where ${g.columns.map((c) => sql.contains(c)).join(' or ')} order by id desc limit ${RECORD_CANDIDATES}`;
+  const candidateParams = fts ? [`"${term.replace(/"/g, '""')}"`] : g.columns.map(() => containsPattern(term));
+  return sql.rows(
+    `select ${columns}, ${rankSql(sql, 'r.task_name')} as search_rank from backup_records r
+     join (${candidates}) m on m.id = r.id order by search_rank, r.id desc limit ?`,
+    [...rankParams(term), ...candidateParams, limit],
+  );
 }
