@@ -31,6 +31,16 @@ export class AggregateSql {
     return this.dialect === 'sqlite' ? `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')` : `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
   }
 
+  /**
+   * A grouping column SQLite must not take an index for: grouping on an indexed column makes its
+   * planner walk that whole index to get the groups in order (50 ms at 100 000 records) instead
+   * of range-scanning the covering window index and sorting the few groups (8 ms). A unary plus
+   * hides the column from index selection there; PostgreSQL chooses well and takes the column.
+   */
+  groupKey(column: string): string {
+    return this.dialect === 'sqlite' ? `+${column}` : column;
+  }
+
   /** A case-insensitive substring test of a column against a bound, escaped `%...%` pattern. */
   contains(column: string): string {
     return this.dialect === 'sqlite' ? `${column} like ? escape '\\'` : `${column} ilike ? escape '\\'`;

@@ -41,9 +41,9 @@ export async function taskEvidence(em: EntityManager, since: Date): Promise<Map<
     return e;
   };
   const [window, latest] = await Promise.all([
-    sql.rows(`select task_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as successes,
+    sql.rows(`select ${sql.groupKey('task_id')} as task_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as successes,
       sum(case when status = 'failed' then 1 else 0 end) as failures
-      from backup_records where started_at >= ? group by task_id`, [sql.time(since)]),
+      from backup_records where started_at >= ? group by 1`, [sql.time(since)]),
     sql.rows(`select t.id as task_id,
       (select max(r.id) from backup_records r where r.task_id = t.id) as last_id,
       (select max(r.id) from backup_records r where r.task_id = t.id and r.status = 'success') as success_id,

@@ -36,8 +36,7 @@ export class DashboardService {
       sql.rows('select count(*) as total, sum(case when enabled then 1 else 0 end) as enabled from backup_tasks'),
       sql.rows('select count(*) as total, sum(file_size) as bytes, max(started_at) as last from backup_records'),
       sql.rows("select count(*) as total, sum(case when status = 'success' then 1 else 0 end) as success from backup_records where started_at >= ?", [sql.time(new Date(now.getTime() - 30 * DAY_MS))]),
-      sql.rows(`select c.storage_target_id, max(c.storage_target_name) as name, sum(c.file_size) as total from backup_record_copies c
-        where c.status = 'success' group by c.storage_target_id order by total desc`),
+      sql.rows("select storage_target_id, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id order by total desc"),
     ]);
     const latest = await this.#em.find(BackupRecordEntity, {}, { orderBy: { id: 'desc' }, limit: 10 });
     const copies = latest.length ? await this.#em.find(BackupRecordCopyEntity, { recordId: { $in: latest.map((r) => r.id) } }, { orderBy: { id: 'asc' } }) : [];
@@ -53,7 +52,7 @@ export class DashboardService {
       ...(timeOf(records!.last) ? { lastBackupAt: iso(timeOf(records!.last)) } : {}),
       recentRecords: latest.map((r) => recordSummary(r, copies.filter((c) => c.recordId === r.id))),
       // Bytes stored per target: the copies there that hold an artifact (a replica counts where it lives).
-      storageUsage: storage.map((s) => ({ storageTargetId: num(s.storage_target_id), targetName: targetNames.get(num(s.storage_target_id)) ?? String(s.name ?? ''), totalSize: num(s.total) })),
+      storageUsage: storage.map((s) => ({ storageTargetId: num(s.storage_target_id), targetName: targetNames.get(num(s.storage_target_id)) ?? `target ${num(s.storage_target_id)}`, totalSize: num(s.total) })),
     };
   }
 
@@ -83,8 +82,8 @@ export class DashboardService {
     const [byType, byNode, byStatus, byStorage, { nodes, local }] = await Promise.all([
       sql.rows('select type as k, count(*) as n from backup_tasks group by type'),
       sql.rows('select node_id as k, count(*) as n from backup_tasks group by node_id'),
-      sql.rows('select status as k, count(*) as n from backup_records where started_at >= ? group by status', [sql.time(windowStart(days, now))]),
-      sql.rows("select storage_target_id as k, max(storage_target_name) as name, count(*) as n, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id"),
+      sql.rows(`select ${sql.groupKey('status')} as k, count(*) as n from backup_records where started_at >= ? group by 1`, [sql.time(windowStart(days, now))]),
+      sql.rows("select storage_target_id as k, count(*) as n, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id"),
       this.#nodes(),
     ]);
     const targetNames = await this.#targetNames();
@@ -100,7 +99,7 @@ export class DashboardService {
       byType: sorted(byType.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
       byStatus: sorted(byStatus.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
       byNode: sorted([...nodeCounts].map(([id, count]) => ({ key: String(local && id === local.id ? 0 : id), label: nodeName(local && id === local.id ? 0 : id), count }))),
-      byStorage: sorted(byStorage.map((r) => ({ key: String(r.k), label: targetNames.get(num(r.k)) ?? String(r.name ?? ''), count: num(r.n), totalSize: num(r.total) }))),
+      byStorage: sorted(byStorage.map((r) => ({ key: String(r.k), label: targetNames.get(num(r.k)) ?? `target ${num(r.k)}`, count: num(r.n), totalSize: num(r.total) }))),
     };
   }
 
@@ -108,11 +107,11 @@ export class DashboardService {
   async nodePerformance(days: number, now = new Date()) {
     const sql = this.#sql;
     const [rows, { nodes, local }] = await Promise.all([
-      sql.rows(`select node_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as ok,
+      sql.rows(`select ${sql.groupKey('node_id')} as node_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as ok,
         sum(case when status = 'failed' then 1 else 0 end) as failed,
         sum(case when status = 'success' then file_size else 0 end) as bytes,
         avg(case when status = 'success' then duration_ms end) as avg_ms
-        from backup_records where started_at >= ? group by node_id`, [sql.time(windowStart(days, now))]),
+        from backup_records where started_at >= ? group by 1`, [sql.time(windowStart(days, now))]),
       this.#nodes(),
     ]);
     // Node 0 is the master: its runs count for the local node (the two never both have rows).
