@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { NodeEntity, type Node } from '../db/entities/node.ts';
 import { VERSION } from '../config/version.ts';
@@ -35,32 +36,27 @@ export class NodeMonitor {
   readonly #alerts: Alerts;
   readonly #offlineSeconds: number;
   readonly #log: FastifyBaseLogger;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  readonly #periodic: PeriodicPass<void>;
 
   constructor({ orm, alerts, config, logger }: { orm: MikroORM; alerts: Alerts; config: { nodeOfflineSeconds: number }; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#alerts = alerts;
     this.#offlineSeconds = config.nodeOfflineSeconds;
     this.#log = logger;
+    this.#periodic = new PeriodicPass((now) => this.#pass(now), (err: unknown) => this.#log.error({ err }, 'node monitor pass failed'));
   }
 
   start(): void {
-    this.#timer = setInterval(() => void this.runOnce().catch((err: unknown) => this.#log.error({ err }, 'node monitor pass failed')), PASS_MS);
-    this.#timer.unref();
+    this.#periodic.start(PASS_MS);
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running?.catch(() => undefined);
+    await this.#periodic.stop();
   }
 
   /** One pass over the remote nodes; overlapping calls share the pass in progress. */
   runOnce(now = new Date()): Promise<void> {
-    this.#running ??= this.#pass(now).finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#periodic.runOnce(now);
   }
 
   async #pass(now: Date): Promise<void> {

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
 import { NodeEntity } from '../db/entities/node.ts';
@@ -23,34 +24,27 @@ export class SlaScan {
   readonly #alerts: Alerts;
   readonly #config: { slaScanIntervalSeconds: number; rtoEvidenceMaxAgeSeconds: number };
   readonly #log: FastifyBaseLogger;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<number> | undefined;
+  readonly #periodic: PeriodicPass<number>;
 
   constructor({ orm, alerts, config, logger }: { orm: MikroORM; alerts: Alerts; config: { slaScanIntervalSeconds: number; rtoEvidenceMaxAgeSeconds: number }; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#alerts = alerts;
     this.#config = config;
     this.#log = logger;
+    this.#periodic = new PeriodicPass((now) => this.#scan(now), (err: unknown) => this.#log.error({ err }, 'SLA scan failed'));
   }
 
   start(): void {
-    if (this.#config.slaScanIntervalSeconds <= 0) return;
-    const scan = () => void this.runOnce().catch((err: unknown) => this.#log.error({ err }, 'SLA scan failed'));
-    this.#timer = setInterval(scan, this.#config.slaScanIntervalSeconds * 1000);
-    this.#timer.unref();
+    if (this.#config.slaScanIntervalSeconds > 0) this.#periodic.start(this.#config.slaScanIntervalSeconds * 1000);
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running?.catch(() => undefined);
+    await this.#periodic.stop();
   }
 
   /** One scan; resolves with how many alerts it announced. */
   runOnce(now = new Date()): Promise<number> {
-    this.#running ??= this.#scan(now).finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#periodic.runOnce(now);
   }
 
   async #scan(now: Date): Promise<number> {

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config/config.ts';
@@ -22,8 +23,7 @@ export class MetricsCollector {
   readonly #config: Config;
   readonly #log: FastifyBaseLogger;
   readonly #g: Record<string, Gauge<string>>;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  readonly #periodic: PeriodicPass<void>;
 
   constructor({ orm, config, logger, metricsRegistry }: { orm: MikroORM; config: Config; logger: FastifyBaseLogger; metricsRegistry: Registry }) {
     this.#orm = orm;
@@ -42,26 +42,20 @@ export class MetricsCollector {
       rtoUnmeasured: gauge('backplane_rto_unmeasured_tasks', 'Enabled tasks with an RTO and no recent deep verification measuring it'),
       refreshed: gauge('backplane_metrics_refreshed_timestamp_seconds', 'When these gauges were last refreshed'),
     };
+    this.#periodic = new PeriodicPass((now) => this.#refresh(now), (err: unknown) => this.#log.error({ err }, 'metrics refresh failed'));
   }
 
   start(): void {
-    const tick = () => void this.refresh().catch((err: unknown) => this.#log.error({ err }, 'metrics refresh failed'));
-    tick();
-    this.#timer = setInterval(tick, REFRESH_MS);
-    this.#timer.unref();
+    this.#periodic.start(REFRESH_MS, { immediately: true });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running?.catch(() => undefined);
+    await this.#periodic.stop();
   }
 
   /** One refresh (concurrent calls share it). */
   refresh(now = new Date()): Promise<void> {
-    this.#running ??= this.#refresh(now).finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#periodic.runOnce(now);
   }
 
   async #refresh(now: Date): Promise<void> {

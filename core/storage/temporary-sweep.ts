@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
+import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupRecordEntity } from '../db/entities/backup-record.ts';
 import { ReplicationRecordEntity } from '../db/entities/recovery-records.ts';
@@ -24,35 +25,26 @@ export class TemporarySweep {
   readonly #orm: MikroORM;
   readonly #opener: StorageTargetOpener;
   readonly #log: FastifyBaseLogger;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<SweepOutcome> | undefined;
+  readonly #periodic: PeriodicPass<SweepOutcome>;
 
   constructor({ orm, storageOpener, logger }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#opener = storageOpener;
     this.#log = logger.child({ component: 'temporary-sweep' });
+    this.#periodic = new PeriodicPass((now) => this.#pass(now), (err: unknown) => this.#log.error({ err }, 'temporary object sweep failed'));
   }
 
   start(intervalSeconds: number): void {
-    if (intervalSeconds <= 0 || this.#timer) return;
-    const sweep = (): void => void this.runOnce().catch((err: unknown) => this.#log.error({ err }, 'temporary object sweep failed'));
-    sweep();
-    this.#timer = setInterval(sweep, intervalSeconds * 1000);
-    this.#timer.unref();
+    if (intervalSeconds > 0) this.#periodic.start(intervalSeconds * 1000, { immediately: true });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running?.catch(() => undefined);
+    await this.#periodic.stop();
   }
 
   /** One pass over all enabled targets; overlapping calls share the pass in progress. */
   runOnce(now = new Date()): Promise<SweepOutcome> {
-    this.#running ??= this.#pass(now).finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#periodic.runOnce(now);
   }
 
   async #pass(now: Date): Promise<SweepOutcome> {
