@@ -6,6 +6,7 @@ import { SecretBox } from './security/secret-box.ts';
 import { deriveKey } from './security/master-key.ts';
 import { SessionTokens } from './auth/jwt.ts';
 import { LoginLimiter, type LoginLimits } from './auth/login-limiter.ts';
+import { AgentTokenCache } from './auth/agent-token-cache.ts';
 import { AuditWriter } from './events/audit-writer.ts';
 import { EventBus } from './events/event-bus.ts';
 import { ProviderRegistry } from './plugin-host/registry.ts';
@@ -62,6 +63,7 @@ import { NotificationChannelService } from './features/notifications/notificatio
 
 /** Singletons: one per app instance. */
 export interface AppCradle {
+  agentTokens: AgentTokenCache;
   config: Config;
   /** Time for leases and schedules; tests pass one they advance. */
   clock: Clock;
@@ -160,6 +162,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     secretBox: asValue(new SecretBox(deriveKey(options.masterKey, 'secrets'))),
     sessionTokens: asValue(new SessionTokens(deriveKey(options.masterKey, 'jwt'), options.config.jwtTtlSeconds)),
     loginLimiter: asValue(new LoginLimiter(options.loginLimits)),
+    agentTokens: asValue(new AgentTokenCache()),
     audit: asClass(AuditWriter).singleton(),
     events: asValue(new EventBus(options.bootEpoch)),
     storageTypes: asValue(new ProviderRegistry<StorageType>('storage')),

@@ -46,10 +46,16 @@ async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
   const token = header(request, 'x-agent-token');
   if (!token || !looksLike('node', token)) throw new AppError('AUTH_UNAUTHORIZED');
   const hash = hashToken(token);
+  const { agentTokens, em } = request.diScope.cradle;
+  const known = agentTokens.get(hash);
+  if (known) return { kind: 'agent', nodeId: known.nodeId, nodeName: known.nodeName, node: known };
   // The current token, or the one a rotation replaced while its grace period lasts.
-  const node = await request.diScope.cradle.em.findOne(NodeEntity, { $or: [{ tokenHash: hash }, { previousTokenHash: hash, previousTokenExpiresAt: { $gt: new Date() } }] });
+  const node = await em.findOne(NodeEntity, { $or: [{ tokenHash: hash }, { previousTokenHash: hash, previousTokenExpiresAt: { $gt: new Date() } }] },
+    { fields: ['id', 'name', 'tokenHash', 'previousTokenExpiresAt', 'maxConcurrent', 'bandwidthLimit', 'labels'] });
   if (!node) throw new AppError('AUTH_UNAUTHORIZED');
-  return { kind: 'agent', nodeId: node.id, nodeName: node.name };
+  const facts = { nodeId: node.id, nodeName: node.name, maxConcurrent: node.maxConcurrent, bandwidthLimit: node.bandwidthLimit, labels: node.labels };
+  agentTokens.set(hash, facts, node.tokenHash === hash ? null : node.previousTokenExpiresAt ?? null);
+  return { kind: 'agent', nodeId: node.id, nodeName: node.name, node: facts };
 }
 
 async function userPrincipal(request: FastifyRequest): Promise<Principal> {

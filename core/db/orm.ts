@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from './entities/index.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { cacheStatements } from './statement-cache.ts';
 
 export type Orm = MikroORM;
 
@@ -68,6 +69,7 @@ export async function openOrm(databaseUrl: string, options: { debug?: boolean } 
     await orm.em.getConnection().execute('pragma journal_mode = wal');
     await orm.em.getConnection().execute('pragma busy_timeout = 5000');
     await orm.em.getConnection().execute('pragma synchronous = normal');
+    cacheStatements((await orm.em.getConnection().getNativeClient()) as Parameters<typeof cacheStatements>[0]);
     return orm as unknown as Orm;
   }
   const { MikroORM: PostgresOrm } = await import('@mikro-orm/postgresql');

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { AggregateSql, num } from '../../db/aggregate-sql.ts';
 import type { User } from '../../db/entities/user.ts';
 import { RecoveryCodeEntity, PasskeyEntity, TrustedDeviceEntity } from '../../db/entities/account-security.ts';
 
@@ -35,24 +36,31 @@ export async function factorSummaries(em: EntityManager, users: User[]): Promise
     countBy(em, PasskeyEntity, ids, {}),
     countBy(em, TrustedDeviceEntity, ids, { expiresAt: { $gt: new Date() } }),
   ]);
-  for (const user of users) {
-    const passkeyCount = passkeys.get(user.id) ?? 0;
-    out.set(user.id, {
-      mfaEnabled: user.totpEnabled || passkeyCount > 0 || user.emailOtpEnabled || user.smsOtpEnabled,
-      twoFactorEnabled: user.totpEnabled,
-      twoFactorRecoveryCodesRemaining: user.totpEnabled ? (codes.get(user.id) ?? 0) : 0,
-      webAuthnEnabled: passkeyCount > 0,
-      webAuthnCredentialCount: passkeyCount,
-      trustedDeviceCount: devices.get(user.id) ?? 0,
-      emailOtpEnabled: user.emailOtpEnabled,
-      smsOtpEnabled: user.smsOtpEnabled,
-    });
-  }
+  for (const user of users) out.set(user.id, summarise(user, codes.get(user.id) ?? 0, passkeys.get(user.id) ?? 0, devices.get(user.id) ?? 0));
   return out;
 }
 
+function summarise(user: User, codes: number, passkeys: number, devices: number): FactorSummary {
+  return {
+    mfaEnabled: user.totpEnabled || passkeys > 0 || user.emailOtpEnabled || user.smsOtpEnabled,
+    twoFactorEnabled: user.totpEnabled,
+    twoFactorRecoveryCodesRemaining: user.totpEnabled ? codes : 0,
+    webAuthnEnabled: passkeys > 0,
+    webAuthnCredentialCount: passkeys,
+    trustedDeviceCount: devices,
+    emailOtpEnabled: user.emailOtpEnabled,
+    smsOtpEnabled: user.smsOtpEnabled,
+  };
+}
+
+/** One user's summary in one statement (the profile is read on every console page). */
 export async function factorSummary(em: EntityManager, user: User): Promise<FactorSummary> {
-  return (await factorSummaries(em, [user])).get(user.id)!;
+  const sql = new AggregateSql(em);
+  const [row] = await sql.rows(`select
+    (select count(*) from mfa_recovery_codes where user_id = ? and used_at is null) as codes,
+    (select count(*) from webauthn_credentials where user_id = ?) as passkeys,
+    (select count(*) from trusted_devices where user_id = ? and expires_at > ?) as devices`, [user.id, user.id, user.id, sql.time(new Date())]);
+  return summarise(user, num(row?.codes), num(row?.passkeys), num(row?.devices));
 }
 
 export function factorMethods(s: FactorSummary): FactorMethod[] {

@@ -25,7 +25,8 @@ export class BackupRecordService {
     const to = q.dateTo ? new Date(q.dateTo) : undefined;
     if (from && to && from > to) throw new AppError('BACKUP_RECORD_FILTER_INVALID', { message: 'dateFrom must not be after dateTo.' });
     if (from || to) where.queuedAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) };
-    return this.#em.findAndCount(BackupRecordEntity, where, { orderBy: { id: 'desc' }, limit: q.limit, offset: q.offset });
+    // Read-only rows for a view: not tracked by the identity map (no snapshots to take).
+    return this.#em.findAndCount(BackupRecordEntity, where, { orderBy: { id: 'desc' }, limit: q.limit, offset: q.offset, disableIdentityMap: true });
   }
 
   async get(id: number): Promise<BackupRecord> {
@@ -35,7 +36,7 @@ export class BackupRecordService {
   }
 
   async copies(recordIds: number[]): Promise<Map<number, BackupRecordCopy[]>> {
-    const rows = recordIds.length === 0 ? [] : await this.#em.find(BackupRecordCopyEntity, { recordId: { $in: recordIds } }, { orderBy: { id: 'asc' } });
+    const rows = recordIds.length === 0 ? [] : await this.#em.find(BackupRecordCopyEntity, { recordId: { $in: recordIds } }, { orderBy: { id: 'asc' }, disableIdentityMap: true });
     const map = new Map<number, BackupRecordCopy[]>();
     for (const row of rows) map.set(row.recordId, [...(map.get(row.recordId) ?? []), row]);
     return map;

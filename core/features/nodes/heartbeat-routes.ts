@@ -25,14 +25,16 @@ export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {
     if (p?.kind !== 'agent') throw new AppError('AUTH_UNAUTHORIZED');
     const { config, commandQueue, leaseMonitor } = request.diScope.cradle;
     const body = request.body ?? {};
-    const node = await request.diScope.cradle.nodes.heartbeat(p.nodeId, body, request.ip);
+    if (!(await request.diScope.cradle.nodes.heartbeat(p.nodeId, body, request.ip))) throw new AppError('AUTH_UNAUTHORIZED');
+    // The node's settings came with its token (cached for a few seconds, dropped when the node changes).
+    const node = p.node ?? await request.diScope.cradle.nodes.agentFacts(p.nodeId);
     // A heartbeat renews the node's leases; what a starting agent's predecessor held is settled now.
     for (const command of await commandQueue.renew(p.nodeId, body.inFlight, body.starting === true)) {
       await leaseMonitor.lost(command, 'the agent restarted and no longer runs this command');
     }
     return ok({
-      nodeId: node.id,
-      name: node.name,
+      nodeId: node.nodeId,
+      name: node.nodeName,
       serverTime: new Date().toISOString(),
       offlineAfterSeconds: config.nodeOfflineSeconds,
       leaseSeconds: config.commandLeaseSeconds,

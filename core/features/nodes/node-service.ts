@@ -6,6 +6,7 @@ import { BackupRecordEntity } from '../../db/entities/backup-record.ts';
 import type { Config } from '../../config/config.ts';
 import { AppError } from '../../http/app-error.ts';
 import { generateToken, hashToken } from '../../security/tokens.ts';
+import type { AgentTokenCache, AgentNode } from '../../auth/agent-token-cache.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
 import { toNodeView } from './node-view.ts';
 import { nodeCounts } from './node-counts.ts';
@@ -51,10 +52,12 @@ function labelsCsv(labels: string | string[]): string {
 export class NodeService {
   readonly #em: EntityManager;
   readonly #config: Config;
+  readonly #tokens: AgentTokenCache;
 
-  constructor({ em, config }: { em: EntityManager; config: Config }) {
+  constructor({ em, config, agentTokens }: { em: EntityManager; config: Config; agentTokens: AgentTokenCache }) {
     this.#em = em;
     this.#config = config;
+    this.#tokens = agentTokens;
   }
 
   /** The local node first (as BackupX lists it), then by id. */
@@ -121,6 +124,7 @@ export class NodeService {
       if (input.maxConcurrent !== undefined) node.maxConcurrent = input.maxConcurrent;
       if (input.bandwidthLimit !== undefined) node.bandwidthLimit = input.bandwidthLimit;
       await this.#flushUnique(em);
+      this.#tokens.clear();
       return node;
     });
   }
@@ -138,6 +142,7 @@ export class NodeService {
       }
       em.remove(node);
       await em.flush();
+      this.#tokens.clear();
       return node;
     });
   }
@@ -159,22 +164,30 @@ export class NodeService {
       node.previousTokenExpiresAt = validUntil;
       node.tokenHash = hashToken(token);
       await em.flush();
+      this.#tokens.clear();
       return { node, token, previousTokenValidUntil: validUntil };
     });
   }
 
   /** Records what the agent reports; absent fields keep their stored values. `lastSeenAt` is always now. */
-  async heartbeat(nodeId: number, input: HeartbeatInput, clientIp: string): Promise<Node> {
-    const node = await this.get(nodeId);
-    if (input.hostname !== undefined) node.hostname = input.hostname;
-    node.ipAddress = (input.ipAddress ?? clientIp).slice(0, 64);
-    if (input.os !== undefined) node.os = input.os;
-    if (input.arch !== undefined) node.arch = input.arch;
-    if (input.agentVersion !== undefined) node.agentVersion = input.agentVersion;
-    if (input.lastError !== undefined) node.lastError = input.lastError;
-    node.lastSeenAt = new Date();
-    await this.#em.flush();
-    return node;
+  /**
+   * Records a heartbeat with one UPDATE of the reported facts (no entity loaded or tracked: every
+   * agent calls this every 15 s). False when the node no longer exists.
+   */
+  async heartbeat(nodeId: number, input: HeartbeatInput, clientIp: string): Promise<boolean> {
+    const changes: Partial<Node> = { ipAddress: (input.ipAddress ?? clientIp).slice(0, 64), lastSeenAt: new Date() };
+    if (input.hostname !== undefined) changes.hostname = input.hostname;
+    if (input.os !== undefined) changes.os = input.os;
+    if (input.arch !== undefined) changes.arch = input.arch;
+    if (input.agentVersion !== undefined) changes.agentVersion = input.agentVersion;
+    if (input.lastError !== undefined) changes.lastError = input.lastError;
+    return (await this.#em.nativeUpdate(NodeEntity, { id: nodeId }, changes)) === 1;
+  }
+
+  /** What the heartbeat answers about a node, when the token cache did not bring it. */
+  async agentFacts(nodeId: number): Promise<AgentNode> {
+    const node = await this.#em.findOneOrFail(NodeEntity, { id: nodeId }, { fields: ['id', 'name', 'maxConcurrent', 'bandwidthLimit', 'labels'] });
+    return { nodeId: node.id, nodeName: node.name, maxConcurrent: node.maxConcurrent, bandwidthLimit: node.bandwidthLimit, labels: node.labels };
   }
 
   #newNode(em: EntityManager, input: { name: string; labels: string; maxConcurrent?: number; bandwidthLimit?: string }): { node: Node; token: string } {
