@@ -1,4 +1,3 @@
-import { createTransport } from 'nodemailer';
 import { ProviderError, redactSecrets, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
 import { htmlBody, textBody } from './email-body.ts';
 import { smtpError } from './smtp-errors.ts';
@@ -68,6 +67,8 @@ class EmailNotifier implements NotifierInstance {
     const to = options.address?.kind === 'email' ? [headerValue(options.address.value)] : recipients(String(c.to ?? ''));
     if (to.length === 0) throw new ProviderError('permanent', 'The email channel has no recipient.');
     if (options.signal?.aborted) throw new ProviderError('transient', 'The delivery was aborted before it started.');
+    // Loaded on the first mail, not when the master starts: nodemailer is ~20 MiB resident.
+    const { createTransport } = await import('nodemailer');
     const transport = createTransport({
       host: String(c.host),
       port,

@@ -1,15 +1,17 @@
 import type { EntityManager } from '@mikro-orm/core';
-import {
-  generateRegistrationOptions, verifyRegistrationResponse, generateAuthenticationOptions, verifyAuthenticationResponse,
-  type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON, type AuthenticationResponseJSON,
+import type {
+  PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON, AuthenticationResponseJSON,
 } from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { User } from '../../db/entities/user.ts';
 import { PasskeyEntity, WebAuthnChallengeEntity, type Passkey } from '../../db/entities/account-security.ts';
 import { AppError } from '../../http/app-error.ts';
 import type { RelyingParty } from './webauthn-party.ts';
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
+
+/** The WebAuthn library, loaded on the first passkey operation rather than at start (~25 MiB resident). */
+const webauthn = () => import('@simplewebauthn/server');
+const helpers = () => import('@simplewebauthn/server/helpers');
 /** ES256 and EdDSA: what platform authenticators and security keys sign with. */
 const ALGORITHMS = [-7, -8];
 
@@ -43,6 +45,7 @@ function asResponseJson<T extends RegistrationResponseJSON | AuthenticationRespo
 
 export async function registrationOptions(em: EntityManager, rp: RelyingParty, user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await em.find(PasskeyEntity, { userId: user.id });
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -61,6 +64,7 @@ export async function registrationOptions(em: EntityManager, rp: RelyingParty, u
 }
 
 export async function finishRegistration(em: EntityManager, rp: RelyingParty, user: User, credential: Record<string, unknown>, name: string): Promise<Passkey> {
+  const [{ verifyRegistrationResponse }, { isoBase64URL }] = await Promise.all([webauthn(), helpers()]);
   let info;
   try {
     const result = await verifyRegistrationResponse({
@@ -97,6 +101,7 @@ export async function finishRegistration(em: EntityManager, rp: RelyingParty, us
  */
 export async function loginOptions(em: EntityManager, rp: RelyingParty, user: User | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allow = user ? await em.find(PasskeyEntity, { userId: user.id }) : [];
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
     timeout: CHALLENGE_TTL_MS,
@@ -117,6 +122,7 @@ export async function verifyAssertion(em: EntityManager, rp: RelyingParty, user:
   const credentialId = typeof assertion.id === 'string' ? assertion.id : typeof assertion.rawId === 'string' ? assertion.rawId : '';
   const passkey = credentialId ? await em.findOne(PasskeyEntity, { credentialId }) : null;
   if (!passkey || (user && passkey.userId !== user.id)) return undefined;
+  const [{ verifyAuthenticationResponse }, { isoBase64URL }] = await Promise.all([webauthn(), helpers()]);
   try {
     const result = await verifyAuthenticationResponse({
       response: asResponseJson<AuthenticationResponseJSON>(assertion),

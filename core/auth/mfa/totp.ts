@@ -1,5 +1,5 @@
-import { generateSecret, generateURI, verify } from 'otplib';
-import QRCode from 'qrcode';
+/** otplib and qrcode load with the first TOTP operation, not when the master starts. */
+const otp = () => import('otplib');
 
 /**
  * RFC 6238 with the parameters every authenticator app understands: SHA-1, 6 digits, 30 s.
@@ -8,15 +8,16 @@ import QRCode from 'qrcode';
  */
 const PERIOD = 30;
 
-export function newTotpSecret(): string {
-  return generateSecret({ length: 20 });
+export async function newTotpSecret(): Promise<string> {
+  return (await otp()).generateSecret({ length: 20 });
 }
 
-export function totpUri(secret: string, account: string, issuer: string): string {
-  return generateURI({ issuer, label: account, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
+export async function totpUri(secret: string, account: string, issuer: string): Promise<string> {
+  return (await otp()).generateURI({ issuer, label: account, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
 }
 
-export function qrCodeDataUrl(uri: string): Promise<string> {
+export async function qrCodeDataUrl(uri: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
   return QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
 }
 
@@ -25,7 +26,7 @@ export async function totpStep(secret: string, code: string, afterStep: number |
   const token = code.replace(/\s+/g, '');
   if (!/^\d{6}$/.test(token)) return undefined;
   try {
-    const result = await verify({ secret, token, algorithm: 'sha1', digits: 6, period: PERIOD, epochTolerance: PERIOD, ...(afterStep !== null ? { afterTimeStep: afterStep } : {}) });
+    const result = await (await otp()).verify({ secret, token, algorithm: 'sha1', digits: 6, period: PERIOD, epochTolerance: PERIOD, ...(afterStep !== null ? { afterTimeStep: afterStep } : {}) });
     return result.valid && 'timeStep' in result ? result.timeStep : undefined;
   } catch {
     return undefined;

@@ -73,11 +73,11 @@ export class AccountSecurityService {
     const user = await this.user(userId);
     if (user.totpEnabled) throw new AppError('AUTH_2FA_ALREADY_ENABLED');
     await this.#requirePassword(user, currentPassword, ip);
-    const secret = newTotpSecret();
+    const secret = await newTotpSecret();
     user.totpSecret = sealTotpSecret(this.#box, user.id, secret);
     user.totpLastStep = null;
     await this.#em.flush();
-    const otpAuthUrl = totpUri(secret, user.username, ISSUER);
+    const otpAuthUrl = await totpUri(secret, user.username, ISSUER);
     return { secret, otpAuthUrl, qrCodeDataUrl: await qrCodeDataUrl(otpAuthUrl), twoFactorEnabled: false, twoFactorConfirmed: false };
   }
 
