@@ -4,6 +4,7 @@ import { AgentCommandEntity, type AgentCommand, type CommandType } from '../db/e
 import type { SecretBox } from '../security/secret-box.ts';
 import type { ClaimedCommand } from './wire.ts';
 import type { Clock } from '../lib/clock.ts';
+import { AggregateSql } from '../db/aggregate-sql.ts';
 
 const SECRETS_AAD = 'agent_commands.secrets';
 
@@ -67,17 +68,20 @@ export class CommandQueue {
 
   /** Claims the node's oldest pending command, or returns null. */
   async claim(nodeId: number): Promise<ClaimedCommand | null> {
-    const em = this.#orm.em.fork();
+    // Hand-written statements: every agent polls every few seconds, and nearly every poll finds
+    // nothing (see AggregateSql for the cost of the ORM's findOne here).
+    const sql = new AggregateSql(this.#orm.em.fork());
     for (let round = 0; round < 5; round++) {
-      const next = await em.findOne(AgentCommandEntity, { nodeId, status: 'pending' }, { orderBy: { id: 'asc' }, fields: ['id', 'attempts', 'type', 'payload', 'secrets'] });
+      const [next] = await sql.rows<{ id: number; attempts: number; type: string; payload: string; secrets: string }>(
+        "select id, attempts, type, payload, secrets from agent_commands where node_id = ? and status = 'pending' order by id limit 1", [nodeId]);
       if (!next) return null;
       const now = this.#clock.now();
-      const won = await em.nativeUpdate(AgentCommandEntity, { id: next.id, status: 'pending', attempts: next.attempts }, {
-        status: 'claimed', attempts: next.attempts + 1, claimedAt: now, leaseExpiresAt: new Date(now.getTime() + this.#leaseMs),
-      });
+      const attempts = Number(next.attempts);
+      const won = await sql.run("update agent_commands set status = 'claimed', attempts = ?, claimed_at = ?, lease_expires_at = ? where id = ? and status = 'pending' and attempts = ?",
+        [attempts + 1, sql.time(now), sql.time(new Date(now.getTime() + this.#leaseMs)), next.id, attempts]);
       if (won === 1) {
         const secrets = next.secrets ? (JSON.parse(this.#box.open(next.secrets, SECRETS_AAD)) as Record<string, unknown>) : {};
-        return { id: next.id, type: next.type, payload: { ...(JSON.parse(next.payload) as Record<string, unknown>), ...secrets }, attempt: next.attempts + 1, leaseSeconds: this.leaseSeconds };
+        return { id: Number(next.id), type: next.type as ClaimedCommand['type'], payload: { ...(JSON.parse(next.payload) as Record<string, unknown>), ...secrets }, attempt: attempts + 1, leaseSeconds: this.leaseSeconds };
       }
       // Another poller took it between our read and write: look again.
     }

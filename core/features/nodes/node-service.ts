@@ -7,6 +7,7 @@ import type { Config } from '../../config/config.ts';
 import { AppError } from '../../http/app-error.ts';
 import { generateToken, hashToken } from '../../security/tokens.ts';
 import type { AgentTokenCache, AgentNode } from '../../auth/agent-token-cache.ts';
+import { AggregateSql } from '../../db/aggregate-sql.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
 import { toNodeView } from './node-view.ts';
 import { nodeCounts } from './node-counts.ts';
@@ -175,13 +176,14 @@ export class NodeService {
    * agent calls this every 15 s). False when the node no longer exists.
    */
   async heartbeat(nodeId: number, input: HeartbeatInput, clientIp: string): Promise<boolean> {
-    const changes: Partial<Node> = { ipAddress: (input.ipAddress ?? clientIp).slice(0, 64), lastSeenAt: new Date() };
-    if (input.hostname !== undefined) changes.hostname = input.hostname;
-    if (input.os !== undefined) changes.os = input.os;
-    if (input.arch !== undefined) changes.arch = input.arch;
-    if (input.agentVersion !== undefined) changes.agentVersion = input.agentVersion;
-    if (input.lastError !== undefined) changes.lastError = input.lastError;
-    return (await this.#em.nativeUpdate(NodeEntity, { id: nodeId }, changes)) === 1;
+    const sql = new AggregateSql(this.#em);
+    const set: [string, unknown][] = [['ip_address', (input.ipAddress ?? clientIp).slice(0, 64)], ['last_seen_at', sql.time(new Date())]];
+    if (input.hostname !== undefined) set.push(['hostname', input.hostname]);
+    if (input.os !== undefined) set.push(['os', input.os]);
+    if (input.arch !== undefined) set.push(['arch', input.arch]);
+    if (input.agentVersion !== undefined) set.push(['agent_version', input.agentVersion]);
+    if (input.lastError !== undefined) set.push(['last_error', input.lastError]);
+    return (await sql.run(`update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [...set.map(([, v]) => v), nodeId])) === 1;
   }
 
   /** What the heartbeat answers about a node, when the token cache did not bring it. */
