@@ -15,6 +15,9 @@ export interface FactorSummary {
   smsOtpEnabled: boolean;
 }
 
+/** The switches on the user row the summary reads. */
+export type FactorFlags = Pick<User, 'id' | 'totpEnabled' | 'emailOtpEnabled' | 'smsOtpEnabled'>;
+
 /** The second-factor methods a login may use, named in AUTH_2FA_REQUIRED's `details.methods`. */
 export type FactorMethod = 'totp' | 'recovery_code' | 'webauthn' | 'email_otp' | 'sms_otp';
 
@@ -40,7 +43,7 @@ export async function factorSummaries(em: EntityManager, users: User[]): Promise
   return out;
 }
 
-function summarise(user: User, codes: number, passkeys: number, devices: number): FactorSummary {
+function summarise(user: FactorFlags, codes: number, passkeys: number, devices: number): FactorSummary {
   return {
     mfaEnabled: user.totpEnabled || passkeys > 0 || user.emailOtpEnabled || user.smsOtpEnabled,
     twoFactorEnabled: user.totpEnabled,
@@ -54,7 +57,7 @@ function summarise(user: User, codes: number, passkeys: number, devices: number)
 }
 
 /** One user's summary in one statement (the profile is read on every console page). */
-export async function factorSummary(em: EntityManager, user: User): Promise<FactorSummary> {
+export async function factorSummary(em: EntityManager, user: FactorFlags): Promise<FactorSummary> {
   const sql = new AggregateSql(em);
   const [row] = await sql.rows(`select
     (select count(*) from mfa_recovery_codes where user_id = ? and used_at is null) as codes,

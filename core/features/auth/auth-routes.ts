@@ -98,7 +98,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
     schema: { response: { 200: envelopeOf(UserView) } },
   }, async (request) => {
     const { users, em } = request.diScope.cradle;
-    const user = await users.get(userIdOf(request));
+    const user = await users.viewFields(userIdOf(request));
     return ok(toUserView(user, await factorSummary(em, user)));
   });
 

@@ -1,9 +1,12 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException, LockMode } from '@mikro-orm/core';
 import { dialectOf } from '../../db/migrations/dialect.ts';
-import { UserEntity, type User } from '../../db/entities/user.ts';
+import { UserEntity, type User, type Role } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { revokeSessions } from '../../auth/session-revocation.ts';
+import { AggregateSql, timeOf } from '../../db/aggregate-sql.ts';
+import type { UserFields } from './user-view.ts';
+import type { FactorFlags } from '../../auth/mfa/factor-summary.ts';
 import { revokeDevicesAndPendingCodes, wipeFactors } from '../../auth/mfa/factor-reset.ts';
 import { LoginOtpEntity } from '../../db/entities/account-security.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -15,6 +18,22 @@ export class UserService {
 
   constructor({ em }: { em: EntityManager }) {
     this.#em = em;
+  }
+
+  /**
+   * The fields a view shows, read with one hand-written statement (the profile is fetched by
+   * every console page; see AggregateSql for why not the ORM here).
+   */
+  async viewFields(id: number): Promise<UserFields & FactorFlags> {
+    const sql = new AggregateSql(this.#em);
+    const [r] = await sql.rows('select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled, created_at, updated_at from users where id = ?', [id]);
+    if (!r) throw new AppError('USER_NOT_FOUND');
+    const flag = (v: unknown) => v === true || Number(v) === 1;
+    return {
+      id: Number(r.id), username: String(r.username), displayName: String(r.display_name), email: String(r.email), phone: String(r.phone), role: r.role as Role,
+      disabled: flag(r.disabled), totpEnabled: flag(r.totp_enabled), emailOtpEnabled: flag(r.email_otp_enabled), smsOtpEnabled: flag(r.sms_otp_enabled),
+      createdAt: timeOf(r.created_at)!, updatedAt: timeOf(r.updated_at)!,
+    };
   }
 
   async get(id: number): Promise<User> {
