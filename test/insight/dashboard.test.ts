@@ -36,6 +36,13 @@ test('the same figures on PostgreSQL (scale-out mode)', async (t) => {
   await checkSla(seeding);
   const found = (await call(seeding.app, 'GET', '/api/search', { token: seeding.viewer, query: { q: seeding.seed.records[0]!.fileName.slice(-30) } })).json.data;
   assert.ok(found.records.some((r: { id: number }) => r.id === seeding.seed.records[0]!.id), 'the oldest record found through the trigram index');
+  // The record list's hand-written statements on PostgreSQL: a page, a filter, the total.
+  const task = seeding.seed.tasks[1]!;
+  const page = await call(seeding.app, 'GET', '/api/backup/records', { token: seeding.viewer, query: { taskId: String(task.id), status: 'success', limit: '5' } });
+  const expected = seeding.seed.records.filter((r) => r.taskId === task.id && r.status === 'success').map((r) => r.id).sort((a, b) => b - a);
+  assert.deepEqual(page.json.data.map((r: { id: number }) => r.id), expected.slice(0, 5));
+  assert.equal(page.headers['x-total-count'], String(expected.length));
+  assert.ok(page.json.data.every((r: { storageTargetName: string; encrypted: boolean }) => r.storageTargetName.startsWith('vault-') && typeof r.encrypted === 'boolean'));
 });
 
 async function checkFigures({ app, viewer, seed, local }: Seeding) {

@@ -36,7 +36,7 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
   }, async (request, reply) => {
     const { backupRecords } = request.diScope.cradle;
     const [records, total] = await backupRecords.list(request.query);
-    const copies = await backupRecords.copies(records.map((r) => r.id));
+    const copies = await backupRecords.listCopies(records.map((r) => r.id));
     setTotal(reply, total);
     return ok(records.map((r) => recordSummary(r, copies.get(r.id) ?? [])));
   });
