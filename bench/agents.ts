@@ -146,9 +146,10 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
         const nodes: { id: number; token: string }[] = [];
         for (let i = 0; i < count; i += BATCH) {
           const names = Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => `bench-node-${String(i + k + 1).padStart(5, '0')}`);
-          const results = await api<{ name: string; success: boolean; node: { id: number } | null; token: string | null; error: string | null }[]>('/api/nodes/batch', { names }, admin);
+          // All or nothing: a refused batch is an error answer, which api() throws on.
+          const results = await api<{ name: string; node: { id: number } | null; token: string | null }[]>('/api/nodes/batch', { names }, admin);
           for (const r of results) {
-            if (!r.success || !r.node || !r.token) throw new Error(`node ${r.name} not created: ${r.error}`);
+            if (!r.node || !r.token) throw new Error(`node ${r.name} not created`);
             nodes.push({ id: r.node.id, token: r.token });
           }
         }
