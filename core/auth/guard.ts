@@ -6,7 +6,7 @@ import type { Principal } from './principal.ts';
 import { AppError } from '../http/app-error.ts';
 import { NodeEntity } from '../db/entities/node.ts';
 import type { Role } from '../db/entities/user.ts';
-import { AggregateSql } from '../db/aggregate-sql.ts';
+import { AggregateSql, bool } from '../db/aggregate-sql.ts';
 import { hashToken, looksLike } from '../security/tokens.ts';
 import { sessionIsOpen } from './session-revocation.ts';
 
@@ -70,7 +70,7 @@ async function userPrincipal(request: FastifyRequest): Promise<Principal> {
   // One hand-written statement (a tenth of an ORM findOne; see AggregateSql): every request pays it.
   const [row] = await new AggregateSql(request.diScope.cradle.em).rows<{ id: number; username: string; role: Role; disabled: unknown; token_version: number; kept_session_id: string | null }>(
     'select id, username, role, disabled, token_version, kept_session_id from users where id = ?', [claims.userId]);
-  const user = row && { id: Number(row.id), username: row.username, role: row.role, disabled: row.disabled === true || Number(row.disabled) === 1, tokenVersion: Number(row.token_version), keptSessionId: row.kept_session_id };
+  const user = row && { id: Number(row.id), username: row.username, role: row.role, disabled: bool(row.disabled), tokenVersion: Number(row.token_version), keptSessionId: row.kept_session_id };
   if (!user || user.disabled || !sessionIsOpen(user, claims)) throw new AppError('AUTH_UNAUTHORIZED');
   if (claims.enrolmentOnly && request.routeOptions.config.enrolment !== true) throw new AppError('AUTH_MFA_ENROLLMENT_REQUIRED');
   return { kind: 'user', userId: user.id, username: user.username, role: user.role, ...(claims.sessionId ? { sessionId: claims.sessionId } : {}) };

@@ -5,7 +5,7 @@ import type { AgentNode } from './agent-token-cache.ts';
 export type Principal =
   | { kind: 'user'; userId: number; username: string; role: Role; sessionId?: string }
   | { kind: 'apiKey'; keyId: number; name: string; role: Role; createdById: number | null }
-  | { kind: 'agent'; nodeId: number; nodeName: string; node?: AgentNode };
+  | { kind: 'agent'; nodeId: number; nodeName: string; node: AgentNode };
 
 /** The name written into audit entries: a real username, never a numeric subject. */
 export function principalName(p: Principal | null): string {

@@ -51,7 +51,7 @@ export class SlaScan {
     const em = this.#orm.em.fork();
     const tasks = await em.find(BackupTaskEntity, { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] }, { fields: ['id', 'name', 'nodeId', 'slaHoursRpo', 'rtoMinutes', 'createdAt'] });
     if (tasks.length === 0) return 0;
-    const evidence = await taskEvidence(em, now);
+    const evidence = await taskEvidence(em);
     const nodes = new Map((await em.find(NodeEntity, {}, { fields: ['id', 'name'] })).map((n) => [n.id, n.name]));
     let announced = 0;
     for (const task of tasks) {

@@ -68,6 +68,11 @@ export function timeOf(value: unknown): Date | null {
   return Number.isFinite(n) ? new Date(n) : new Date(String(value));
 }
 
+/** A boolean read back: SQLite gives 0/1, PostgreSQL true/false. */
+export function bool(value: unknown): boolean {
+  return value === true || Number(value) === 1;
+}
+
 export function num(value: unknown): number {
   return value === null || value === undefined ? 0 : Number(value);
 }

@@ -69,7 +69,7 @@ export class MetricsCollector {
         sum(case when lost_at > ? then 1 else 0 end) as lost from agent_commands where status in ('pending', 'claimed') or lost_at > ? group by node_id`,
       [sql.time(new Date(now.getTime() - DAY_MS)), sql.time(new Date(now.getTime() - DAY_MS))]),
       em.find(BackupTaskEntity, { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] }, { fields: ['id', 'slaHoursRpo', 'rtoMinutes', 'createdAt'] }),
-      taskEvidence(em, now),
+      taskEvidence(em),
     ]);
     const g = this.#g;
     g.storageUsed!.reset();

@@ -28,10 +28,10 @@ const EMPTY: TaskEvidence = {
  * success and newest deep verifications are one index probe each (`max(id)` per task over the
  * (task_id, status, id) and (task_id, mode, id) indexes; ids grow with time), fetched back by id;
  * the window's counts are one GROUP BY over the (started_at, status, task_id) index.
- * `since` bounds the window that runs, successes and failures count; a `partial` run counts as
+ * `since` bounds the window that runs, successes and failures count (none without it); a `partial` run counts as
  * a run that is neither (some of its targets missed the artifact).
  */
-export async function taskEvidence(em: EntityManager, since: Date): Promise<Map<number, TaskEvidence>> {
+export async function taskEvidence(em: EntityManager, since?: Date): Promise<Map<number, TaskEvidence>> {
   const sql = new AggregateSql(em);
   const out = new Map<number, TaskEvidence>();
   const of = (taskId: unknown) => {
@@ -41,7 +41,8 @@ export async function taskEvidence(em: EntityManager, since: Date): Promise<Map<
     return e;
   };
   const [window, latest] = await Promise.all([
-    sql.rows(`select ${sql.groupKey('task_id')} as task_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as successes,
+    // Without a window (the SLA scan, the metrics), only the newest rows are wanted.
+    since === undefined ? [] : sql.rows(`select ${sql.groupKey('task_id')} as task_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as successes,
       sum(case when status = 'failed' then 1 else 0 end) as failures
       from backup_records where started_at >= ? group by 1`, [sql.time(since)]),
     sql.rows(`select t.id as task_id,

@@ -13,7 +13,7 @@ import {
   PasswordBody, CodeBody, PasswordAndCodeBody, OptionalPasswordBody, OtpConfigBody, OtpSendBody, PasskeyLoginOptionsBody, PasskeyFinishBody,
   WebAuthnOptions, TotpSetupView,
 } from './account-security-schemas.ts';
-import { PasskeyView, toPasskeyView, TrustedDeviceView, toTrustedDeviceView, clearTrustedDeviceCookie } from './auth-views.ts';
+import { PasskeyView, toPasskeyView, TrustedDeviceView, toTrustedDeviceView, isCurrentDevice, clearTrustedDeviceCookie } from './auth-views.ts';
 
 /** Account-security routes: interactive sessions only (API keys get 403 AUTH_INTERACTIVE_ONLY). */
 const OWN = { access: 'auth', interactiveOnly: true, secret: true } as const;
@@ -121,7 +121,7 @@ export async function accountSecurityRoutes(fastify: FastifyInstance): Promise<v
   app.delete('/api/auth/trusted-devices/:id', { config: OWN, schema: { params: IdParams, body: OptionalPasswordBody, response: { 200: envelopeOf(Type.Object({ deleted: Type.Boolean() })) } } }, async (request, reply) => {
     const { accountSecurity } = request.diScope.cradle;
     const device = await accountSecurity.revokeTrustedDevice(userIdOf(request), request.params.id, request.body?.currentPassword, request.ip);
-    if (toTrustedDeviceView(device, request).current) clearTrustedDeviceCookie(request, reply);
+    if (isCurrentDevice(device, request)) clearTrustedDeviceCookie(request, reply);
     await audit(request, await accountSecurity.user(userIdOf(request)), 'trusted_device_revoke', `device=${device.name}`);
     return ok({ deleted: true });
   });

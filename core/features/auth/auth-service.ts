@@ -126,7 +126,7 @@ export class AuthService {
     const trustedDevice = input.rememberDevice && method !== 'trusted_device'
       ? await issueTrustedDevice(this.#em, user.id, { name: input.trustedDeviceName ?? deviceName(client.userAgent), ip: client.ip, userAgent: client.userAgent })
       : undefined;
-    return this.#session(await this.#reload(user), await factorSummary(this.#em, user), { secondFactor: method, ...(trustedDevice ? { trustedDevice } : {}) });
+    return this.#session(user, await factorSummary(this.#em, user), { secondFactor: method, ...(trustedDevice ? { trustedDevice } : {}) });
   }
 
   async #passwordless(input: LoginInput, client: ClientInfo): Promise<Session> {
@@ -171,10 +171,6 @@ export class AuthService {
     await revokeDevicesAndPendingCodes(this.#em, user.id);
     await this.#em.flush();
     return user;
-  }
-
-  async #reload(user: User): Promise<User> {
-    return (await this.#em.findOne(UserEntity, { id: user.id }, { refresh: true })) ?? user;
   }
 
   async #session(user: User, factors: FactorSummary, extra: Omit<Session, 'token' | 'expiresAt' | 'user' | 'factors'>): Promise<Session> {

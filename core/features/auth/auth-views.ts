@@ -19,12 +19,18 @@ export const TrustedDeviceView = Type.Object({
   current: Type.Boolean(),
 });
 
-export function toTrustedDeviceView(d: TrustedDevice, request: FastifyRequest) {
+function deviceFields(d: TrustedDevice) {
+  return { id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), lastUsedAt: d.lastUsedAt.toISOString(), expiresAt: d.expiresAt.toISOString(), lastIp: d.lastIp, userAgent: d.userAgent };
+}
+
+/** Whether the request comes from this device (its cookie holds the device's token). */
+export function isCurrentDevice(d: TrustedDevice, request: FastifyRequest): boolean {
   const cookie = request.cookies[TRUSTED_DEVICE_COOKIE];
-  return {
-    id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), lastUsedAt: d.lastUsedAt.toISOString(), expiresAt: d.expiresAt.toISOString(),
-    lastIp: d.lastIp, userAgent: d.userAgent, current: cookie !== undefined && hashToken(cookie) === d.tokenHash,
-  };
+  return cookie !== undefined && hashToken(cookie) === d.tokenHash;
+}
+
+export function toTrustedDeviceView(d: TrustedDevice, request: FastifyRequest) {
+  return { ...deviceFields(d), current: isCurrentDevice(d, request) };
 }
 
 export const PasskeyView = Type.Object({
@@ -60,14 +66,10 @@ export function sessionView(s: Session) {
     user: toUserView(s.user, s.factors),
     ...(s.trustedDevice ? {
       trustedDeviceToken: s.trustedDevice.token,
-      trustedDevice: toTrustedDeviceViewPlain(s.trustedDevice.device),
+      trustedDevice: deviceFields(s.trustedDevice.device),
     } : {}),
     ...(s.mfaEnrollmentDeadline ? { mfaEnrollmentDeadline: s.mfaEnrollmentDeadline.toISOString(), mfaEnrollmentRequired: s.enrolmentOnly === true } : {}),
   };
-}
-
-function toTrustedDeviceViewPlain(d: TrustedDevice) {
-  return { id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), lastUsedAt: d.lastUsedAt.toISOString(), expiresAt: d.expiresAt.toISOString(), lastIp: d.lastIp, userAgent: d.userAgent };
 }
 
 /** The trusted-device cookie: HttpOnly, SameSite=Lax, sent to the auth routes only, Secure over HTTPS. */

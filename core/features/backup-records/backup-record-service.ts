@@ -4,7 +4,7 @@ import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, ty
 import { AppError } from '../../http/app-error.ts';
 import type { RecordListQuery, ContentsQuery } from './backup-record-schemas.ts';
 import { statusWhere } from './reported-status.ts';
-import { AggregateSql, timeOf } from '../../db/aggregate-sql.ts';
+import { AggregateSql, bool, timeOf } from '../../db/aggregate-sql.ts';
 import type { RecordRow, CopyRow } from './backup-record-view.ts';
 import type { RecordStatus, CopyStatus, TransferMode } from '../../db/entities/backup-record.ts';
 
@@ -12,14 +12,12 @@ type ListQuery = Static<typeof RecordListQuery>;
 
 const RECORD_COLUMNS = 'id, task_id, task_name, type, node_id, status, trigger, triggered_by, file_name, file_size, raw_size, checksum, storage_path, compression, encrypted, has_manifest, error_message, locked, delete_requested_at, queued_at, started_at, completed_at, duration_ms';
 
-const flag = (v: unknown) => v === true || Number(v) === 1;
-
 function recordRow(r: Record<string, unknown>): RecordRow {
   return {
     id: Number(r.id), taskId: Number(r.task_id), taskName: String(r.task_name), type: String(r.type), nodeId: Number(r.node_id), status: r.status as RecordStatus,
     trigger: String(r.trigger), triggeredBy: String(r.triggered_by), fileName: String(r.file_name), fileSize: Number(r.file_size), rawSize: Number(r.raw_size),
-    checksum: String(r.checksum), storagePath: String(r.storage_path), compression: String(r.compression), encrypted: flag(r.encrypted), hasManifest: flag(r.has_manifest),
-    errorMessage: String(r.error_message), locked: flag(r.locked), deleteRequestedAt: timeOf(r.delete_requested_at), queuedAt: timeOf(r.queued_at)!,
+    checksum: String(r.checksum), storagePath: String(r.storage_path), compression: String(r.compression), encrypted: bool(r.encrypted), hasManifest: bool(r.has_manifest),
+    errorMessage: String(r.error_message), locked: bool(r.locked), deleteRequestedAt: timeOf(r.delete_requested_at), queuedAt: timeOf(r.queued_at)!,
     startedAt: timeOf(r.started_at), completedAt: timeOf(r.completed_at), durationMs: Number(r.duration_ms),
   };
 }

@@ -89,16 +89,12 @@ export class DashboardService {
     const targetNames = await this.#targetNames();
     const nodeName = (id: number) => (id === 0 ? local?.name ?? 'master' : nodes.find((n) => n.id === id)?.name ?? `node ${id}`);
     const sorted = <T extends { count: number }>(items: T[]) => items.sort((a, b) => b.count - a.count);
-    const nodeCounts = new Map<number, number>();
-    // The local node's own id and node 0 are the same place: the master.
-    for (const r of byNode) {
-      const id = num(r.k) === 0 && local ? local.id : num(r.k);
-      nodeCounts.set(id, (nodeCounts.get(id) ?? 0) + num(r.n));
-    }
+    // Keyed the BackupX way: `0` is the master, whether tasks name node 0 or the local node's id.
+    const nodeCounts = countByPlace(byNode.map((r) => [local && num(r.k) === local.id ? 0 : num(r.k), num(r.n)]));
     return {
       byType: sorted(byType.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
       byStatus: sorted(byStatus.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
-      byNode: sorted([...nodeCounts].map(([id, count]) => ({ key: String(local && id === local.id ? 0 : id), label: nodeName(local && id === local.id ? 0 : id), count }))),
+      byNode: sorted([...nodeCounts].map(([id, count]) => ({ key: String(id), label: nodeName(id), count }))),
       byStorage: sorted(byStorage.map((r) => ({ key: String(r.k), label: targetNames.get(num(r.k)) ?? `target ${num(r.k)}`, count: num(r.n), totalSize: num(r.total) }))),
     };
   }
@@ -115,7 +111,7 @@ export class DashboardService {
       this.#nodes(),
     ]);
     // Node 0 is the master: its runs count for the local node (the two never both have rows).
-    const byNode = new Map(rows.map((r) => [num(r.node_id) === 0 && local ? local.id : num(r.node_id), r]));
+    const byNode = new Map(rows.map((r) => [masterAsLocal(num(r.node_id), local), r]));
     const known = new Set(nodes.map((n) => n.id));
     const places = [...nodes.map((n) => ({ id: n.id, name: n.name, isLocal: n.isLocal })),
       // Runs of a node deleted since still count, under its number.
@@ -137,11 +133,7 @@ export class DashboardService {
   async cluster(now = new Date()) {
     const sql = this.#sql;
     const [{ nodes, local }, counts] = await Promise.all([this.#nodes(), sql.rows('select node_id, count(*) as n from backup_tasks group by node_id')]);
-    const taskCount = new Map<number, number>();
-    for (const r of counts) {
-      const id = num(r.node_id) === 0 && local ? local.id : num(r.node_id);
-      taskCount.set(id, (taskCount.get(id) ?? 0) + num(r.n));
-    }
+    const taskCount = countByPlace(counts.map((r) => [masterAsLocal(num(r.node_id), local), num(r.n)]));
     const items = nodes.map((n) => {
       const status = nodeStatus(n, this.#config.nodeOfflineSeconds, now.getTime());
       const versionStatus: 'current' | 'outdated' | 'unknown' = n.isLocal ? 'current' : n.agentVersion === '' ? 'unknown' : isOutdated(n.agentVersion) ? 'outdated' : 'current';
@@ -195,4 +187,16 @@ export class DashboardService {
       rto,
     };
   }
+}
+
+/** Node 0 (the master's own runs and tasks) is the local node, when it exists. */
+function masterAsLocal(nodeId: number, local: Node | undefined): number {
+  return nodeId === 0 && local ? local.id : nodeId;
+}
+
+/** Sums counts of the same place (node 0 and the local node's id can both have rows). */
+function countByPlace(pairs: [number, number][]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [id, n] of pairs) out.set(id, (out.get(id) ?? 0) + n);
+  return out;
 }

@@ -27,7 +27,7 @@ export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {
     const body = request.body ?? {};
     if (!(await request.diScope.cradle.nodes.heartbeat(p.nodeId, body, request.ip))) throw new AppError('AUTH_UNAUTHORIZED');
     // The node's settings came with its token (cached for a few seconds, dropped when the node changes).
-    const node = p.node ?? await request.diScope.cradle.nodes.agentFacts(p.nodeId);
+    const node = p.node;
     // A heartbeat renews the node's leases; what a starting agent's predecessor held is settled now.
     for (const command of await commandQueue.renew(p.nodeId, body.inFlight, body.starting === true)) {
       await leaseMonitor.lost(command, 'the agent restarted and no longer runs this command');

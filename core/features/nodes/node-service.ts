@@ -6,7 +6,7 @@ import { BackupRecordEntity } from '../../db/entities/backup-record.ts';
 import type { Config } from '../../config/config.ts';
 import { AppError } from '../../http/app-error.ts';
 import { generateToken, hashToken } from '../../security/tokens.ts';
-import type { AgentTokenCache, AgentNode } from '../../auth/agent-token-cache.ts';
+import type { AgentTokenCache } from '../../auth/agent-token-cache.ts';
 import { AggregateSql } from '../../db/aggregate-sql.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
 import { toNodeView } from './node-view.ts';
@@ -184,12 +184,6 @@ export class NodeService {
     if (input.agentVersion !== undefined) set.push(['agent_version', input.agentVersion]);
     if (input.lastError !== undefined) set.push(['last_error', input.lastError]);
     return (await sql.run(`update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [...set.map(([, v]) => v), nodeId])) === 1;
-  }
-
-  /** What the heartbeat answers about a node, when the token cache did not bring it. */
-  async agentFacts(nodeId: number): Promise<AgentNode> {
-    const node = await this.#em.findOneOrFail(NodeEntity, { id: nodeId }, { fields: ['id', 'name', 'maxConcurrent', 'bandwidthLimit', 'labels'] });
-    return { nodeId: node.id, nodeName: node.name, maxConcurrent: node.maxConcurrent, bandwidthLimit: node.bandwidthLimit, labels: node.labels };
   }
 
   #newNode(em: EntityManager, input: { name: string; labels: string; maxConcurrent?: number; bandwidthLimit?: string }): { node: Node; token: string } {

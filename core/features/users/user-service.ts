@@ -4,7 +4,7 @@ import { dialectOf } from '../../db/migrations/dialect.ts';
 import { UserEntity, type User, type Role } from '../../db/entities/user.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { revokeSessions } from '../../auth/session-revocation.ts';
-import { AggregateSql, timeOf } from '../../db/aggregate-sql.ts';
+import { AggregateSql, bool, timeOf } from '../../db/aggregate-sql.ts';
 import type { UserFields } from './user-view.ts';
 import type { FactorFlags } from '../../auth/mfa/factor-summary.ts';
 import { revokeDevicesAndPendingCodes, wipeFactors } from '../../auth/mfa/factor-reset.ts';
@@ -28,10 +28,9 @@ export class UserService {
     const sql = new AggregateSql(this.#em);
     const [r] = await sql.rows('select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled, created_at, updated_at from users where id = ?', [id]);
     if (!r) throw new AppError('USER_NOT_FOUND');
-    const flag = (v: unknown) => v === true || Number(v) === 1;
     return {
       id: Number(r.id), username: String(r.username), displayName: String(r.display_name), email: String(r.email), phone: String(r.phone), role: r.role as Role,
-      disabled: flag(r.disabled), totpEnabled: flag(r.totp_enabled), emailOtpEnabled: flag(r.email_otp_enabled), smsOtpEnabled: flag(r.sms_otp_enabled),
+      disabled: bool(r.disabled), totpEnabled: bool(r.totp_enabled), emailOtpEnabled: bool(r.email_otp_enabled), smsOtpEnabled: bool(r.sms_otp_enabled),
       createdAt: timeOf(r.created_at)!, updatedAt: timeOf(r.updated_at)!,
     };
   }
