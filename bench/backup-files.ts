@@ -114,7 +114,7 @@ interface ServerProcess {
  */
 async function startMasterProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', ...(process.env.BACKPLANE_BENCH_MASTER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BACKPLANE_BENCH_MASTER_NODE_OPTIONS } : {}), BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stop = async (): Promise<void> => {

@@ -56,7 +56,7 @@ export interface ArtifactRun {
 }
 
 export async function runArtifact(o: ArtifactRunOptions): Promise<ArtifactRun> {
-  const source = await openTaskSource(o.source, o.sourceContext);
+  const source = await openTaskSource(o.source, { ...o.sourceContext, compression: o.compression });
   // A source failing later rejects here; the pipeline sees the same failure as a stream error.
   source.done.catch(() => undefined);
   let opened: { targets: PipelineTarget[]; instances: StorageInstance[] } | undefined;
@@ -68,6 +68,8 @@ export async function runArtifact(o: ArtifactRunOptions): Promise<ArtifactRun> {
     const result = await runPipeline({
       source: source.stream,
       compression: o.compression,
+      ...(source.compressed ? { precompressed: true } : {}),
+      ...(source.rawBytes ? { rawBytes: source.rawBytes } : {}),
       ...(o.recipient ? { recipient: o.recipient } : {}),
       targets: opened.targets,
       signal: o.signal,

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { DatabaseDriverType, ProviderDeps } from '@backplane/plugin-api';
+import { compressorProgram, type Compression } from '../engine/compression.ts';
+import { createGnuTarSource, gnuTarProgram, tarCompressor } from '../engine/gnu-tar-source.ts';
 import { createTarSource, type ManifestEntry } from '../engine/tar-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { DUMP_ARCHIVE_EXTENSION, createDumpArchive, dumpEntryName } from './dump-archive.ts';
@@ -11,6 +13,10 @@ export interface TaskSource {
   extension: string;
   /** Settles when the producer is finished; rejects when it failed. */
   done: Promise<void>;
+  /** `stream` is compressed already (with the run's compression). */
+  compressed?: boolean;
+  /** Uncompressed bytes read so far (exact once `done`), for a source whose stream is compressed. */
+  rawBytes?: () => number;
   /** Database sources: row counts per table, read right after the dump for deep verification. */
   tableStats?: () => Promise<Record<string, number>>;
   /** Several databases (one dump each in a tar): row counts per table of each, by database. */
@@ -25,6 +31,8 @@ export interface SourceContext {
   onWarning: (message: string) => void;
   onEntry: (entry: ManifestEntry) => void;
   signal: AbortSignal;
+  /** The run's compression: a file source compresses in a program of its own when it can. */
+  compression?: Compression;
 }
 
 /**
@@ -96,13 +104,19 @@ export function rawExtensionOf(task: Pick<SourceSpec, 'type' | 'dbName'>, driver
 /** Opens what a task backs up as one byte stream: a tar of its paths or a database dump. */
 export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Promise<TaskSource> {
   if (task.type === 'file') {
-    const tar = createTarSource({
+    const options = {
       paths: task.sourcePaths,
       excludes: task.excludePatterns,
-      onWarning: (message) => ctx.onWarning(message),
+      onWarning: (message: string) => ctx.onWarning(message),
       onEntry: ctx.onEntry,
       signal: ctx.signal,
-    });
+    };
+    const program = gnuTarProgram();
+    if (program) {
+      const tar = createGnuTarSource(program, { ...options, compressor: ctx.compression ? tarCompressor(compressorProgram(ctx.compression)) : undefined });
+      return { stream: tar.stream, extension: 'tar', done: tar.done.then(() => undefined), compressed: tar.compressed, rawBytes: tar.rawBytes };
+    }
+    const tar = createTarSource(options);
     return { stream: tar.stream, extension: 'tar', done: tar.done.then(() => undefined) };
   }
   const driver = driverFor(ctx.drivers, task.type);

@@ -33,8 +33,8 @@ export function zstdProgram(env: NodeJS.ProcessEnv = process.env): string | unde
 export function compressor(c: Compression, level?: number): Duplex {
   switch (c) {
     case 'zstd': {
-      const program = zstdProgram();
-      if (program) return toolStream(program, [`-${level ?? DEFAULT_ZSTD_LEVEL}`, '-T1', '-q', '-c', '--check']);
+      const program = compressorProgram(c, level);
+      if (program) return toolStream(program.command, program.args);
       return zlib.createZstdCompress({
         // Larger output pieces than zlib's 16 KiB default halve the per-call overhead.
         chunkSize: 128 * 1024,
@@ -51,6 +51,22 @@ export function compressor(c: Compression, level?: number): Duplex {
     default:
       throw new Error(`unknown compression ${JSON.stringify(c as string)}`);
   }
+}
+
+/** A program and its arguments that compress stdin to stdout. */
+export interface CompressorProgram {
+  command: string;
+  args: string[];
+}
+
+/**
+ * The external program for a compression, when one is used: zstd (see {@link zstdProgram}).
+ * gzip stays in-process (zlib on the thread pool is as fast as gzip(1) and needs no program).
+ */
+export function compressorProgram(c: Compression, level?: number, env: NodeJS.ProcessEnv = process.env): CompressorProgram | undefined {
+  if (c !== 'zstd') return undefined;
+  const command = zstdProgram(env);
+  return command ? { command, args: [`-${level ?? DEFAULT_ZSTD_LEVEL}`, '-T1', '-q', '-c', '--check'] } : undefined;
 }
 
 /** The inverse of {@link compressor}. */

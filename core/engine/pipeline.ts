@@ -55,6 +55,13 @@ export interface PipelineResult {
 export interface PipelineOptions {
   source: Readable;
   compression: Compression;
+  /**
+   * The source is compressed already (a file tar piped into the compressor program by the OS,
+   * see gnu-tar-source.ts): no compression stage here, and the raw size comes from `rawBytes`.
+   */
+  precompressed?: boolean;
+  /** Uncompressed bytes read so far, when the source knows better than the bytes it hands over. */
+  rawBytes?: () => number;
   compressionLevel?: number;
   /** `age1...`; absent = no encryption. */
   recipient?: string;
@@ -90,14 +97,21 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     userSignal, chainSignal, internal,
   });
   const counter = countingCoalescer();
-  const report = progressReporter(options, counter.bytes, fan);
+  const rawBytes = options.rawBytes ?? counter.bytes;
+  const report = progressReporter(options, rawBytes, fan);
 
   fan.startAll();
-  const compress = compressor(options.compression, options.compressionLevel);
+  const compress = options.precompressed ? undefined : compressor(options.compression, options.compressionLevel);
+  const encrypt = options.recipient ? encryptStream(options.recipient) : undefined;
+  const count = counter.stream;
+  const consume = fan.consume;
+  const opts = { signal: chainSignal };
   let chainError: unknown;
   try {
-    if (options.recipient) await pipeline(source, counter.stream, compress, encryptStream(options.recipient), fan.consume, { signal: chainSignal });
-    else await pipeline(source, counter.stream, compress, fan.consume, { signal: chainSignal });
+    if (compress && encrypt) await pipeline(source, count, compress, encrypt, consume, opts);
+    else if (compress) await pipeline(source, count, compress, consume, opts);
+    else if (encrypt) await pipeline(source, count, encrypt, consume, opts);
+    else await pipeline(source, count, consume, opts);
   } catch (err) {
     chainError = err;
   } finally {
@@ -128,7 +142,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     status: ok === results.length ? 'success' : ok === 0 ? 'failed' : 'partial',
     size: fan.size,
     checksum: fan.hash.digest('hex'),
-    rawBytes: counter.bytes(),
+    rawBytes: rawBytes(),
     results,
   };
 }
