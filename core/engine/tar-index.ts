@@ -11,7 +11,7 @@ import type { ManifestEntry } from './manifest-entry.ts';
  * escaped), so this is a parser, not a guess.
  */
 
-const LINE = /^([-dlhcbps])([-rwxsStT]{9}) .*? (\d+) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(\.\d+)? +"((?:[^"\\]|\\.)*)"(?: -> "((?:[^"\\]|\\.)*)")?$/;
+const LINE = /^([-dlhcbps])([-rwxsStT]{9}) .*? ([\d,]+) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(\.\d+)? +"((?:[^"\\]|\\.)*)"(?:(?: ->| link to) "((?:[^"\\]|\\.)*)")?$/;
 
 const SIMPLE_ESCAPES: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, '\\': 92, '"': 34, '?': 63, "'": 39 };
 
@@ -65,6 +65,7 @@ export function parseIndexLine(line: string): ManifestEntry | null {
   const m = LINE.exec(line);
   if (!m) return null;
   const [, kind, perms, size, stamp, fraction, name, link] = m;
+  if (!/^\d+$/.test(size!)) return null;
   const type = kind === '-' ? 'file' : kind === 'd' ? 'directory' : kind === 'l' ? 'symlink' : undefined;
   if (!type) return null;
   const millis = fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0;
@@ -73,4 +74,10 @@ export function parseIndexLine(line: string): ManifestEntry | null {
   const entry: ManifestEntry = { path, size: type === 'file' ? Number(size) : 0, mtime, mode: modeBits(perms!), type };
   if (type === 'symlink' && link !== undefined) entry.linkname = unquoteC(link);
   return entry;
+}
+
+/** Any member line, whatever its type (`-`, `d`, `l`, `h` hard link, `c`/`b` device, `p` FIFO): its type letter and name. */
+export function listedMember(line: string): { kind: string; name: string } | null {
+  const m = LINE.exec(line);
+  return m ? { kind: m[1]!, name: unquoteC(m[6]!).replace(/\/+$/, '') } : null;
 }

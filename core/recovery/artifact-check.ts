@@ -28,40 +28,65 @@ export async function loadManifest(orm: MikroORM, recordId: number): Promise<Map
 const MANIFEST_PAGE = 5000;
 
 /**
- * Reads every tar entry through and compares the archive with its manifest: the same entries,
- * files of the same sizes. Proves the stored bytes decode to the tree that was backed up.
+ * Compares an archive, entry by entry, with its manifest: the same entries, files of the same
+ * sizes, no unsafe name. Proves the stored bytes decode to the tree that was backed up.
  */
+export class ManifestCheck {
+  readonly #manifest: Map<string, number> | undefined;
+  readonly #onName: ((path: string) => void) | undefined;
+  readonly #seen = new Set<string>();
+  readonly #problems: string[] = [];
+  entries = 0;
+  bytes = 0;
+
+  constructor(manifest: Map<string, number> | undefined, onName?: (path: string) => void) {
+    this.#manifest = manifest;
+    this.#onName = onName;
+  }
+
+  /** One entry as the archive holds it: its raw name, and its content length (0 for folders and links). */
+  see(rawName: string, size: number): void {
+    this.entries++;
+    this.bytes += size;
+    const name = archivePath(rawName);
+    if (typeof name !== 'string') {
+      this.#problems.push(`entry ${JSON.stringify(rawName)} is unsafe (${name.refused})`);
+      return;
+    }
+    this.#onName?.(name);
+    if (!this.#manifest) return;
+    this.#seen.add(name);
+    const expected = this.#manifest.get(name);
+    if (expected === undefined) this.#problems.push(`${name} is not in the manifest`);
+    else if (expected >= 0 && expected !== size) this.#problems.push(`${name} has ${size} bytes, the manifest says ${expected}`);
+  }
+
+  /** Throws when anything differed, or a manifest entry never came. */
+  finish(): { entries: number; bytes: number } {
+    const problems = this.#problems;
+    if (this.#manifest) for (const path of this.#manifest.keys()) if (!this.#seen.has(path)) problems.push(`${path} is missing from the archive`);
+    if (problems.length > 0) throw new Error(`the archive does not match its manifest: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+    return { entries: this.entries, bytes: this.bytes };
+  }
+}
+
+/** Reads every tar entry through and checks it against the manifest ({@link ManifestCheck}). */
 export async function checkTar(raw: Readable, manifest: Map<string, number> | undefined, onName?: (path: string) => void): Promise<{ entries: number; bytes: number }> {
   const extract = tar.extract();
-  let entries = 0;
-  let bytes = 0;
-  const seen = new Set<string>();
-  const problems: string[] = [];
+  const check = new ManifestCheck(manifest, onName);
   extract.on('entry', (header, body, next) => {
     let size = 0;
     // The extract reports a failure itself; an entry cut short by it must not crash the process.
     body.on('error', () => undefined);
     body.on('data', (c: unknown) => { size += (c as Buffer).length; });
     body.on('end', () => {
-      entries++;
-      bytes += size;
-      const name = archivePath(header.name);
-      if (typeof name !== 'string') problems.push(`entry ${JSON.stringify(header.name)} is unsafe (${name.refused})`);
-      else onName?.(name);
-      if (typeof name === 'string' && manifest) {
-        seen.add(name);
-        const expected = manifest.get(name);
-        if (expected === undefined) problems.push(`${name} is not in the manifest`);
-        else if (expected >= 0 && expected !== size) problems.push(`${name} has ${size} bytes, the manifest says ${expected}`);
-      }
+      check.see(header.name, size);
       next();
     });
     body.resume();
   });
   await pipeline(raw, extract);
-  if (manifest) for (const path of manifest.keys()) if (!seen.has(path)) problems.push(`${path} is missing from the archive`);
-  if (problems.length > 0) throw new Error(`the archive does not match its manifest: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
-  return { entries, bytes };
+  return check.finish();
 }
 
 /** Reads a dump through, keeping its first and last 64 KiB for the driver's header and trailer check. */

@@ -186,13 +186,14 @@ export async function withHealthyCopy<T>(deps: CopyDeps, record: BackupRecord, l
  * tampered data errors the returned stream before it ends, so a consumer never sees a clean
  * end of a bad artifact.
  */
-export function rawStream(copy: OpenedCopy, record: BackupRecord, identity: string, onStoredBytes?: (n: number) => void): Readable {
+/** The stored bytes checked and decrypted, and decompressed unless `decompress` is false. */
+export function rawStream(copy: OpenedCopy, record: BackupRecord, identity: string, onStoredBytes?: (n: number) => void, decompress = true): Readable {
   const stages: Array<NodeJS.ReadWriteStream> = [];
   if (onStoredBytes) {
     stages.push(new Transform({ transform(chunk: Buffer, _e, cb) { onStoredBytes(chunk.length); cb(null, chunk); } }));
   }
   if (record.encrypted) stages.push(decryptStream(identity));
-  stages.push(decompressor(record.compression as Compression));
+  if (decompress) stages.push(decompressor(record.compression as Compression));
   // The promise form owns every stage's errors; the first one is handed to the consumer's end
   // of the chain. The guard sits before decryption, so a bad artifact never reaches a clean end.
   const out = new PassThrough();

@@ -7,8 +7,10 @@ import { AppError } from '../http/app-error.ts';
 import { restoreDatabase, restoreTargetOf } from './database-restore.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
-import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
-import { safeExtract, archivePath } from './safe-extract.ts';
+import { checkDump, loadManifest } from './artifact-check.ts';
+import { archivePath } from './safe-extract.ts';
+import { stagedRestore } from './staged-restore.ts';
+import type { Compression } from '../engine/compression.ts';
 import { SelectionMatch, nothingSelectedText } from './selection.ts';
 import { databaseOfEntry, isDumpArchive } from '../backup/dump-archive.ts';
 import { restoreDumpArchive } from './dump-archive-restore.ts';
@@ -33,9 +35,10 @@ export interface RestoreInput {
 
 /**
  * Restores a record's artifact. The stored bytes are checked (length, SHA-256, age
- * authentication, decompression) while they stream; where a restore cannot be undone (files,
- * non-transactional database restores) the whole artifact is read and checked first, so a bad
- * artifact is refused before anything is overwritten.
+ * authentication, decompression) while they stream, and a bad artifact is refused before
+ * anything is overwritten: files are extracted into a staging folder and moved into place only
+ * once the whole artifact checked out (one read); non-transactional database restores read and
+ * check the whole artifact first, then read it again to restore.
  */
 export class RestoreService {
   readonly #d: RecoveryDeps;
@@ -165,11 +168,11 @@ export class RestoreService {
   }
 
   /** Remembers which copy serves the restore; the bytes count restarts with each read. */
-  #readFrom(record: RestoreRecord, copy: OpenedCopy, backup: BackupRecord): Readable {
+  #readFrom(record: RestoreRecord, copy: OpenedCopy, backup: BackupRecord, decompressed = true): Readable {
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;
     record.bytes = 0;
-    return rawStream(copy, backup, this.#d.ageKeys.identity, (n) => { record.bytes += n; });
+    return rawStream(copy, backup, this.#d.ageKeys.identity, (n) => { record.bytes += n; }, decompressed);
   }
 
   /**
@@ -189,23 +192,30 @@ export class RestoreService {
     return this.#readFrom(record, copy, backup);
   }
 
+  /**
+   * One read: the copy streams into a staging folder while it is checked; the staged entries move
+   * into place only once the artifact proved whole (staged-restore.ts). A corrupt copy is marked
+   * and the next one read, as by every reader.
+   */
   async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
     const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
-    // Files cannot be un-overwritten: check the whole artifact first.
     const selected = JSON.parse(record.selectedPaths) as string[];
     const wanted = selected.map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
-    let match = new SelectionMatch(wanted);
-    const { value: checked, copyId } = await this.#checkPass(record, backup, log, signal, (raw) => {
-      // Counted afresh for each copy the check pass reads.
-      match = new SelectionMatch(wanted);
-      return checkTar(raw, manifest, (path) => match.see(path));
-    });
-    log('info', `artifact checked: ${checked.entries} entries, ${human(checked.bytes)}; checksum ${backup.checksum}`);
-    if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
-    record.bytes = 0;
     const root = record.targetPath || '/';
-    log('info', `extracting into ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}`);
-    const result = await safeExtract(await this.#open(record, backup, log, copyId), { root, selectedPaths: selected, onWarning: (m) => log('warn', m), signal });
+    log('info', `extracting into a staging folder in ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}; nothing is replaced before the whole artifact is checked`);
+    const { value: result } = await withHealthyCopy(this.#d, backup, log, (copy) => {
+      const match = new SelectionMatch(wanted);
+      const source = { compression: backup.compression as Compression, open: (decompressed: boolean) => this.#readFrom(record, copy, backup, decompressed) };
+      return stagedRestore(source, {
+        root, selectedPaths: selected, manifest, signal,
+        onName: (path) => match.see(path),
+        onWarning: (m) => log('warn', m),
+        beforeSwap: () => {
+          if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
+        },
+      });
+    }, { signal });
+    log('info', `artifact checked: ${result.checked.entries} entries, ${human(result.checked.bytes)}; checksum ${backup.checksum}`);
     record.entries = result.entries;
     log('info', `restored ${result.entries} entries, ${human(result.bytes)}`);
   }

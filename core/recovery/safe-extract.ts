@@ -1,9 +1,10 @@
 import { constants, createWriteStream } from 'node:fs';
-import { chmod, lstat, mkdir, open, realpath, rm, stat, symlink, utimes, lutimes } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { chmod, lstat, mkdir, open, realpath, rm, symlink, utimes, lutimes } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
+import { RootedFolders, clearPlace, missing } from './rooted-folders.ts';
 
 /** Files up to this size are buffered and written in the background. */
 const SMALL_FILE = 1024 * 1024;
@@ -16,6 +17,11 @@ export interface ExtractOptions {
   selectedPaths?: string[];
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
+  /**
+   * Every archive entry, selected or not, before it is written: its raw name, type and content
+   * length (0 for folders and links). A throw fails the extraction.
+   */
+  onEntry?: (rawName: string, type: string, size: number) => void;
 }
 
 export interface ExtractResult {
@@ -37,15 +43,6 @@ export function isSelected(path: string, selected: readonly string[]): boolean {
   if (selected.length === 0) return true;
   return selected.some((s) => path === s || path.startsWith(`${s}/`) || s.startsWith(`${path}/`));
 }
-
-function within(root: string, path: string): boolean {
-  return root === sep ? path.startsWith(sep) : path === root || path.startsWith(root + sep);
-}
-
-const missing = (err: unknown): undefined => {
-  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  throw err;
-};
 
 /**
  * Extracts a tar stream under `root` and touches nothing outside it: no `..`, absolute names
@@ -73,50 +70,10 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
   const dirTimes: Array<[string, Date]> = [];
   const extract = tar.extract();
 
-  // Archive folder path -> the real folder it was proven to be, inside the root. Any entry that
-  // could change what a path resolves to (a link, a replaced folder or file) clears it.
-  const folders = new Map<string, string>([['', realRoot]]);
-  const forget = (): void => {
-    folders.clear();
-    folders.set('', realRoot);
-  };
-  const step = async (path: string): Promise<string> => {
-    let st = await lstat(path).catch(missing);
-    if (!st) {
-      // One level only: the parent is a real folder inside the root, so this creates nothing elsewhere.
-      await mkdir(path).catch((err: unknown) => { if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; });
-      st = await lstat(path);
-    }
-    if (st.isDirectory()) return path;
-    if (st.isSymbolicLink()) {
-      const target = await realpath(path).catch(missing);
-      if (target === undefined) throw new Error(`refused: ${path} is a link to nothing; no folder is created through it`);
-      if (!within(realRoot, target)) throw new Error(`refused: ${path} is a link that leads outside ${root}`);
-      if (!(await stat(target)).isDirectory()) throw new Error(`${path} is a link to something that is not a folder`);
-      return target;
-    }
-    throw new Error(`${path} is in the way of a folder and is not one`);
-  };
-  /** The real folder for an archive folder path, created one component at a time. */
-  const folder = async (rel: string): Promise<string> => {
-    const known = folders.get(rel);
-    if (known !== undefined) return known;
-    const cut = rel.lastIndexOf('/');
-    const real = await step(join(await folder(cut < 0 ? '' : rel.slice(0, cut)), rel.slice(cut + 1)));
-    folders.set(rel, real);
-    return real;
-  };
-  /** Where an entry goes: its name in the real folder of its parent. */
-  const placeOf = async (name: string): Promise<string> => {
-    const cut = name.lastIndexOf('/');
-    return join(await folder(cut < 0 ? '' : name.slice(0, cut)), name.slice(cut + 1));
-  };
-  /** Removes what is at `dest` so a new entry is created there, never opened through or into. */
-  const clear = async (dest: string, keepFolder: boolean): Promise<void> => {
-    const existing = await lstat(dest).catch(missing);
-    if (!existing || (keepFolder && existing.isDirectory())) return;
-    await rm(dest, { recursive: existing.isDirectory(), force: true });
-  };
+  const paths = new RootedFolders(root, realRoot);
+  const forget = (): void => paths.forget();
+  const placeOf = (name: string): Promise<string> => paths.placeOf(name);
+  const clear = clearPlace;
   const createFile = (dest: string, mode: number) =>
     open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
 
@@ -149,6 +106,8 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
     };
     void (async () => {
       if (options.signal?.aborted) throw options.signal.reason;
+      const type = header.type ?? 'file';
+      options.onEntry?.(header.name, type, type === 'file' || type === 'contiguous-file' ? header.size ?? 0 : 0);
       const name = archivePath(header.name);
       if (typeof name !== 'string') {
         options.onWarning?.(`skipped archive entry ${JSON.stringify(header.name)}: ${name.refused}`);
@@ -176,7 +135,7 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
             await mkdir(dest);
           }
           await chmod(dest, mode);
-          folders.set(name, dest);
+          paths.know(name, dest);
           dirTimes.push([dest, mtime]);
           break;
         }
