@@ -436,6 +436,7 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       const restoreRss = await restoreSampler.stop();
       await rm(restoreDir, { recursive: true, force: true });
       if (restored.status !== 'success') throw new Error(`the restore ended ${restored.status}: ${restored.errorMessage}`);
+      if (process.env.BACKPLANE_BENCH_SHOW_LOGS) console.log(restored.logContent, run.record.logContent ?? '');
       return {
         label, tree, stockMs, stockSyncMs, stockSize,
         backplaneMs: run.ms, recordSeconds: run.record.durationSeconds, backplaneSize: run.record.fileSize,

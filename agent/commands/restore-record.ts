@@ -5,8 +5,8 @@ import { driverConfig } from '../../core/backup/task-source.ts';
 import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { restoreDatabase } from '../../core/recovery/database-restore.ts';
 import { restoreDumpArchive } from '../../core/recovery/dump-archive-restore.ts';
-import { archivePath, safeExtract } from '../../core/recovery/safe-extract.ts';
-import { checkTar } from '../../core/recovery/artifact-check.ts';
+import { archivePath } from '../../core/recovery/safe-extract.ts';
+import { stagedRestore } from '../../core/recovery/staged-restore.ts';
 import { SelectionMatch, nothingSelectedText } from '../../core/recovery/selection.ts';
 import { errorText, humanBytes } from '../../core/lib/text.ts';
 import type { RestoreSpec } from '../../core/agent-protocol/wire.ts';
@@ -92,15 +92,16 @@ export async function restoreRecordCommand(payload: Record<string, unknown>, ctx
       }
     } else {
       const selected = (spec.selectedPaths ?? []).map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
-      if (selected.length > 0) {
-        // The master refuses what the manifest shows missing; without a manifest the spool tells.
-        const match = new SelectionMatch(selected);
-        await checkTar(createReadStream(spool), undefined, (path) => match.see(path));
-        if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
-      }
-      const extracted = await safeExtract(createReadStream(spool), {
+      // The master refuses what the manifest shows missing; without a manifest the archive tells,
+      // before anything is moved into place (staged-restore.ts).
+      const match = new SelectionMatch(selected);
+      const extracted = await stagedRestore(createReadStream(spool), {
         root: spec.targetPath || '/',
         selectedPaths: spec.selectedPaths ?? [],
+        onName: (path) => match.see(path),
+        beforeSwap: () => {
+          if (match.unmatched().length > 0) throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
+        },
         onWarning: (message) => log('warn', message),
         signal,
       });

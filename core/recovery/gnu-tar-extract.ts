@@ -3,11 +3,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Writable } from 'node:stream';
 import { compressorProgram, type Compression } from '../engine/compression.ts';
 import { tarCompressor } from '../engine/gnu-tar-source.ts';
 import { listedMember, parseIndexLine } from '../engine/tar-index.ts';
 import { archivePath } from './safe-extract.ts';
+import { drained } from '../engine/tar-entry-flow.ts';
 
 /**
  * Extracts a whole archive with GNU tar into an empty staging folder (staged-restore.ts moves it
@@ -79,8 +80,7 @@ export async function gnuTarExtract(program: string, compressed: Readable, optio
     }
   })();
   try {
-    tar.stdin!.on('error', () => undefined); // EPIPE when tar stops early: its exit status tells why
-    const fed = pipeline(compressed, tar.stdin!, ...(options.signal ? [{ signal: options.signal }] : []));
+    const fed = feed(compressed, tar.stdin!, options.signal);
     const [, status] = await Promise.all([fed.catch((err: unknown) => { kill(); throw err; }), exit, listing, errors]);
     if (status.error) throw status.error;
     if (status.signal || status.code !== 0) {
@@ -97,4 +97,22 @@ export async function gnuTarExtract(program: string, compressed: Readable, optio
     await rm(join(options.dir, rel), { force: true });
     options.onWarning?.(`skipped ${rel}: not a file, folder or symbolic link`);
   }
+}
+
+/**
+ * Writes the archive to tar's stdin, and reads it to its end even after tar stopped taking it:
+ * tar stops at the end-of-archive blocks, but the stored bytes are only proven (length,
+ * checksum, age's last chunk) once the input ended, and that is what fails a bad artifact.
+ */
+async function feed(input: Readable, stdin: Writable, signal: AbortSignal | undefined): Promise<void> {
+  let open = true;
+  const closed = (): void => { open = false; };
+  stdin.on('error', closed); // EPIPE once tar exited: its exit status tells whether that was fine
+  stdin.on('close', closed);
+  for await (const chunk of input) {
+    if (signal?.aborted) throw signal.reason;
+    if (!open) continue;
+    if (!stdin.write(chunk)) await drained(stdin, signal);
+  }
+  if (open) stdin.end();
 }

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, realpath, rename, rm, rmdir, utimes } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Compression } from '../engine/compression.ts';
 import { gnuTarProgram } from '../engine/gnu-tar-source.ts';
 import { ManifestCheck } from './artifact-check.ts';
@@ -59,7 +59,7 @@ function extractor(source: RestoreSource, selected: string[]): string | undefine
 }
 
 export async function stagedRestore(source: Readable | RestoreSource, options: StagedRestoreOptions): Promise<ExtractResult & { checked: { entries: number; bytes: number } }> {
-  const input: RestoreSource = 'open' in source && typeof source.open === 'function' ? source : { compression: 'none', open: () => source as Readable };
+  const input: RestoreSource = source instanceof Readable ? { compression: 'none', open: () => source } : source;
   const root = resolve(options.root);
   await mkdir(root, { recursive: true });
   const realRoot = await realpath(root);
