@@ -234,6 +234,18 @@ export async function capture(cmd: string, args: string[], env?: NodeJS.ProcessE
   return stdout;
 }
 
+/**
+ * CPU seconds a process used so far, its own and its reaped children's (utime, stime, cutime,
+ * cstime of /proc/<pid>/stat), for the accounting that tells a CPU-bound ratio on a small
+ * machine from a waiting one.
+ */
+export async function cpuSeconds(pid: number | 'self'): Promise<{ own: number; children: number }> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const tick = 100; // USER_HZ on Linux
+  return { own: (fields[11]! + fields[12]!) / tick, children: (fields[13]! + fields[14]!) / tick };
+}
+
 /** A shell pipeline under bash with pipefail; arguments arrive as $1, $2, ... (never interpolated). Returns its wall time. */
 export async function timeShell(script: string, args: string[], env?: NodeJS.ProcessEnv): Promise<number> {
   const t0 = performance.now();
@@ -383,6 +395,11 @@ interface SizeResult {
   stockRestoreMs: number;
   restoreMs: number;
   restorePeakKiB: number;
+  /** CPU seconds (user + system) of the stock pipelines, and of the master and the programs it ran. */
+  stockCpu: number;
+  backupCpu: { master: number; programs: number };
+  stockRestoreCpu: number;
+  restoreCpu: { master: number; programs: number };
 }
 
 async function benchOneSize(dir: string, label: string, bytes: number): Promise<SizeResult> {
@@ -398,7 +415,9 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       const rel = root.replace(/^\/+/, '');
       await timeShell(stock, [rel, recipient, stockOut]); // warm-up: fills the page cache
       await rm(stockOut, { force: true });
+      const cpu0 = await cpuSeconds('self');
       const stockMs = await timeShell(stock, [rel, recipient, stockOut]);
+      const stockCpu = (await cpuSeconds('self')).children - cpu0.children;
       const stockSyncMs = await timeShell('sync -- "$1"', [stockOut]);
       const stockSize = (await stat(stockOut)).size;
       await rm(stockOut, { force: true });
@@ -409,10 +428,13 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       await sleep(2000);
       const idleKiB = await rssKiB(master.pid);
       const sampler = sampleRss(master.pid);
+      const mcpu0 = await cpuSeconds(master.pid);
       const run = await master.runTask(task.id).catch(async (err: unknown) => {
         await sampler.stop();
         throw err;
       });
+      const mcpu1 = await cpuSeconds(master.pid);
+      const backupCpu = { master: mcpu1.own - mcpu0.own, programs: mcpu1.children - mcpu0.children };
       const rss = await sampler.stop();
       if (run.record.status !== 'success') throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
 
@@ -420,11 +442,14 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       const artifact = join(dir, `target-${label}`, run.record.storagePath);
       const stockDir = join(dir, `restore-stock-${label}`);
       await mkdir(stockDir, { recursive: true });
+      const rcpu0 = await cpuSeconds('self');
       const stockRestoreMs = await timeShell('age -d -i "$1" "$2" | zstd -d -q | tar -x -f - -C "$3"', [join(master.dataDir, 'backup.agekey'), artifact, stockDir]);
+      const stockRestoreCpu = (await cpuSeconds('self')).children - rcpu0.children;
       await rm(stockDir, { recursive: true, force: true });
       const restoreDir = join(dir, `restore-backplane-${label}`);
       const restoreSampler = sampleRss(master.pid);
       const r0 = performance.now();
+      const rmcpu0 = await cpuSeconds(master.pid);
       const restore = await master.api<{ id: number }>('POST', `/api/backup/records/${run.record.id}/restore`, { targetPath: restoreDir });
       let restored: any;
       for (;;) {
@@ -433,6 +458,8 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
         await sleep(Math.min(500, Math.max(50, (performance.now() - r0) / 50)));
       }
       const restoreMs = performance.now() - r0;
+      const rmcpu1 = await cpuSeconds(master.pid);
+      const restoreCpu = { master: rmcpu1.own - rmcpu0.own, programs: rmcpu1.children - rmcpu0.children };
       const restoreRss = await restoreSampler.stop();
       await rm(restoreDir, { recursive: true, force: true });
       if (restored.status !== 'success') throw new Error(`the restore ended ${restored.status}: ${restored.errorMessage}`);
@@ -442,6 +469,7 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
         backplaneMs: run.ms, recordSeconds: run.record.durationSeconds, backplaneSize: run.record.fileSize,
         idleKiB, peakKiB: rss.peakKiB, hwmKiB: rss.hwmKiB,
         stockRestoreMs, restoreMs, restorePeakKiB: restoreRss.peakKiB,
+        stockCpu, backupCpu, stockRestoreCpu, restoreCpu,
       };
     });
   } finally {
@@ -457,8 +485,10 @@ function report(r: SizeResult): void {
   console.log(`    ratio backplane/stock           ${ratio.toFixed(2)} (vs stock + fsync: ${(r.backplaneMs / (r.stockMs + r.stockSyncMs)).toFixed(2)})`);
   console.log(`    master RSS                      idle ${(r.idleKiB / 1024).toFixed(1)} MiB, peak ${(r.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${r.hwmKiB === undefined ? '' : `, VmHWM ${(r.hwmKiB / 1024).toFixed(1)} MiB`}`);
   console.log(`    artifact                        backplane ${mib(r.backplaneSize)}, stock ${mib(r.stockSize)}`);
-  console.log(`    restore: stock age -d | zstd -d | tar -x  ${secs(r.stockRestoreMs)} (${rate(r.tree.bytes, r.stockRestoreMs)})`);
-  console.log(`    restore: backplane (API, checks the whole artifact first, then extracts)  ${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB`);
+  const cores = cpus().length;
+  console.log(`    CPU seconds                     stock ${r.stockCpu.toFixed(2)}; backplane ${(r.backupCpu.master + r.backupCpu.programs).toFixed(2)} (master ${r.backupCpu.master.toFixed(2)}, tar and zstd ${r.backupCpu.programs.toFixed(2)}); on ${cores} CPUs no run can take less than CPU/${cores}`);
+  console.log(`    restore: stock age -d | zstd -d | tar -x  ${secs(r.stockRestoreMs)} (${rate(r.tree.bytes, r.stockRestoreMs)}), CPU ${r.stockRestoreCpu.toFixed(2)} s`);
+  console.log(`    restore: backplane (API: one read into a staging folder, checked, then moved into place)  ${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB; CPU ${(r.restoreCpu.master + r.restoreCpu.programs).toFixed(2)} s (master ${r.restoreCpu.master.toFixed(2)}, tar and zstd ${r.restoreCpu.programs.toFixed(2)})`);
 }
 
 /**

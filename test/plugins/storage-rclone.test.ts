@@ -8,62 +8,17 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
-import type { ProviderDeps, StorageInstance, StorageType, ExtensionPoints } from '@backplane/plugin-api';
+import type { StorageInstance, StorageType } from '@backplane/plugin-api';
 import { ProviderRegistry } from '../../core/plugin-host/registry.ts';
-import plugin from '../../plugins/storage-rclone/index.ts';
+import { BACKUPX_VENDORS, deps, rcloneType, registerInto, registeredTypes } from '../helpers/rclone-types.ts';
 import { buildArgv, buildEnv, REMOTE, type Operation } from '../../plugins/storage-rclone/invocation.ts';
 import { rcloneFailure, redact } from '../../plugins/storage-rclone/errors.ts';
 import { uploadStrategy } from '../../plugins/storage-rclone/upload-strategy.ts';
-import { runStorageContract } from '@backplane/plugin-testkit';
-import { strandInFolder } from '../helpers/stranded-upload.ts';
 import { closedPort, startSftpServer, startWebdavServer, type RcloneServer } from '../helpers/rclone-servers.ts';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 
 const MiB = 1024 * 1024;
-const quietLog = { info() {}, warn() {}, error() {} };
 const PLUGIN_DIR = fileURLToPath(new URL('../../plugins/storage-rclone/', import.meta.url));
-
-function deps(env?: Record<string, string | undefined>): ProviderDeps {
-  return { tempDir: tmpdir(), log: quietLog, ...(env ? { env } : {}) };
-}
-
-/** Registers the plugin as core does (`register(app, { ext })`), into a real storage registry. */
-async function registerInto(registry: ProviderRegistry<StorageType>, binary?: string): Promise<void> {
-  const saved = process.env.BACKPLANE_RCLONE_BINARY;
-  if (binary !== undefined) process.env.BACKPLANE_RCLONE_BINARY = binary;
-  try {
-    const refuse = () => {
-      throw new Error('storage-rclone registers storage types only');
-    };
-    const ext: ExtensionPoints = {
-      storage: { addType: (type) => registry.add(type, 'storage-rclone'), has: (name) => registry.has(name) },
-      notifiers: { addType: refuse, has: () => false },
-      databases: { addType: refuse, has: () => false },
-    };
-    await plugin.register({ log: quietLog } as unknown as FastifyInstance, { ext });
-  } finally {
-    if (saved === undefined) delete process.env.BACKPLANE_RCLONE_BINARY;
-    else process.env.BACKPLANE_RCLONE_BINARY = saved;
-  }
-}
-
-async function registeredTypes(binary?: string): Promise<Map<string, StorageType>> {
-  const registry = new ProviderRegistry<StorageType>('storage');
-  await registerInto(registry, binary);
-  return new Map(registry.list().map((t) => [t.type, t]));
-}
-
-let installed: Promise<Map<string, StorageType>> | undefined;
-/** BackupX's vendor types, served by rclone's s3 backend. */
-const BACKUPX_VENDORS = ['aliyun_oss', 'tencent_cos', 'qiniu_kodo'];
-
-/** The types of the installed rclone (registered once for this file). */
-async function rcloneType(name: string): Promise<StorageType> {
-  installed ??= registeredTypes();
-  const type = (await installed).get(name);
-  assert.ok(type, `storage type ${name} is registered`);
-  return type;
-}
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -117,25 +72,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   assert.fail(`timed out waiting for ${what}`);
 }
 
-// ---- the conformance suite on three backends --------------------------------------------------
-
-runStorageContract('storage-rclone: local backend', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'backplane-rclone-local-'));
-  const instance = await (await rcloneType('local')).create({ path: dir }, deps());
-  return { instance, cleanup: () => rm(dir, { recursive: true, force: true }), strand: strandInFolder(dir) };
-}, { stagesUploads: true });
-
-runStorageContract('storage-rclone: webdav backend (rclone serve webdav)', async () => {
-  const server = await startWebdavServer();
-  const instance = await (await rcloneType('webdav')).create({ url: server.url, user: server.user, pass: server.pass, path: 'backups' }, deps());
-  return { instance, cleanup: server.stop, strand: strandInFolder(join(server.dir, 'backups')) };
-}, { largeBytes: 64 * MiB, stagesUploads: true });
-
-runStorageContract('storage-rclone: sftp backend (rclone serve sftp)', async () => {
-  const server = await startSftpServer();
-  const instance = await (await rcloneType('sftp')).create({ host: server.host, port: server.port, user: server.user, pass: server.pass, path: 'backups' }, deps());
-  return { instance, cleanup: server.stop, strand: strandInFolder(join(server.dir, 'backups')) };
-}, { largeBytes: 64 * MiB, stagesUploads: true });
+// The conformance suite on the three backends: storage-rclone-{local,webdav,sftp}.test.ts.
 
 // ---- catalogue ---------------------------------------------------------------------------------
 
