@@ -426,6 +426,7 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
         name: `bench-files-${label}`, type: 'file', sourcePaths: [root], storageTargetIds: [targetId], compression: 'zstd', encrypt: true,
       });
       await sleep(2000);
+      await timeShell('sync', []);
       const idleKiB = await rssKiB(master.pid);
       const sampler = sampleRss(master.pid);
       const mcpu0 = await cpuSeconds(master.pid);
@@ -442,10 +443,14 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       const artifact = join(dir, `target-${label}`, run.record.storagePath);
       const stockDir = join(dir, `restore-stock-${label}`);
       await mkdir(stockDir, { recursive: true });
+      // Dirty pages of the previous step are written back first: otherwise their writeback (and
+      // the kernel time it costs) lands on whichever run comes next.
+      await timeShell('sync', []);
       const rcpu0 = await cpuSeconds('self');
       const stockRestoreMs = await timeShell('age -d -i "$1" "$2" | zstd -d -q | tar -x -f - -C "$3"', [join(master.dataDir, 'backup.agekey'), artifact, stockDir]);
       const stockRestoreCpu = (await cpuSeconds('self')).children - rcpu0.children;
       await rm(stockDir, { recursive: true, force: true });
+      await timeShell('sync', []);
       const restoreDir = join(dir, `restore-backplane-${label}`);
       const restoreSampler = sampleRss(master.pid);
       const r0 = performance.now();
