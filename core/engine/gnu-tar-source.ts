@@ -62,7 +62,7 @@ export function gnuTarProgram(env: NodeJS.ProcessEnv = process.env): string | un
   return found;
 }
 
-export function tarArgs(): string[] {
+function tarArgs(): string[] {
   return [
     '--create', '--file=-', '--directory=/', '--format=gnu',
     // the member list: NUL-separated, taken literally (a name may start with '-'), not descended
@@ -86,11 +86,30 @@ function warningOf(line: string): { message: string; path: string } {
   return { message: `${path}: ${m[2]!}`, path };
 }
 
-function exitOf(child: ChildProcess, name: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
-  return new Promise((res) => {
-    child.once('error', (error) => res({ code: null, signal: null, error: new Error(`${name}: ${error.message}`) }));
-    child.once('close', (code, signal) => res({ code, signal }));
+/** A tar process, started with the locale and zone its listing is parsed in. */
+export function spawnTar(program: string, args: string[]): ChildProcess {
+  return spawn(program, args, { env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' }, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/**
+ * Waits for tar to end; rejects unless it exited with at most `worstOk` (creating: 1, "a file
+ * changed as it was read", is a warning; extracting: 0 only), with its stderr in the message.
+ */
+export function tarExited(tar: ChildProcess, program: string, worstOk: number, stderr: () => string): Promise<void> {
+  return new Promise((res, rej) => {
+    tar.once('error', (error) => rej(new Error(`${program}: ${error.message}`)));
+    tar.once('close', (code, signal) => {
+      if (!signal && code !== null && code <= worstOk) return res();
+      const status = signal ? `was killed by ${signal}` : `exited with ${String(code)}`;
+      const text = stderr().trim();
+      rej(new Error(`tar ${status}${text ? `: ${text.slice(0, 500)}` : ''}`));
+    });
   });
+}
+
+/** Kills a child that has not exited yet. */
+export function killChild(child: ChildProcess | undefined): void {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
 /**
@@ -108,13 +127,11 @@ export function createGnuTarSource(program: string, options: TarSourceOptions & 
   const excludes = options.excludes ?? [];
   const signal = options.signal;
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
-  const children: ChildProcess[] = [];
+  let tar: ChildProcess | undefined;
   let finished = false;
   let contentBytes = 0;
   let totalBytes: number | undefined;
-  const kill = (): void => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  };
+  const kill = (): void => killChild(tar);
   out.once('close', () => { if (!finished) kill(); });
   const onAbort = (): void => {
     kill();
@@ -141,15 +158,14 @@ export function createGnuTarSource(program: string, options: TarSourceOptions & 
         throw new Error(`nothing to back up: no source path could be read: ${unreadable.join(', ')}`.slice(0, 1500));
       }
 
-      const env = { ...process.env, LC_ALL: 'C', TZ: 'UTC' };
       const compressor = options.compressor;
       const args = compressor ? [...tarArgs(), `--use-compress-program=${[compressor.command, ...compressor.args].join(' ')}`] : tarArgs();
-      const tar = spawn(program, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-      children.push(tar);
-      const tarExit = exitOf(tar, program);
+      let tarStderr = '';
+      tar = spawnTar(program, args);
+      const tarExit = tarExited(tar, program, 1, () => tarStderr);
+      tarExit.catch(() => undefined); // awaited later; a tar that dies early must not be an unhandled rejection meanwhile
       tar.stdout!.pipe(out, { end: false });
 
-      let tarStderr = '';
       const stderrLines = createInterface({ input: tar.stderr!, crlfDelay: Infinity });
       const stderrDone = (async () => {
         for await (const line of stderrLines) {
@@ -196,12 +212,7 @@ export function createGnuTarSource(program: string, options: TarSourceOptions & 
         stdin.end();
       }
 
-      const [tarStatus] = await Promise.all([tarExit, stderrDone]);
-      if (tarStatus.error) throw tarStatus.error;
-      if (tarStatus.signal || (tarStatus.code ?? 2) > 1) {
-        const status = tarStatus.signal ? `was killed by ${tarStatus.signal}` : `exited with ${String(tarStatus.code)}`;
-        throw new Error(`tar ${status}${tarStderr ? `: ${tarStderr.trim().slice(0, 500)}` : ''}`);
-      }
+      await Promise.all([tarExit, stderrDone]);
       finished = true;
       out.end();
       return manifest;

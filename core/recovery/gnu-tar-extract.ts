@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Writable } from 'node:stream';
 import { compressorProgram, type Compression } from '../engine/compression.ts';
-import { tarCompressor } from '../engine/gnu-tar-source.ts';
+import { killChild, spawnTar, tarCompressor, tarExited } from '../engine/gnu-tar-source.ts';
 import { listedMember, parseIndexLine } from '../engine/tar-index.ts';
 import { archivePath } from './safe-extract.ts';
 import { drained } from '../engine/tar-entry-flow.ts';
@@ -50,15 +49,13 @@ export async function gnuTarExtract(program: string, compressed: Readable, optio
     if (!zstd) throw new Error('gnuTarExtract: no zstd program tar can run');
     args.push(`--use-compress-program=${zstd}`);
   }
-  const tar = spawn(program, args, { env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((res) => {
-    tar.once('error', (error) => res({ code: null, signal: null, error }));
-    tar.once('close', (code, signal) => res({ code, signal }));
-  });
-  const kill = (): void => { if (tar.exitCode === null && tar.signalCode === null) tar.kill('SIGKILL'); };
+  let stderr = '';
+  const tar = spawnTar(program, args);
+  const exit = tarExited(tar, program, 0, () => stderr);
+  exit.catch(() => undefined); // awaited later; a tar that dies early must not be an unhandled rejection meanwhile
+  const kill = (): void => killChild(tar);
   options.signal?.addEventListener('abort', kill, { once: true });
   const unwanted: string[] = [];
-  let stderr = '';
   const listing = (async () => {
     for await (const line of createInterface({ input: tar.stdout!, crlfDelay: Infinity })) {
       const entry = parseIndexLine(line);
@@ -81,12 +78,7 @@ export async function gnuTarExtract(program: string, compressed: Readable, optio
   })();
   try {
     const fed = feed(compressed, tar.stdin!, options.signal);
-    const [, status] = await Promise.all([fed.catch((err: unknown) => { kill(); throw err; }), exit, listing, errors]);
-    if (status.error) throw status.error;
-    if (status.signal || status.code !== 0) {
-      const why = status.signal ? `was killed by ${status.signal}` : `exited with ${String(status.code)}`;
-      throw new Error(`tar ${why}${stderr ? `: ${stderr.trim().slice(0, 500)}` : ''}`);
-    }
+    await Promise.all([fed.catch((err: unknown) => { kill(); throw err; }), exit, listing, errors]);
   } finally {
     kill();
     options.signal?.removeEventListener('abort', kill);
