@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,14 +7,15 @@ import pg from 'pg';
 import { postgresUrl } from '../test/helpers/databases.ts';
 import { pgDumpArgs, pgEnv } from '../plugins/db-postgres/postgres-argv.ts';
 import type { PostgresConfig } from '../plugins/db-postgres/postgres-config.ts';
-import { machine, MiB, mib, rate, rssKiB, sampleRss, secs, timeShell, withCleanup, withMaster } from './backup-files.ts';
+import { cpuSeconds, machine, MiB, mib, rate, rssKiB, sampleRss, secs, timeShell, withCleanup, withMaster } from './backup-files.ts';
 
 /**
  * PostgreSQL backup end to end: a scratch database (`bp_bench_<random>`) of about
  * BACKPLANE_BENCH_PG_MB MiB (default 1024) on the server of BACKPLANE_TEST_PG_URL, backed up
  * by a real master process as a `postgresql` task (pg_dump, zstd, age, local_disk), against
  * `pg_dump | zstd -3 -T1` (and `| age`) with the driver's own pg_dump arguments. Prints wall
- * times, ratios and the master's RSS; asserts nothing. The scratch database is dropped at the end.
+ * times, ratios, CPU seconds (the master, the programs, the server's processes) and the
+ * master's RSS; asserts nothing. The scratch database is dropped at the end.
  * Skipped, with the reason, when the server cannot be reached.
  *
  *   node bench/backup-postgres.ts
@@ -22,6 +23,22 @@ import { machine, MiB, mib, rate, rssKiB, sampleRss, secs, timeShell, withCleanu
 
 /** The dump password the task carries (trust authentication ignores it); the stock run gets the same. */
 const DUMMY_PASSWORD = 'bench-unused';
+
+/**
+ * CPU seconds used so far by every `postgres` process this user can read (the server backend
+ * that serves pg_dump does much of the work and is nobody's child here); 0 when none is local.
+ */
+async function serverCpuSeconds(): Promise<number> {
+  let total = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (!text.includes('(postgres)')) continue;
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+    total += (fields[11]! + fields[12]! + fields[13]! + fields[14]!) / 100; // reaped backends count in the postmaster's children
+  }
+  return total;
+}
 
 /** Inserts rows of md5 text until pg_database_size reaches `bytes`. */
 async function fill(client: pg.Client, bytes: number): Promise<{ rows: number; size: number }> {
@@ -108,7 +125,9 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
       const stockMs = await timeShell(dumpZstd, [zstdOut, ...args], env);
       const stockSize = (await stat(zstdOut)).size;
       await rm(zstdOut, { force: true });
+      const cpu0 = { self: await cpuSeconds('self'), server: await serverCpuSeconds() };
       const stockAgeMs = await timeShell(dumpZstdAge, [ageOut, recipient, ...args], env);
+      const stockCpu = { programs: (await cpuSeconds('self')).children - cpu0.self.children, server: (await serverCpuSeconds()) - cpu0.server };
       const stockAgeSize = (await stat(ageOut)).size;
       await rm(ageOut, { force: true });
 
@@ -119,19 +138,25 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
       await sleep(2000);
       const idleKiB = await rssKiB(master.pid);
       const sampler = sampleRss(master.pid);
+      const mcpu0 = { master: await cpuSeconds(master.pid), server: await serverCpuSeconds() };
       const run = await master.runTask(task.id).catch(async (err: unknown) => {
         await sampler.stop();
         throw err;
       });
+      const mcpu1 = await cpuSeconds(master.pid);
+      const ourCpu = { master: mcpu1.own - mcpu0.master.own, programs: mcpu1.children - mcpu0.master.children, server: (await serverCpuSeconds()) - mcpu0.server };
       const rss = await sampler.stop();
       if (run.record.status !== 'success') throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
       const dumpBytes: number = run.record.rawSize;
+      if (process.env.BACKPLANE_BENCH_SHOW_LOGS) console.log(run.record.logContent ?? '');
 
       console.log(`  dump of ${mib(dumpBytes)} (plain SQL, the driver's pg_dump arguments; warmed by one untimed pg_dump | zstd):`);
       console.log(`    stock pg_dump | zstd -3 -T1          ${secs(stockMs)} (${rate(dumpBytes, stockMs)}), artifact ${mib(stockSize)}`);
       console.log(`    stock pg_dump | zstd -3 -T1 | age    ${secs(stockAgeMs)} (${rate(dumpBytes, stockAgeMs)}), artifact ${mib(stockAgeSize)}`);
       console.log(`    backplane (zstd, age; API run)       ${secs(run.ms)} (${rate(dumpBytes, run.ms)}; record duration ${Number(run.record.durationSeconds).toFixed(1)} s), artifact ${mib(run.record.fileSize)}`);
       console.log(`    ratio backplane/stock                ${(run.ms / stockMs).toFixed(2)} (vs stock with age: ${(run.ms / stockAgeMs).toFixed(2)})`);
+      const total = (c: { programs: number; server: number; master?: number }): string => (c.programs + c.server + (c.master ?? 0)).toFixed(2);
+      console.log(`    CPU seconds                          stock with age ${total(stockCpu)} (pg_dump+zstd+age ${stockCpu.programs.toFixed(2)}, server ${stockCpu.server.toFixed(2)}); backplane ${total(ourCpu)} (master ${ourCpu.master.toFixed(2)}, pg_dump+zstd ${ourCpu.programs.toFixed(2)}, server ${ourCpu.server.toFixed(2)})`);
       console.log(`    master RSS                           idle ${(idleKiB / 1024).toFixed(1)} MiB, peak ${(rss.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${rss.hwmKiB === undefined ? '' : `, VmHWM ${(rss.hwmKiB / 1024).toFixed(1)} MiB`}`);
     });
   });

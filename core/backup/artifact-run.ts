@@ -77,6 +77,9 @@ export async function runArtifact(o: ArtifactRunOptions): Promise<ArtifactRun> {
     });
     // Every target failing stops the source early; its own error would hide the targets' reasons.
     if (result.status !== 'failed') await source.done;
+    if (source.rawBytes && source.rawBytes() === undefined) {
+      o.log('warn', 'the compressor did not report the uncompressed size: the raw size recorded is the compressed size');
+    }
     return { key, result, source };
   } catch (err) {
     // Nothing reads the source any more (a failed preparation, no target): stop its producer.

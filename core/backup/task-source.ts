@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { DatabaseDriverType, ProviderDeps } from '@backplane/plugin-api';
-import { compressorProgram, type Compression } from '../engine/compression.ts';
+import { compressorProgram, dumpCompressor, type Compression } from '../engine/compression.ts';
 import { createGnuTarSource, gnuTarProgram, tarCompressor } from '../engine/gnu-tar-source.ts';
 import { createTarSource, type ManifestEntry } from '../engine/tar-source.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
@@ -15,8 +15,11 @@ export interface TaskSource {
   done: Promise<void>;
   /** `stream` is compressed already (with the run's compression). */
   compressed?: boolean;
-  /** Uncompressed bytes read so far (exact once `done`), for a source whose stream is compressed. */
-  rawBytes?: () => number;
+  /**
+   * Uncompressed bytes, for a source whose stream is compressed: so far (exact once `done`),
+   * or undefined while the source cannot tell (a dump compressed by its own program says it at the end).
+   */
+  rawBytes?: () => number | undefined;
   /** Database sources: row counts per table, read right after the dump for deep verification. */
   tableStats?: () => Promise<Record<string, number>>;
   /** Several databases (one dump each in a tar): row counts per table of each, by database. */
@@ -140,12 +143,14 @@ export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Prom
     };
     return { stream: archive.stream, extension: DUMP_ARCHIVE_EXTENSION, done: archive.done, ...(statsOf ? { databaseStats } : {}) };
   }
-  const dump = await instance.dump({ databases });
+  const compressor = ctx.compression ? dumpCompressor(ctx.compression) : undefined;
+  const dump = await instance.dump({ databases, ...(compressor ? { compressor } : {}) });
   const target = driver.databaseNames === 'none' ? task.dbPath : databases[0];
   return {
     stream: dump.stream,
     extension: driver.artifactExtension ?? 'sql',
     done: dump.done,
+    ...(compressor && dump.compressed ? { compressed: true, rawBytes: dump.rawBytes ?? (() => undefined) } : {}),
     ...(statsOf && target ? { tableStats: () => statsOf(target) } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { PassThrough, type Duplex } from 'node:stream';
 import zlib from 'node:zlib';
-import { toolAvailable, toolStream } from '@backplane/plugin-api';
+import { toolAvailable, toolStream, type DumpCompressor } from '@backplane/plugin-api';
 
 export type Compression = 'zstd' | 'gzip' | 'none';
 
@@ -67,6 +67,25 @@ export function compressorProgram(c: Compression, level?: number, env: NodeJS.Pr
   if (c !== 'zstd') return undefined;
   const command = zstdProgram(env);
   return command ? { command, args: [`-${level ?? DEFAULT_ZSTD_LEVEL}`, '-T1', '-q', '-c', '--check'] } : undefined;
+}
+
+/**
+ * The compressor offered to a database dump (see DumpOptions.compressor): the same program
+ * and level, made to report its exact byte counts on stderr (`-vv` prints sizes in bytes,
+ * `--no-progress` keeps it to the one final line: `(123456789 B => 23456789 B, ...)`).
+ */
+export function dumpCompressor(c: Compression, level?: number, env: NodeJS.ProcessEnv = process.env): DumpCompressor | undefined {
+  const program = compressorProgram(c, level, env);
+  if (!program) return undefined;
+  const args = program.args.filter((a) => a !== '-q').concat('-vv', '--no-progress');
+  return { command: program.command, args, rawBytes: zstdRawBytes };
+}
+
+/** The input size of zstd's final `-vv` report, or undefined when stderr has none. */
+export function zstdRawBytes(stderr: string): number | undefined {
+  const reports = [...stderr.matchAll(/\((\d+) B =>\s*\d+ B/g)];
+  const last = reports.at(-1);
+  return last ? Number(last[1]) : undefined;
 }
 
 /** The inverse of {@link compressor}. */

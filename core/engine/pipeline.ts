@@ -60,8 +60,11 @@ export interface PipelineOptions {
    * see gnu-tar-source.ts): no compression stage here, and the raw size comes from `rawBytes`.
    */
   precompressed?: boolean;
-  /** Uncompressed bytes read so far, when the source knows better than the bytes it hands over. */
-  rawBytes?: () => number;
+  /**
+   * Uncompressed bytes read so far, when the source knows better than the bytes it hands
+   * over; undefined while it cannot tell (the bytes handed over count instead).
+   */
+  rawBytes?: () => number | undefined;
   compressionLevel?: number;
   /** `age1...`; absent = no encryption. */
   recipient?: string;
@@ -97,7 +100,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     userSignal, chainSignal, internal,
   });
   const counter = countingCoalescer();
-  const rawBytes = options.rawBytes ?? counter.bytes;
+  const known = options.rawBytes;
+  const rawBytes = known ? () => known() ?? counter.bytes() : counter.bytes;
   const report = progressReporter(options, rawBytes, fan);
 
   fan.startAll();

@@ -3,7 +3,7 @@ import type mysql from 'mysql2/promise';
 
 /** Loaded on first use: a master with no MySQL task never pays for the driver. */
 const loadMysql = async (): Promise<typeof mysql> => (await import('mysql2/promise')).default;
-import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
+import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type DumpOptions, type DumpStream, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
 import { classifyMysqlStderr, mysqlError } from './mysql-errors.ts';
@@ -102,9 +102,9 @@ export class MysqlDriver implements DatabaseDriverInstance {
     };
   }
 
-  async dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }> {
+  async dump(options: DumpOptions): Promise<DumpStream> {
     const args = mysqldumpArgs(this.#config, oneDatabase('mysql', options.databases));
-    return runDump(this.#tool(this.#deps.env?.BACKPLANE_MYSQLDUMP_BINARY ?? 'mysqldump', args));
+    return runDump(this.#tool(this.#deps.env?.BACKPLANE_MYSQLDUMP_BINARY ?? 'mysqldump', args), options.compressor);
   }
 
   async restore(stream: Readable, options: { database: string }): Promise<void> {

@@ -6,7 +6,7 @@ import type pg from 'pg';
 
 /** Loaded on first use: a master with no PostgreSQL task never pays for the driver. */
 const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
-import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
+import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type DumpOptions, type DumpStream, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { pgDumpArgs, pgEnv, psqlRestoreArgs } from './postgres-argv.ts';
 import { parsePostgresConfig, postgresConfigSchema, type PostgresConfig } from './postgres-config.ts';
 import { classifyPgStderr, pgError } from './postgres-errors.ts';
@@ -118,11 +118,11 @@ export class PostgresDriver implements DatabaseDriverInstance {
     };
   }
 
-  async dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }> {
+  async dump(options: DumpOptions): Promise<DumpStream> {
     const database = oneDatabase('postgresql', options.databases);
     const binary = this.#deps.env?.BACKPLANE_PG_DUMP_BINARY ?? 'pg_dump';
     this.#deps.log.info(`postgresql: dumping database ${database} with ${basename(binary)}`);
-    return runDump(this.#tool(binary, pgDumpArgs(this.#config, database)));
+    return runDump(this.#tool(binary, pgDumpArgs(this.#config, database)), options.compressor);
   }
 
   async restore(stream: Readable, options: { database: string }): Promise<void> {

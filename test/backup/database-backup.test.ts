@@ -97,6 +97,8 @@ test('a postgresql task dumps a real database, and the stored .sql.zst.age rebui
   const sqlFile = join(work, 'dump.sql');
   await decodeArtifact(dataDir, target.dir, record, sqlFile);
   const sql = await readFile(sqlFile, 'utf8');
+  // The dump went from the tool straight into zstd: the raw size is zstd's own count, exact.
+  assert.equal(record.rawSize, Buffer.byteLength(sql));
   assert.match(sql, /PostgreSQL database dump/);
   // The dump names no database (no --create): it restores into whichever database psql is pointed at.
   assert.doesNotMatch(sql, /^CREATE DATABASE|^\\connect/m);
@@ -200,6 +202,8 @@ test('a mysql task dumps a real MariaDB database, and the stored .sql.zst.age re
   const sqlFile = join(work, 'dump.sql');
   await decodeArtifact(dataDir, target.dir, record, sqlFile);
   const sql = await readFile(sqlFile, 'utf8');
+  // The dump went from the tool straight into zstd: the raw size is zstd's own count, exact.
+  assert.equal(record.rawSize, Buffer.byteLength(sql));
   assert.match(sql, /CREATE TABLE `items`/);
   // The driver dumps one database without --databases, so the dump has no CREATE DATABASE / USE:
   // stock `mysql <name>` restores it into whatever database it is pointed at. So the restore goes

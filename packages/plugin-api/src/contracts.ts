@@ -222,13 +222,39 @@ export interface DiscoveredDatabase {
   /** The server's own database (`postgres`, `template1`, `mysql`, `sys`...): listed, but not a default backup choice. */
   system?: boolean;
 }
+/** A program that compresses its stdin to its stdout, which core offers to a dump. */
+export interface DumpCompressor {
+  command: string;
+  args: string[];
+  /** The uncompressed byte count, read off the program's stderr once it exited; undefined when it does not say. */
+  rawBytes?(stderr: string): number | undefined;
+}
+export interface DumpOptions {
+  databases: string[];
+  /**
+   * Offered by core when it would compress the dump with a program anyway: the dump tool's
+   * stdout then goes straight into this program (an OS pipe, the bytes never enter Node) and
+   * the stream carries its output. Honouring it is optional.
+   */
+  compressor?: DumpCompressor;
+}
+export interface DumpStream {
+  stream: Readable;
+  done: Promise<void>;
+  /** True when `stream` is the output of `options.compressor`. */
+  compressed?: boolean;
+  /** With `compressed`: the dump's uncompressed size once `done` resolved (undefined before, or when the compressor did not say). */
+  rawBytes?: () => number | undefined;
+}
 export interface DatabaseDriverInstance {
   discover(): Promise<DiscoveredDatabase[]>;
   /**
    * Streams a dump. `done` settles when the producer exits: it rejects (and the stream errors
    * rather than ending) when the dump failed, so a failed dump never looks like a short artifact.
+   * A driver whose dump is a program may honour `options.compressor` (pass it to `runDump`);
+   * one that ignores it returns the plain dump and core compresses it.
    */
-  dump(options: { databases: string[] }): Promise<{ stream: Readable; done: Promise<void> }>;
+  dump(options: DumpOptions): Promise<DumpStream>;
   restore(stream: Readable, options: { database: string }): Promise<void>;
   testConnection(): Promise<TestResult>;
   /**

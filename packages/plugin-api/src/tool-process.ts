@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Duplex, PassThrough, type Readable } from 'node:stream';
-import { ProviderError, type ProviderErrorKind } from './contracts.ts';
+import { ProviderError, type DumpCompressor, type DumpStream, type ProviderErrorKind } from './contracts.ts';
 
 /** How much of a tool's stderr is kept for the error message. */
 const STDERR_LIMIT = 16 * 1024;
@@ -88,9 +88,70 @@ function startTool(run: ToolRun, stdin: 'ignore' | 'pipe', killSignal: NodeJS.Si
  * with 0; otherwise it is destroyed with the tool's error, and `done` rejects with the same
  * error. Destroying the stream early kills the tool.
  */
-export function runDump(run: ToolRun): { stream: Readable; done: Promise<void> } {
+export function runDump(run: ToolRun, compressor?: DumpCompressor): DumpStream {
+  if (compressor) return runCompressedDump(run, compressor);
   const { out, done } = startTool(run, 'ignore', 'SIGTERM');
   return { stream: out, done };
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Resolves when the program exited 0; rejects with its error otherwise. */
+function successOf(child: ChildProcess, run: ToolRun, stderr: () => string): Promise<void> {
+  return new Promise<Exit>((resolve, reject) => {
+    child.once('error', (err) => reject(spawnError(run, err)));
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  }).then(({ code, signal }) => {
+    if (code !== 0) throw failure(run, code, signal, stderr());
+  });
+}
+
+/**
+ * The dump tool's stdout handed to the compressor as its stdin: the two programs share a
+ * socket pair this process never reads, so the uncompressed dump does not pass through Node
+ * (measured in bench/backup-postgres.ts). The stream carries the compressor's output and ends
+ * only when both programs exited 0; when either fails, the other is killed and the stream is
+ * destroyed with the failure (a dump killed half-way leaves the compressor a clean end of
+ * input, so the compressor's own success proves nothing).
+ */
+function runCompressedDump(run: ToolRun, compressor: DumpCompressor): DumpStream {
+  const filterRun: ToolRun = { command: compressor.command, args: compressor.args, env: run.env, secrets: run.secrets, classify: () => 'permanent' };
+  const filter = spawn(compressor.command, compressor.args, { env: run.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const filterStderr = collect(filter.stderr);
+  const filterDone = successOf(filter, filterRun, filterStderr);
+  // A compressor that did not start has no descriptor to share; its error ends the run.
+  const tool = filter.pid === undefined ? undefined : spawn(run.command, run.args, { env: run.env, stdio: ['ignore', filter.stdin!, 'pipe'] });
+  // The tool holds the write end now; this process's copy would keep the compressor from ever seeing the end.
+  filter.stdin!.destroy();
+  const toolStderr = collect(tool?.stderr);
+  const toolDone = tool ? successOf(tool, run, toolStderr) : filterDone;
+  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
+  let settled = false;
+  const killAll = (): void => {
+    if (settled) return;
+    tool?.kill('SIGTERM');
+    filter.kill('SIGKILL');
+  };
+  filter.stdout!.pipe(out, { end: false });
+  out.on('close', killAll);
+  let rawBytes: number | undefined;
+  const done = Promise.all([toolDone, filterDone].map((p) => p.catch((err: unknown) => { killAll(); throw err; }))).then(
+    () => {
+      settled = true;
+      rawBytes = compressor.rawBytes?.(filterStderr());
+      out.end();
+    },
+    (err: unknown) => {
+      settled = true;
+      out.destroy(err as Error);
+      throw err;
+    },
+  );
+  done.catch(() => undefined);
+  return { stream: out, done, compressed: true, rawBytes: () => rawBytes };
 }
 
 /**
