@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServerProcess } from '../test/helpers/server-process.ts';
-import { machine, rssKiB, secs, withCleanup } from './backup-files.ts';
+import { machine, masterNodeOptions, rssKiB, secs, withCleanup } from './backup-files.ts';
 
 /**
  * The agent protocol at scale: one real master process (SQLite) and N simulated agents in this
@@ -117,7 +117,7 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
   const dir = await mkdtemp(join(tmpdir(), 'backplane-bench-'));
   const dataDir = join(dir, 'data');
   await withCleanup(() => rm(dir, { recursive: true, force: true }), async () => {
-    const server = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir, BACKPLANE_NODE_OFFLINE_SECONDS: '60' });
+    const server = await startServerProcess({ ...masterNodeOptions(), BACKPLANE_DATA_DIR: dataDir, BACKPLANE_NODE_OFFLINE_SECONDS: '60' });
     await withCleanup(() => server.stop(), async () => {
       const pid = server.child.pid!;
       const idleKiB = await rssKiB(pid);

@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { openOrm, migrate } from '../core/db/orm.ts';
 import { seedHistory } from '../test/helpers/insight-seed.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
+import { masterNodeOptions } from './backup-files.ts';
 
 /**
  * The API's hot routes against a bare Fastify 5 route answering the same envelope, in the same
@@ -54,7 +55,7 @@ export async function benchApi(): Promise<void> {
     // No run is in progress in this history (start-up would fail "running" ones, one log line each).
     await orm.em.fork().getConnection().execute("update backup_records set status = 'failed', completed_at = started_at where status = 'running'");
     await orm.close();
-    master = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir, BACKPLANE_TEMP_SWEEP_INTERVAL: '0', BACKPLANE_STORAGE_HEALTH_INTERVAL: '0' });
+    master = await startServerProcess({ ...masterNodeOptions(), BACKPLANE_DATA_DIR: dataDir, BACKPLANE_TEMP_SWEEP_INTERVAL: '0', BACKPLANE_STORAGE_HEALTH_INTERVAL: '0' });
     await new Promise((r) => setTimeout(r, 2000));
     const idle = await rssMiB(master.child.pid!);
     const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {

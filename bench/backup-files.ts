@@ -112,9 +112,15 @@ interface ServerProcess {
  * `backplane serve` as a child process on 127.0.0.1, port 0, as test/helpers/server-process.ts
  * starts it, except that a master which does not come up in time is killed rather than left behind.
  */
+/** `NODE_OPTIONS` for a benchmark's master from BACKPLANE_BENCH_MASTER_NODE_OPTIONS (`--cpu-prof --cpu-prof-dir=...`), when set. */
+export function masterNodeOptions(): Record<string, string> {
+  const options = process.env.BACKPLANE_BENCH_MASTER_NODE_OPTIONS;
+  return options ? { NODE_OPTIONS: options } : {};
+}
+
 async function startMasterProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', ...(process.env.BACKPLANE_BENCH_MASTER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BACKPLANE_BENCH_MASTER_NODE_OPTIONS } : {}), BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', ...masterNodeOptions(), BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stop = async (): Promise<void> => {

@@ -4,7 +4,6 @@ import type { Access } from './roles.ts';
 import { roleAllows } from './roles.ts';
 import type { Principal } from './principal.ts';
 import { AppError } from '../http/app-error.ts';
-import { NodeEntity } from '../db/entities/node.ts';
 import type { Role } from '../db/entities/user.ts';
 import { AggregateSql, bool } from '../db/aggregate-sql.ts';
 import { hashToken, looksLike } from '../security/tokens.ts';
@@ -50,13 +49,16 @@ async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
   const { agentTokens, em } = request.diScope.cradle;
   const known = agentTokens.get(hash);
   if (known) return { kind: 'agent', nodeId: known.nodeId, nodeName: known.nodeName, node: known };
-  // The current token, or the one a rotation replaced while its grace period lasts.
-  const node = await em.findOne(NodeEntity, { $or: [{ tokenHash: hash }, { previousTokenHash: hash, previousTokenExpiresAt: { $gt: new Date() } }] },
-    { fields: ['id', 'name', 'tokenHash', 'previousTokenExpiresAt', 'maxConcurrent', 'bandwidthLimit', 'labels'] });
+  // The current token, or the one a rotation replaced while its grace period lasts. One
+  // hand-written statement: with 10,000 agents the 5 s cache misses on most polls (see AggregateSql).
+  const sql = new AggregateSql(em);
+  const [node] = await sql.rows<{ id: number; name: string; token_hash: string; previous_token_expires_at: unknown; max_concurrent: number; bandwidth_limit: string; labels: string }>(
+    `select id, name, token_hash, previous_token_expires_at, max_concurrent, bandwidth_limit, labels from nodes
+      where token_hash = ? or (previous_token_hash = ? and previous_token_expires_at > ?) limit 1`, [hash, hash, sql.time(new Date())]);
   if (!node) throw new AppError('AUTH_UNAUTHORIZED');
-  const facts = { nodeId: node.id, nodeName: node.name, maxConcurrent: node.maxConcurrent, bandwidthLimit: node.bandwidthLimit, labels: node.labels };
-  agentTokens.set(hash, facts, node.tokenHash === hash ? null : node.previousTokenExpiresAt ?? null);
-  return { kind: 'agent', nodeId: node.id, nodeName: node.name, node: facts };
+  const facts = { nodeId: Number(node.id), nodeName: node.name, maxConcurrent: Number(node.max_concurrent), bandwidthLimit: node.bandwidth_limit, labels: node.labels };
+  agentTokens.set(hash, facts, node.token_hash === hash ? null : sql.dateOf(node.previous_token_expires_at));
+  return { kind: 'agent', nodeId: facts.nodeId, nodeName: facts.nodeName, node: facts };
 }
 
 async function userPrincipal(request: FastifyRequest): Promise<Principal> {

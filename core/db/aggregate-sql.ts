@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import { dialectOf, type Dialect } from './migrations/dialect.ts';
 
 /**
@@ -19,19 +20,40 @@ export class AggregateSql {
     this.dialect = dialectOf(em.getDriver());
   }
 
-  rows<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  async rows<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    if (this.dialect === 'sqlite') return (await this.#bound(sql, params)).rows as T[];
     return this.#em.getConnection().execute(sql, params) as Promise<T[]>;
   }
 
   /** A write; resolves with the number of rows it changed. */
   async run(sql: string, params: unknown[] = []): Promise<number> {
+    if (this.dialect === 'sqlite') return Number((await this.#bound(sql, params)).numAffectedRows ?? 0);
     const result = (await this.#em.getConnection().execute(sql, params, 'run')) as { affectedRows?: number };
     return result.affectedRows ?? 0;
+  }
+
+  /**
+   * SQLite: the statement with its parameters bound, not written into the text. MikroORM's
+   * `execute` inlines the values, so every node id made a new statement text, a new prepare and
+   * a miss of the statement cache (at 10,000 agents, 30,000 distinct texts and most of the
+   * master's CPU in `prepare`; bench/agents.ts). Through the same Kysely client (or the open
+   * transaction) the ORM uses, so its connection lock and transactions hold.
+   */
+  #bound(sql: string, params: unknown[]): Promise<QueryResult<unknown>> {
+    const client = (this.#em.getTransactionContext<Kysely<unknown>>() ?? (this.#em.getConnection() as unknown as { getClient(): Kysely<unknown> }).getClient());
+    return client.executeQuery(CompiledQuery.raw(sql, params.map(sqliteValue)));
   }
 
   /** A time as a bind parameter: SQLite stores epoch milliseconds, PostgreSQL timestamptz. */
   time(date: Date): number | string {
     return this.dialect === 'sqlite' ? date.getTime() : date.toISOString();
+  }
+
+  /** A time column's value as read back (epoch milliseconds on SQLite, a Date or text on PostgreSQL). */
+  dateOf(value: unknown): Date | null {
+    if (value === null || value === undefined) return null;
+    if (value instanceof Date) return value;
+    return new Date(typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (value as string | number));
   }
 
   /** The UTC day (YYYY-MM-DD) of a time column. */
@@ -75,4 +97,11 @@ export function bool(value: unknown): boolean {
 
 export function num(value: unknown): number {
   return value === null || value === undefined ? 0 : Number(value);
+}
+
+/** A parameter as SQLite stores it (MikroORM's mapping): booleans as 0/1, times as epoch milliseconds. */
+function sqliteValue(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.getTime();
+  return value ?? null;
 }
