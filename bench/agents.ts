@@ -65,13 +65,27 @@ function client(baseUrl: string): { post(path: string, headers: Record<string, s
   };
 }
 
+/** A call slower than this is counted by the second it ended in. */
+const SLOW_MS = 50;
+
 class Latencies {
   readonly ms: number[] = [];
   errors = 0;
   readonly errorSamples = new Map<string, number>();
+  /** Calls over SLOW_MS, by the second they ended in (from `origin`): shows whether slow calls cluster. */
+  readonly slowBySecond = new Map<number, number>();
+  origin = performance.now();
 
   add(ms: number): void {
     this.ms.push(ms);
+    if (ms > SLOW_MS) {
+      const second = Math.floor((performance.now() - this.origin) / 1000);
+      this.slowBySecond.set(second, (this.slowBySecond.get(second) ?? 0) + 1);
+    }
+  }
+
+  slow(): string {
+    return [...this.slowBySecond].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}s:${n}`).join(' ') || 'none';
   }
 
   fail(what: string): void {
@@ -208,6 +222,8 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
         const cpu0 = await cpuSeconds(pid, tick);
         const selfCpu0 = process.cpuUsage();
         const wall0 = performance.now();
+        heartbeats.origin = wall0;
+        polls.origin = wall0;
         const rssTimer = setInterval(() => void rssKiB(pid).then((k) => rssSamples.push(k), () => undefined), 1000);
         const windowDone = sleep(windowMs).then(async () => ({ cpu: await cpuSeconds(pid, tick), self: process.cpuUsage(selfCpu0), wall: performance.now() }));
         await Promise.all(nodes.flatMap((n) => [loop(HEARTBEAT_MS, () => heartbeat(n.token, heartbeats)), loop(POLL_MS, () => poll(n.token))]));
@@ -221,6 +237,7 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
         console.log(`${count} agents for ${seconds} s (heartbeat every ${HEARTBEAT_MS / 1000} s, poll every ${POLL_MS / 1000} s, random phases, ${SOCKETS} keep-alive sockets):`);
         console.log(`  heartbeat: ${heartbeats.summary()}`);
         console.log(`  poll:      ${polls.summary()}`);
+        console.log(`  calls over ${SLOW_MS} ms by second of the window: heartbeat ${heartbeats.slow()}; poll ${polls.slow()}`);
         console.log(`  requests: ${done + heartbeats.errors + polls.errors} of ~${expected.toFixed(0)} scheduled, ${(done / wallS).toFixed(0)} req/s answered OK (target ${(count / (HEARTBEAT_MS / 1000) + count / (POLL_MS / 1000)).toFixed(0)} req/s); last call finished ${((drainedAt - wall0) / 1000 - seconds).toFixed(2)} s after the window; largest schedule slip ${maxSlipMs.toFixed(0)} ms`);
         if (unexpectedCommands) console.log(`  polls that returned a command (none queued): ${unexpectedCommands}`);
         const meanRss = rssSamples.reduce((a, b) => a + b, 0) / Math.max(1, rssSamples.length);

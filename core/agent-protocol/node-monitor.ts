@@ -1,7 +1,8 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
-import { NodeEntity, type Node } from '../db/entities/node.ts';
+import { NodeEntity } from '../db/entities/node.ts';
+import { AggregateSql } from '../db/aggregate-sql.ts';
 import { VERSION } from '../config/version.ts';
 import type { Alerts } from '../notifications/alerts.ts';
 import { nodeStatus } from './node-status.ts';
@@ -9,6 +10,8 @@ import { nodeStatus } from './node-status.ts';
 /** How often nodes are looked at: well inside the default 45 s offline threshold. */
 const PASS_MS = 15_000;
 const OUTDATED_PERIOD_MS = 24 * 3600_000;
+/** Node ids per UPDATE of the announced status (well under SQLite's bound-parameter limit). */
+const UPDATE_CHUNK = 500;
 
 /** `[major, minor]` of a version such as `0.1.0` or `v1.2.3-rc1`; undefined when it is not one. */
 export function majorMinor(version: string): [number, number] | undefined {
@@ -61,37 +64,43 @@ export class NodeMonitor {
 
   /**
    * Only nodes whose status moved since it was last announced are loaded, and their new status
-   * is written in one flush: flushing once per node over every node made a pass quadratic (at
-   * 5,000 agents coming online together, minutes of CPU; bench/agents.ts).
+   * is written by set-based updates: flushing once per node over every node made a pass
+   * quadratic (at 5,000 agents coming online together, minutes of CPU; bench/agents.ts).
    */
   async #pass(now: Date): Promise<void> {
     const em = this.#orm.em.fork();
-    // online: heard from after `cutoff` (nodeStatus); a node never heard from and never announced is not news
-    const cutoff = new Date(now.getTime() - this.#offlineSeconds * 1000);
-    const moved = await em.find(NodeEntity, {
-      isLocal: false,
-      $or: [
-        { alertStatus: { $ne: 'online' }, lastSeenAt: { $gt: cutoff } },
-        { alertStatus: { $ne: 'offline' }, lastSeenAt: { $lte: cutoff } },
-        { alertStatus: { $nin: ['offline', ''] }, lastSeenAt: null },
-      ],
-    }, { orderBy: { id: 'asc' } });
-    const announcements: { node: Node; status: 'online' | 'offline'; announced: string }[] = [];
+    const sql = new AggregateSql(em);
+    // online: heard from after `cutoff` (nodeStatus); a node never heard from and never announced is not news.
+    // Rows, not entities: after 10,000 agents started, hydrating them all stalled requests for half a second.
+    const cutoff = sql.time(new Date(now.getTime() - this.#offlineSeconds * 1000));
+    const moved = (await sql.rows<NodeRow>(
+      `select id, name, alert_status, last_seen_at, agent_version from nodes
+        where is_local = ? and ((alert_status <> 'online' and last_seen_at > ?) or (alert_status <> 'offline' and last_seen_at <= ?)
+          or (alert_status not in ('offline', '') and last_seen_at is null))
+        order by id`, [false, cutoff, cutoff])).map((row) => watchedNode(row, sql));
+    const announcements: { node: WatchedNode; status: 'online' | 'offline'; announced: string }[] = [];
     for (const node of moved) {
       const status = nodeStatus(node, this.#offlineSeconds, now.getTime());
       const announced = node.alertStatus;
       if (status === announced || (announced === '' && !node.lastSeenAt)) continue;
-      node.alertStatus = status;
       announcements.push({ node, status, announced });
     }
-    // Stored before anything is announced: a restart in between loses an alert rather than repeating it.
-    if (announcements.length > 0) await em.flush();
+    // Stored before anything is announced (a restart in between loses an alert rather than
+    // repeating it), as a few set-based updates: 10,000 agents come online in the same pass.
+    for (const status of ['online', 'offline'] as const) {
+      const ids = announcements.filter((a) => a.status === status).map((a) => a.node.id);
+      for (let i = 0; i < ids.length; i += UPDATE_CHUNK) {
+        await em.nativeUpdate(NodeEntity, { id: { $in: ids.slice(i, i + UPDATE_CHUNK) } }, { alertStatus: status });
+      }
+    }
     for (const { node, status, announced } of announcements) {
       // The first sighting of a new node is recorded, not announced.
       if (announced !== '' || status === 'offline') await this.#alerts.notify(transition(node, status));
     }
     // Outdated agents among the online ones; agents on the master's own version need no look.
-    const online = await em.find(NodeEntity, { isLocal: false, lastSeenAt: { $gt: cutoff }, agentVersion: { $ne: VERSION } });
+    const online = (await sql.rows<NodeRow>(
+      'select id, name, alert_status, last_seen_at, agent_version from nodes where is_local = ? and last_seen_at > ? and agent_version <> ? order by id',
+      [false, cutoff, VERSION])).map((row) => watchedNode(row, sql));
     for (const node of online) {
       if (!isOutdated(node.agentVersion)) continue;
       await this.#alerts.raiseOnce({
@@ -106,7 +115,16 @@ export class NodeMonitor {
   }
 }
 
-function transition(node: Node, status: 'online' | 'offline') {
+interface NodeRow { id: number; name: string; alert_status: string; last_seen_at: unknown; agent_version: string }
+
+/** What a pass needs of a node. */
+interface WatchedNode { id: number; name: string; alertStatus: string; lastSeenAt: Date | null; agentVersion: string }
+
+function watchedNode(row: NodeRow, sql: AggregateSql): WatchedNode {
+  return { id: Number(row.id), name: row.name, alertStatus: row.alert_status, lastSeenAt: sql.dateOf(row.last_seen_at), agentVersion: row.agent_version };
+}
+
+function transition(node: WatchedNode, status: 'online' | 'offline') {
   const offline = status === 'offline';
   return {
     type: offline ? 'node_offline' : 'node_online',
