@@ -96,7 +96,11 @@ export class CommandQueue {
    */
   async renew(nodeId: number, inFlight?: number[], starting = false): Promise<AgentCommand[]> {
     const em = this.#orm.em.fork();
-    if (starting) return em.find(AgentCommandEntity, { nodeId, status: 'claimed' });
+    if (starting) {
+      // Nearly always nothing: a bound statement first (every agent of a restarted fleet sends this at once).
+      const [held] = await new AggregateSql(em).rows("select id from agent_commands where node_id = ? and status = 'claimed' limit 1", [nodeId]);
+      return held ? em.find(AgentCommandEntity, { nodeId, status: 'claimed' }) : [];
+    }
     const lease = new Date(this.#clock.now().getTime() + this.#leaseMs);
     const listed = inFlight === undefined ? {} : { id: { $in: inFlight } };
     if (inFlight?.length !== 0) await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', ...listed }, { leaseExpiresAt: lease });
