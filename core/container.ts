@@ -58,6 +58,7 @@ import { NotificationMetrics } from './metrics/notification-metrics.ts';
 import { RecoveryMetrics } from './metrics/recovery-metrics.ts';
 import { NodeMonitor } from './agent-protocol/node-monitor.ts';
 import { SlaScan } from './backup/sla-scan.ts';
+import { HeartbeatWriter } from './agent-protocol/heartbeat-writer.ts';
 import { MetricsCollector } from './insight/metrics-collector.ts';
 import { NotificationChannelService } from './features/notifications/notification-service.ts';
 
@@ -97,6 +98,7 @@ export interface AppCradle {
   verifications: VerifyService;
   replications: ReplicationService;
   commandQueue: CommandQueue;
+  heartbeatWriter: HeartbeatWriter;
   remoteBackups: RemoteBackups;
   remoteRestores: RemoteRestores;
   leaseMonitor: LeaseMonitor;
@@ -201,6 +203,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     verifications: asClass(VerifyService).singleton(),
     replications: asClass(ReplicationService).singleton(),
     commandQueue: asClass(CommandQueue).singleton(),
+    heartbeatWriter: asClass(HeartbeatWriter).singleton(),
     remoteBackups: asClass(RemoteBackups).singleton(),
     remoteRestores: asClass(RemoteRestores).singleton(),
     leaseMonitor: asClass(LeaseMonitor).singleton(),

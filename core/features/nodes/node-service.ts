@@ -8,6 +8,7 @@ import { AppError } from '../../http/app-error.ts';
 import { generateToken, hashToken } from '../../security/tokens.ts';
 import type { AgentTokenCache } from '../../auth/agent-token-cache.ts';
 import { AggregateSql } from '../../db/aggregate-sql.ts';
+import type { HeartbeatWriter } from '../../agent-protocol/heartbeat-writer.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
 import { toNodeView } from './node-view.ts';
 import { nodeCounts } from './node-counts.ts';
@@ -54,9 +55,11 @@ export class NodeService {
   readonly #em: EntityManager;
   readonly #config: Config;
   readonly #tokens: AgentTokenCache;
+  readonly #heartbeats: HeartbeatWriter;
 
-  constructor({ em, config, agentTokens }: { em: EntityManager; config: Config; agentTokens: AgentTokenCache }) {
+  constructor({ em, config, agentTokens, heartbeatWriter }: { em: EntityManager; config: Config; agentTokens: AgentTokenCache; heartbeatWriter: HeartbeatWriter }) {
     this.#em = em;
+    this.#heartbeats = heartbeatWriter;
     this.#config = config;
     this.#tokens = agentTokens;
   }
@@ -170,10 +173,11 @@ export class NodeService {
     });
   }
 
-  /** Records what the agent reports; absent fields keep their stored values. `lastSeenAt` is always now. */
   /**
-   * Records a heartbeat with one UPDATE of the reported facts (no entity loaded or tracked: every
-   * agent calls this every 15 s). False when the node no longer exists.
+   * Records what the agent reports (absent fields keep their stored values; `lastSeenAt` is
+   * always now) with one UPDATE, no entity loaded or tracked (every agent calls this every 15 s),
+   * committed together with the other heartbeats of the same moment (HeartbeatWriter).
+   * False when the node no longer exists.
    */
   async heartbeat(nodeId: number, input: HeartbeatInput, clientIp: string): Promise<boolean> {
     const sql = new AggregateSql(this.#em);
@@ -183,7 +187,7 @@ export class NodeService {
     if (input.arch !== undefined) set.push(['arch', input.arch]);
     if (input.agentVersion !== undefined) set.push(['agent_version', input.agentVersion]);
     if (input.lastError !== undefined) set.push(['last_error', input.lastError]);
-    return (await sql.run(`update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [...set.map(([, v]) => v), nodeId])) === 1;
+    return this.#heartbeats.write(`update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [...set.map(([, v]) => v), nodeId]);
   }
 
   #newNode(em: EntityManager, input: { name: string; labels: string; maxConcurrent?: number; bandwidthLimit?: string }): { node: Node; token: string } {
