@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { NodeEntity } from '../db/entities/node.ts';
@@ -10,8 +10,8 @@ import { nodeStatus } from './node-status.ts';
 /** How often nodes are looked at: well inside the default 45 s offline threshold. */
 const PASS_MS = 15_000;
 const OUTDATED_PERIOD_MS = 24 * 3600_000;
-/** Node ids per UPDATE of the announced status (well under SQLite's bound-parameter limit). */
-const UPDATE_CHUNK = 500;
+/** Nodes per page of a pass (and so per UPDATE of their status: well under SQLite's bound-parameter limit). */
+const PAGE = 500;
 
 /** `[major, minor]` of a version such as `0.1.0` or `v1.2.3-rc1`; undefined when it is not one. */
 export function majorMinor(version: string): [number, number] | undefined {
@@ -63,39 +63,28 @@ export class NodeMonitor {
   }
 
   /**
-   * Only nodes whose status moved since it was last announced are loaded, and their new status
-   * is written by set-based updates: flushing once per node over every node made a pass
-   * quadratic (at 5,000 agents coming online together, minutes of CPU; bench/agents.ts).
+   * Only nodes whose status moved since it was last announced are read (as rows: hydrating
+   * 10,000 entities after they all came online stalled requests for half a second), in pages
+   * with a turn of the event loop between them (the embedded database answers synchronously),
+   * and their new status is written by set-based updates: flushing once per node over every
+   * node made a pass quadratic (at 5,000 agents coming online together, minutes of CPU;
+   * bench/agents.ts).
    */
   async #pass(now: Date): Promise<void> {
     const em = this.#orm.em.fork();
     const sql = new AggregateSql(em);
     // online: heard from after `cutoff` (nodeStatus); a node never heard from and never announced is not news.
-    // Rows, not entities: after 10,000 agents started, hydrating them all stalled requests for half a second.
     const cutoff = sql.time(new Date(now.getTime() - this.#offlineSeconds * 1000));
-    const moved = (await sql.rows<NodeRow>(
-      `select id, name, alert_status, last_seen_at, agent_version from nodes
-        where is_local = ? and ((alert_status <> 'online' and last_seen_at > ?) or (alert_status <> 'offline' and last_seen_at <= ?)
-          or (alert_status not in ('offline', '') and last_seen_at is null))
-        order by id`, [false, cutoff, cutoff])).map((row) => watchedNode(row, sql));
-    const announcements: { node: WatchedNode; status: 'online' | 'offline'; announced: string }[] = [];
-    for (const node of moved) {
-      const status = nodeStatus(node, this.#offlineSeconds, now.getTime());
-      const announced = node.alertStatus;
-      if (status === announced || (announced === '' && !node.lastSeenAt)) continue;
-      announcements.push({ node, status, announced });
-    }
-    // Stored before anything is announced (a restart in between loses an alert rather than
-    // repeating it), as a few set-based updates: 10,000 agents come online in the same pass.
-    for (const status of ['online', 'offline'] as const) {
-      const ids = announcements.filter((a) => a.status === status).map((a) => a.node.id);
-      for (let i = 0; i < ids.length; i += UPDATE_CHUNK) {
-        await em.nativeUpdate(NodeEntity, { id: { $in: ids.slice(i, i + UPDATE_CHUNK) } }, { alertStatus: status });
-      }
-    }
-    for (const { node, status, announced } of announcements) {
-      // The first sighting of a new node is recorded, not announced.
-      if (announced !== '' || status === 'offline') await this.#alerts.notify(transition(node, status));
+    for (let after = 0; ;) {
+      const moved = (await sql.rows<NodeRow>(
+        `select id, name, alert_status, last_seen_at, agent_version from nodes
+          where is_local = ? and id > ? and ((alert_status <> 'online' and last_seen_at > ?) or (alert_status <> 'offline' and last_seen_at <= ?)
+            or (alert_status not in ('offline', '') and last_seen_at is null))
+          order by id limit ?`, [false, after, cutoff, cutoff, PAGE])).map((row) => watchedNode(row, sql));
+      await this.#record(em, moved, now);
+      if (moved.length < PAGE) break;
+      after = moved.at(-1)!.id;
+      await new Promise((resolve) => setImmediate(resolve));
     }
     // Outdated agents among the online ones; agents on the master's own version need no look.
     const online = (await sql.rows<NodeRow>(
@@ -111,6 +100,26 @@ export class NodeMonitor {
         body: `The agent on node "${node.name}" runs version ${node.agentVersion}; the master runs ${VERSION}. Update the agent.`,
         fields: { nodeId: node.id, nodeName: node.name, agentVersion: node.agentVersion, masterVersion: VERSION },
       }, OUTDATED_PERIOD_MS, now);
+    }
+  }
+
+  /** Stores the new status of nodes whose status moved, then announces the transitions. */
+  async #record(em: EntityManager, moved: WatchedNode[], now: Date): Promise<void> {
+    const announcements: { node: WatchedNode; status: 'online' | 'offline'; announced: string }[] = [];
+    for (const node of moved) {
+      const status = nodeStatus(node, this.#offlineSeconds, now.getTime());
+      const announced = node.alertStatus;
+      if (status === announced || (announced === '' && !node.lastSeenAt)) continue;
+      announcements.push({ node, status, announced });
+    }
+    // Stored before anything is announced: a restart in between loses an alert rather than repeating it.
+    for (const status of ['online', 'offline'] as const) {
+      const ids = announcements.filter((a) => a.status === status).map((a) => a.node.id);
+      if (ids.length > 0) await em.nativeUpdate(NodeEntity, { id: { $in: ids } }, { alertStatus: status });
+    }
+    for (const { node, status, announced } of announcements) {
+      // The first sighting of a new node is recorded, not announced.
+      if (announced !== '' || status === 'offline') await this.#alerts.notify(transition(node, status));
     }
   }
 }

@@ -142,6 +142,29 @@ test('nodes: offline and back online once per transition, a new node is no news;
   assert.equal(isOutdated('dev', '0.1.0'), false, 'an unknown version is not judged');
 });
 
+test('nodes: a pass over more nodes than one page records every transition and announces only the news', async (t) => {
+  const { app } = await build(t, { config: { ...QUIET, nodeOfflineSeconds: 45 } });
+  await setupAdmin(app);
+  const em = app.diContainer.cradle.orm.em.fork();
+  const now = Date.now();
+  // 1,201 nodes: 1,100 heard from just now (first sighting: recorded, no news), 101 announced
+  // online but silent for a minute (offline: news each). More than two pages of 500.
+  for (let i = 0; i < 1201; i++) {
+    const fresh = i < 1100;
+    em.create(NodeEntity, { name: `fleet-${i}`, isLocal: false, tokenHash: `fleet-hash-${i}`, lastSeenAt: new Date(fresh ? now : now - 60_000), alertStatus: fresh ? '' : 'online' });
+  }
+  await em.flush();
+  await app.diContainer.cradle.nodeMonitor.runOnce(new Date(now + 1000));
+  const statuses = await em.fork().find(NodeEntity, { isLocal: false }, { fields: ['name', 'alertStatus'], orderBy: { id: 'asc' } });
+  assert.equal(statuses.filter((n) => n.alertStatus === 'online').length, 1100);
+  assert.equal(statuses.filter((n) => n.alertStatus === 'offline').length, 101);
+  const offline = await outbox(app, 'node_offline');
+  assert.equal(offline.length, 101);
+  assert.equal((await outbox(app, 'node_online')).length, 0, 'a first sighting is no news');
+  await app.diContainer.cradle.nodeMonitor.runOnce(new Date(now + 2000));
+  assert.equal((await outbox(app)).length, 101, 'a second pass finds nothing new');
+});
+
 test('SLA: a task past its RPO raises sla_violation once per 6 h while it lasts; a success ends it', async (t) => {
   const { app } = await build(t, { config: QUIET });
   const admin = await setupAdmin(app);
