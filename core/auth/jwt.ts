@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Role } from '../db/entities/user.ts';
 
@@ -17,14 +17,32 @@ export interface SessionClaims {
 
 const ISSUER = 'backplane';
 
-/** Stateless HS256 session tokens; revocation comes from the token version checked per request. */
+/** Verified tokens remembered at most (each until its own expiry); past it the map starts afresh. */
+const VERIFIED_MAX = 10_000;
+
+/**
+ * Stateless HS256 session tokens; revocation comes from the token version checked per request.
+ * A token whose signature was checked is remembered with its claims until it expires: every
+ * request presents one, and verifying it again (an HMAC through WebCrypto, a job on the thread
+ * pool) was the largest item of the profile route after the database (bench/api.ts). What can
+ * revoke a session (disabled user, new role or password, token version) is read per request
+ * from the user's row, not from this memory.
+ */
 export class SessionTokens {
   readonly #key: Uint8Array;
   readonly #ttlSeconds: number;
+  /** The HMAC key imported once: a raw key is imported again on every sign and verify. */
+  #cryptoKey: Promise<webcrypto.CryptoKey> | undefined;
+  readonly #verified = new Map<string, { claims: SessionClaims; expiresAt: number }>();
 
   constructor(key: Buffer, ttlSeconds: number) {
     this.#key = new Uint8Array(key);
     this.#ttlSeconds = ttlSeconds;
+  }
+
+  #signingKey(): Promise<webcrypto.CryptoKey> {
+    this.#cryptoKey ??= webcrypto.subtle.importKey('raw', this.#key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    return this.#cryptoKey;
   }
 
   async issue(claims: Omit<SessionClaims, 'sessionId'>): Promise<{ token: string; expiresAt: Date }> {
@@ -36,17 +54,26 @@ export class SessionTokens {
       .setJti(randomBytes(16).toString('base64url'))
       .setIssuedAt()
       .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-      .sign(this.#key);
+      .sign(await this.#signingKey());
     return { token, expiresAt };
   }
 
   /** Returns the claims, or undefined for any invalid, expired or foreign token. */
-  async verify(token: string): Promise<SessionClaims | undefined> {
+  async verify(token: string, now = Date.now()): Promise<SessionClaims | undefined> {
+    const known = this.#verified.get(token);
+    if (known) {
+      if (known.expiresAt > now) return known.claims;
+      this.#verified.delete(token);
+      return undefined;
+    }
     try {
-      const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], issuer: ISSUER });
+      const { payload } = await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'], issuer: ISSUER });
       const userId = Number(payload.sub);
-      if (!Number.isSafeInteger(userId) || typeof payload.tv !== 'number') return undefined;
-      return { userId, role: payload.role as Role, tokenVersion: payload.tv, ...(typeof payload.jti === 'string' ? { sessionId: payload.jti } : {}), ...(payload.scp === 'mfa-enrol' ? { enrolmentOnly: true } : {}) };
+      if (!Number.isSafeInteger(userId) || typeof payload.tv !== 'number' || typeof payload.exp !== 'number') return undefined;
+      const claims: SessionClaims = { userId, role: payload.role as Role, tokenVersion: payload.tv, ...(typeof payload.jti === 'string' ? { sessionId: payload.jti } : {}), ...(payload.scp === 'mfa-enrol' ? { enrolmentOnly: true } : {}) };
+      if (this.#verified.size >= VERIFIED_MAX) this.#verified.clear();
+      this.#verified.set(token, { claims, expiresAt: payload.exp * 1000 });
+      return claims;
     } catch {
       return undefined;
     }
