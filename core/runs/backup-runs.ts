@@ -52,6 +52,8 @@ export class BackupRuns {
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
   /** Tasks with a run being created right now (closes the check-then-insert race in one process). */
   readonly #claiming = new Set<number>();
+  /** The tail of the placements in progress (see #oneAtATime). */
+  #placing: Promise<void> = Promise.resolve();
   #stopping = false;
 
   constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications, commandQueue, recordLogs, events, alerts }: {
@@ -98,10 +100,19 @@ export class BackupRuns {
         taskId, taskName: task.name, type: task.type, status: 'queued' as const,
         trigger: req.trigger, triggeredBy: req.triggeredBy.slice(0, 100), compression: task.compression, encrypted: task.encrypt,
       };
-      // 0 is the master's own queue: no placement at all, or placement on the local node.
-      let nodeId = 0;
-      if (!runsOnMaster(task)) {
+      const queueOnMaster = async (): Promise<BackupRecord> => {
+        const record = em.create(BackupRecordEntity, { ...fields, nodeId: 0 });
+        await em.flush();
+        this.#enqueue(record.id);
+        return record;
+      };
+      if (runsOnMaster(task)) return await queueOnMaster();
+      // Placement and the command it leads to, one request at a time: two runs asked for at
+      // once must each see the other's work, or a pool sends both to the same node.
+      return await this.#oneAtATime(async () => {
+        let nodeId: number;
         try {
+          // 0 is placement on the local node: the master's own queue.
           nodeId = recordNodeId(await placeRun(em, task, this.#placement));
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
@@ -110,24 +121,26 @@ export class BackupRuns {
           await settleBackup(this.#outcome, em, record, task, 'failed');
           throw new AppError(err.code, { message: err.message, details: { recordId: record.id } });
         }
-      }
-      if (nodeId === 0) {
-        const record = em.create(BackupRecordEntity, { ...fields, nodeId: 0 });
-        await em.flush();
-        this.#enqueue(record.id);
-        return record;
-      }
-      // The record and its command commit together: a placed record never lacks the command that drives it.
-      return em.transactional(async (tx) => {
-        const record = tx.create(BackupRecordEntity, { ...fields, nodeId });
-        await tx.flush();
-        this.#commands.add(tx, { nodeId, type: 'run_task', payload: { taskId, recordId: record.id } satisfies RunTaskPayload, recordKind: 'backup', recordId: record.id });
-        await tx.flush();
-        return record;
+        if (nodeId === 0) return queueOnMaster();
+        // The record and its command commit together: a placed record never lacks the command that drives it.
+        return em.transactional(async (tx) => {
+          const record = tx.create(BackupRecordEntity, { ...fields, nodeId });
+          await tx.flush();
+          this.#commands.add(tx, { nodeId, type: 'run_task', payload: { taskId, recordId: record.id } satisfies RunTaskPayload, recordKind: 'backup', recordId: record.id });
+          await tx.flush();
+          return record;
+        });
       });
     } finally {
       this.#claiming.delete(taskId);
     }
+  }
+
+  /** Runs `work` after every placement asked for before it has finished. */
+  #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.#placing.then(work, work);
+    this.#placing = turn.then(() => undefined, () => undefined);
+    return turn;
   }
 
   get runningCount(): number {

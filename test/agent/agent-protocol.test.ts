@@ -274,6 +274,12 @@ test('placement: a label pool picks the least busy online node; with none online
   const r2 = await runPlaced(app, admin, t2.id);
   const nodes = await Promise.all([r1, r2].map(async (id) => (await call(app, 'GET', `/api/backup/records/${id}`, { token: admin })).json.data.nodeId));
   assert.deepEqual(nodes.sort(), [a.id, b.id].sort(), 'the second run goes to the idle node');
+
+  // Asked for at the same moment, the runs still see each other: one per node.
+  const concurrent = await Promise.all(['3', '4', '5', '6'].map((n) => createTask(app, admin, { name: `Pool ${n}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db' })));
+  const records = await Promise.all(concurrent.map((task) => runPlaced(app, admin, task.id)));
+  const placed = await Promise.all(records.map(async (id) => (await call(app, 'GET', `/api/backup/records/${id}`, { token: admin })).json.data.nodeId as number));
+  assert.deepEqual([a.id, b.id].map((id) => placed.filter((n) => n === id).length), [2, 2], `placed on ${placed.join(', ')}`);
 });
 
 test('placement: maxConcurrent 0 is unlimited, so the pool fills that node past the others\' slots; the agent hears 0', async (t) => {
