@@ -1,13 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServerProcess } from '../test/helpers/server-process.ts';
-import { machine, masterNodeOptions, rssKiB, secs, withCleanup } from './backup-files.ts';
+import { cpuSeconds, machine, masterNodeOptions, rssKiB, secs, withCleanup } from './backup-files.ts';
 
 /**
  * The agent protocol at scale: one real master process (SQLite) and N simulated agents in this
@@ -101,21 +100,6 @@ class Latencies {
   }
 }
 
-/** utime + stime of a process, in seconds. */
-async function cpuSeconds(pid: number, tick: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
-  return (Number(fields[11]) + Number(fields[12])) / tick; // 14 utime, 15 stime
-}
-
-function clockTick(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-}
-
 const errorOf = (r: Reply): string => {
   try {
     return `HTTP ${r.status} ${(JSON.parse(r.body) as { code?: string }).code ?? ''}`.trim();
@@ -127,7 +111,6 @@ const errorOf = (r: Reply): string => {
 export async function benchAgents(options: { agents?: number; seconds?: number } = {}): Promise<void> {
   const count = options.agents ?? Number(process.env.BACKPLANE_BENCH_AGENTS ?? 2000);
   const seconds = options.seconds ?? Number(process.env.BACKPLANE_BENCH_AGENTS_SECONDS ?? 60);
-  const tick = clockTick();
   const dir = await mkdtemp(join(tmpdir(), 'backplane-bench-'));
   const dataDir = join(dir, 'data');
   await withCleanup(() => rm(dir, { recursive: true, force: true }), async () => {
@@ -219,13 +202,13 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
         const rssSamples: number[] = [];
         await sleep(start - performance.now());
         loopDelay.enable();
-        const cpu0 = await cpuSeconds(pid, tick);
+        const cpu0 = (await cpuSeconds(pid)).own;
         const selfCpu0 = process.cpuUsage();
         const wall0 = performance.now();
         heartbeats.origin = wall0;
         polls.origin = wall0;
         const rssTimer = setInterval(() => void rssKiB(pid).then((k) => rssSamples.push(k), () => undefined), 1000);
-        const windowDone = sleep(windowMs).then(async () => ({ cpu: await cpuSeconds(pid, tick), self: process.cpuUsage(selfCpu0), wall: performance.now() }));
+        const windowDone = sleep(windowMs).then(async () => ({ cpu: (await cpuSeconds(pid)).own, self: process.cpuUsage(selfCpu0), wall: performance.now() }));
         await Promise.all(nodes.flatMap((n) => [loop(HEARTBEAT_MS, () => heartbeat(n.token, heartbeats)), loop(POLL_MS, () => poll(n.token))]));
         const drainedAt = performance.now();
         const w = await windowDone;

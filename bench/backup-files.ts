@@ -108,16 +108,16 @@ interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/**
- * `backplane serve` as a child process on 127.0.0.1, port 0, as test/helpers/server-process.ts
- * starts it, except that a master which does not come up in time is killed rather than left behind.
- */
 /** `NODE_OPTIONS` for a benchmark's master from BACKPLANE_BENCH_MASTER_NODE_OPTIONS (`--cpu-prof --cpu-prof-dir=...`), when set. */
 export function masterNodeOptions(): Record<string, string> {
   const options = process.env.BACKPLANE_BENCH_MASTER_NODE_OPTIONS;
   return options ? { NODE_OPTIONS: options } : {};
 }
 
+/**
+ * `backplane serve` as a child process on 127.0.0.1, port 0, as test/helpers/server-process.ts
+ * starts it, except that a master which does not come up in time is killed rather than left behind.
+ */
 async function startMasterProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'serve'], {
     env: { PATH: process.env.PATH ?? '', ...masterNodeOptions(), BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
@@ -246,9 +246,13 @@ export async function capture(cmd: string, args: string[], env?: NodeJS.ProcessE
  * machine from a waiting one.
  */
 export async function cpuSeconds(pid: number | 'self'): Promise<{ own: number; children: number }> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
-  const tick = 100; // USER_HZ on Linux
+  return statCpuSeconds(await readFile(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** The CPU seconds in the text of a /proc/<pid>/stat file (see cpuSeconds). */
+export function statCpuSeconds(stat: string): { own: number; children: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number); // fields from 3 (state) on
+  const tick = 100; // USER_HZ: what /proc reports in on Linux, whatever the kernel's HZ
   return { own: (fields[11]! + fields[12]!) / tick, children: (fields[13]! + fields[14]!) / tick };
 }
 

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { postgresUrl } from '../test/helpers/databases.ts';
 import { pgDumpArgs, pgEnv } from '../plugins/db-postgres/postgres-argv.ts';
 import type { PostgresConfig } from '../plugins/db-postgres/postgres-config.ts';
-import { cpuSeconds, machine, MiB, mib, rate, rssKiB, sampleRss, secs, timeShell, withCleanup, withMaster } from './backup-files.ts';
+import { cpuSeconds, machine, statCpuSeconds, MiB, mib, rate, rssKiB, sampleRss, secs, timeShell, withCleanup, withMaster } from './backup-files.ts';
 
 /**
  * PostgreSQL backup end to end: a scratch database (`bp_bench_<random>`) of about
@@ -34,8 +34,8 @@ async function serverCpuSeconds(): Promise<number> {
     if (!/^\d+$/.test(pid)) continue;
     const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
     if (!text.includes('(postgres)')) continue;
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
-    total += (fields[11]! + fields[12]! + fields[13]! + fields[14]!) / 100; // reaped backends count in the postmaster's children
+    const cpu = statCpuSeconds(text);
+    total += cpu.own + cpu.children; // reaped backends count in the postmaster's children
   }
   return total;
 }

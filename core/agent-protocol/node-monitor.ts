@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { NodeEntity } from '../db/entities/node.ts';
-import { AggregateSql } from '../db/aggregate-sql.ts';
+import { AggregateSql, timeOf } from '../db/aggregate-sql.ts';
 import { VERSION } from '../config/version.ts';
 import type { Alerts } from '../notifications/alerts.ts';
 import { nodeStatus } from './node-status.ts';
@@ -77,10 +77,10 @@ export class NodeMonitor {
     const cutoff = sql.time(new Date(now.getTime() - this.#offlineSeconds * 1000));
     for (let after = 0; ;) {
       const moved = (await sql.rows<NodeRow>(
-        `select id, name, alert_status, last_seen_at, agent_version from nodes
+        `select ${WATCHED_COLUMNS} from nodes
           where is_local = ? and id > ? and ((alert_status <> 'online' and last_seen_at > ?) or (alert_status <> 'offline' and last_seen_at <= ?)
             or (alert_status not in ('offline', '') and last_seen_at is null))
-          order by id limit ?`, [false, after, cutoff, cutoff, PAGE])).map((row) => watchedNode(row, sql));
+          order by id limit ?`, [false, after, cutoff, cutoff, PAGE])).map(watchedNode);
       await this.#record(em, moved, now);
       if (moved.length < PAGE) break;
       after = moved.at(-1)!.id;
@@ -88,8 +88,8 @@ export class NodeMonitor {
     }
     // Outdated agents among the online ones; agents on the master's own version need no look.
     const online = (await sql.rows<NodeRow>(
-      'select id, name, alert_status, last_seen_at, agent_version from nodes where is_local = ? and last_seen_at > ? and agent_version <> ? order by id',
-      [false, cutoff, VERSION])).map((row) => watchedNode(row, sql));
+      `select ${WATCHED_COLUMNS} from nodes where is_local = ? and last_seen_at > ? and agent_version <> ? order by id`,
+      [false, cutoff, VERSION])).map(watchedNode);
     for (const node of online) {
       if (!isOutdated(node.agentVersion)) continue;
       await this.#alerts.raiseOnce({
@@ -124,13 +124,16 @@ export class NodeMonitor {
   }
 }
 
+/** What a pass reads of a node (the columns of NodeRow). */
+const WATCHED_COLUMNS = 'id, name, alert_status, last_seen_at, agent_version';
+
 interface NodeRow { id: number; name: string; alert_status: string; last_seen_at: unknown; agent_version: string }
 
 /** What a pass needs of a node. */
 interface WatchedNode { id: number; name: string; alertStatus: string; lastSeenAt: Date | null; agentVersion: string }
 
-function watchedNode(row: NodeRow, sql: AggregateSql): WatchedNode {
-  return { id: Number(row.id), name: row.name, alertStatus: row.alert_status, lastSeenAt: sql.dateOf(row.last_seen_at), agentVersion: row.agent_version };
+function watchedNode(row: NodeRow): WatchedNode {
+  return { id: Number(row.id), name: row.name, alertStatus: row.alert_status, lastSeenAt: timeOf(row.last_seen_at), agentVersion: row.agent_version };
 }
 
 function transition(node: WatchedNode, status: 'online' | 'offline') {

@@ -5,7 +5,7 @@ import { roleAllows } from './roles.ts';
 import type { Principal } from './principal.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Role } from '../db/entities/user.ts';
-import { AggregateSql, bool } from '../db/aggregate-sql.ts';
+import { AggregateSql, bool, timeOf } from '../db/aggregate-sql.ts';
 import { hashToken, looksLike } from '../security/tokens.ts';
 import { sessionIsOpen } from './session-revocation.ts';
 
@@ -57,7 +57,7 @@ async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
       where token_hash = ? or (previous_token_hash = ? and previous_token_expires_at > ?) limit 1`, [hash, hash, sql.time(new Date())]);
   if (!node) throw new AppError('AUTH_UNAUTHORIZED');
   const facts = { nodeId: Number(node.id), nodeName: node.name, maxConcurrent: Number(node.max_concurrent), bandwidthLimit: node.bandwidth_limit, labels: node.labels };
-  agentTokens.set(hash, facts, node.token_hash === hash ? null : sql.dateOf(node.previous_token_expires_at));
+  agentTokens.set(hash, facts, node.token_hash === hash ? null : timeOf(node.previous_token_expires_at));
   return { kind: 'agent', nodeId: facts.nodeId, nodeName: facts.nodeName, node: facts };
 }
 

@@ -49,13 +49,6 @@ export class AggregateSql {
     return this.dialect === 'sqlite' ? date.getTime() : date.toISOString();
   }
 
-  /** A time column's value as read back (epoch milliseconds on SQLite, a Date or text on PostgreSQL). */
-  dateOf(value: unknown): Date | null {
-    if (value === null || value === undefined) return null;
-    if (value instanceof Date) return value;
-    return new Date(typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (value as string | number));
-  }
-
   /** The UTC day (YYYY-MM-DD) of a time column. */
   day(column: string): string {
     return this.dialect === 'sqlite' ? `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')` : `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;

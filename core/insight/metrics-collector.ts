@@ -3,7 +3,7 @@ import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config/config.ts';
-import { AggregateSql, num } from '../db/aggregate-sql.ts';
+import { AggregateSql, bool, num, timeOf } from '../db/aggregate-sql.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { nodeStatus } from '../agent-protocol/node-status.ts';
 import { taskEvidence, evidenceOf, hoursSince, rtoStatus } from './task-evidence.ts';
@@ -77,7 +77,7 @@ export class MetricsCollector {
     const byNode = new Map(commands.map((c) => [num(c.node_id), c]));
     for (const key of ['nodeOnline', 'queueDepth', 'commandsRunning', 'commandTimeouts']) g[key]!.reset();
     for (const row of nodes) {
-      const n = { id: num(row.id), name: row.name, isLocal: row.is_local === true || Number(row.is_local) === 1, lastSeenAt: sql.dateOf(row.last_seen_at) };
+      const n = { id: num(row.id), name: row.name, isLocal: bool(row.is_local), lastSeenAt: timeOf(row.last_seen_at) };
       g.nodeOnline!.set({ node: n.name, role: n.isLocal ? 'master' : 'agent' }, n.isLocal || nodeStatus(n, this.#config.nodeOfflineSeconds, now.getTime()) === 'online' ? 1 : 0);
       if (n.isLocal) continue;
       const c = byNode.get(n.id);

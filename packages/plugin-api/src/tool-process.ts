@@ -47,6 +47,33 @@ function collect(stream: Readable | null | undefined): () => string {
   return () => text;
 }
 
+/** Resolves when the program exited 0; rejects with its error otherwise (a spawn failure included). */
+function successOf(child: ChildProcess, run: ToolRun, stderr: () => string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    child.once('error', (err) => reject(spawnError(run, err)));
+    child.once('close', (code, signal) => (code === 0 ? resolve() : reject(failure(run, code, signal, stderr()))));
+  });
+}
+
+/**
+ * A program's output as a stream that ends only once `done` resolved; when `done` rejects, the
+ * stream is destroyed with the same error. Destroying the stream before that calls `stop`.
+ * `done` is returned with its rejection already handled: the stream carries the same error, and
+ * a caller that only reads the stream must not crash the process.
+ */
+function outputUntil(stdout: Readable, done: Promise<void>, stop: () => void): { out: PassThrough; done: Promise<void> } {
+  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
+  let settled = false;
+  stdout.pipe(out, { end: false });
+  out.on('close', () => { if (!settled) stop(); });
+  const ended = done.then(
+    () => { settled = true; out.end(); },
+    (err: unknown) => { settled = true; out.destroy(err as Error); throw err; },
+  );
+  ended.catch(() => undefined);
+  return { out, done: ended };
+}
+
 /**
  * Starts the program with its stdout piped into a stream that ends only once the program
  * exited 0; any other exit (or a spawn failure) destroys the stream with the program's error,
@@ -54,32 +81,7 @@ function collect(stream: Readable | null | undefined): () => string {
  */
 function startTool(run: ToolRun, stdin: 'ignore' | 'pipe', killSignal: NodeJS.Signals): { child: ChildProcess; out: PassThrough; done: Promise<void> } {
   const child = spawn(run.command, run.args, { env: run.env, stdio: [stdin, 'pipe', 'pipe'] });
-  const stderr = collect(child.stderr);
-  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
-  let exited = false;
-  child.stdout!.pipe(out, { end: false });
-  out.on('close', () => { if (!exited) child.kill(killSignal); });
-  const done = new Promise<void>((resolve, reject) => {
-    child.once('error', (err) => {
-      exited = true;
-      const error = spawnError(run, err);
-      out.destroy(error);
-      reject(error);
-    });
-    child.once('close', (code, signal) => {
-      exited = true;
-      if (code === 0) {
-        out.end();
-        resolve();
-        return;
-      }
-      const error = failure(run, code, signal, stderr());
-      out.destroy(error);
-      reject(error);
-    });
-  });
-  // The stream carries the same error; a caller that only reads the stream must not crash the process.
-  done.catch(() => undefined);
+  const { out, done } = outputUntil(child.stdout!, successOf(child, run, collect(child.stderr)), () => child.kill(killSignal));
   return { child, out, done };
 }
 
@@ -92,21 +94,6 @@ export function runDump(run: ToolRun, compressor?: DumpCompressor): DumpStream {
   if (compressor) return runCompressedDump(run, compressor);
   const { out, done } = startTool(run, 'ignore', 'SIGTERM');
   return { stream: out, done };
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** Resolves when the program exited 0; rejects with its error otherwise. */
-function successOf(child: ChildProcess, run: ToolRun, stderr: () => string): Promise<void> {
-  return new Promise<Exit>((resolve, reject) => {
-    child.once('error', (err) => reject(spawnError(run, err)));
-    child.once('close', (code, signal) => resolve({ code, signal }));
-  }).then(({ code, signal }) => {
-    if (code !== 0) throw failure(run, code, signal, stderr());
-  });
 }
 
 /**
@@ -128,29 +115,15 @@ function runCompressedDump(run: ToolRun, compressor: DumpCompressor): DumpStream
   filter.stdin!.destroy();
   const toolStderr = collect(tool?.stderr);
   const toolDone = tool ? successOf(tool, run, toolStderr) : filterDone;
-  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
-  let settled = false;
-  const killAll = (): void => {
-    if (settled) return;
+  const killBoth = (): void => {
     tool?.kill('SIGTERM');
     filter.kill('SIGKILL');
   };
-  filter.stdout!.pipe(out, { end: false });
-  out.on('close', killAll);
   let rawBytes: number | undefined;
-  const done = Promise.all([toolDone, filterDone].map((p) => p.catch((err: unknown) => { killAll(); throw err; }))).then(
-    () => {
-      settled = true;
-      rawBytes = compressor.rawBytes?.(filterStderr());
-      out.end();
-    },
-    (err: unknown) => {
-      settled = true;
-      out.destroy(err as Error);
-      throw err;
-    },
-  );
-  done.catch(() => undefined);
+  // Whichever fails first stops the other; the raw size is read once both ended well.
+  const both = Promise.all([toolDone, filterDone].map((p) => p.catch((err: unknown) => { killBoth(); throw err; })))
+    .then(() => { rawBytes = compressor.rawBytes?.(filterStderr()); });
+  const { out, done } = outputUntil(filter.stdout!, both, killBoth);
   return { stream: out, done, compressed: true, rawBytes: () => rawBytes };
 }
 
