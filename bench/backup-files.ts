@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -256,6 +256,33 @@ export function statCpuSeconds(stat: string): { own: number; children: number } 
   return { own: (fields[11]! + fields[12]!) / tick, children: (fields[13]! + fields[14]!) / tick };
 }
 
+/**
+ * CPU seconds of each of a process's live threads, summed by thread name (MainThread,
+ * libuv-worker, V8Worker, ...): where a master's CPU goes that a --cpu-prof of its main thread
+ * does not show (file-system calls in the thread pool, concurrent GC).
+ */
+export async function threadCpu(pid: number): Promise<Map<string, number>> {
+  const byName = new Map<string, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+    const [comm, stat] = await Promise.all([
+      readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8').catch(() => ''),
+      readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => ''),
+    ]);
+    if (!stat) continue;
+    const name = comm.trim() || '?';
+    byName.set(name, (byName.get(name) ?? 0) + statCpuSeconds(stat).own);
+  }
+  return byName;
+}
+
+/** What each thread name used between two threadCpu readings, largest first ("other": threads gone meanwhile). */
+export function threadCpuDelta(before: Map<string, number>, after: Map<string, number>, total: number): string {
+  const rows = [...after].map(([name, s]) => [name, s - (before.get(name) ?? 0)] as const).filter(([, s]) => s >= 0.005);
+  const other = total - rows.reduce((sum, [, s]) => sum + s, 0);
+  if (other >= 0.005) rows.push(['other', other]);
+  return rows.sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ');
+}
+
 /** A shell pipeline under bash with pipefail; arguments arrive as $1, $2, ... (never interpolated). Returns its wall time. */
 export async function timeShell(script: string, args: string[], env?: NodeJS.ProcessEnv): Promise<number> {
   const t0 = performance.now();
@@ -410,9 +437,14 @@ interface SizeResult {
   backupCpu: { master: number; programs: number };
   stockRestoreCpu: number;
   restoreCpu: { master: number; programs: number };
+  /** The master's CPU seconds by thread name (threadCpuDelta). */
+  backupThreads: string;
+  restoreThreads: string;
+  /** The gzip round (full-size tree only). */
+  gzip: { stockMs: number; stockCpu: number; ms: number; cpu: { master: number; programs: number }; threads: string; peakKiB: number } | undefined;
 }
 
-async function benchOneSize(dir: string, label: string, bytes: number): Promise<SizeResult> {
+async function benchOneSize(dir: string, label: string, bytes: number, withGzip: boolean): Promise<SizeResult> {
   const root = join(dir, `tree-${label}`);
   const t0 = performance.now();
   const tree = await generateTree(root, bytes);
@@ -440,12 +472,14 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       const idleKiB = await rssKiB(master.pid);
       const sampler = sampleRss(master.pid);
       const mcpu0 = await cpuSeconds(master.pid);
+      const threads0 = await threadCpu(master.pid);
       const run = await master.runTask(task.id).catch(async (err: unknown) => {
         await sampler.stop();
         throw err;
       });
       const mcpu1 = await cpuSeconds(master.pid);
       const backupCpu = { master: mcpu1.own - mcpu0.own, programs: mcpu1.children - mcpu0.children };
+      const backupThreads = threadCpuDelta(threads0, await threadCpu(master.pid), backupCpu.master);
       const rss = await sampler.stop();
       if (run.record.status !== 'success') throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
 
@@ -465,6 +499,7 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       const restoreSampler = sampleRss(master.pid);
       const r0 = performance.now();
       const rmcpu0 = await cpuSeconds(master.pid);
+      const rthreads0 = await threadCpu(master.pid);
       const restore = await master.api<{ id: number }>('POST', `/api/backup/records/${run.record.id}/restore`, { targetPath: restoreDir });
       let restored: any;
       for (;;) {
@@ -475,16 +510,44 @@ async function benchOneSize(dir: string, label: string, bytes: number): Promise<
       const restoreMs = performance.now() - r0;
       const rmcpu1 = await cpuSeconds(master.pid);
       const restoreCpu = { master: rmcpu1.own - rmcpu0.own, programs: rmcpu1.children - rmcpu0.children };
+      const restoreThreads = threadCpuDelta(rthreads0, await threadCpu(master.pid), restoreCpu.master);
       const restoreRss = await restoreSampler.stop();
       await rm(restoreDir, { recursive: true, force: true });
       if (restored.status !== 'success') throw new Error(`the restore ended ${restored.status}: ${restored.errorMessage}`);
       if (process.env.BACKPLANE_BENCH_SHOW_LOGS) console.log(restored.logContent, run.record.logContent ?? '');
+
+      // The same tree with gzip (level 6, in-process zlib) against tar | gzip -6 | age.
+      let gzip: SizeResult['gzip'];
+      if (withGzip) {
+        const stockGzip = 'tar -c -f - -C / -- "$1" | gzip -6 -c | age -r "$2" > "$3"';
+        await timeShell('sync', []);
+        const gcpu0 = await cpuSeconds('self');
+        const stockMs = await timeShell(stockGzip, [rel, recipient, stockOut]);
+        const stockCpu = (await cpuSeconds('self')).children - gcpu0.children;
+        await rm(stockOut, { force: true });
+        const gzipTask = await master.api<{ id: number }>('POST', '/api/backup/tasks', {
+          name: `bench-files-${label}-gzip`, type: 'file', sourcePaths: [root], storageTargetIds: [targetId], compression: 'gzip', encrypt: true,
+        });
+        await timeShell('sync', []);
+        const gmcpu0 = await cpuSeconds(master.pid);
+        const gthreads0 = await threadCpu(master.pid);
+        const gzipSampler = sampleRss(master.pid);
+        const gzipRun = await master.runTask(gzipTask.id).catch(async (err: unknown) => {
+          await gzipSampler.stop();
+          throw err;
+        });
+        const gzipRss = await gzipSampler.stop();
+        const gmcpu1 = await cpuSeconds(master.pid);
+        const cpu = { master: gmcpu1.own - gmcpu0.own, programs: gmcpu1.children - gmcpu0.children };
+        if (gzipRun.record.status !== 'success') throw new Error(`the gzip backup ended ${gzipRun.record.status}: ${gzipRun.record.errorMessage}`);
+        gzip = { stockMs, stockCpu, ms: gzipRun.ms, cpu, threads: threadCpuDelta(gthreads0, await threadCpu(master.pid), cpu.master), peakKiB: gzipRss.peakKiB };
+      }
       return {
         label, tree, stockMs, stockSyncMs, stockSize,
         backplaneMs: run.ms, recordSeconds: run.record.durationSeconds, backplaneSize: run.record.fileSize,
         idleKiB, peakKiB: rss.peakKiB, hwmKiB: rss.hwmKiB,
         stockRestoreMs, restoreMs, restorePeakKiB: restoreRss.peakKiB,
-        stockCpu, backupCpu, stockRestoreCpu, restoreCpu,
+        stockCpu, backupCpu, stockRestoreCpu, restoreCpu, backupThreads, restoreThreads, gzip,
       };
     });
   } finally {
@@ -502,8 +565,20 @@ function report(r: SizeResult): void {
   console.log(`    artifact                        backplane ${mib(r.backplaneSize)}, stock ${mib(r.stockSize)}`);
   const cores = cpus().length;
   console.log(`    CPU seconds                     stock ${r.stockCpu.toFixed(2)}; backplane ${(r.backupCpu.master + r.backupCpu.programs).toFixed(2)} (master ${r.backupCpu.master.toFixed(2)}, tar and zstd ${r.backupCpu.programs.toFixed(2)}); on ${cores} CPUs no run can take less than CPU/${cores}`);
+  console.log(`    master CPU by thread            ${r.backupThreads}`);
+  console.log(`    goals (issue 17)                ratio <= 1.10: ${verdict(ratio <= 1.10)}; peak RSS <= 150 MiB: ${verdict(r.peakKiB <= 150 * 1024)}`);
   console.log(`    restore: stock age -d | zstd -d | tar -x  ${secs(r.stockRestoreMs)} (${rate(r.tree.bytes, r.stockRestoreMs)}), CPU ${r.stockRestoreCpu.toFixed(2)} s`);
   console.log(`    restore: backplane (API: one read into a staging folder, checked, then moved into place)  ${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB; CPU ${(r.restoreCpu.master + r.restoreCpu.programs).toFixed(2)} s (master ${r.restoreCpu.master.toFixed(2)}, tar and zstd ${r.restoreCpu.programs.toFixed(2)})`);
+  console.log(`    restore: master CPU by thread   ${r.restoreThreads}`);
+  console.log(`    restore goals (issue 17)        ratio <= 1.25: ${verdict(r.restoreMs / r.stockRestoreMs <= 1.25)}; peak RSS <= 150 MiB: ${verdict(r.restorePeakKiB <= 150 * 1024)}`);
+  const g = r.gzip;
+  if (!g) return;
+  console.log(`    gzip: stock tar | gzip -6 | age ${secs(g.stockMs)} (CPU ${g.stockCpu.toFixed(2)} s); backplane ${secs(g.ms)} (CPU ${(g.cpu.master + g.cpu.programs).toFixed(2)} s: master ${g.cpu.master.toFixed(2)}, tar ${g.cpu.programs.toFixed(2)}); ratio ${(g.ms / g.stockMs).toFixed(2)} (goal <= 1.10: ${verdict(g.ms / g.stockMs <= 1.10)}); master peak RSS ${(g.peakKiB / 1024).toFixed(1)} MiB`);
+  console.log(`    gzip: master CPU by thread      ${g.threads}`);
+}
+
+function verdict(met: boolean): string {
+  return met ? 'met' : 'NOT met';
 }
 
 /**
@@ -515,9 +590,9 @@ export async function benchBackupFiles(options: { bytes?: number } = {}): Promis
   const dir = await mkdtemp(join(tmpdir(), 'backplane-bench-files-'));
   await withCleanup(() => rm(dir, { recursive: true, force: true }), async () => {
     console.log(`file task (zstd, age) to local_disk vs tar | zstd -3 -T1 | age; page cache warmed by one untimed stock run per tree (${machine()})`);
-    const small = await benchOneSize(dir, 'quarter', Math.round(bytes / 4));
+    const small = await benchOneSize(dir, 'quarter', Math.round(bytes / 4), false);
     report(small);
-    const big = await benchOneSize(dir, 'full', bytes);
+    const big = await benchOneSize(dir, 'full', bytes, true);
     report(big);
     console.log(`  peak master RSS by tree size: ${mib(small.tree.bytes)} -> ${(small.peakKiB / 1024).toFixed(1)} MiB, ${mib(big.tree.bytes)} -> ${(big.peakKiB / 1024).toFixed(1)} MiB`);
   });

@@ -86,23 +86,24 @@ function warningOf(line: string): { message: string; path: string } {
   return { message: `${path}: ${m[2]!}`, path };
 }
 
-/** A tar process, started with the locale and zone its listing is parsed in. */
-export function spawnTar(program: string, args: string[]): ChildProcess {
-  return spawn(program, args, { env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' }, stdio: ['pipe', 'pipe', 'pipe'] });
+/** A tar process, started with the locale and zone its listing is parsed in; stdin a new pipe or the given stream. */
+export function spawnTar(program: string, args: string[], stdin: 'pipe' | Readable = 'pipe'): ChildProcess {
+  return spawn(program, args, { env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' }, stdio: [stdin, 'pipe', 'pipe'] });
 }
 
 /**
- * Waits for tar to end; rejects unless it exited with at most `worstOk` (creating: 1, "a file
- * changed as it was read", is a warning; extracting: 0 only), with its stderr in the message.
+ * Waits for tar (or the program named `label`) to end; rejects unless it exited with at most
+ * `worstOk` (creating: 1, "a file changed as it was read", is a warning; extracting: 0 only),
+ * with its stderr in the message.
  */
-export function tarExited(tar: ChildProcess, program: string, worstOk: number, stderr: () => string): Promise<void> {
+export function tarExited(tar: ChildProcess, program: string, worstOk: number, stderr: () => string, label = 'tar'): Promise<void> {
   return new Promise((res, rej) => {
     tar.once('error', (error) => rej(new Error(`${program}: ${error.message}`)));
     tar.once('close', (code, signal) => {
       if (!signal && code !== null && code <= worstOk) return res();
       const status = signal ? `was killed by ${signal}` : `exited with ${String(code)}`;
       const text = stderr().trim();
-      rej(new Error(`tar ${status}${text ? `: ${text.slice(0, 500)}` : ''}`));
+      rej(new Error(`${label} ${status}${text ? `: ${text.slice(0, 500)}` : ''}`));
     });
   });
 }

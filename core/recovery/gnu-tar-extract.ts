@@ -1,10 +1,11 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Writable } from 'node:stream';
-import { compressorProgram, type Compression } from '../engine/compression.ts';
-import { killChild, spawnTar, tarCompressor, tarExited } from '../engine/gnu-tar-source.ts';
+import { zstdProgram } from '../engine/compression.ts';
+import { killChild, spawnTar, tarExited } from '../engine/gnu-tar-source.ts';
 import { listedMember, parseIndexLine } from '../engine/tar-index.ts';
 import { archivePath } from './safe-extract.ts';
 import { drained } from '../engine/tar-entry-flow.ts';
@@ -19,9 +20,12 @@ import { drained } from '../engine/tar-entry-flow.ts';
  * removed from the staging folder again, with a warning, before anything moves; the move
  * (rooted-folders.ts) never goes through a link on disk that leaves the restore root.
  *
- * The compressed bytes go to tar, which runs the decompressor itself. Every member tar lists
- * (`-vv`) reaches `onEntry` for the manifest comparison. Run as root, tar restores owners, as
- * `tar -x` does.
+ * A zstd archive is decompressed by the zstd program, started here with its output as tar's
+ * input, as `zstd -d | tar -x` does: tar's own `--use-compress-program` copies an archive that
+ * arrives on a pipe or socket to the decompressor in 512-byte writes (strace: ten times the
+ * system calls of `zstd -d | tar -x`, which doubled the CPU of a restore; docs/benchmarks.md).
+ * Other archives reach tar decompressed. Every member tar lists (`-vv`) reaches `onEntry` for
+ * the manifest comparison. Run as root, tar restores owners, as `tar -x` does.
  */
 
 export interface TarExtractEntry {
@@ -30,30 +34,40 @@ export interface TarExtractEntry {
   size: number;
 }
 
-/** The zstd tar can start to decompress (`--use-compress-program` runs it with `-d`), if any. */
-export function tarZstd(): string | undefined {
-  return tarCompressor(compressorProgram('zstd'))?.command;
-}
+/** The archive as tar takes it: a tar, or a tar compressed with zstd (run as a program). */
+export type TarInput = 'tar' | 'zstd';
 
-export async function gnuTarExtract(program: string, compressed: Readable, options: {
+export async function gnuTarExtract(program: string, archive: Readable, options: {
   dir: string;
-  compression: Compression;
+  input: TarInput;
   onEntry: (entry: TarExtractEntry) => void;
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
 }): Promise<void> {
   const args = ['--extract', '--file=-', `--directory=${options.dir}`, '-vv', '--full-time', '--quoting-style=c'];
-  if (options.compression === 'gzip') args.push('--gzip');
-  if (options.compression === 'zstd') {
-    const zstd = tarZstd();
-    if (!zstd) throw new Error('gnuTarExtract: no zstd program tar can run');
-    args.push(`--use-compress-program=${zstd}`);
-  }
   let stderr = '';
-  const tar = spawnTar(program, args);
-  const exit = tarExited(tar, program, 0, () => stderr);
+  let zstdStderr = '';
+  const zstd = options.input === 'zstd' ? spawnZstdDecompress() : undefined;
+  const tar = spawnTar(program, args, zstd?.stdout ?? 'pipe');
+  // tar holds its own copy of zstd's output now: with this one closed, zstd's writes fail once
+  // tar is gone instead of filling a socket nobody reads.
+  zstd?.stdout!.destroy();
+  zstd?.stderr!.on('data', (chunk: Buffer) => { if (zstdStderr.length < 4096) zstdStderr += chunk.toString(); });
+  const decompressed = zstd ? tarExited(zstd, zstd.command, 0, () => zstdStderr, 'zstd') : Promise.resolve();
+  decompressed.catch(() => undefined);
+  const kill = (): void => {
+    killChild(tar);
+    killChild(zstd);
+  };
+  // tar's message on a cut-short archive is "Unexpected EOF"; zstd's says why, so a failed tar
+  // waits a moment for zstd (which ends once its output is gone) and leads with its reason.
+  const exit = tarExited(tar, program, 0, () => stderr).catch(async (err: unknown) => {
+    const timer = setTimeout(() => killChild(zstd), 2000);
+    const cause = await decompressed.then(() => undefined, (e: unknown) => e as Error);
+    clearTimeout(timer);
+    throw cause && !/was killed/.test(cause.message) ? new Error(`${cause.message}; ${(err as Error).message}`) : err;
+  });
   exit.catch(() => undefined); // awaited later; a tar that dies early must not be an unhandled rejection meanwhile
-  const kill = (): void => killChild(tar);
   options.signal?.addEventListener('abort', kill, { once: true });
   const unwanted: string[] = [];
   const listing = (async () => {
@@ -77,8 +91,10 @@ export async function gnuTarExtract(program: string, compressed: Readable, optio
     }
   })();
   try {
-    const fed = feed(compressed, tar.stdin!, options.signal);
+    const fed = feed(archive, zstd ? zstd.stdin! : tar.stdin!, options.signal);
     await Promise.all([fed.catch((err: unknown) => { kill(); throw err; }), exit, listing, errors]);
+    // tar read the whole archive (it drains its input), so zstd has checked its frames by now
+    await decompressed;
   } finally {
     kill();
     options.signal?.removeEventListener('abort', kill);
@@ -91,8 +107,15 @@ export async function gnuTarExtract(program: string, compressed: Readable, optio
   }
 }
 
+/** `zstd -d` from stdin to stdout: a frame whose checksum does not match fails it. */
+function spawnZstdDecompress(): ChildProcess & { command: string } {
+  const command = zstdProgram();
+  if (!command) throw new Error('gnuTarExtract: no zstd program');
+  return Object.assign(spawn(command, ['-d', '-q', '-c'], { stdio: ['pipe', 'pipe', 'pipe'] }), { command });
+}
+
 /**
- * Writes the archive to tar's stdin, and reads it to its end even after tar stopped taking it:
+ * Writes the archive to tar's (or zstd's) stdin, and reads it to its end even after tar stopped taking it:
  * tar stops at the end-of-archive blocks, but the stored bytes are only proven (length,
  * checksum, age's last chunk) once the input ended, and that is what fails a bad artifact.
  */

@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import type { Compression } from '../engine/compression.ts';
 import { gnuTarProgram } from '../engine/gnu-tar-source.ts';
 import { ManifestCheck } from './artifact-check.ts';
-import { gnuTarExtract, tarZstd } from './gnu-tar-extract.ts';
+import { gnuTarExtract } from './gnu-tar-extract.ts';
+import { zstdProgram } from '../engine/compression.ts';
 import { RootedFolders, clearPlace, missing } from './rooted-folders.ts';
 import { archivePath, isSelected, safeExtract, type ExtractResult } from './safe-extract.ts';
 
@@ -42,8 +43,8 @@ export interface StagedRestoreOptions {
 export const STAGING_PREFIX = '.backplane-restore-';
 
 /**
- * The archive to restore: a stream of the tar itself, or (for GNU tar, which decompresses in a
- * process of its own) of the tar still compressed with `compression`.
+ * The archive to restore: a stream of the tar itself, or (for a zstd archive extracted by GNU
+ * tar, decompressed by the zstd program beside it) of the tar still compressed with `compression`.
  */
 export interface RestoreSource {
   compression: Compression;
@@ -55,7 +56,7 @@ function extractor(source: RestoreSource, selected: string[]): string | undefine
   if (selected.length > 0) return undefined;
   const program = gnuTarProgram();
   if (!program) return undefined;
-  return source.compression !== 'zstd' || tarZstd() ? program : undefined;
+  return source.compression !== 'zstd' || zstdProgram() ? program : undefined;
 }
 
 export async function stagedRestore(source: Readable | RestoreSource, options: StagedRestoreOptions): Promise<ExtractResult & { checked: { entries: number; bytes: number } }> {
@@ -76,8 +77,10 @@ export async function stagedRestore(source: Readable | RestoreSource, options: S
     const program = extractor(input, selected);
     let result: ExtractResult;
     if (program) {
-      await gnuTarExtract(program, input.open(false), {
-        dir: staging, compression: input.compression,
+      // zstd runs as a program beside tar; a gzip archive is decompressed here (zlib)
+      const zstd = input.compression === 'zstd';
+      await gnuTarExtract(program, input.open(!zstd), {
+        dir: staging, input: zstd ? 'zstd' : 'tar',
         onEntry: (e) => seen(e.rawName, e.type, e.size),
         ...(options.onWarning ? { onWarning: options.onWarning } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
