@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load-config.ts';
-import { startServer } from './server.ts';
-import { openOrm, migrate } from './db/orm.ts';
-import { resetPassword } from './features/users/reset-password.ts';
 import { VERSION } from './config/version.ts';
+
+// Each command loads what it needs when it runs: the agent never pays for the master's modules
+// (the web server, the ORM, the plugins), nor the master for the agent's.
 
 const USAGE = `backplane ${VERSION}
 
@@ -22,10 +22,12 @@ async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
     case 'serve': {
+      const { startServer } = await import('./server.ts');
       await startServer(loadConfig());
       return -1; // keep running
     }
     case 'migrate': {
+      const { openOrm, migrate } = await import('./db/orm.ts');
       const orm = await openOrm(loadConfig().databaseUrl);
       try {
         const applied = await migrate(orm);
@@ -41,12 +43,12 @@ async function main(argv: string[]): Promise<number> {
         console.error('reset-password needs --username and --password');
         return 2;
       }
+      const { resetPassword } = await import('./features/users/reset-password.ts');
       await resetPassword(loadConfig(), values.username, values.password);
       console.log(`password of ${values.username} changed; existing sessions are revoked`);
       return 0;
     }
     case 'agent': {
-      // Loaded on demand: the master never pays for the agent's modules, nor the agent for the master's.
       const { runAgentCli } = await import('../agent/cli.ts');
       return runAgentCli(rest);
     }

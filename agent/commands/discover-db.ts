@@ -1,4 +1,5 @@
-import { discovered, type DiscoverDbResult } from '../../core/agent-protocol/wire.ts';
+import type { DiscoverDbResult } from '../../core/agent-protocol/wire.ts';
+import { discovered } from '../../core/agent-protocol/discovered.ts';
 import { driverFor } from '../../core/plugin-host/driver-for.ts';
 import { errorText } from '../../core/lib/text.ts';
 import { providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';

@@ -72,11 +72,6 @@ export type DiscoveredDatabase = Static<typeof DiscoveredDatabase>;
 export const DiscoverDbResult = Type.Object({ databases: Type.Array(DiscoveredDatabase) });
 export type DiscoverDbResult = Static<typeof DiscoverDbResult>;
 
-/** One database as a driver found it or an agent sent it, shaped and bounded (both sides apply it). */
-export function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): DiscoveredDatabase {
-  return { name: String(d.name ?? '').slice(0, 255), sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null, system: d.system === true };
-}
-
 // ---- backups on agents --------------------------------------------------------------------------
 
 export const TaskSpecQuery = Type.Object({ recordId: Id });

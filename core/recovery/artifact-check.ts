@@ -2,30 +2,11 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import tar from 'tar-stream';
-import type { MikroORM } from '@mikro-orm/core';
-import { BackupRecordEntryEntity } from '../db/entities/backup-record.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { archivePath } from './safe-extract.ts';
 
 const EDGE = 64 * 1024;
 
-/** The manifest stored at backup time: archive path -> size (files) or -1 (folders, links). */
-export async function loadManifest(orm: MikroORM, recordId: number): Promise<Map<string, number>> {
-  // In pages, outside the identity map: tens of thousands of managed entities would cost far
-  // more memory than the paths themselves.
-  const manifest = new Map<string, number>();
-  let after = 0;
-  for (;;) {
-    const rows = await orm.em.fork().find(BackupRecordEntryEntity, { recordId, id: { $gt: after } }, {
-      fields: ['id', 'path', 'size', 'entryType'], orderBy: { id: 'asc' }, limit: MANIFEST_PAGE, disableIdentityMap: true,
-    });
-    for (const r of rows) manifest.set(r.path, r.entryType === 'file' ? r.size : -1);
-    if (rows.length < MANIFEST_PAGE) return manifest;
-    after = rows.at(-1)!.id;
-  }
-}
-
-const MANIFEST_PAGE = 5000;
 
 /**
  * Compares an archive, entry by entry, with its manifest: the same entries, files of the same

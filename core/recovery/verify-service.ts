@@ -7,7 +7,8 @@ import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-r
 import { AppError } from '../http/app-error.ts';
 import { driverFor } from '../plugin-host/driver-for.ts';
 import { rawStream, withHealthyCopy } from './artifact-source.ts';
-import { checkDump, checkTar, loadManifest } from './artifact-check.ts';
+import { checkDump, checkTar } from './artifact-check.ts';
+import { loadManifest } from './stored-manifest.ts';
 import { safeExtract } from './safe-extract.ts';
 import { isDumpArchive } from '../backup/dump-archive.ts';
 import { checkDumpArchive, forEachDump } from './dump-archive-restore.ts';

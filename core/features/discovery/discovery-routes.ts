@@ -10,7 +10,8 @@ import { trimReason } from '../../storage/target-opener.ts';
 import { driverFor } from '../../plugin-host/driver-for.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
 import { isLocalNode } from '../../agent-protocol/local-node.ts';
-import { DiscoveredDatabase, discovered, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
+import { DiscoveredDatabase, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
+import { discovered } from '../../agent-protocol/discovered.ts';
 import { closedSignal } from '../../http/request-helpers.ts';
 
 const DiscoverBody = Type.Object({
