@@ -76,8 +76,21 @@ export async function openOrm(databaseUrl: string, options: { debug?: boolean } 
   return (await PostgresOrm.init({ ...common, clientUrl: databaseUrl })) as unknown as Orm;
 }
 
-/** Applies pending migrations; returns the names applied. */
+/** The advisory lock every master takes to migrate a PostgreSQL database: any constant they share. */
+const MIGRATION_LOCK = 7_261_700_117;
+
+/**
+ * Applies pending migrations; returns the names applied. On PostgreSQL several masters may start
+ * together: each first takes a transaction-scoped advisory lock on a connection of its own and
+ * holds it while the migrator (on another connection of the pool) creates its table and runs,
+ * so one migrates and the others, let in after its commit, find nothing pending.
+ */
 export async function migrate(orm: Orm): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((m) => m.name);
+  const url = orm.config.get('clientUrl');
+  if (!url || databaseKind(url) !== 'postgresql') return (await orm.migrator.up()).map((m) => m.name);
+  const connection = orm.em.getConnection();
+  return connection.transactional(async (trx) => {
+    await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK], 'get', trx);
+    return (await orm.migrator.up()).map((m) => m.name);
+  });
 }
