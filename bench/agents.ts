@@ -16,7 +16,7 @@ import { cpuSeconds, machine, masterNodeOptions, rssKiB, secs, withCleanup } fro
  * one node, drained by 200 concurrent pollers sharing its token; prints claims, distinct ids
  * and duplicates. Asserts nothing.
  *
- *   node bench/agents.ts   (BACKPLANE_BENCH_AGENTS=2000, BACKPLANE_BENCH_AGENTS_SECONDS=60)
+ *   node bench/agents.ts   (BACKPLANE_BENCH_AGENTS=10000, BACKPLANE_BENCH_AGENTS_SECONDS=60)
  */
 
 const ADMIN = { username: 'bench', password: 'bench-password-1' };
@@ -92,6 +92,12 @@ class Latencies {
     this.errorSamples.set(what, (this.errorSamples.get(what) ?? 0) + 1);
   }
 
+  /** The q-quantile in ms (NaN with no samples). */
+  quantile(q: number): number {
+    const s = [...this.ms].sort((a, b) => a - b);
+    return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : Number.NaN;
+  }
+
   summary(): string {
     const s = [...this.ms].sort((a, b) => a - b);
     const at = (q: number): string => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]!.toFixed(1) : '-');
@@ -109,7 +115,7 @@ const errorOf = (r: Reply): string => {
 };
 
 export async function benchAgents(options: { agents?: number; seconds?: number } = {}): Promise<void> {
-  const count = options.agents ?? Number(process.env.BACKPLANE_BENCH_AGENTS ?? 2000);
+  const count = options.agents ?? Number(process.env.BACKPLANE_BENCH_AGENTS ?? 10_000);
   const seconds = options.seconds ?? Number(process.env.BACKPLANE_BENCH_AGENTS_SECONDS ?? 60);
   const dir = await mkdtemp(join(tmpdir(), 'backplane-bench-'));
   const dataDir = join(dir, 'data');
@@ -223,6 +229,8 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
         console.log(`  calls over ${SLOW_MS} ms by second of the window: heartbeat ${heartbeats.slow()}; poll ${polls.slow()}`);
         console.log(`  requests: ${done + heartbeats.errors + polls.errors} of ~${expected.toFixed(0)} scheduled, ${(done / wallS).toFixed(0)} req/s answered OK (target ${(count / (HEARTBEAT_MS / 1000) + count / (POLL_MS / 1000)).toFixed(0)} req/s); last call finished ${((drainedAt - wall0) / 1000 - seconds).toFixed(2)} s after the window; largest schedule slip ${maxSlipMs.toFixed(0)} ms`);
         if (unexpectedCommands) console.log(`  polls that returned a command (none queued): ${unexpectedCommands}`);
+        const met = count >= 10_000 && heartbeats.errors + polls.errors === 0 && heartbeats.quantile(0.99) < 50 && polls.quantile(0.99) < 50;
+        console.log(`  goal (issue 17): 10,000 agents with p99 < 50 ms and no errors: ${met ? 'met' : 'NOT met'}${count < 10_000 ? ` (${count} agents run)` : ''}`);
         const meanRss = rssSamples.reduce((a, b) => a + b, 0) / Math.max(1, rssSamples.length);
         console.log(`  master: CPU ${(((w.cpu - cpu0) / wallS) * 100).toFixed(0)}% of one core; RSS mean ${(meanRss / 1024).toFixed(1)} MiB, peak ${(Math.max(...rssSamples) / 1024).toFixed(1)} MiB (${rssSamples.length} samples, 1/s)`);
         console.log(`  master memory at the end of the load: ${await memoryFigures(server.url)}`);

@@ -11,7 +11,7 @@ import { benchApi } from './api.ts';
 /**
  * `npm run bench`: every benchmark prints its figures; none asserts timings.
  * Sizes: BACKPLANE_BENCH_LOCAL_MB, BACKPLANE_BENCH_RCLONE_MB, BACKPLANE_BENCH_BACKUP_MB and
- * BACKPLANE_BENCH_PG_MB (1024 each by default); agents: BACKPLANE_BENCH_AGENTS (2000) and
+ * BACKPLANE_BENCH_PG_MB (1024 each by default); agents: BACKPLANE_BENCH_AGENTS (10000) and
  * BACKPLANE_BENCH_AGENTS_SECONDS (60); age: BACKPLANE_BENCH_AGE_MB (256); insight: BACKPLANE_BENCH_INSIGHT_RECORDS (100000); api: BACKPLANE_BENCH_API_SECONDS (10).
  *
  * Sections can be picked by name: `node bench/run.ts backup-files backup-postgres`
