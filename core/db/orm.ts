@@ -11,9 +11,10 @@ export type Orm = MikroORM;
 /**
  * Schema objects migrations create that no entity describes, so the ORM's schema diff would
  * drop them: the record search index (migration 018), SQLite's FTS5 table with its triggers and
- * PostgreSQL's trigram indexes. Schema comparisons leave statements naming them out.
+ * PostgreSQL's trigram indexes, and the one-active-run index (migration 019, partial). Schema
+ * comparisons leave statements naming them out.
  */
-export const UNMANAGED_SCHEMA = /backup_records_search/;
+export const UNMANAGED_SCHEMA = /backup_records_search|backup_records_one_active/;
 
 /** The ORM's schema difference without the statements about unmanaged objects. */
 export async function schemaDrift(orm: MikroORM): Promise<string> {

@@ -1,6 +1,6 @@
 import type { Alerts } from '../notifications/alerts.ts';
 import type { EventBus } from '../events/event-bus.ts';
-import type { MikroORM } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
@@ -78,7 +78,8 @@ export class BackupRuns {
   /**
    * Queues a run of the task: on the master's queue, or as a command for the node it is placed
    * on (its own node or the least busy of its label pool). Refuses (AppError) when the task is
-   * missing, already has a queued or running record, or is outside its maintenance windows
+   * missing, already has a queued or running record (the database holds the rule, so two
+   * masters asked at once give one run), or is outside its maintenance windows
    * (every trigger). When no node can take it, the run is recorded as failed (it shows in the
    * history and notifies) and NODE_OFFLINE is thrown with the record's id.
    */
@@ -131,6 +132,11 @@ export class BackupRuns {
           return record;
         });
       });
+    } catch (err) {
+      // The database's one-active-run index (migration 019): another request, on this master or
+      // another one, queued a run of the task since the count above.
+      if (err instanceof UniqueConstraintViolationException) throw new AppError('BACKUP_TASK_ALREADY_RUNNING', { message: 'The task already has a queued or running backup.' });
+      throw err;
     } finally {
       this.#claiming.delete(taskId);
     }

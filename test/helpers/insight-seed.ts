@@ -53,6 +53,7 @@ export async function seedHistory(em: EntityManager, options: { tasks: number; r
   for (const t of taskRows) tasks.push({ id: t.id, name: t.name, type: t.type, enabled: t.enabled, nodeId: t.nodeId, slaHoursRpo: t.slaHoursRpo, rtoMinutes: t.rtoMinutes, createdAt: t.createdAt, encrypt: t.encrypt });
 
   const records: SeedRecord[] = [];
+  const running = new Set<number>();
   const BATCH = 2000;
   for (let done = 0; done < options.records; done += BATCH) {
     const batch: { row: BackupRecord; target: number }[] = [];
@@ -60,7 +61,12 @@ export async function seedHistory(em: EntityManager, options: { tasks: number; r
       const task = pick(tasks);
       // Ascending start times, so ids grow with time as in a real history.
       const startedAt = new Date(now.getTime() - days * 86_400_000 + Math.floor(((i + rand()) / options.records) * days * 86_400_000));
-      const status = pick(STATUSES);
+      // At most one running record per task, as the database allows (migration 019).
+      let status = pick(STATUSES);
+      if (status === 'running') {
+        if (running.has(task.id)) status = 'failed';
+        else running.add(task.id);
+      }
       const durationMs = 1000 + Math.floor(rand() * 600_000);
       const fileSize = status === 'success' || status === 'partial' ? 1 + Math.floor(rand() * 5e8) : 0;
       const row = em.create(BackupRecordEntity, {

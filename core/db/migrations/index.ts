@@ -15,6 +15,7 @@ import { Migration015Notifications } from './015-notifications.ts';
 import { Migration016NodeAlertState } from './016-node-alert-state.ts';
 import { Migration017AccountSecurity } from './017-account-security.ts';
 import { Migration018InsightIndexes } from './018-insight-indexes.ts';
+import { Migration019OneActiveBackup } from './019-one-active-backup.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   { name: 'Migration016NodeAlertState', class: Migration016NodeAlertState },
   { name: 'Migration017AccountSecurity', class: Migration017AccountSecurity },
   { name: 'Migration018InsightIndexes', class: Migration018InsightIndexes },
+  { name: 'Migration019OneActiveBackup', class: Migration019OneActiveBackup },
 ];
