@@ -11,6 +11,8 @@ import type { AuditRetention } from './events/audit-retention.ts';
 import { openOrm, migrate } from './db/orm.ts';
 import { loadMasterKey } from './security/master-key.ts';
 import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
+import { checkKeys } from './security/key-check.ts';
+import { ConfigError } from './config/load-config.ts';
 import { backupRecordRoutes } from './features/backup-records/backup-record-routes.ts';
 import { recoveryRoutes } from './features/recovery/recovery-routes.ts';
 import { nodeRoutes } from './features/nodes/node-routes.ts';
@@ -187,7 +189,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await migrate(orm);
     await ensureLocalNode(orm.em.fork(), VERSION);
     const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }), config.pluginsDisabled);
-    const ageKeys = await loadOrCreateAgeIdentity(config.dataDir);
+    const ageKeys = await loadOrCreateAgeIdentity(config.dataDir, config.ageIdentityFile).catch((err: unknown) => {
+      if (config.ageIdentityFile) throw new ConfigError(`BACKPLANE_AGE_IDENTITY_FILE ${config.ageIdentityFile}: ${(err as Error).message}`);
+      throw err;
+    });
+    // Every master on one database holds the keys it was sealed and encrypted with, or none starts.
+    await checkKeys(orm, { masterKey, ageRecipient: ageKeys.recipient });
     // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.
     const scratch = await resetScratchDir(config.dataDir);
     const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits, clock: options.clock });

@@ -7,6 +7,8 @@ export interface Config {
   databaseUrl: string;
   /** Master key from the environment; when absent it lives in `<dataDir>/secret.key`. */
   secretKey: string | undefined;
+  /** An age identity file every master shares (scale-out); when absent, `<dataDir>/backup.agekey` (created on first start). */
+  ageIdentityFile: string | undefined;
   externalUrl: string | undefined;
   /** The WebAuthn relying-party id (a host name); defaults to the external URL's host. */
   webauthnRpId: string | undefined;

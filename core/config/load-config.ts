@@ -18,6 +18,7 @@ const ENTRIES: Entry[] = [
   { key: 'dataDir', env: 'BACKPLANE_DATA_DIR', kind: 'string' },
   { key: 'databaseUrl', env: 'BACKPLANE_DATABASE_URL', kind: 'string' },
   { key: 'secretKey', env: 'BACKPLANE_SECRET_KEY', kind: 'string' },
+  { key: 'ageIdentityFile', env: 'BACKPLANE_AGE_IDENTITY_FILE', kind: 'string' },
   { key: 'externalUrl', env: 'BACKPLANE_EXTERNAL_URL', kind: 'string' },
   { key: 'webauthnRpId', env: 'BACKPLANE_WEBAUTHN_RP_ID', kind: 'string' },
   { key: 'webauthnOrigins', env: 'BACKPLANE_WEBAUTHN_ORIGINS', kind: 'list' },
@@ -55,6 +56,7 @@ function defaults(): Config {
     dataDir: './data',
     databaseUrl: '',
     secretKey: undefined,
+    ageIdentityFile: undefined,
     externalUrl: undefined,
     webauthnRpId: undefined,
     webauthnOrigins: [],
@@ -155,6 +157,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; ove
   Object.assign(config, options.overrides ?? {});
   const result = config as unknown as Config;
   result.dataDir = resolve(cwd, result.dataDir);
+  if (result.ageIdentityFile) result.ageIdentityFile = resolve(cwd, result.ageIdentityFile);
   if (!result.databaseUrl) result.databaseUrl = `sqlite:${join(result.dataDir, 'backplane.db')}`;
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(result.databaseUrl)) {
     throw new ConfigError('BACKPLANE_DATABASE_URL: must start with sqlite: or postgres://');

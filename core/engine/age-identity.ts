@@ -50,9 +50,15 @@ export function formatIdentityFile(pair: AgeKeyPair, created = new Date()): stri
 
 /**
  * Loads `<dataDir>/backup.agekey`, or creates it (mode 0600, exclusive create so two processes
- * starting at once cannot overwrite each other's key) when it does not exist yet.
+ * starting at once cannot overwrite each other's key) when it does not exist yet. A configured
+ * identity file (BACKPLANE_AGE_IDENTITY_FILE: the key several masters share) is read, never
+ * created: a missing one is an error, not a new key that nothing stored can be decrypted with.
  */
-export async function loadOrCreateAgeIdentity(dataDir: string): Promise<AgeKeyPair & { path: string; created: boolean }> {
+export async function loadOrCreateAgeIdentity(dataDir: string, configuredFile?: string): Promise<AgeKeyPair & { path: string; created: boolean }> {
+  if (configuredFile) {
+    const identity = parseIdentityFile(await readFile(configuredFile, 'utf8'));
+    return { identity, recipient: identityToRecipient(identity), path: configuredFile, created: false };
+  }
   const path = join(dataDir, AGE_KEY_FILE);
   try {
     const identity = parseIdentityFile(await readFile(path, 'utf8'));

@@ -49,8 +49,10 @@ test('on PostgreSQL, two masters asked to run one task at the same moment start 
   const url = await scratchPostgres(t, 'bp_one_active');
   if (!url) return;
   const secretKey = randomBytes(32).toString('hex');
-  const a = (await build(t, { config: { databaseUrl: url, secretKey } })).app;
-  const b = (await build(t, { config: { databaseUrl: url, secretKey } })).app;
+  const first = await build(t, { config: { databaseUrl: url, secretKey } });
+  const a = first.app;
+  // Masters on one database share its keys (core/security/key-check.ts).
+  const b = (await build(t, { config: { databaseUrl: url, secretKey, ageIdentityFile: join(first.dataDir, 'backup.agekey') } })).app;
   const token = await setupAdmin(a);
   const login = await call(b, 'POST', '/api/auth/login', { body: ADMIN });
   assert.equal(login.status, 200, login.body);
