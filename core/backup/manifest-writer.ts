@@ -5,8 +5,10 @@ import type { ManifestEntry } from '../engine/tar-source.ts';
 const BATCH = 1000;
 
 /**
- * Stores a file artifact's manifest as it is produced, in batches, so a tree of any size costs
- * one batch of memory. Inserts run one at a time in the background; `finish` waits for them.
+ * Stores a file artifact's manifest as it is produced, in batches of 1,000 entries. Inserts run
+ * one at a time in the background; `finish` waits for them. Nothing slows the listing down when
+ * the inserts fall behind it, so the batches waiting meanwhile stay in memory: the master's peak
+ * grows with the number of files (docs/benchmarks.md, 4 GiB tree; bounding it is open, issue 17).
  */
 export class ManifestWriter {
   readonly #orm: MikroORM;
