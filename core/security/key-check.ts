@@ -20,14 +20,13 @@ export function masterKeyCheck(masterKey: Buffer): string {
 }
 
 export async function checkKeys(orm: MikroORM, keys: { masterKey: Buffer; ageRecipient: string }): Promise<void> {
-  const mismatch = {
-    [MASTER_KEY_CHECK]: () => 'the master key (BACKPLANE_SECRET_KEY, or <data dir>/secret.key) is not the one this database\'s secrets were sealed with; every master on one database needs the same key',
-    [AGE_RECIPIENT]: (stored: string) => `the age identity (BACKPLANE_AGE_IDENTITY_FILE, or <data dir>/backup.agekey) is for ${keys.ageRecipient}, but this database's backups are encrypted for ${stored}; every master on one database needs the same identity`,
-  };
-  const expected: Record<keyof typeof mismatch, string> = { [MASTER_KEY_CHECK]: masterKeyCheck(keys.masterKey), [AGE_RECIPIENT]: keys.ageRecipient };
-  for (const key of [MASTER_KEY_CHECK, AGE_RECIPIENT] as const) {
-    const stored = await storedOrRemembered(orm, key, expected[key]);
-    if (stored !== expected[key]) throw new ConfigError(mismatch[key](stored));
+  const check = masterKeyCheck(keys.masterKey);
+  if (await storedOrRemembered(orm, MASTER_KEY_CHECK, check) !== check) {
+    throw new ConfigError('the master key (BACKPLANE_SECRET_KEY, or <data dir>/secret.key) is not the one this database\'s secrets were sealed with; every master on one database needs the same key');
+  }
+  const recipient = await storedOrRemembered(orm, AGE_RECIPIENT, keys.ageRecipient);
+  if (recipient !== keys.ageRecipient) {
+    throw new ConfigError(`the age identity (BACKPLANE_AGE_IDENTITY_FILE, or <data dir>/backup.agekey) is for ${keys.ageRecipient}, but this database's backups are encrypted for ${recipient}; every master on one database needs the same identity`);
   }
 }
 

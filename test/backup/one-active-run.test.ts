@@ -10,8 +10,6 @@ import { BackupRecordEntity } from '../../core/db/entities/backup-record.ts';
 import { migrate, openOrm } from '../../core/db/orm.ts';
 import { diskTarget, createTask } from './helpers.ts';
 
-const TERMINAL = new Set(['success', 'failed', 'partial', 'cancelled']);
-
 test('the database holds one queued or running record per task; finished ones beside it are fine', async (t) => {
   const { app } = await build(t);
   const em = app.diContainer.cradle.orm.em.fork();
@@ -71,12 +69,7 @@ test('on PostgreSQL, two masters asked to run one task at the same moment start 
     assert.deepEqual(statuses, [200, 409], `round ${round}: ${answers.map((r) => r.body).join(' | ')}`);
     const refused = answers.find((r) => r.status === 409)!;
     assert.equal(refused.json.code, 'BACKUP_TASK_ALREADY_RUNNING');
-    const recordId = answers.find((r) => r.status === 200)!.json.data.recordId as number;
-    for (let i = 0; i < 200; i++) {
-      const record = await call(a, 'GET', `/api/backup/records/${recordId}`, { token });
-      if (TERMINAL.has(record.json.data.status)) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // The accepting master runs it; both are idle once it ended.
     await Promise.all([a.diContainer.cradle.backupRuns.idle(), b.diContainer.cradle.backupRuns.idle()]);
   }
   const em = a.diContainer.cradle.orm.em.fork();
