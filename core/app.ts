@@ -8,7 +8,10 @@ import { createAppContainer, type Cradle } from './container.ts';
 import type { StorageHealthMonitor } from './storage/storage-health.ts';
 import type { TemporarySweep } from './storage/temporary-sweep.ts';
 import type { AuditRetention } from './events/audit-retention.ts';
-import { openOrm, migrate } from './db/orm.ts';
+import { openOrm, migrate, databaseKind } from './db/orm.ts';
+import { LocalCluster, type Cluster } from './db/cluster.ts';
+import { PgCluster } from './db/pg-cluster.ts';
+import { BOOT_ID_STRIDE } from './events/event-bus.ts';
 import { loadMasterKey } from './security/master-key.ts';
 import { loadOrCreateAgeIdentity } from './engine/age-identity.ts';
 import { checkKeys } from './security/key-check.ts';
@@ -132,46 +135,61 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   app.decorate('auditRetention', auditRetention);
   app.decorate('temporarySweep', temporarySweep);
   let deletionSweep: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async function startBackgroundWork() {
+  const { cluster, deadMasters } = container.cradle;
+  /**
+   * What one master does for all (core/db/cluster.ts): the schedule, the sweeps and checks, the
+   * notification deliveries, and settling what stopped masters left — started when this master
+   * comes to lead (at once on SQLite), stopped when it stops leading.
+   */
+  const lead = async (): Promise<void> => {
     storageHealth.start(container.cradle.config.storageHealthIntervalSeconds);
     auditRetention.start();
     await container.cradle.deliveryWorker.start();
     container.cradle.nodeMonitor.start();
     container.cradle.slaScan.start();
-    container.cradle.metricsCollector.start();
     // Order matters: settle what a crash left running before the scheduler checks for overlap.
-    const { restores, verifications, replications } = container.cradle;
-    await restores.recover();
-    await verifications.recover();
-    await replications.recover();
-    const recovered = await backupRuns.recover();
-    if (recovered.failed > 0 || recovered.requeued > 0) app.log.warn(recovered, 'backup records recovered after restart');
+    await deadMasters.start();
     await container.cradle.leaseMonitor.start();
-    container.cradle.runTimeLimits.start();
     await scheduler.start();
     // After recovery, which already removed what the interrupted runs left.
     temporarySweep.start(container.cradle.config.tempSweepIntervalSeconds);
     const sweep = (): void => void recordDeleter.retryPending().catch((err: unknown) => app.log.error({ err }, 'deletion retry failed'));
     sweep();
     deletionSweep = setInterval(sweep, 10 * 60_000).unref();
-  });
-
-  auditWebhook.start();
-  app.addHook('onClose', async function closeOrm() {
-    auditWebhook.stop();
+  };
+  const follow = async (): Promise<void> => {
     scheduler.stop();
-    if (deletionSweep) clearInterval(deletionSweep);
+    clearInterval(deletionSweep);
+    await deadMasters.stop();
     await container.cradle.leaseMonitor.stop();
-    await container.cradle.runTimeLimits.stop();
-    await backupRuns.stop();
-    await Promise.all([container.cradle.restores.stop(), container.cradle.verifications.stop(), container.cradle.replications.stop()]);
     await storageHealth.stop();
     await temporarySweep.stop();
     auditRetention.stop();
     await container.cradle.nodeMonitor.stop();
     await container.cradle.slaScan.stop();
+  };
+  app.addHook('onReady', async function startBackgroundWork() {
+    container.cradle.metricsCollector.start();
+    // Every master enforces the time limits of its own runs (the leader: of agents' runs too).
+    container.cradle.runTimeLimits.start();
+    // The delivery worker stops last on shutdown (onClose), at once when leadership is lost.
+    cluster.onLeadership((leader) => (leader ? lead() : follow().then(() => container.cradle.deliveryWorker.stop())));
+    cluster.onSessionLost(() => backupRuns.abortRunning('this master lost its database session; another master may settle this run'));
+    await cluster.start();
+  });
+
+  auditWebhook.start();
+  app.addHook('onClose', async function closeOrm() {
+    auditWebhook.stop();
+    // Leadership ends first (follow() stops the schedule and the sweeps); the session closes
+    // only after this master's runs stopped, or the leader could settle them as a dead master's.
+    if (cluster.leader) await follow();
+    await container.cradle.runTimeLimits.stop();
+    await backupRuns.stop();
+    await Promise.all([container.cradle.restores.stop(), container.cradle.verifications.stop(), container.cradle.replications.stop()]);
     await container.cradle.metricsCollector.stop();
-    // Last: whatever the stopping services raised is in the outbox, sent now or after the restart.
+    await cluster.stop();
+    // Last: whatever the stopping services raised is in the outbox, sent now (by the leader) or after the restart.
     await container.cradle.deliveryWorker.stop();
     await container.cradle.orm.close();
   });
@@ -197,7 +215,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await checkKeys(orm, { masterKey, ageRecipient: ageKeys.recipient });
     // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.
     const scratch = await resetScratchDir(config.dataDir);
-    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch: await nextBootEpoch(orm), loginLimits: options.loginLimits, clock: options.clock });
+    const bootEpoch = await nextBootEpoch(orm);
+    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch, loginLimits: options.loginLimits, clock: options.clock });
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
       logger: loggerOptions(options.logLevel ?? config.logLevel),
@@ -212,6 +231,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });
+    container.register({ cluster: asValue(createCluster(config.databaseUrl, bootEpoch, instance.log, container.cradle)) });
     if (scratch.removed.length > 0) instance.log.warn({ path: scratch.path, removed: scratch.removed.slice(0, 20) }, 'removed what an interrupted run left in the scratch folder');
     app = instance;
     await instance.register(backplaneApp, { container, plugins });
@@ -224,3 +244,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
 }
+
+/**
+ * The masters sharing the database: one on SQLite; on PostgreSQL any number, whose events and
+ * live logs then travel through the database (LISTEN/NOTIFY) so every master's clients see them.
+ */
+function createCluster(databaseUrl: string, masterId: number, log: FastifyInstance['log'], cradle: Pick<Cradle, 'events' | 'recordLogs' | 'restoreLogs' | 'verifyLogs'>): Cluster {
+  const onError = (err: unknown): void => log.error({ err }, 'cluster notice failed');
+  if (databaseKind(databaseUrl) === 'sqlite') return new LocalCluster(masterId, onError);
+  const cluster = new PgCluster({ url: databaseUrl, masterId, numberFloor: masterId * BOOT_ID_STRIDE, onError, log });
+  cradle.events.relay(cluster, onError);
+  for (const hub of [cradle.recordLogs, cradle.restoreLogs, cradle.verifyLogs]) hub.relay(cluster, onError);
+  return cluster;
+}
+

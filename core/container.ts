@@ -9,6 +9,8 @@ import { LoginLimiter, type LoginLimits } from './auth/login-limiter.ts';
 import { AgentTokenCache } from './auth/agent-token-cache.ts';
 import { AuditWriter } from './events/audit-writer.ts';
 import { EventBus } from './events/event-bus.ts';
+import type { Cluster } from './db/cluster.ts';
+import { DeadMasters } from './runs/dead-masters.ts';
 import { ProviderRegistry } from './plugin-host/registry.ts';
 import type { StorageType, NotifierType, DatabaseDriverType } from '@backplane/plugin-api';
 import type { LoadedPlugin } from './plugin-host/load.ts';
@@ -74,6 +76,11 @@ export interface AppCradle {
   loginLimiter: LoginLimiter;
   audit: AuditWriter;
   events: EventBus;
+  /** The masters sharing the database, as this one sees them (registered by app.ts once the logger exists). */
+  cluster: Cluster;
+  /** This master's id: its boot number (core/db/cluster.ts). */
+  masterId: number;
+  deadMasters: DeadMasters;
   storageTypes: ProviderRegistry<StorageType>;
   notifierTypes: ProviderRegistry<NotifierType>;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
@@ -167,6 +174,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     agentTokens: asValue(new AgentTokenCache()),
     audit: asClass(AuditWriter).singleton(),
     events: asValue(new EventBus(options.bootEpoch)),
+    masterId: asValue(options.bootEpoch),
     storageTypes: asValue(new ProviderRegistry<StorageType>('storage')),
     notifierTypes: asValue(new ProviderRegistry<NotifierType>('notifier')),
     databaseDrivers: asValue(new ProviderRegistry<DatabaseDriverType>('database')),
@@ -208,6 +216,7 @@ export function createAppContainer(options: { config: Config; orm: MikroORM; mas
     remoteRestores: asClass(RemoteRestores).singleton(),
     leaseMonitor: asClass(LeaseMonitor).singleton(),
     backupCancel: asClass(BackupCancel).singleton(),
+    deadMasters: asClass(DeadMasters).singleton(),
     runTimeLimits: asClass(RunTimeLimits).singleton(),
     readSettings: asValue(() => inJobScope(container, (cradle) => cradle.settings.values())),
     purgeOAuthDrafts: asValue(() => inJobScope(container, (cradle) => cradle.storageOAuth.purge())),

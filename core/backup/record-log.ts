@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { MikroORM } from '@mikro-orm/core';
+import type { Cluster } from '../db/cluster.ts';
 import { BackupRecordLogEntity } from '../db/entities/backup-record.ts';
 import type { RecordStatus } from '../db/entities/backup-record.ts';
 
@@ -25,6 +26,9 @@ export interface LogEvent {
   progress?: ProgressInfo;
 }
 
+/** A notice carrying a log event stays under NOTIFY's 8,000 bytes; a longer line goes by reference (kind, record, sequence). */
+const MAX_NOTICE_BYTES = 7_000;
+
 /** A record keeps at most this many lines; a run spraying warnings must not fill the database. */
 export const MAX_LINES = 2000;
 
@@ -41,6 +45,10 @@ interface Live {
  * restart, and published to live subscribers; progress is published only. Each record's lines
  * are numbered from 1; progress and the final event carry the last line's number, so resuming
  * from any id never skips a line.
+ *
+ * With several masters (`relay`), what is published goes out as a notice (NOTIFY) once stored,
+ * and every master — the writing one included — hands it to its subscribers, so a record's live
+ * log streams from whichever master a client reaches.
  */
 export class RecordLogHub {
   readonly #orm: MikroORM;
@@ -48,6 +56,8 @@ export class RecordLogHub {
   readonly #live = new Map<number, Live>();
 
   readonly #kind: RecordKind;
+  #relay: { cluster: Cluster; onError: (err: unknown) => void } | undefined;
+  #incoming: Promise<void> = Promise.resolve();
 
   constructor(orm: MikroORM, kind: RecordKind) {
     this.#orm = orm;
@@ -82,15 +92,17 @@ export class RecordLogHub {
       } catch {
         // a log line must never fail the backup; it still reaches live subscribers
       }
+      // Through a relay, after the insert: a line sent by reference is read back by the others.
+      if (this.#relay) this.#publish(event);
     });
-    this.#emitter.emit(String(recordId), event);
+    if (!this.#relay) this.#publish(event);
     return live.chain;
   }
 
   progress(recordId: number, progress: ProgressInfo, message: string): void {
     const live = this.#live.get(recordId);
     if (!live) return;
-    this.#emitter.emit(String(recordId), { recordId, sequence: live.seq, level: 'progress', message, timestamp: new Date().toISOString(), completed: false, status: live.status, progress } satisfies LogEvent);
+    this.#publish({ recordId, sequence: live.seq, level: 'progress', message, timestamp: new Date().toISOString(), completed: false, status: live.status, progress });
   }
 
   /** Ends the log: waits for the stored lines, then tells subscribers the terminal status. */
@@ -99,7 +111,41 @@ export class RecordLogHub {
     if (!live) return;
     await live.chain;
     this.#live.delete(recordId);
-    this.#emitter.emit(String(recordId), finalEvent(recordId, live.seq, status));
+    this.#publish(finalEvent(recordId, live.seq, status));
+  }
+
+  /**
+   * From now on this hub's events go out through the cluster and come in from it: subscribers
+   * here see the lines of records written on every master.
+   */
+  relay(cluster: Cluster, onError: (err: unknown) => void): void {
+    this.#relay = { cluster, onError };
+    // In arrival order: a line read back by reference must not be overtaken by the next one.
+    cluster.listen('backplane_logs', (payload) => {
+      this.#incoming = this.#incoming.then(() => this.#received(payload)).catch(onError);
+    });
+  }
+
+  #publish(event: LogEvent): void {
+    if (!this.#relay) {
+      this.#emitter.emit(String(event.recordId), event);
+      return;
+    }
+    let notice = JSON.stringify({ kind: this.#kind, event });
+    if (Buffer.byteLength(notice) > MAX_NOTICE_BYTES) notice = JSON.stringify({ kind: this.#kind, event: { ...event, message: '' }, byReference: true });
+    void this.#relay.cluster.notify('backplane_logs', notice).catch(this.#relay.onError);
+  }
+
+  async #received(payload: string): Promise<void> {
+    const notice = JSON.parse(payload) as { kind: RecordKind; event: LogEvent; byReference?: boolean };
+    if (notice.kind !== this.#kind) return;
+    let event = notice.event;
+    if (notice.byReference) {
+      const row = await this.#orm.em.fork().findOne(BackupRecordLogEntity, { recordKind: this.#kind, recordId: event.recordId, seq: event.sequence });
+      if (!row) return;
+      event = { ...event, message: row.message };
+    }
+    this.#emitter.emit(String(event.recordId), event);
   }
 
   isLive(recordId: number): boolean {

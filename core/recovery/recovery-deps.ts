@@ -31,6 +31,8 @@ export interface RecoveryDeps {
   config: Config;
   commandQueue: CommandQueue;
   logger: FastifyBaseLogger;
+  /** This master's id (records it runs carry it: core/db/cluster.ts). */
+  masterId: number;
 }
 
 /** The driver type and a live instance for a task's database, with its unsealed password. */

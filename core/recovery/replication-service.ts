@@ -38,7 +38,7 @@ export class ReplicationService {
     if (held > 0) throw new AppError('REPLICATION_DEST_INVALID', { message: `"${dest.name}" already holds this artifact.` });
     const record = em.create(ReplicationRecordEntity, {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, destTargetId, destTargetName: dest.name,
-      storagePath: backup.storagePath, checksum: backup.checksum, triggeredBy: triggeredBy.slice(0, 100), status: 'queued',
+      storagePath: backup.storagePath, checksum: backup.checksum, triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#d.masterId,
     });
     await em.flush();
     this.#queue.push(`replication-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
@@ -92,9 +92,10 @@ export class ReplicationService {
     return record;
   }
 
-  async recover(): Promise<number> {
-    await this.#removeInterruptedCopies();
-    return failStale(this.#d.orm.em.fork(), ReplicationRecordEntity as never, 'the master stopped while this replication was running; run it again');
+  /** Replications of masters not in `live` (stopped, crashed, or this master's earlier process) are failed, and what they left on the destination removed. */
+  async recover(live: number[]): Promise<number> {
+    await this.#removeInterruptedCopies(live);
+    return failStale(this.#d.orm.em.fork(), ReplicationRecordEntity as never, 'the master stopped while this replication was running; run it again', { masterId: { $nin: live } });
   }
 
   /**
@@ -102,9 +103,9 @@ export class ReplicationService {
    * object on the destination, or, killed between the upload and the copy row, a whole object no
    * copy points at. Both go, so the retry starts clean and nothing is stranded.
    */
-  async #removeInterruptedCopies(): Promise<void> {
+  async #removeInterruptedCopies(live: number[]): Promise<void> {
     const em = this.#d.orm.em.fork();
-    for (const record of await em.find(ReplicationRecordEntity, { status: 'running' })) {
+    for (const record of await em.find(ReplicationRecordEntity, { status: 'running', masterId: { $nin: live } })) {
       const dest = await em.findOne(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
       if (!dest || record.storagePath === '') continue;
       const held = await em.count(BackupRecordCopyEntity, { recordId: record.backupRecordId, storageTargetId: dest.id, status: { $in: ['success', 'pending'] } });

@@ -94,7 +94,7 @@ export class RestoreService {
         return record;
       });
     }
-    const record = em.create(RestoreRecordEntity, fields);
+    const record = em.create(RestoreRecordEntity, { ...fields, masterId: this.#d.masterId });
     await em.flush();
     this.#queue.push(`restore-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
     return record;
@@ -256,9 +256,9 @@ export class RestoreService {
     log('info', `restored ${human(record.bytes)} of artifact into ${target}`);
   }
 
-  /** Start-up: restores a crash interrupted are failed (the target may be partly restored; the log says where). */
-  async recover(): Promise<number> {
-    return failStale(this.#d.orm.em.fork(), RestoreRecordEntity as never, 'the master stopped while this restore was running; run it again', { nodeId: 0 });
+  /** Restores of masters not in `live` (stopped, crashed, or this master's earlier process) are failed (the target may be partly restored; the log says where). */
+  async recover(live: number[]): Promise<number> {
+    return failStale(this.#d.orm.em.fork(), RestoreRecordEntity as never, 'the master stopped while this restore was running; run it again', { nodeId: 0, masterId: { $nin: live } });
   }
 }
 

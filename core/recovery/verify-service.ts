@@ -57,7 +57,7 @@ export class VerifyService {
     if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('VERIFY_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to verify.` });
     const record = em.create(VerifyRecordEntity, {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId, mode,
-      triggeredBy: triggeredBy.slice(0, 100), status: 'queued',
+      triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#d.masterId,
     });
     await em.flush();
     this.#queue.push(`verify-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
@@ -250,17 +250,17 @@ export class VerifyService {
   }
 
   /**
-   * Start-up: verifications a crash interrupted are failed, and the sandbox databases a deep one
+   * Verifications of masters not in `live` (stopped, crashed, or this master's earlier process) are failed, and the sandbox databases a deep one
    * may have left on the task's server are dropped (their names derive from the record id). The
    * sandbox folders live under the data dir's scratch folder, which start-up empties.
    */
-  async recover(): Promise<number> {
+  async recover(live: number[]): Promise<number> {
     const em = this.#d.orm.em.fork();
-    const stale = await em.find(VerifyRecordEntity, { status: 'running', mode: 'deep', type: { $ne: 'file' } });
+    const stale = await em.find(VerifyRecordEntity, { status: 'running', mode: 'deep', type: { $ne: 'file' }, masterId: { $nin: live } });
     for (const record of stale) {
       await this.#dropSandboxes(em, record).catch((err: unknown) => this.#d.logger.warn({ err, verifyRecordId: record.id }, 'sandbox databases of an interrupted deep verification could not be dropped'));
     }
-    return failStale(em, VerifyRecordEntity as never, 'the master stopped while this verification was running; run it again');
+    return failStale(em, VerifyRecordEntity as never, 'the master stopped while this verification was running; run it again', { masterId: { $nin: live } });
   }
 
   async #dropSandboxes(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord): Promise<void> {

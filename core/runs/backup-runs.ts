@@ -55,12 +55,14 @@ export class BackupRuns {
   /** The tail of the placements in progress (see #oneAtATime). */
   #placing: Promise<void> = Promise.resolve();
   #stopping = false;
+  readonly #masterId: number;
 
-  constructor({ orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications, commandQueue, recordLogs, events, alerts }: {
+  constructor({ masterId, orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications, commandQueue, recordLogs, events, alerts }: {
     orm: MikroORM; backupExecutor: BackupExecutor; retention: RetentionService; audit: AuditWriter; backupMetrics: BackupMetrics;
     storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number; nodeOfflineSeconds: number }; replications: ReplicationService;
-    commandQueue: CommandQueue; recordLogs: RecordLogHub; events: EventBus; alerts: Alerts;
+    commandQueue: CommandQueue; recordLogs: RecordLogHub; events: EventBus; alerts: Alerts; masterId: number;
   }) {
+    this.#masterId = masterId;
     this.#placement = { offlineSeconds: config.nodeOfflineSeconds, masterSlots: config.maxConcurrent };
     this.#commands = commandQueue;
     this.#outcome = { recordLogs, backupMetrics, events, alerts };
@@ -102,7 +104,7 @@ export class BackupRuns {
         trigger: req.trigger, triggeredBy: req.triggeredBy.slice(0, 100), compression: task.compression, encrypted: task.encrypt,
       };
       const queueOnMaster = async (): Promise<BackupRecord> => {
-        const record = em.create(BackupRecordEntity, { ...fields, nodeId: 0 });
+        const record = em.create(BackupRecordEntity, { ...fields, nodeId: 0, masterId: this.#masterId });
         await em.flush();
         this.#enqueue(record.id);
         return record;
@@ -186,6 +188,9 @@ export class BackupRuns {
 
   async #execute(recordId: number, signal: AbortSignal): Promise<void> {
     try {
+      // Still this master's: while its database session was lost the leader may have taken the
+      // record over as a dead master's (recover), and runs it now.
+      if (await this.#orm.em.fork().count(BackupRecordEntity, { id: recordId, masterId: this.#masterId, status: 'queued' }) === 0) return;
       const { record, status } = await this.#executor.execute(recordId, signal);
       // A stopped run keeps nothing, even what a target finished before the stop.
       if (signal.aborted) await this.discard(record);
@@ -235,22 +240,29 @@ export class BackupRuns {
   }
 
   /**
-   * Start-up: records a crash left `running` become `failed` and any object their run may have
-   * completed is removed (the record never reached `success`, so nothing may depend on it);
-   * records left `queued` are queued again. Records placed on nodes are left to their agents
-   * (their commands and leases survive the restart; see LeaseMonitor).
+   * The master's records of masters not in `live` (stopped, crashed, or this master's earlier
+   * process; see DeadMasters): those left `running` become `failed` and any object their run may
+   * have completed is removed (the record never reached `success`, so nothing may depend on it);
+   * those left `queued` are taken over (one master's conditional update wins) and queued here.
+   * Records placed on nodes are left to their agents (their commands and leases survive the
+   * restart; see LeaseMonitor).
    */
-  async recover(): Promise<{ failed: number; requeued: number }> {
+  async recover(live: number[]): Promise<{ failed: number; requeued: number }> {
     const em = this.#orm.em.fork();
-    const running = await em.find(BackupRecordEntity, { status: 'running', nodeId: 0 });
+    const running = await em.find(BackupRecordEntity, { status: 'running', nodeId: 0, masterId: { $nin: live } });
     if (running.length > 0) {
       await this.removeObjects(running);
       await this.#markFailed(running.map((r) => r.id), 'the master stopped while this backup was running (crash or kill); any partial artifact was removed');
       for (const r of running) this.#log.warn({ recordId: r.id, taskId: r.taskId }, 'backup left running by a previous process marked failed');
     }
-    const queued = await em.find(BackupRecordEntity, { status: 'queued', nodeId: 0 }, { orderBy: { id: 'asc' } });
-    for (const r of queued) this.#enqueue(r.id);
-    return { failed: running.length, requeued: queued.length };
+    const queued = await em.find(BackupRecordEntity, { status: 'queued', nodeId: 0, masterId: { $nin: live } }, { orderBy: { id: 'asc' } });
+    let requeued = 0;
+    for (const r of queued) {
+      if (await em.nativeUpdate(BackupRecordEntity, { id: r.id, status: 'queued', masterId: r.masterId }, { masterId: this.#masterId }) !== 1) continue;
+      this.#enqueue(r.id);
+      requeued++;
+    }
+    return { failed: running.length, requeued };
   }
 
   /**
@@ -324,6 +336,16 @@ export class BackupRuns {
     const taskIds = [...new Set((await em.find(BackupRecordEntity, { id: { $in: ids } })).map((r) => r.taskId))];
     await em.nativeUpdate(BackupTaskEntity, { id: { $in: taskIds }, lastStatus: 'running' }, { lastStatus: 'failed' });
     await em.flush();
+  }
+
+  /**
+   * This master lost its database session: to the others it may be dead, and the leader fails
+   * its running records after a grace period (DeadMasters). Its runs stop now, before that: none
+   * may then report success over the leader's verdict. Queued records stay queued here; each is
+   * checked to be still this master's before it starts.
+   */
+  abortRunning(reason: string): void {
+    for (const { controller } of this.#running.values()) controller.abort(new Error(reason));
   }
 
   /** Shutdown: nothing new starts, queued records stay queued (picked up at next start), running ones are cancelled. */

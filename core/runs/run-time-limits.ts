@@ -4,13 +4,15 @@ import { BackupRecordEntity } from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { AppError } from '../http/app-error.ts';
 import type { BackupCancel } from './backup-cancel.ts';
+import type { Cluster } from '../db/cluster.ts';
 import { timeLimitReached } from '../backup/run-stop.ts';
 
 /**
  * Enforces each task's `timeoutMinutes`: every `runLimitCheckMs` the running backups (master
  * and agent runs alike) are compared with their task's limit, counted from the run's start
  * (time spent queued does not count), and an overrun is stopped through BackupCancel.
- * `runLimitMinuteMs` is the length of a limit minute: 60 000 except in tests.
+ * `runLimitMinuteMs` is the length of a limit minute: 60 000 except in tests. Several masters:
+ * checks the runs it holds itself; the leader checks the agents' runs too.
  */
 export class RunTimeLimits {
   readonly #orm: MikroORM;
@@ -21,7 +23,10 @@ export class RunTimeLimits {
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
 
-  constructor({ orm, backupCancel, logger, config }: { orm: MikroORM; backupCancel: BackupCancel; logger: FastifyBaseLogger; config: { runLimitCheckMs: number; runLimitMinuteMs: number } }) {
+  readonly #cluster: Cluster;
+
+  constructor({ orm, backupCancel, logger, config, cluster }: { orm: MikroORM; backupCancel: BackupCancel; logger: FastifyBaseLogger; config: { runLimitCheckMs: number; runLimitMinuteMs: number }; cluster: Cluster }) {
+    this.#cluster = cluster;
     this.#orm = orm;
     this.#cancel = backupCancel;
     this.#log = logger.child({ component: 'run-time-limits' });
@@ -50,7 +55,9 @@ export class RunTimeLimits {
     const limited = await em.find(BackupTaskEntity, { timeoutMinutes: { $gt: 0 } }, { fields: ['id', 'timeoutMinutes'] });
     if (limited.length === 0) return;
     const limitOf = new Map(limited.map((t) => [t.id, t.timeoutMinutes]));
-    const running = await em.find(BackupRecordEntity, { status: 'running', taskId: { $in: [...limitOf.keys()] } }, { fields: ['id', 'taskId', 'startedAt'] });
+    const mine = { nodeId: 0, masterId: this.#cluster.masterId };
+    const held = this.#cluster.leader ? { $or: [mine, { nodeId: { $ne: 0 } }] } : mine;
+    const running = await em.find(BackupRecordEntity, { status: 'running', taskId: { $in: [...limitOf.keys()] }, ...held }, { fields: ['id', 'taskId', 'startedAt'] });
     const now = Date.now();
     for (const record of running) {
       const minutes = limitOf.get(record.taskId)!;

@@ -10,12 +10,18 @@ import { scheduleTimeZone } from '../backup/time-zone.ts';
 import type { VerifyService } from '../recovery/verify-service.ts';
 import type { Clock } from '../lib/clock.ts';
 import { CronTimer } from '../backup/cron-timer.ts';
+import type { Cluster } from '../db/cluster.ts';
 
 /**
  * Cron for enabled tasks, read in the `timezone` setting (default: the server's zone). A fire
  * asks BackupRuns for a run, which refuses overlap and maintenance-window violations; those
  * fires are audited as `scheduled_skip`, never queued. After downtime each task gets at most
  * one catch-up run, however many fires it missed.
+ *
+ * Only the leading master schedules (core/db/cluster.ts; app.ts starts and stops this). A task
+ * changed on another master reaches the leader as a notice (`sync`, `reload`), and each fire is
+ * claimed in the database (`lastScheduledAt` moves forward once per fire time), so a fire is
+ * run once even when two masters briefly both lead, or a new leader catches up on it.
  */
 export class BackupScheduler {
   readonly #orm: MikroORM;
@@ -29,8 +35,17 @@ export class BackupScheduler {
   readonly #verifications: VerifyService;
   #timeZone = 'UTC';
   #started = false;
+  readonly #cluster: Cluster;
 
-  constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications, clock }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService; clock: Clock }) {
+  constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications, clock, cluster }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService; clock: Clock; cluster: Cluster }) {
+    this.#cluster = cluster;
+    // Changes made on other masters (on this one too: the notice comes back to its sender).
+    if (cluster.shared) {
+      cluster.listen('backplane_schedule', (payload) => {
+        const work = payload === '*' ? this.#reloadHere() : this.#syncHere(Number(payload));
+        void work.catch((err: unknown) => this.#log.error({ err, payload }, 'schedule change from another master failed'));
+      });
+    }
     this.#verifications = verifications;
     this.#clock = clock;
     this.#orm = orm;
@@ -74,16 +89,26 @@ export class BackupScheduler {
     }
   }
 
-  /** Re-reads one task after a change (create, update, toggle, delete). */
+  /** Re-reads one task after a change (create, update, toggle, delete), on whichever master leads. */
   async sync(taskId: number): Promise<void> {
+    if (this.#cluster.shared) return this.#cluster.notify('backplane_schedule', String(taskId));
+    return this.#syncHere(taskId);
+  }
+
+  async #syncHere(taskId: number): Promise<void> {
     if (!this.#started) return;
     this.#unschedule(taskId);
     const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
     if (task?.enabled) this.#schedule(task);
   }
 
-  /** Re-reads every task (the time zone changed). */
+  /** Re-reads every task (the time zone changed), on whichever master leads. */
   async reload(): Promise<void> {
+    if (this.#cluster.shared) return this.#cluster.notify('backplane_schedule', '*');
+    return this.#reloadHere();
+  }
+
+  async #reloadHere(): Promise<void> {
     if (!this.#started) return;
     for (const id of this.#scheduledTasks()) this.#unschedule(id);
     this.#timeZone = await scheduleTimeZone(this.#orm);
@@ -152,10 +177,12 @@ export class BackupScheduler {
   async fire(taskId: number, trigger: Extract<RunTrigger, 'scheduled' | 'catch_up'>, at: Date): Promise<void> {
     try {
       const em = this.#orm.em.fork();
+      // The claim: one master moves the task's last fire forward to this fire time; a second
+      // attempt on the same fire (another master that leads too, for a moment) changes nothing.
+      const claimed = await em.nativeUpdate(BackupTaskEntity, { id: taskId, enabled: true, $or: [{ lastScheduledAt: null }, { lastScheduledAt: { $lt: at } }] }, { lastScheduledAt: at });
+      if (claimed !== 1) return;
       const task = await em.findOne(BackupTaskEntity, { id: taskId });
-      if (!task?.enabled) return;
-      task.lastScheduledAt = at;
-      await em.flush();
+      if (!task) return;
       const entry = { category: 'backup_task', targetType: 'backup_task', targetId: task.id, targetName: task.name } as const;
       try {
         const record = await this.#runs.request(task.id, { trigger, triggeredBy: 'system' });

@@ -36,7 +36,7 @@ test('upgrading a database where a task has several active records keeps the new
   await row(1, 'queued');
   await row(1, 'success');
   await row(2, 'queued');
-  assert.deepEqual(await migrate(orm), ['Migration019OneActiveBackup']);
+  assert.deepEqual((await migrate(orm))[0], 'Migration019OneActiveBackup');
   const rows = (await sql.execute('select id, task_id, status, error_message, completed_at from backup_records order by id')) as { id: number; task_id: number; status: string; error_message: string; completed_at: number | null }[];
   assert.deepEqual(rows.map((r) => [r.task_id, r.status]), [[1, 'failed'], [1, 'queued'], [1, 'success'], [2, 'queued']]);
   assert.match(rows[0]!.error_message, /one active run per task/);

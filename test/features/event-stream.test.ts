@@ -20,14 +20,14 @@ test('the event stream delivers application events with ids and replays what a r
 
   // Publish only once the subscription exists (the handler subscribes before any frame).
   await new Promise((r) => setTimeout(r, 100));
-  const first = events.publish({ type: 'storage_unhealthy', title: 'nas is unhealthy', body: 'timeout', fields: { targetId: 1 } });
+  const first = events.publish({ type: 'storage_unhealthy', title: 'nas is unhealthy', body: 'timeout', fields: { targetId: 1 } })!;
   const frame = await stream.next();
   assert.equal(frame.event, 'storage_unhealthy');
   assert.equal(frame.id, String(first.id));
   assert.deepEqual(JSON.parse(frame.data).fields, { targetId: 1 });
 
   abort.abort();
-  const missed = events.publish({ type: 'storage_recovered', title: 'nas recovered', body: '', fields: {} });
+  const missed = events.publish({ type: 'storage_recovered', title: 'nas recovered', body: '', fields: {} })!;
   const again = new AbortController();
   t.after(() => again.abort());
   const resumed = await openSse(`${base}/api/events/stream`, { authorization: `Bearer ${viewer}`, 'last-event-id': String(first.id) }, again.signal);
@@ -46,13 +46,13 @@ test('the event stream delivers application events with ids and replays what a r
 test('event ids keep growing across a restart; an id from before it, or 0, replays what this boot published', async (t) => {
   const dataDir = await tempDir(t);
   const first = await build(t, { dataDir });
-  const before = ['a', 'b', 'c'].map((title) => first.app.diContainer.cradle.events.publish({ type: 'storage_unhealthy', title, body: '', fields: {} }));
+  const before = ['a', 'b', 'c'].map((title) => first.app.diContainer.cradle.events.publish({ type: 'storage_unhealthy', title, body: '', fields: {} })!);
   await first.app.close();
 
   const { app } = await build(t, { dataDir });
   const admin = await setupAdmin(app);
   const { events } = app.diContainer.cradle;
-  const after = ['d', 'e'].map((title) => events.publish({ type: 'storage_recovered', title, body: '', fields: {} }));
+  const after = ['d', 'e'].map((title) => events.publish({ type: 'storage_recovered', title, body: '', fields: {} })!);
   // The server compares ids as numbers (`EventBus.since`); clients only see and echo the strings.
   for (const old of before) for (const fresh of after) assert.ok(Number(String(fresh.id)) > Number(String(old.id)), `${fresh.id} > ${old.id}`);
 

@@ -24,6 +24,8 @@ export const BackupRecordEntity = defineEntity({
     taskName: p.string().length(100),
     type: p.string().length(64),
     nodeId: p.integer().default(0),
+    /** The master running this record (its boot number; 0 = none: an agent's, or older than migration 020). */
+    masterId: p.integer().default(0),
     status: p.string().length(16).$type<RecordStatus>().default('queued'),
     /** manual | scheduled | catch_up | dependency */
     trigger: p.string().length(16).default('manual'),

@@ -13,6 +13,8 @@ export const RestoreRecordEntity = defineEntity({
     taskName: p.string().length(100),
     type: p.string().length(64),
     nodeId: p.integer().default(0),
+    /** The master running this record (its boot number; 0 = none: an agent's, or older than migration 020). */
+    masterId: p.integer().default(0),
     status: p.string().length(16).$type<RecordStatus>().default('queued'),
     /** File restores: the directory restored into ('' = the original locations). */
     targetPath: p.string().length(4096).default(''),
@@ -48,6 +50,8 @@ export const VerifyRecordEntity = defineEntity({
     taskName: p.string().length(100),
     type: p.string().length(64),
     nodeId: p.integer().default(0),
+    /** The master running this record (its boot number; 0 = none: an agent's, or older than migration 020). */
+    masterId: p.integer().default(0),
     mode: p.string().length(8).default('quick'),
     status: p.string().length(16).$type<RecordStatus>().default('queued'),
     summary: p.string().length(500).default(''),
@@ -79,6 +83,8 @@ export const ReplicationRecordEntity = defineEntity({
     sourceTargetName: p.string().length(100).default(''),
     destTargetId: p.integer(),
     destTargetName: p.string().length(100),
+    /** The master running this record (its boot number; 0 = none: an agent's, or older than migration 020). */
+    masterId: p.integer().default(0),
     status: p.string().length(16).$type<RecordStatus>().default('queued'),
     storagePath: p.string().length(500).default(''),
     fileSize: p.bigint('number').default(0),

@@ -16,6 +16,7 @@ import { Migration016NodeAlertState } from './016-node-alert-state.ts';
 import { Migration017AccountSecurity } from './017-account-security.ts';
 import { Migration018InsightIndexes } from './018-insight-indexes.ts';
 import { Migration019OneActiveBackup } from './019-one-active-backup.ts';
+import { Migration020RunOwner } from './020-run-owner.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration017AccountSecurity', class: Migration017AccountSecurity },
   { name: 'Migration018InsightIndexes', class: Migration018InsightIndexes },
   { name: 'Migration019OneActiveBackup', class: Migration019OneActiveBackup },
+  { name: 'Migration020RunOwner', class: Migration020RunOwner },
 ];
