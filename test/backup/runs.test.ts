@@ -105,6 +105,28 @@ test('the scheduler fires enabled tasks on their cron and stops when the task is
   assert.ok(audit.json.data.items.some((e: { action: string }) => e.action === 'scheduled_run'));
 });
 
+test('a fire is claimed once: the same fire time fired again (another master leading for a moment) runs nothing', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const src = await source(t);
+  const disk = await diskTarget(t, app, admin);
+  const task = await createTask(app, admin, { name: 'claimed', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id], cronExpr: '0 3 * * *' });
+  const { scheduler, backupRuns } = app.diContainer.cradle;
+  const at = new Date(Date.now() - 1000);
+  await Promise.all([scheduler.fire(task.id, 'scheduled', at), scheduler.fire(task.id, 'scheduled', at)]);
+  await backupRuns.idle();
+  await scheduler.fire(task.id, 'catch_up', at);
+  await backupRuns.idle();
+  const records = await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } });
+  assert.equal(records.json.data.length, 1, 'one run for one fire time');
+  const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'backup_task' } });
+  assert.equal(audit.json.data.items.filter((e: { action: string }) => e.action === 'scheduled_skip').length, 0, 'the repeated fires were not attempts: nothing to skip');
+  // A later fire time runs again.
+  await scheduler.fire(task.id, 'scheduled', new Date());
+  await backupRuns.idle();
+  assert.equal((await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(task.id) } })).json.data.length, 2);
+});
+
 test('a scheduled fire outside the window or during a run is skipped and audited, never queued', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
