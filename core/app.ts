@@ -174,6 +174,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
     container.cradle.runTimeLimits.start();
     // The delivery worker stops last on shutdown (onClose), at once when leadership is lost.
     cluster.onLeadership((leader) => (leader ? lead() : follow().then(() => container.cradle.deliveryWorker.stop())));
+    container.cradle.backupCancel.listen((err) => app.log.error({ err }, 'a cancel asked on another master failed'));
     cluster.onSessionLost(() => backupRuns.abortRunning('this master lost its database session; another master may settle this run'));
     await cluster.start();
   });

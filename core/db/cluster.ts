@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 
 /** The channels masters tell each other on (PostgreSQL NOTIFY channel names). */
-export type ClusterChannel = 'backplane_events' | 'backplane_logs' | 'backplane_schedule';
+export type ClusterChannel = 'backplane_events' | 'backplane_logs' | 'backplane_schedule' | 'backplane_cancel';
 
 /**
  * The masters sharing one database, as one master sees them: who it is, whether it leads (runs

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build.ts';
-import { requireOrSkip } from '../helpers/databases.ts';
+import { postgresUrl, requireOrSkip, scratchPostgres } from '../helpers/databases.ts';
 import { stalledDatabase, type StalledDatabase } from '../helpers/stalled-postgres.ts';
 import { waitFor } from '../helpers/agent-process.ts';
 import { filesUnder } from '../engine/helpers.ts';
@@ -171,4 +173,28 @@ test('timeoutMinutes is validated (0..10080), shown, exported and imported', asy
   const list = (await call(other, 'GET', '/api/backup/tasks', { token: otherToken })).json.data;
   const limited = list.find((x: any) => x.name === 'Limited');
   assert.equal((await call(other, 'GET', `/api/backup/tasks/${limited.id}`, { token: otherToken })).json.data.timeoutMinutes, 10_080);
+});
+
+test('several masters on PostgreSQL: a cancel asked on a master that does not run the backup stops it on the one that does', { timeout: 120_000 }, async (t) => {
+  const url = await scratchPostgres(t, 'bp_cancel_elsewhere');
+  if (!url) return;
+  // On the server's own database: the scratch one is dropped (its sessions ended) first when the test ends.
+  const db = await stalledDatabase(t, postgresUrl());
+  const secretKey = randomBytes(32).toString('hex');
+  const first = await build(t, { config: { databaseUrl: url, secretKey } });
+  const runner = first.app;
+  const other = (await build(t, { config: { databaseUrl: url, secretKey, ageIdentityFile: join(first.dataDir, 'backup.agekey') } })).app;
+  const token = await setupAdmin(runner);
+  const target = await diskTarget(t, runner, token);
+  const task = await createTask(runner, token, pgTask(db, target.id));
+  const id = await startRun(runner, token, task.id);
+  await stalled(runner, token, id, db);
+
+  const res = await call(other, 'POST', `/api/backup/records/${id}/cancel`, { token });
+  assert.equal(res.status, 200, res.body);
+  assert.equal(res.json.data.status, 'cancelled');
+  const record = await recordOf(other, token, id);
+  assert.match(record.errorMessage, /cancelled by admin/);
+  assert.deepEqual(await filesUnder(target.dir), [], 'nothing is left on the target');
+  await waitFor('pg_dump to exit', async () => ((await db.dumpPids()).length === 0 ? true : undefined), 10_000);
 });
