@@ -8,14 +8,14 @@ import pg from 'pg';
 import { ADMIN, tempDir } from '../helpers/build.ts';
 import { scratchPostgres } from '../helpers/databases.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { waitFor } from '../helpers/agent-process.ts';
+import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
 import { openSse, type SseFrame } from '../helpers/sse-client.ts';
 
 /**
  * Three masters (the real entry point, child processes) on one PostgreSQL database behave as
  * one: one schedule that survives its leader's SIGKILL with no fire run twice, one run for two
  * simultaneous requests, events of every master on every master's stream, downloads and
- * restores through a master that did not run the backup.
+ * restores through a master that did not run the backup, agents polling different masters.
  */
 
 async function api(url: string, method: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
@@ -103,6 +103,28 @@ test('three masters on one PostgreSQL database: one schedule through a leader SI
   }, 60_000);
   assert.equal(restored.status, 'success', JSON.stringify(restored));
   assert.equal(await readFile(join(restoreInto, src, 'docs', 'a.txt'), 'utf8'), 'scale out\n'.repeat(1000));
+
+  // Agents polling different masters: one on B, one on C, each running a task asked for on another master.
+  const agents: AgentProcess[] = [];
+  t.after(async () => {
+    for (const agent of agents) await agent.kill();
+  });
+  for (const [name, via, runVia] of [['edge-b', b, a], ['edge-c', c, b]] as const) {
+    const created = await api(`${a.url}/api/nodes`, 'POST', token, { name });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    agents.push(await startAgent({ master: via.url, token: created.body.data.token, dir: await tempDir(t, 'backplane-agent-') }));
+    const nodeTask = await api(`${a.url}/api/backup/tasks`, 'POST', token, { name: `On ${name}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.body.data.id], nodeId: created.body.data.node.id });
+    assert.equal(nodeTask.status, 200, JSON.stringify(nodeTask.body));
+    await waitFor(`${name} online`, async () => ((await api(`${c.url}/api/nodes/${created.body.data.node.id}`, 'GET', token)).body.data.status === 'online' ? true : undefined), 30_000);
+    const started = await api(`${runVia.url}/api/backup/tasks/${nodeTask.body.data.id}/run`, 'POST', token);
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const ended = await waitFor(`the run on ${name}`, async () => {
+      const r = (await api(`${c.url}/api/backup/records/${started.body.data.recordId}`, 'GET', token)).body.data;
+      return ['success', 'partial', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+    }, 60_000);
+    assert.equal(ended.status, 'success', `${JSON.stringify(ended)}\n${agents.at(-1)!.logs.slice(-20).join('\n')}`);
+    assert.equal(ended.nodeId, created.body.data.node.id);
+  }
 
   // The schedule: created on B, fired by the leader A; A is SIGKILLed halfway through a minute.
   const scheduled = await api(`${b.url}/api/backup/tasks`, 'POST', token, { name: 'Scheduled', type: 'file', sourcePaths: [src], storageTargetIds: [target.body.data.id], cronExpr: `*/${PERIOD} * * * * *` });
