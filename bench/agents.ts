@@ -40,7 +40,7 @@ async function memoryFigures(baseUrl: string): Promise<string> {
 }
 
 /** One keep-alive pool for every simulated agent: the client side must not be what limits. */
-function client(baseUrl: string): { post(path: string, headers: Record<string, string>, body: string): Promise<Reply>; close(): void } {
+export function client(baseUrl: string): { post(path: string, headers: Record<string, string>, body: string): Promise<Reply>; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: SOCKETS, maxFreeSockets: SOCKETS });
   const url = new URL(baseUrl);
   return {
@@ -67,7 +67,7 @@ function client(baseUrl: string): { post(path: string, headers: Record<string, s
 /** A call slower than this is counted by the second it ended in. */
 const SLOW_MS = 50;
 
-class Latencies {
+export class Latencies {
   readonly ms: number[] = [];
   errors = 0;
   readonly errorSamples = new Map<string, number>();
@@ -106,7 +106,7 @@ class Latencies {
   }
 }
 
-const errorOf = (r: Reply): string => {
+export const errorOf = (r: Reply): string => {
   try {
     return `HTTP ${r.status} ${(JSON.parse(r.body) as { code?: string }).code ?? ''}`.trim();
   } catch {

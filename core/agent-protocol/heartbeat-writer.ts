@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import { AggregateSql } from '../db/aggregate-sql.ts';
 
 interface PendingBeat {
+  rowId: number;
   sql: string;
   params: unknown[];
   resolve: (applied: boolean) => void;
@@ -14,7 +15,9 @@ interface PendingBeat {
  * on SQLite) serves them all. Each caller still waits for its own row to be written before it
  * answers the agent, so a reader never sees less than before; a failed batch fails each of its
  * heartbeats (the agents send the next one anyway). Measured with bench/api.ts and
- * bench/agents.ts: a commit per heartbeat was the largest cost of the route.
+ * bench/agents.ts: a commit per heartbeat was the largest cost of the route. A batch writes its
+ * rows in id order: several masters' batches on one PostgreSQL database then lock shared rows in
+ * one order and never deadlock (bench/masters.ts answered 500s before).
  */
 export class HeartbeatWriter {
   readonly #orm: MikroORM;
@@ -24,16 +27,16 @@ export class HeartbeatWriter {
     this.#orm = orm;
   }
 
-  /** Runs `update ... where id = ?`; resolves with whether it changed one row (the node still exists). */
-  write(sql: string, params: unknown[]): Promise<boolean> {
+  /** Runs `update ... where id = ?` for row `rowId`; resolves with whether it changed one row (the node still exists). */
+  write(rowId: number, sql: string, params: unknown[]): Promise<boolean> {
     return new Promise((resolve, reject) => {
       if (this.#pending.length === 0) setImmediate(() => void this.#flush());
-      this.#pending.push({ sql, params, resolve, reject });
+      this.#pending.push({ rowId, sql, params, resolve, reject });
     });
   }
 
   async #flush(): Promise<void> {
-    const batch = this.#pending;
+    const batch = this.#pending.sort((a, b) => a.rowId - b.rowId);
     this.#pending = [];
     try {
       const changed = await this.#orm.em.fork().transactional(async (tx) => {

@@ -22,13 +22,15 @@ export class AggregateSql {
 
   async rows<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     if (this.dialect === 'sqlite') return (await this.#bound(sql, params)).rows as T[];
-    return this.#em.getConnection().execute(sql, params) as Promise<T[]>;
+    // In the open transaction, if any: without it a statement took another connection of the pool
+    // (outside the transaction), and a pool full of open transactions waiting for one hung.
+    return this.#em.getConnection().execute(sql, params, 'all', this.#em.getTransactionContext()) as Promise<T[]>;
   }
 
   /** A write; resolves with the number of rows it changed. */
   async run(sql: string, params: unknown[] = []): Promise<number> {
     if (this.dialect === 'sqlite') return Number((await this.#bound(sql, params)).numAffectedRows ?? 0);
-    const result = (await this.#em.getConnection().execute(sql, params, 'run')) as { affectedRows?: number };
+    const result = (await this.#em.getConnection().execute(sql, params, 'run', this.#em.getTransactionContext())) as { affectedRows?: number };
     return result.affectedRows ?? 0;
   }
 

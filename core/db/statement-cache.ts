@@ -9,12 +9,20 @@
  * statement cache of its own.
  */
 interface Statement { readonly busy: boolean }
+
+/**
+ * Longer texts are prepared but not kept: a statement with its values written into the text
+ * (MikroORM inlines them in bulk inserts) is never seen again, and one of ~95 KB held ~0.5 MiB
+ * of native memory in the cache (a 200,000-file backup's manifest kept 100 MiB; docs/benchmarks.md).
+ */
+const MAX_CACHED_TEXT = 4096;
 interface NativeDatabase { prepare(sql: string): Statement }
 
 export function cacheStatements(db: NativeDatabase, size = 500): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, Statement>();
   db.prepare = (sql: string): Statement => {
+    if (sql.length > MAX_CACHED_TEXT) return prepare(sql);
     const hit = cache.get(sql);
     if (hit && !hit.busy) {
       // Most recently used last: the first key is the one to evict.

@@ -187,7 +187,7 @@ export class NodeService {
     if (input.arch !== undefined) set.push(['arch', input.arch]);
     if (input.agentVersion !== undefined) set.push(['agent_version', input.agentVersion]);
     if (input.lastError !== undefined) set.push(['last_error', input.lastError]);
-    return this.#heartbeats.write(`update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [...set.map(([, v]) => v), nodeId]);
+    return this.#heartbeats.write(nodeId, `update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [...set.map(([, v]) => v), nodeId]);
   }
 
   #newNode(em: EntityManager, input: { name: string; labels: string; maxConcurrent?: number; bandwidthLimit?: string }): { node: Node; token: string } {
