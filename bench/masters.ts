@@ -57,8 +57,18 @@ async function round(masterCount: number, nodes: number, clients: number, second
     masters.push(await startServerProcess(env(0)));
     const shared = { BACKPLANE_SECRET_KEY: (await readFile(join(dir, 'm0', 'secret.key'), 'utf8')).trim(), BACKPLANE_AGE_IDENTITY_FILE: join(dir, 'm0', 'backup.agekey') };
     for (let i = 1; i < masterCount; i++) masters.push(await startServerProcess({ ...env(i), ...shared }));
-    // The masters log every request at info: keep only a tail.
-    for (const m of masters) m.child.stdout!.on('data', () => { if (m.logs.length > 2000) m.logs.splice(0, m.logs.length - 200); });
+    // The masters log every request at info: keep only a tail, and count warnings and errors.
+    const problems = new Map<string, number>();
+    for (const m of masters) {
+      m.child.stdout!.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString().split('\n')) {
+          const found = /"level":(\d+).*?"msg":"([^"]{0,200})/.exec(line);
+          const err = /"err":\{"type":"(\w+)","message":"([^"]{0,200})/.exec(line);
+          if (found && Number(found[1]) >= 40) problems.set(`${found[2]}${err ? `: ${err[1]} ${err[2]}` : ''}`, (problems.get(found[2]!) ?? 0) + 1);
+        }
+        if (m.logs.length > 2000) m.logs.splice(0, m.logs.length - 200);
+      });
+    }
     const https = masters.map((m) => client(m.url));
     try {
       const post = async <T>(path: string, body: unknown, token: string): Promise<T> => {
@@ -102,6 +112,7 @@ async function round(masterCount: number, nodes: number, clients: number, second
       const pgCpu = ((await postgresCpu()) - pg0) / wallS * 100;
       const rate = lat.ms.length / wallS;
       console.log(`${masterCount} master${masterCount === 1 ? '' : 's'}: ${rate.toFixed(0)} heartbeats/s answered (${(rate * HEARTBEAT_S).toFixed(0)} agents at one heartbeat per ${HEARTBEAT_S} s); ${lat.summary()}`);
+      if (problems.size > 0) console.log(`  masters logged: ${[...problems].map(([msg, n]) => `${n}x ${msg}`).join('; ')}`);
       console.log(`  CPU (% of one core): masters ${cpu.map((c) => c.toFixed(0)).join(' + ')}, PostgreSQL ${pgCpu.toFixed(0)}`);
     } finally {
       for (const h of https) h.close();

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/core';
+import { DeadlockException, type MikroORM } from '@mikro-orm/core';
 import { AggregateSql } from '../db/aggregate-sql.ts';
 
 interface PendingBeat {
@@ -38,16 +38,29 @@ export class HeartbeatWriter {
   async #flush(): Promise<void> {
     const batch = this.#pending.sort((a, b) => a.rowId - b.rowId);
     this.#pending = [];
-    try {
-      const changed = await this.#orm.em.fork().transactional(async (tx) => {
-        const sql = new AggregateSql(tx);
-        const rows: number[] = [];
-        for (const beat of batch) rows.push(await sql.run(beat.sql, beat.params));
-        return rows;
-      });
-      batch.forEach((beat, i) => beat.resolve(changed[i] === 1));
-    } catch (err) {
-      for (const beat of batch) beat.reject(err);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const changed = await this.#orm.em.fork().transactional(async (tx) => {
+          const sql = new AggregateSql(tx);
+          const rows: number[] = [];
+          for (const beat of batch) rows.push(await sql.run(beat.sql, beat.params));
+          return rows;
+        });
+        batch.forEach((beat, i) => beat.resolve(changed[i] === 1));
+        return;
+      } catch (err) {
+        // PostgreSQL ends one of two transactions that wait on each other (another writer of
+        // node rows in another order, such as the node monitor's set-based update): the batch
+        // was rolled back whole and is written again.
+        if (isDeadlock(err) && attempt < 3) continue;
+        for (const beat of batch) beat.reject(err);
+        return;
+      }
     }
   }
+}
+
+/** A deadlock as MikroORM converts it, or as the driver raises it from a hand-written statement (SQLSTATE 40P01). */
+function isDeadlock(err: unknown): boolean {
+  return err instanceof DeadlockException || (err as { code?: unknown } | null)?.code === '40P01';
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import pg from 'pg';
 import { openOrm, migrate } from '../../core/db/orm.ts';
 import { AggregateSql } from '../../core/db/aggregate-sql.ts';
 import { HeartbeatWriter } from '../../core/agent-protocol/heartbeat-writer.ts';
@@ -71,4 +72,25 @@ test('on PostgreSQL a batch is one transaction, and masters writing the same nod
   const failing = await Promise.allSettled([writers[0]!.write(1, update, ['kept-out', 1]), writers[0]!.write(2, 'update no_such_table set x = ? where id = ?', [1, 1])]);
   assert.deepEqual(failing.map((r) => r.status), ['rejected', 'rejected']);
   assert.deepEqual(await sql.rows<{ hostname: string }>('select hostname from nodes where id = ?', [1]), [{ hostname: 'before' }]);
+
+  // A deadlock with another writer of node rows (rows 2 then 1, against the batch's 1 then 2):
+  // PostgreSQL ends the batch's transaction (the other session waits longer before it checks),
+  // and the batch is written again once the other commits.
+  const other = new pg.Client({ connectionString: url });
+  // The scratch database is dropped (its sessions ended) before this client's own hook runs.
+  other.on('error', () => undefined);
+  await other.connect();
+  t.after(() => other.end().catch(() => undefined));
+  await other.query("set deadlock_timeout = '20s'");
+  await other.query('begin');
+  await other.query("update nodes set os = 'other' where id = 2");
+  const batch = Promise.all([writers[0]!.write(1, update, ['retried', 1]), writers[0]!.write(2, update, ['retried', 2])]);
+  await new Promise((r) => setTimeout(r, 300));
+  const crossing = other.query("update nodes set os = 'other' where id = 1");
+  // The batch's backend detects the deadlock after its own deadlock_timeout (1 s) and is rolled back.
+  await new Promise((r) => setTimeout(r, 2000));
+  await crossing;
+  await other.query('commit');
+  assert.deepEqual(await batch, [true, true], 'written on the second attempt');
+  assert.deepEqual(await sql.rows('select id, hostname, os from nodes where id in (1, 2) order by id'), [{ id: 1, hostname: 'retried', os: 'other' }, { id: 2, hostname: 'retried', os: 'other' }]);
 });
