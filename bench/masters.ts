@@ -1,5 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
@@ -13,8 +13,10 @@ import { cpuSeconds, machine, masterNodeOptions, secs, withCleanup } from './bac
  * `BACKPLANE_BENCH_MASTERS_NODES` nodes, then `BACKPLANE_BENCH_MASTERS_CLIENTS` simulated agents
  * calling `POST /api/agent/heartbeat` back to back for `BACKPLANE_BENCH_MASTERS_SECONDS`, spread
  * evenly over the masters (as a load balancer would). Prints answered heartbeats per second,
- * latencies, and the CPU of the masters and of PostgreSQL. Capacity in agents is that rate times
- * the heartbeat period (15 s). Asserts nothing.
+ * latencies, and the CPU of the masters, of PostgreSQL and of the simulated agents. Capacity in
+ * agents is that rate times the heartbeat period (15 s). Masters add capacity only where they
+ * add CPUs: on one machine whose cores are already busy, each added master adds its own overhead
+ * instead (docs/benchmarks.md). Asserts nothing.
  *
  *   node bench/run.ts masters
  */
@@ -105,15 +107,18 @@ async function round(masterCount: number, nodes: number, clients: number, second
       const pids = masters.map((m) => m.child.pid!);
       const cpu0 = await Promise.all(pids.map(async (p) => (await cpuSeconds(p)).own));
       const pg0 = await postgresCpu();
+      const self0 = process.cpuUsage();
       const t0 = performance.now();
       await drive(lat, seconds * 1000);
       const wallS = (performance.now() - t0) / 1000;
       const cpu = (await Promise.all(pids.map(async (p) => (await cpuSeconds(p)).own))).map((c, i) => ((c - cpu0[i]!) / wallS) * 100);
       const pgCpu = ((await postgresCpu()) - pg0) / wallS * 100;
+      const self = process.cpuUsage(self0);
+      const clientCpu = ((self.user + self.system) / 1e6 / wallS) * 100;
       const rate = lat.ms.length / wallS;
       console.log(`${masterCount} master${masterCount === 1 ? '' : 's'}: ${rate.toFixed(0)} heartbeats/s answered (${(rate * HEARTBEAT_S).toFixed(0)} agents at one heartbeat per ${HEARTBEAT_S} s); ${lat.summary()}`);
       if (problems.size > 0) console.log(`  masters logged: ${[...problems].map(([msg, n]) => `${n}x ${msg}`).join('; ')}`);
-      console.log(`  CPU (% of one core): masters ${cpu.map((c) => c.toFixed(0)).join(' + ')}, PostgreSQL ${pgCpu.toFixed(0)}`);
+      console.log(`  CPU (% of one core): masters ${cpu.map((c) => c.toFixed(0)).join(' + ')}, PostgreSQL ${pgCpu.toFixed(0)}, the agents (this process) ${clientCpu.toFixed(0)}; ${cpus().length} CPUs = ${cpus().length * 100}`);
     } finally {
       for (const h of https) h.close();
     }
