@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ADMIN, tempDir } from '../helpers/build.ts';
 import { scratchPostgres } from '../helpers/databases.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { api, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
 import { openSse, type SseFrame } from '../helpers/sse-client.ts';
 
@@ -17,14 +17,6 @@ import { openSse, type SseFrame } from '../helpers/sse-client.ts';
  * simultaneous requests, events of every master on every master's stream, downloads and
  * restores through a master that did not run the backup, agents polling different masters.
  */
-
-async function api(url: string, method: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, body: await res.json() };
-}
 
 const leads = (m: ServerProcess): boolean => m.logs.some((l) => l.includes('this master leads'));
 

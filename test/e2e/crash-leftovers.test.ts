@@ -5,21 +5,13 @@ import { once } from 'node:events';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir, ADMIN } from '../helpers/build.ts';
-import { startServerProcess } from '../helpers/server-process.ts';
+import { api, startServerProcess } from '../helpers/server-process.ts';
 import { waitFor } from '../helpers/agent-process.ts';
 
 /**
  * The master SIGKILLed in the middle of an upload, then started again: the record fails and
  * nothing of the upload stays on any target, the temporary objects included.
  */
-
-async function api(url: string, method: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, body: await res.json() };
-}
 
 /** Every file below `dir`, as paths relative to it. */
 async function files(dir: string): Promise<string[]> {

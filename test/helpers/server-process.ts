@@ -67,3 +67,12 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
 }
+
+/** One JSON call to a server process (`url` is the whole address), with a bearer token if given. */
+export async function api(url: string, method: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, body: await res.json() };
+}
