@@ -48,12 +48,20 @@ export class LeadershipListeners {
     this.#listeners.push(listener);
   }
 
-  /** Resolves once every listener has seen this change (and every change before it). */
-  emit(leader: boolean): Promise<void> {
-    this.#chain = this.#chain.then(async () => {
-      for (const listener of this.#listeners) await listener(leader).catch(this.#onError);
+  /**
+   * Resolves once every listener has seen this change (and every change before it). A listener
+   * that fails is reported to `onError` (the change happened all the same), or, with `strict`,
+   * makes this reject.
+   */
+  emit(leader: boolean, options: { strict?: boolean } = {}): Promise<void> {
+    const turn = this.#chain.then(async () => {
+      for (const listener of this.#listeners) {
+        if (options.strict) await listener(leader);
+        else await listener(leader).catch(this.#onError);
+      }
     });
-    return this.#chain;
+    this.#chain = turn.catch(() => undefined);
+    return turn;
   }
 }
 
@@ -85,9 +93,10 @@ export class LocalCluster implements Cluster {
     // An embedded database has no session to lose.
   }
 
+  /** Leads at once; a leader's service that cannot start fails the start, as before there was a cluster. */
   async start(): Promise<void> {
     this.#leader = true;
-    await this.#leadership.emit(true);
+    await this.#leadership.emit(true, { strict: true });
   }
 
   async stop(): Promise<void> {
