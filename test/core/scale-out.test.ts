@@ -123,14 +123,15 @@ test('three masters on one PostgreSQL database: one schedule through a leader SI
   assert.equal(scheduled.status, 200, JSON.stringify(scheduled.body));
   const runsOf = async () => (await db.query<{ id: number; status: string; master_id: number; started_at: Date | null }>(
     'select id, status, master_id, started_at from backup_records where task_id = $1 order by id', [scheduled.body.data.id])).rows;
-  await new Promise((r) => setTimeout(r, 5 * PERIOD * 1000));
+  // A minute of schedule, the leader killed halfway.
+  await new Promise((r) => setTimeout(r, 7 * PERIOD * 1000));
   const beforeKill = await runsOf();
   assert.ok(beforeKill.length >= 3, `the leader fired the schedule: ${JSON.stringify(beforeKill)}`);
   a.child.kill('SIGKILL');
   await once(a.child, 'exit');
   const killedAt = Date.now();
   await waitFor('another master to lead', async () => (leads(b) || leads(c) ? true : undefined), 15_000);
-  await new Promise((r) => setTimeout(r, 6 * PERIOD * 1000));
+  await new Promise((r) => setTimeout(r, 8 * PERIOD * 1000));
   const off = await api(`${c.url}/api/backup/tasks/${scheduled.body.data.id}/toggle`, 'PUT', token, { enabled: false });
   assert.equal(off.status, 200, JSON.stringify(off.body));
   const runs = await waitFor('every run to end', async () => {
