@@ -36,6 +36,8 @@ export class BackupScheduler {
   #timeZone = 'UTC';
   #started = false;
   readonly #cluster: Cluster;
+  #watcher: NodeJS.Timeout | undefined;
+  #scheduleSeen = '';
 
   constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications, clock, cluster }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService; clock: Clock; cluster: Cluster }) {
     this.#cluster = cluster;
@@ -62,6 +64,7 @@ export class BackupScheduler {
   /** Schedules every enabled task and gives each one that missed a fire while down one catch-up run. */
   async start(now = this.#clock.now()): Promise<number[]> {
     this.#started = true;
+    if (this.#cluster.shared) this.#watch();
     this.#timeZone = await scheduleTimeZone(this.#orm);
     const tasks = await this.#orm.em.fork().find(BackupTaskEntity, { enabled: true });
     const caughtUp: number[] = [];
@@ -91,8 +94,38 @@ export class BackupScheduler {
 
   /** Re-reads one task after a change (create, update, toggle, delete), on whichever master leads. */
   async sync(taskId: number): Promise<void> {
-    if (this.#cluster.shared) return this.#cluster.notify('backplane_schedule', String(taskId));
+    if (this.#cluster.shared) return this.#tell(String(taskId));
     return this.#syncHere(taskId);
+  }
+
+  /**
+   * Tells the leader (this master too) that tasks changed. The change is saved already: a notice
+   * that cannot be sent (no database session this moment) is logged, and the leader finds the
+   * change at its next look at the tasks (#watch).
+   */
+  async #tell(payload: string): Promise<void> {
+    await this.#cluster.notify('backplane_schedule', payload).catch((err: unknown) => this.#log.warn({ err, payload }, 'schedule change not announced; the leader reads it within a minute'));
+  }
+
+  /** Several masters: every 30 s, the leader reloads when the tasks changed without a notice reaching it. */
+  #watch(): void {
+    this.#scheduleSeen = '';
+    void this.checkSchedule().catch(() => undefined);
+    this.#watcher = setInterval(() => void this.checkSchedule().catch((err: unknown) => this.#log.error({ err }, 'schedule check failed')), 30_000);
+    this.#watcher.unref();
+  }
+
+  /** One look (PostgreSQL): reloads when what the schedule is made of changed since the last look. */
+  async checkSchedule(): Promise<boolean> {
+    // What the schedule is made of, and nothing else (a run changes its task's row too).
+    const [row] = await this.#orm.em.getConnection().execute<{ schedule: string | null }[]>(
+      "select md5(coalesce(string_agg(concat_ws(':', id, enabled, cron_expr, verify_enabled, verify_cron_expr), ',' order by id), '') "
+      + "|| coalesce((select value from settings where key = 'timezone'), '')) as schedule from backup_tasks");
+    const now = row?.schedule ?? '';
+    const changed = this.#scheduleSeen !== '' && now !== this.#scheduleSeen;
+    this.#scheduleSeen = now;
+    if (changed) await this.#reloadHere();
+    return changed;
   }
 
   async #syncHere(taskId: number): Promise<void> {
@@ -104,7 +137,7 @@ export class BackupScheduler {
 
   /** Re-reads every task (the time zone changed), on whichever master leads. */
   async reload(): Promise<void> {
-    if (this.#cluster.shared) return this.#cluster.notify('backplane_schedule', '*');
+    if (this.#cluster.shared) return this.#tell('*');
     return this.#reloadHere();
   }
 
@@ -122,6 +155,8 @@ export class BackupScheduler {
 
   stop(): void {
     this.#started = false;
+    clearInterval(this.#watcher);
+    this.#watcher = undefined;
     for (const id of this.#scheduledTasks()) this.#unschedule(id);
   }
 

@@ -7,6 +7,8 @@ import { BackupRecordEntity, BackupRecordCopyEntity } from '../../core/db/entiti
 import { BackupTaskEntity } from '../../core/db/entities/backup-task.ts';
 import { diskTarget, createTask, runAndWait } from './helpers.ts';
 import { TestClock } from '../helpers/test-clock.ts';
+import { scratchPostgres } from '../helpers/databases.ts';
+import { waitFor } from '../helpers/agent-process.ts';
 
 async function source(t: Parameters<typeof tempDir>[0]): Promise<string> {
   const src = await tempDir(t);
@@ -208,4 +210,26 @@ test('at start-up a record left running by a crash becomes failed, its partial o
   assert.equal((await call(second.app, 'GET', `/api/backup/tasks/${task.id}`, { token })).json.data.lastStatus, 'failed');
   const resumed = (await call(second.app, 'GET', `/api/backup/records/${queued.id}`, { token })).json.data;
   assert.equal(resumed.status, 'success', 'a queued record runs after the restart');
+});
+
+test('several masters: the leader finds a schedule change no notice told it of (a minute at most), and only such a change', { timeout: 60_000 }, async (t) => {
+  const url = await scratchPostgres(t, 'bp_schedule_watch');
+  if (!url) return;
+  const { app } = await build(t, { config: { databaseUrl: url } });
+  const admin = await setupAdmin(app);
+  assert.equal((await call(app, 'PUT', '/api/settings', { token: admin, body: { timezone: 'UTC' } })).status, 200);
+  const src = await source(t);
+  const disk = await diskTarget(t, app, admin);
+  const task = await createTask(app, admin, { name: 'watched', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id], cronExpr: '0 3 * * *' });
+  const { scheduler, orm, cluster } = app.diContainer.cradle;
+  assert.equal(cluster.leader, true, 'the only master leads');
+  await waitFor('the notice of the new task', async () => (scheduler.nextRun(task.id)?.getUTCMinutes() === 0 ? true : undefined), 10_000);
+  await scheduler.checkSchedule();
+  // Changed behind the masters' backs: no notice.
+  await orm.em.getConnection().execute("update backup_tasks set cron_expr = '17 3 * * *' where id = ?", [task.id]);
+  assert.equal(await scheduler.checkSchedule(), true);
+  assert.equal(scheduler.nextRun(task.id)?.getUTCMinutes(), 17);
+  // A run changes the task's row (its last status) but not its schedule: no reload.
+  await runAndWait(app, admin, task.id);
+  assert.equal(await scheduler.checkSchedule(), false);
 });
