@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cluster } from '../db/cluster.ts';
+import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { BackupRuns } from './backup-runs.ts';
 import type { RestoreService } from '../recovery/restore-service.ts';
 import type { VerifyService } from '../recovery/verify-service.ts';
@@ -28,8 +29,7 @@ export class DeadMasters {
   readonly #log: FastifyBaseLogger;
   /** Alive at the previous pass; undefined before the first. */
   #seen: number[] | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #passing: Promise<void> | undefined;
+  readonly #periodic: PeriodicPass<void>;
 
   constructor({ cluster, backupRuns, restores, verifications, replications, logger }: {
     cluster: Cluster; backupRuns: BackupRuns; restores: RestoreService; verifications: VerifyService; replications: ReplicationService; logger: FastifyBaseLogger;
@@ -40,25 +40,18 @@ export class DeadMasters {
     this.#verifications = verifications;
     this.#replications = replications;
     this.#log = logger.child({ component: 'dead-masters' });
+    this.#periodic = new PeriodicPass(() => this.#pass(), (err: unknown) => this.#log.error({ err }, 'settling what dead masters left failed'));
   }
 
   /** Leading from now on: a first pass, then one every DEAD_MASTER_PASS_MS while several masters may share the database. */
   async start(): Promise<void> {
     this.#seen = undefined;
-    await this.pass();
-    if (this.#cluster.shared) this.#timer = setInterval(() => void this.pass(), DEAD_MASTER_PASS_MS).unref();
+    await this.#periodic.runOnce().catch((err: unknown) => this.#log.error({ err }, 'settling what dead masters left failed'));
+    if (this.#cluster.shared) this.#periodic.start(DEAD_MASTER_PASS_MS);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#passing;
-  }
-
-  /** One pass; concurrent calls share it. */
-  pass(): Promise<void> {
-    this.#passing ??= this.#pass().catch((err: unknown) => this.#log.error({ err }, 'settling what dead masters left failed')).finally(() => { this.#passing = undefined; });
-    return this.#passing;
+  stop(): Promise<void> {
+    return this.#periodic.stop();
   }
 
   async #pass(): Promise<void> {

@@ -11,6 +11,7 @@ import type { VerifyService } from '../recovery/verify-service.ts';
 import type { Clock } from '../lib/clock.ts';
 import { CronTimer } from '../backup/cron-timer.ts';
 import type { Cluster } from '../db/cluster.ts';
+import { PeriodicPass } from '../lib/periodic-pass.ts';
 
 /**
  * Cron for enabled tasks, read in the `timezone` setting (default: the server's zone). A fire
@@ -36,7 +37,7 @@ export class BackupScheduler {
   #timeZone = 'UTC';
   #started = false;
   readonly #cluster: Cluster;
-  #watcher: NodeJS.Timeout | undefined;
+  readonly #watcher = new PeriodicPass(() => this.checkSchedule(), (err: unknown) => this.#log.error({ err }, 'schedule check failed'));
   #scheduleSeen = '';
 
   constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications, clock, cluster }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService; clock: Clock; cluster: Cluster }) {
@@ -110,9 +111,7 @@ export class BackupScheduler {
   /** Several masters: every 30 s, the leader reloads when the tasks changed without a notice reaching it. */
   #watch(): void {
     this.#scheduleSeen = '';
-    void this.checkSchedule().catch(() => undefined);
-    this.#watcher = setInterval(() => void this.checkSchedule().catch((err: unknown) => this.#log.error({ err }, 'schedule check failed')), 30_000);
-    this.#watcher.unref();
+    this.#watcher.start(30_000, { immediately: true });
   }
 
   /** One look (PostgreSQL): reloads when what the schedule is made of changed since the last look. */
@@ -155,8 +154,7 @@ export class BackupScheduler {
 
   stop(): void {
     this.#started = false;
-    clearInterval(this.#watcher);
-    this.#watcher = undefined;
+    void this.#watcher.stop();
     for (const id of this.#scheduledTasks()) this.#unschedule(id);
   }
 
