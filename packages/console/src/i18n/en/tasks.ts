@@ -1,0 +1,3 @@
+/** English text of the console's tasks pages (i18next namespace `tasks`). */
+export default {
+} as const;
