@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  SECRET_MASK, fieldSpec, fieldSpecs, fieldOfIssuePath, humanise, initialValues, specsFromConfig, splitAdvanced, toConfig, validateValues,
+  SECRET_MASK, fieldErrorsOf, fieldSpec, gibToQuota, quotaToGib, fieldSpecs, fieldOfIssuePath, humanise, initialValues, specsFromConfig, splitAdvanced, toConfig, validateValues,
 } from '../../packages/console/src/features/targets/config-form.ts';
 import { buildCatalogue, searchTypes, PLUGIN_TYPES } from '../../packages/console/src/features/targets/target-catalogue.ts';
 
@@ -102,4 +102,14 @@ test('catalogue: plugin types first, rclone backends sorted, duplicates of plugi
   assert.deepEqual(searchTypes(catalogue, 'amazon s3').map((t) => t.name), ['s3']);
   assert.deepEqual(searchTypes(catalogue, '  ').length, 4);
   assert.deepEqual(searchTypes(catalogue, 'GOOGLE').map((t) => t.name), ['google_drive']);
+});
+
+test('API details become field errors; quota converts between GiB and bytes', () => {
+  assert.deepEqual(fieldErrorsOf([{ path: 'config/basePath', message: 'is required' }, { path: 'config/basePath', message: 'must be absolute' }, { path: 'body/name', message: 'x' }, 'junk']),
+    { basePath: 'is required; must be absolute' });
+  assert.deepEqual(fieldErrorsOf(undefined), {});
+  assert.equal(gibToQuota(1.5), 1610612736);
+  assert.equal(gibToQuota(-1), 0);
+  assert.equal(gibToQuota(Number.NaN), 0);
+  assert.equal(quotaToGib(1610612736), 1.5);
 });

@@ -164,3 +164,21 @@ export function fieldOfIssuePath(path: string): string | undefined {
   const m = /^(?:body\/)?config\/([^/]+)/.exec(path);
   return m?.[1];
 }
+
+/** The API's `details` of a refused config (`[{path, message}]`) as messages by form field; others are left to the error alert. */
+export function fieldErrorsOf(details: unknown): Record<string, string> {
+  const errors: Record<string, string> = {};
+  if (!Array.isArray(details)) return errors;
+  for (const d of details as unknown[]) {
+    const { path, message } = (d ?? {}) as { path?: unknown; message?: unknown };
+    if (typeof path !== 'string' || typeof message !== 'string') continue;
+    const field = fieldOfIssuePath(path);
+    if (field) errors[field] = errors[field] ? `${errors[field]}; ${message}` : message;
+  }
+  return errors;
+}
+
+const GIB = 1024 ** 3;
+/** Quota in the form (GiB, decimals allowed) ↔ the API's whole bytes; 0 = no quota. */
+export const quotaToGib = (bytes: number): number => Math.round((bytes / GIB) * 1000) / 1000;
+export const gibToQuota = (gib: number): number => (Number.isFinite(gib) && gib > 0 ? Math.round(gib * GIB) : 0);
