@@ -29,6 +29,7 @@ import { loggerOptions } from './http/logging.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { inputGuard } from './http/input-guard.ts';
 import { responseHeaders } from './http/response-headers.ts';
+import { openapi, openapiDocs } from './http/openapi.ts';
 import { metricsPlugin } from './metrics/metrics-plugin.ts';
 import { nodeFsRoutes } from './features/nodes/node-fs-routes.ts';
 import { agentCommandRoutes } from './features/agent/agent-command-routes.ts';
@@ -91,6 +92,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(fastifyAwilixPlugin, { container, disposeOnClose: true, disposeOnResponse: true, strictBooleanEnforced: true });
   registerErrorHandling(app);
   await app.register(requestScope);
+  // Before the guard and the routes: it labels the docs' own routes and sees every route as it is added.
+  await app.register(openapi);
   await app.register(accessGuard);
   await app.register(inputGuard);
   await app.register(metricsPlugin);
@@ -99,6 +102,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   // Read by the login (the trusted-device cookie); no signing: the cookie holds a random token.
   await app.register(fastifyCookie);
   await registerPlugins(app, plugins, container.cradle);
+  await app.register(openapiDocs);
 
   await app.register(healthRoutes);
   await app.register(authRoutes);
