@@ -1,0 +1,56 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap, unwrapPage } from '../../api/client.ts';
+
+/** Query keys of the tasks pages (invalidate ['tasks'] after any task change). */
+export const taskKeys = {
+  all: ['tasks'] as const,
+  list: () => ['tasks', 'list'] as const,
+  tags: () => ['tasks', 'tags'] as const,
+  detail: (id: number) => ['tasks', 'detail', id] as const,
+  records: (id: number) => ['records', 'by-task', id] as const,
+};
+
+export function useTaskList() {
+  return useQuery({ queryKey: taskKeys.list(), queryFn: () => unwrapPage(api.GET('/api/backup/tasks', { params: { query: { offset: 0 } } })), refetchInterval: 15_000 });
+}
+
+export function useTaskTags() {
+  return useQuery({ queryKey: taskKeys.tags(), queryFn: () => unwrap(api.GET('/api/backup/tasks/tags')) });
+}
+
+export function useTask(id: number) {
+  return useQuery({ queryKey: taskKeys.detail(id), queryFn: () => unwrap(api.GET('/api/backup/tasks/{id}', { params: { path: { id } } })) });
+}
+
+export function useStorageTargets() {
+  return useQuery({ queryKey: ['targets', 'list'], queryFn: () => unwrapPage(api.GET('/api/storage-targets', { params: { query: { limit: 500, offset: 0 } } })), staleTime: 30_000 });
+}
+
+export function useNodes() {
+  return useQuery({ queryKey: ['nodes', 'list'], queryFn: () => unwrapPage(api.GET('/api/nodes', { params: { query: { limit: 1000, offset: 0 } } })), staleTime: 30_000 });
+}
+
+/** The task's records, newest first (the API's page limit is 500). */
+export function useTaskRecords(taskId: number, limit = 500) {
+  return useQuery({
+    queryKey: [...taskKeys.records(taskId), limit],
+    enabled: taskId > 0,
+    queryFn: () => unwrapPage(api.GET('/api/backup/records', { params: { query: { taskId, limit, offset: 0 } } })),
+  });
+}
+
+/** Task types: `file` plus every database driver the master has (GET /api/system/info `providers.database`). */
+export function useTaskTypes() {
+  return useQuery({
+    queryKey: ['system', 'info'],
+    queryFn: () => unwrap(api.GET('/api/system/info')),
+    staleTime: 300_000,
+    select: (info) => ['file', ...Object.keys(info.providers.database)],
+  });
+}
+
+/** The zone schedules are read in: the `timezone` setting, else (unknown to the API) the browser's. */
+export function useScheduleZone(): string {
+  const settings = useQuery({ queryKey: ['settings'], queryFn: () => unwrap(api.GET('/api/settings')), staleTime: 300_000 });
+  return settings.data?.timezone || Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
