@@ -39,3 +39,17 @@ export function envelopeOf<T extends TSchema>(data: T) {
 
 export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+/**
+ * A response that is not the JSON envelope (a file, a CSV, a script, an event stream, a page),
+ * described by media type for the OpenAPI description. Fastify serialises none of these (strings,
+ * buffers and streams go out as they are; a content type without a schema here falls back to
+ * plain JSON), so declaring it changes nothing that is sent.
+ */
+export function rawResponse(description: string, mediaTypes: string[], format?: 'binary') {
+  const schema = format ? { type: 'string', format } : { type: 'string' };
+  return { description, content: Object.fromEntries(mediaTypes.map((t) => [t, { schema }])) };
+}
+
+/** An event stream (`text/event-stream`): events as `id`/`event`/`data` lines, heartbeat comments between. */
+export const eventStreamResponse = (what: string) => rawResponse(`${what}, as server-sent events`, ['text/event-stream']);

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { IdParams, envelopeOf, rawResponse } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { RestoreUpdateInput, UpdateReply } from '../../agent-protocol/wire.ts';
+import { RestoreSpec, RestoreUpdateInput, UpdateReply } from '../../agent-protocol/wire.ts';
 import { agentNodeId } from './agent-node.ts';
 
 /** Restores on agents: instructions, the checked raw artifact, and state updates. */
@@ -11,7 +11,7 @@ export async function agentRestoreRoutes(fastify: FastifyInstance): Promise<void
 
   app.get('/api/agent/restores/:id/spec', {
     config: { access: 'agent' },
-    schema: { params: IdParams },
+    schema: { params: IdParams, response: { 200: envelopeOf(RestoreSpec) } },
   }, async (request, reply) => {
     const nodeId = agentNodeId(request);
     void reply.header('cache-control', 'no-store');
@@ -20,7 +20,7 @@ export async function agentRestoreRoutes(fastify: FastifyInstance): Promise<void
 
   app.get('/api/agent/restores/:id/artifact', {
     config: { access: 'agent' },
-    schema: { params: IdParams },
+    schema: { params: IdParams, response: { 200: rawResponse('The raw (decrypted, decompressed) artifact; its size in X-Backplane-Raw-Size', ['application/octet-stream'], 'binary') } },
   }, async (request, reply) => {
     const nodeId = agentNodeId(request);
     const { stream, rawSize } = await request.diScope.cradle.remoteRestores.artifact(nodeId, request.params.id);

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { stringify } from 'csv-stringify';
-import { envelopeOf, pageOf, pageQuery } from '../../http/schemas.ts';
+import { envelopeOf, pageOf, pageQuery, rawResponse } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { paged } from '../../http/request-helpers.ts';
 import { csvSafe, exportFileName } from '../../http/csv.ts';
@@ -29,7 +29,7 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/api/audit-logs/export', {
     config: { access: 'auth' },
-    schema: { querystring: AuditFilterQuery },
+    schema: { querystring: AuditFilterQuery, response: { 200: rawResponse('The matching audit records as CSV (a download)', ['text/csv']) } },
   }, async (request, reply) => {
     const { auditQuery } = request.diScope.cradle;
     const where = request.query;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { IdParams, envelopeOf, eventStreamResponse, rawResponse } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { setTotal } from '../../http/request-helpers.ts';
@@ -52,7 +52,7 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
   app.get('/api/backup/records/:id/logs/stream', {
     config: { access: 'auth' },
     sse: 'only',
-    schema: { params: IdParams },
+    schema: { params: IdParams, response: { 200: eventStreamResponse('The run log') } },
     preValidation: requireEventStreamAccept,
     // The record must exist before the stream opens, so a bad id gets the JSON envelope.
     preHandler: async (request) => {
@@ -66,7 +66,13 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
 
   app.get('/api/backup/records/:id/download', {
     config: { access: 'auth' },
-    schema: { params: IdParams },
+    schema: {
+      params: IdParams,
+      response: {
+        200: rawResponse('The artifact as stored (checksum in X-Checksum-Sha256)', ['application/octet-stream'], 'binary'),
+        206: rawResponse('The byte range asked for with Range', ['application/octet-stream'], 'binary'),
+      },
+    },
   }, async (request, reply) => {
     const { backupRecords, orm, storageOpener } = request.diScope.cradle;
     const record = await backupRecords.get(request.params.id);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppEvent } from '../../events/event-bus.ts';
 import { requireEventStreamAccept, openEventStream } from '../../http/sse-accept.ts';
+import { eventStreamResponse } from '../../http/schemas.ts';
 
 const message = (e: AppEvent) => ({ id: String(e.id), event: e.type, data: { type: e.type, title: e.title, body: e.body, fields: e.fields, timestamp: e.timestamp } });
 
@@ -11,7 +12,7 @@ const message = (e: AppEvent) => ({ id: String(e.id), event: e.type, data: { typ
  * earlier boot), then live events. Heartbeat comments keep idle proxies from closing the stream.
  */
 export async function eventStreamRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/api/events/stream', { config: { access: 'auth' }, sse: 'only', preValidation: requireEventStreamAccept }, async (request, reply) => {
+  app.get('/api/events/stream', { config: { access: 'auth' }, sse: 'only', schema: { response: { 200: eventStreamResponse('Application events') } }, preValidation: requireEventStreamAccept }, async (request, reply) => {
     const { events } = request.diScope.cradle;
     // Subscribe before replaying, queueing live events, so nothing falls between the two.
     const queued: AppEvent[] = [];

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { IdParams, envelopeOf, rawResponse } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor } from '../../events/audit-actor.ts';
@@ -82,7 +82,11 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/api/nodes/:id/install-script-preview', {
     config: { access: 'admin' },
-    schema: { params: IdParams, querystring: InstallPreviewQuery },
+    schema: {
+      params: IdParams,
+      querystring: InstallPreviewQuery,
+      response: { 200: rawResponse('The install script, or with format=compose the Compose file; an enrollment-code placeholder instead of a code', ['text/x-shellscript', 'application/yaml']) },
+    },
   }, async (request, reply) => {
     const node = await request.diScope.cradle.installs.installable(request.params.id);
     const options = installOptions(request.query, VERSION, 'querystring');
@@ -94,7 +98,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
   for (const prefix of ['/install', '/api/install']) {
     app.get(`${prefix}/:token`, {
       config: { access: 'public', secret: true },
-      schema: { params: InstallTokenParams },
+      schema: { params: InstallTokenParams, response: { 200: rawResponse('The install script (once per token)', ['text/plain']) } },
     }, async (request, reply) => {
       const issued = await request.diScope.cradle.installs.consume(request.params.token);
       await audit(request, 'install_consume', issued.node, 'script', 'installer');
@@ -103,7 +107,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
 
     app.get(`${prefix}/:token/compose.yml`, {
       config: { access: 'public', secret: true },
-      schema: { params: InstallTokenParams },
+      schema: { params: InstallTokenParams, response: { 200: rawResponse('The Compose file (once per token)', ['application/yaml']) } },
     }, async (request, reply) => {
       const issued = await request.diScope.cradle.installs.consume(request.params.token);
       await audit(request, 'install_consume', issued.node, 'compose', 'installer');

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { IdParams, envelopeOf, eventStreamResponse } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { setTotal } from '../../http/request-helpers.ts';
@@ -71,7 +71,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
   app.get('/api/restore/records/:id/logs/stream', {
     config: { access: 'auth' },
     sse: 'only',
-    schema: { params: IdParams },
+    schema: { params: IdParams, response: { 200: eventStreamResponse('The restore log') } },
     preValidation: requireEventStreamAccept,
     preHandler: async (request) => {
       if (!(await request.diScope.cradle.em.findOne(RestoreRecordEntity, { id: (request.params as { id: number }).id }))) throw new AppError('RESTORE_RECORD_NOT_FOUND');
@@ -134,7 +134,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
   app.get('/api/verify/records/:id/logs/stream', {
     config: { access: 'auth' },
     sse: 'only',
-    schema: { params: IdParams },
+    schema: { params: IdParams, response: { 200: eventStreamResponse('The verification log') } },
     preValidation: requireEventStreamAccept,
     preHandler: async (request) => {
       if (!(await request.diScope.cradle.em.findOne(VerifyRecordEntity, { id: (request.params as { id: number }).id }))) throw new AppError('VERIFY_RECORD_NOT_FOUND');

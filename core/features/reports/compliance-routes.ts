@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { stringify } from 'csv-stringify';
-import { envelopeOf, Timestamp } from '../../http/schemas.ts';
+import { envelopeOf, rawResponse, Timestamp } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { exportFileName } from '../../http/csv.ts';
 import { complianceReport } from './compliance-report.ts';
@@ -51,7 +51,7 @@ export async function complianceRoutes(fastify: FastifyInstance): Promise<void> 
 
   app.get('/api/reports/compliance/export', {
     config: { access: 'auth' },
-    schema: { querystring: Type.Object({ days: Days }) },
+    schema: { querystring: Type.Object({ days: Days }), response: { 200: rawResponse('The report as CSV (a download)', ['text/csv']) } },
   }, async (request, reply) => {
     const { em, config } = request.diScope.cradle;
     const report = await complianceReport(em, config, request.query.days);

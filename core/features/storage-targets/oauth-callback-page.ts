@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { rawResponse } from '../../http/schemas.ts';
 
 /** Where Google sends the browser back by default (under the base URL); see `StorageOAuthFlow.start`. */
 export const CALLBACK_PAGE_PATH = '/storage-targets/google-drive/callback';
@@ -86,7 +87,7 @@ export const CALLBACK_PAGE_CSP = [
  * the same whatever the request holds.
  */
 export async function oauthCallbackPage(app: FastifyInstance): Promise<void> {
-  app.get(CALLBACK_PAGE_PATH, { config: { access: 'public' } }, async (_request, reply) => {
+  app.get(CALLBACK_PAGE_PATH, { config: { access: 'public' }, schema: { response: { 200: rawResponse('The page that completes the authorisation in the browser', ['text/html']) } } }, async (_request, reply) => {
     void reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', CALLBACK_PAGE_CSP)
