@@ -52,6 +52,10 @@ export interface Config {
   googleAuthUrl: string;
   googleTokenUrl: string;
   googleApiUrl: string;
+  /** Serve the web console at `/` (BACKPLANE_CONSOLE=off turns it off; the API is served either way). */
+  console: boolean;
+  /** The console's build output; when absent, packages/console/dist of this installation. */
+  consoleDir: string | undefined;
   /** Root of the Backplane installation: where `plugins/` and the root package.json live. */
   projectRoot: string;
 }

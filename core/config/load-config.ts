@@ -8,7 +8,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-type Kind = 'string' | 'int' | 'list' | 'duration';
+type Kind = 'string' | 'int' | 'list' | 'duration' | 'switch';
 interface Entry { key: keyof Config; env: string; kind: Kind; min?: number }
 
 /** One table: the environment variable, the YAML key (the config key) and how to parse it. */
@@ -45,6 +45,8 @@ const ENTRIES: Entry[] = [
   { key: 'googleAuthUrl', env: 'BACKPLANE_GOOGLE_AUTH_URL', kind: 'string' },
   { key: 'googleTokenUrl', env: 'BACKPLANE_GOOGLE_TOKEN_URL', kind: 'string' },
   { key: 'googleApiUrl', env: 'BACKPLANE_GOOGLE_API_URL', kind: 'string' },
+  { key: 'console', env: 'BACKPLANE_CONSOLE', kind: 'switch' },
+  { key: 'consoleDir', env: 'BACKPLANE_CONSOLE_DIR', kind: 'string' },
 ];
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -90,10 +92,14 @@ function defaults(): Config {
     googleAuthUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
     googleTokenUrl: 'https://oauth2.googleapis.com/token',
     googleApiUrl: 'https://www.googleapis.com',
+    console: true,
+    consoleDir: undefined,
     projectRoot: PROJECT_ROOT,
   };
 }
 
+// The words an on/off setting accepts; YAML's own true and false arrive as booleans.
+const SWITCH = new Map([['on', true], ['true', true], ['1', true], ['yes', true], ['off', false], ['false', false], ['0', false], ['no', false]]);
 const DURATION = /^(\d+)\s*(s|m|h|d)?$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -118,6 +124,12 @@ function parseValue(entry: Entry, raw: unknown, source: string): unknown {
       const seconds = Number(m[1]) * UNIT_SECONDS[m[2] ?? 's']!;
       if (seconds < (entry.min ?? 0)) throw fail(`must be at least ${entry.min} seconds`);
       return seconds;
+    }
+    case 'switch': {
+      if (typeof raw === 'boolean') return raw;
+      const value = SWITCH.get(String(raw).trim().toLowerCase());
+      if (value === undefined) throw fail('must be on or off (also true/false, 1/0, yes/no)');
+      return value;
     }
   }
 }
@@ -158,6 +170,7 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; ove
   const result = config as unknown as Config;
   result.dataDir = resolve(cwd, result.dataDir);
   if (result.ageIdentityFile) result.ageIdentityFile = resolve(cwd, result.ageIdentityFile);
+  if (result.consoleDir) result.consoleDir = resolve(cwd, result.consoleDir);
   if (!result.databaseUrl) result.databaseUrl = `sqlite:${join(result.dataDir, 'backplane.db')}`;
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(result.databaseUrl)) {
     throw new ConfigError('BACKPLANE_DATABASE_URL: must start with sqlite: or postgres://');
