@@ -62,6 +62,7 @@ import { fastifySSE } from '@fastify/sse';
 import { resetScratchDir } from './storage/scratch-dir.ts';
 import { ensureLocalNode } from './agent-protocol/local-node.ts';
 import { VERSION } from './config/version.ts';
+import { consolePlugin } from './features/console/console-plugin.ts';
 
 export interface BuildOptions {
   /** Overrides the login limits (tests of the limiter use small numbers). */
@@ -131,6 +132,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(recoveryRoutes);
   await app.register(eventStreamRoutes);
   await app.register(notificationRoutes);
+  // Last: the console's page fallback answers only what no route above claims.
+  await app.register(consolePlugin);
 
   const { backupRuns, scheduler, recordDeleter, storageHealth, auditRetention, temporarySweep, auditWebhook } = container.cradle;
   // Registered now, so /metrics lists every series (at zero) before the first run ends.

@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   INTERNAL_ERROR: [500, 'Internal server error.'],
   SERVICE_UNAVAILABLE: [503, 'The server is shutting down.'],
   NOT_READY: [503, 'The service is not ready.'],
+  CONSOLE_NOT_BUILT: [503, 'The web console is not built: run npm run build -w @backplane/console, then restart the master.'],
   // authentication
   AUTH_UNAUTHORIZED: [401, 'Authentication is required.'],
   AUTH_FORBIDDEN: [403, 'Your role does not allow this operation.'],

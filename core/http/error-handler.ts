@@ -13,6 +13,20 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_MAX_PARAM_LENGTH: 'URI_TOO_LONG',
 };
 
+/**
+ * May answer a request no route matched instead of the 404 envelope: returns true when it took
+ * the reply (and sends it itself), false to leave the request to the envelope. The web console's
+ * pages live at addresses no route knows (its client-side routes).
+ */
+export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => boolean;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Asked in order before the 404 envelope is sent; see NotFoundFallback. */
+    notFoundFallbacks: NotFoundFallback[];
+  }
+}
+
 interface ValidationIssue { path: string; message: string }
 
 function validationDetails(error: FastifyError): ValidationIssue[] {
@@ -50,7 +64,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     void reply.code(appErr.statusCode).headers(appErr.headers).type('application/json; charset=utf-8').send(body);
   });
 
+  const fallbacks: NotFoundFallback[] = [];
+  app.decorate('notFoundFallbacks', fallbacks);
   app.setNotFoundHandler(function routeNotFound(request, reply) {
+    if (fallbacks.some((fallback) => fallback(request, reply))) return;
     const [status, message] = ERROR_CATALOGUE.ROUTE_NOT_FOUND;
     void reply.code(status).send({ code: 'ROUTE_NOT_FOUND', message: `${message} ${request.method} ${request.url.split('?')[0]}` });
   });

@@ -17,9 +17,10 @@ const SEED = 0x5eed_0011;
 
 /**
  * Gateway answers a route may give because an upstream did not deliver, each documented in the
- * error catalogue: the release feed, a storage target, a node's agent that never answers.
+ * error catalogue: the release feed, a storage target, a node's agent that never answers, and
+ * the web console's build, absent from a checkout installed with --ignore-scripts (GET /).
  */
-const UPSTREAM = new Map([[502, new Set(['UPDATE_CHECK_FAILED', 'BACKUP_RECORD_DOWNLOAD_FAILED', 'BACKUP_RECORD_DELETE_FAILED'])], [504, new Set(['AGENT_COMMAND_TIMEOUT'])]]);
+const UPSTREAM = new Map([[502, new Set(['UPDATE_CHECK_FAILED', 'BACKUP_RECORD_DOWNLOAD_FAILED', 'BACKUP_RECORD_DELETE_FAILED'])], [503, new Set(['CONSOLE_NOT_BUILT'])], [504, new Set(['AGENT_COMMAND_TIMEOUT'])]]);
 
 const BAD_IDS = ['0', '-1', 'abc', '1e3', '0x10', '1.5', '99999999999999999999', '9007199254740993', '%00', '%ED%A0%80', '%E0%A4%A', ' 1', '1', '2', 'a'.repeat(90), '%2e%2e%2f'];
 const BAD_VALUES: unknown[] = [
