@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the test suite needs from the machine, made present before any test runs (`npm test` and
-# .ci/run both call this): the system tools the tests drive for real, and the local PostgreSQL
-# and MariaDB servers when they are installed.
+# .ci/run both call this): the system tools the tests drive for real, the Chromium the browser
+# tests drive, and the local PostgreSQL and MariaDB servers when they are installed.
 #
 # - A missing tool is installed when that is possible (root with apt-get); otherwise, or when
 #   the install does not bring it, the script stops at once with one message naming what to
@@ -19,6 +19,10 @@ RCLONE_MIN=1.57
 # command:package; the package (Debian's name) is what the message asks for.
 TOOLS=(rclone:rclone zstd:zstd age:age age-keygen:age pg_dump:postgresql-client psql:postgresql-client
   pg_isready:postgresql-client mysqldump:mariadb-client mysql:mariadb-client mysqladmin:mariadb-client)
+# path:package for what the tests run by its path rather than from the PATH: the browser tests
+# launch Chromium at this path (test/helpers/browser.ts reads the same variable).
+CHROMIUM=${BACKPLANE_TEST_CHROMIUM:-/usr/bin/chromium}
+FILES=("$CHROMIUM:chromium")
 
 may_change() { [ "${BACKPLANE_TEST_NO_INSTALL:-}" != 1 ] && [ "${EUID}" -eq 0 ]; }
 note() { printf 'test prerequisites: %s\n' "$*" >&2; }
@@ -29,6 +33,10 @@ missing_packages() {
   for entry in "${TOOLS[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 && continue
     case "$seen" in *" ${entry#*:} "*) ;; *) seen+="${entry#*:} " ;; esac
+  done
+  for entry in "${FILES[@]}"; do
+    [ -x "${entry%:*}" ] && continue
+    case "$seen" in *" ${entry##*:} "*) ;; *) seen+="${entry##*:} " ;; esac
   done
   printf '%s' "${seen# }"
 }

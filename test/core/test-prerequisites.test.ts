@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/build.ts';
 
 const SCRIPT = join(import.meta.dirname, '../../scripts/test-prerequisites.sh');
 const BASH = '/bin/bash';
-const TOOLS = ['rclone', 'zstd', 'age', 'age-keygen', 'pg_dump', 'psql', 'pg_isready', 'mysqldump', 'mysql', 'mysqladmin'];
+const TOOLS = ['rclone', 'zstd', 'age', 'age-keygen', 'pg_dump', 'psql', 'pg_isready', 'mysqldump', 'mysql', 'mysqladmin', 'chromium'];
 
 /**
  * A bin folder holding stand-ins for the system tools (the script only asks whether they exist,
@@ -25,9 +25,12 @@ async function fakeBin(t: TestContext, options: { except?: string[]; scripts?: R
   return dir;
 }
 
+/** The script's environment: only `bin` on PATH, and Chromium (looked for by its path, not on the PATH) in `bin` too. */
+const fakeEnv = (bin: string) => ({ PATH: bin, BACKPLANE_TEST_CHROMIUM: join(bin, 'chromium') });
+
 /** Runs the script with only `bin` on PATH and installing forbidden, in an otherwise empty environment. */
 function run(bin: string, env: Record<string, string> = {}) {
-  const res = spawnSync(BASH, [SCRIPT], { env: { PATH: bin, BACKPLANE_TEST_NO_INSTALL: '1', ...env }, encoding: 'utf8', timeout: 30_000 });
+  const res = spawnSync(BASH, [SCRIPT], { env: { ...fakeEnv(bin), BACKPLANE_TEST_NO_INSTALL: '1', ...env }, encoding: 'utf8', timeout: 30_000 });
   return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
@@ -55,10 +58,21 @@ test('missing rclone and age, installing forbidden: stops with one message namin
 
 test('a missing tool with no way to install it (no apt-get) is reported even when installing is allowed', async (t) => {
   const bin = await fakeBin(t, { except: ['mysqldump'] });
-  const res = spawnSync(BASH, [SCRIPT], { env: { PATH: bin }, encoding: 'utf8', timeout: 30_000 });
+  const res = spawnSync(BASH, [SCRIPT], { env: fakeEnv(bin), encoding: 'utf8', timeout: 30_000 });
   assert.equal(res.status, 1);
   assert.match(res.stderr, /missing: mariadb-client\./);
   assert.equal(res.stderr.trimEnd().split('\n').length, 1, res.stderr);
+});
+
+test('no Chromium at the path the browser tests launch: the chromium package is named', async (t) => {
+  const res = run(await fakeBin(t, { except: ['chromium'] }));
+  assert.equal(res.status, 1);
+  assert.equal(res.stderr.trimEnd().split('\n').length, 1, res.stderr);
+  assert.match(res.stderr, /missing: chromium\./);
+  assert.match(res.stderr, /apt-get install chromium;/);
+  // A chromium on the PATH is not the one the tests launch (test/helpers/browser.ts uses the path).
+  const elsewhere = await fakeBin(t);
+  assert.equal(run(elsewhere, { BACKPLANE_TEST_CHROMIUM: join(elsewhere, 'no-such-chromium') }).status, 1);
 });
 
 test('an rclone older than 1.57 is named with the version it needs', async (t) => {
