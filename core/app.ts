@@ -30,6 +30,7 @@ import { createValidatorCompiler } from './http/validation.ts';
 import { inputGuard } from './http/input-guard.ts';
 import { responseHeaders } from './http/response-headers.ts';
 import { openapi, openapiDocs } from './http/openapi.ts';
+import { cors } from './http/cors.ts';
 import { metricsPlugin } from './metrics/metrics-plugin.ts';
 import { nodeFsRoutes } from './features/nodes/node-fs-routes.ts';
 import { agentCommandRoutes } from './features/agent/agent-command-routes.ts';
@@ -93,6 +94,8 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(fastifyAwilixPlugin, { container, disposeOnClose: true, disposeOnResponse: true, strictBooleanEnforced: true });
   registerErrorHandling(app);
   await app.register(requestScope);
+  // Before the guard: a preflight is answered in onRequest, before authentication (core/http/cors.ts).
+  await app.register(cors, { origins: container.cradle.config.corsOrigins });
   // Before the guard and the routes: it labels the docs' own routes and sees every route as it is added.
   await app.register(openapi);
   await app.register(accessGuard);

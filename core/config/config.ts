@@ -15,6 +15,8 @@ export interface Config {
   /** Origins passkey responses may come from; default: the external URL's origin. */
   webauthnOrigins: string[];
   trustedProxies: string[];
+  /** Browser origins (exact `scheme://host[:port]`) that may call the API cross-origin (CORS); empty: CORS off. */
+  corsOrigins: string[];
   logLevel: string;
   plugins: string[];
   /** Plugins not to load (plugin, package or plugins/ folder names). */

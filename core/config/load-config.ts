@@ -23,6 +23,7 @@ const ENTRIES: Entry[] = [
   { key: 'webauthnRpId', env: 'BACKPLANE_WEBAUTHN_RP_ID', kind: 'string' },
   { key: 'webauthnOrigins', env: 'BACKPLANE_WEBAUTHN_ORIGINS', kind: 'list' },
   { key: 'trustedProxies', env: 'BACKPLANE_TRUSTED_PROXIES', kind: 'list' },
+  { key: 'corsOrigins', env: 'BACKPLANE_CORS_ORIGINS', kind: 'list' },
   { key: 'logLevel', env: 'BACKPLANE_LOG_LEVEL', kind: 'string' },
   { key: 'plugins', env: 'BACKPLANE_PLUGINS', kind: 'list' },
   { key: 'pluginsDisabled', env: 'BACKPLANE_PLUGINS_DISABLED', kind: 'list' },
@@ -64,6 +65,8 @@ function defaults(): Config {
     webauthnOrigins: [],
     // Nobody: X-Forwarded-For from an untrusted peer would let any client pick its own address.
     trustedProxies: [],
+    // None: a console served from another origin is named here explicitly (core/http/cors.ts).
+    corsOrigins: [],
     logLevel: 'info',
     plugins: [],
     pluginsDisabled: [],
@@ -148,6 +151,19 @@ function readFileConfig(env: NodeJS.ProcessEnv, cwd: string): { values: Record<s
 }
 
 /**
+ * The origin a browser would send for this value (lower-case host, no default port), or undefined
+ * when it is no http(s) URL. A CORS origin is compared as an exact string, so anything else never matches.
+ */
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Builds the configuration: defaults, then the optional YAML file, then the environment,
  * then explicit overrides (tests). Unknown YAML keys are an error so typos do not pass silently.
  */
@@ -178,6 +194,11 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; ove
   const relativeRoot = result.localFsRoots.find((r) => !isAbsolute(r));
   if (relativeRoot !== undefined) throw new ConfigError(`BACKPLANE_LOCAL_FS_ROOTS: "${relativeRoot}" must be an absolute path`);
   result.localFsRoots = result.localFsRoots.map((r) => resolve(r));
+  const badOrigin = result.corsOrigins.find((o) => originOf(o) !== o);
+  if (badOrigin !== undefined) {
+    const fixed = originOf(badOrigin);
+    throw new ConfigError(`BACKPLANE_CORS_ORIGINS: "${badOrigin}" is not an exact origin (scheme://host[:port], no path, no wildcard)${fixed ? `; as browsers send it: ${fixed}` : ''}`);
+  }
   if (result.externalUrl) result.externalUrl = result.externalUrl.replace(/\/+$/, '');
   result.webauthnOrigins = result.webauthnOrigins.map((o) => o.replace(/\/+$/, ''));
   return result;
