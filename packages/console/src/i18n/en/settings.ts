@@ -1,3 +1,27 @@
 /** English text of the console's settings pages (i18next namespace `settings`). */
 export default {
+  title: 'Settings',
+  description: 'Installation-wide settings. Changes take effect when saved; the API names none that need a restart.',
+  readOnly: 'Only an administrator can change settings; you see them read-only.',
+  saved: 'Settings saved',
+  nothingChanged: 'Nothing changed.',
+  fixFields: 'Some fields need attention.',
+  integer: 'A whole number from {{min}} to {{max}}',
+  secretStored: 'A value is stored. Leave empty to keep it.',
+  clearSecret: 'Remove the stored value',
+  timezoneServer: 'Server time zone',
+  groups: { general: 'General', notifications: 'Notifications', security: 'Sign-in security', audit: 'Audit', transfer: 'Transfers', other: 'Other' },
+  keys: {
+    site_name: { label: 'Site name', help: 'Shown in the console and in messages.' },
+    language: { label: 'Language', help: 'A language tag such as en or zh-CN.' },
+    timezone: { label: 'Time zone', help: 'For schedules and daily digests; empty uses the server\'s.' },
+    backup_notification_enabled: { label: 'Backup notifications', help: 'Off mutes every backup result (backup_*) on every channel.' },
+    mfa_required_for_admins: { label: 'Require a second factor for administrators', help: 'After the grace period their sessions only open enrolment.' },
+    mfa_enrollment_grace_days: { label: 'Enrolment grace period (days)', help: '0 to 90 days.' },
+    passkey_passwordless_login: { label: 'Passwordless sign-in with passkeys', help: 'A passkey that verified its user may sign in without the password.' },
+    audit_webhook_url: { label: 'Audit webhook URL', help: 'Every audit entry is also sent here (http or https); empty turns it off.' },
+    audit_webhook_secret: { label: 'Audit webhook secret', help: 'Signs each audit webhook delivery.' },
+    audit_retention_days: { label: 'Audit retention (days)', help: '0 keeps entries for ever.' },
+    bandwidth_limit: { label: 'Bandwidth limit', help: 'Not supported yet for the whole installation (the server refuses a value); set a bandwidth limit on a node instead.' },
+  },
 } as const;
