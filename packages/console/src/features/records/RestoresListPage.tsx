@@ -20,7 +20,7 @@ export function RestoresListPage() {
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>{t('col.id')}</Table.Th><Table.Th>{t('col.task')}</Table.Th><Table.Th>{t('col.record')}</Table.Th>
-                <Table.Th>{t('col.status')}</Table.Th><Table.Th>{t('restores.target')}</Table.Th><Table.Th>{t('col.size')}</Table.Th>
+                <Table.Th>{t('col.status')}</Table.Th><Table.Th>{t('restores.target')}</Table.Th><Table.Th>{t('restores.bytes')}</Table.Th>
                 <Table.Th>{t('col.duration')}</Table.Th><Table.Th>{t('col.queued')}</Table.Th>
               </Table.Tr>
             </Table.Thead>

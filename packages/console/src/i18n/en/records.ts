@@ -72,7 +72,7 @@ export default {
     title: 'Restore from record #{{id}}', whatAll: 'Everything in the backup', whatSelected: '{{count}} selected paths (and everything below them):',
     destination: 'Where to restore', original: 'To the original location', originalHint: 'Files go back to their original paths, replacing what is there.',
     folder: 'Into another folder', folderHint: 'Files keep their layout below this folder, e.g. /restore/srv/app/…',
-    targetPath: 'Folder', targetPathPlaceholder: '/tmp/restore',
+    targetPath: 'Destination folder', targetPathPlaceholder: '/tmp/restore',
     onNode: 'Runs on node {{node}}, where the backup was made.', onMaster: 'Runs on the master.',
     replaceWarning: 'Existing files at the destination are replaced. Nothing is replaced until the whole artifact checked out.',
     targetDatabase: 'Database to restore into', targetDatabaseHint: 'Empty: the task’s own database. The restore replaces its contents.',
@@ -89,7 +89,7 @@ export default {
     title: 'Restores', description: 'Restores started from backup records, with their results.',
     emptyTitle: 'No restores yet', emptyHint: 'Open a backup record, browse its contents and restore what you need.',
     goToRecords: 'Go to backup records', detailTitle: 'Restore #{{id}}', target: 'Restored into', original: 'original locations',
-    taskDatabase: 'the task’s database', selection: 'Selection', everything: 'everything', bytes: 'Bytes restored',
+    taskDatabase: 'the task’s database', selection: 'Selection', everything: 'everything', bytes: 'Artifact read',
     entries: 'Entries restored', databases: 'Databases', cancel: 'Cancel restore',
   },
   verifications: {
