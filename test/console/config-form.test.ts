@@ -94,11 +94,12 @@ test('API issue paths name form fields', () => {
 
 test('catalogue: plugin types first, rclone backends sorted, duplicates of plugin types dropped; search by words', () => {
   const catalogue = buildCatalogue([
-    { name: 'sftp', description: 'SSH/SFTP', options: [] },
+    { name: 'sftp', description: 'SSH/SFTP (rclone backend "sftp")', options: [] },
     { name: 's3', description: 'Amazon S3 Compliant Storage Providers', options: [] },
     { name: 'local_disk', description: 'shadow', options: [] },
   ]);
   assert.deepEqual(catalogue.map((t) => t.name), ['local_disk', 'google_drive', 's3', 'sftp']);
+  assert.equal(catalogue[3]!.displayName, 'SSH/SFTP');
   assert.deepEqual(searchTypes(catalogue, 'amazon s3').map((t) => t.name), ['s3']);
   assert.deepEqual(searchTypes(catalogue, '  ').length, 4);
   assert.deepEqual(searchTypes(catalogue, 'GOOGLE').map((t) => t.name), ['google_drive']);

@@ -15,7 +15,7 @@ export function NodeOverview({ node }: { node: NodeView }) {
     <Paper withBorder p="md">
       <Title order={2} size="h4" mb="sm">{t('detail.overview')}</Title>
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="sm">
-        <Item label={t('detail.status')}><Group gap={4}><StatusBadge status={node.status} /><StatusBadge status={node.health} /></Group></Item>
+        <Item label={t('detail.status')}><Group gap={4}><StatusBadge status={node.status} />{node.health !== node.status && <StatusBadge status={node.health} />}</Group></Item>
         <Item label={t('detail.lastSeen')}><RelativeTime value={node.lastSeen} /></Item>
         <Item label={t('detail.version')}><Text size="sm">{node.agentVersion || tc('unknown')}</Text></Item>
         <Item label={t('detail.host')}><Text size="sm">{node.hostname || '—'}</Text></Item>

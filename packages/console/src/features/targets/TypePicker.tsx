@@ -27,11 +27,11 @@ export function TypePicker({ types, rcloneError, onPick }: { types: CatalogueTyp
           <Title order={2} size="h4">{group.title}</Title>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
             {group.items.map((type) => (
-              <UnstyledButton key={type.name} onClick={() => onPick(type)} aria-label={t('picker.choose', { name: type.displayName })} data-type={type.name}>
+              <UnstyledButton key={type.name} onClick={() => onPick(type)} aria-label={t('picker.choose', { name: type.displayName, type: type.name })} data-type={type.name}>
                 <Card withBorder padding="sm" h="100%">
-                  <Text fw={600}>{type.displayName}</Text>
+                  <Text fw={600} lineClamp={2} title={type.displayName}>{type.displayName}</Text>
                   <Text size="xs" c="dimmed" ff="monospace">{type.name}</Text>
-                  {type.description !== type.displayName && <Text size="sm" mt={4} lineClamp={3}>{type.description}</Text>}
+                  {type.family === 'plugin' && <Text size="sm" mt={4} lineClamp={3}>{type.description}</Text>}
                 </Card>
               </UnstyledButton>
             ))}

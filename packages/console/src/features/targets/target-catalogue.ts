@@ -74,9 +74,14 @@ export function buildCatalogue(rclone: readonly { name: string; description: str
   const pluginNames = new Set(PLUGIN_TYPES.map((t) => t.name));
   const backends = rclone
     .filter((b) => !pluginNames.has(b.name))
-    .map((b): CatalogueType => ({ name: b.name, displayName: b.description || b.name, description: b.description, family: 'rclone', oauth: false, options: b.options }))
+    .map((b): CatalogueType => ({ name: b.name, displayName: displayNameOf(b), description: b.description, family: 'rclone', oauth: false, options: b.options }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return [...PLUGIN_TYPES, ...backends];
+}
+
+/** The route describes a backend as `Amazon S3 … (rclone backend "s3")`: the picker names it without the suffix (the key is shown apart). */
+function displayNameOf(b: { name: string; description: string }): string {
+  return b.description.replace(/\s*\(rclone backend "[^"]*"\)\s*$/, '').trim() || b.name;
 }
 
 /** Types whose name, display name or description contains every word of the query. */

@@ -32,7 +32,7 @@ export default {
     plugin: 'Built in',
     rclone: 'rclone backends',
     rcloneMissing: 'rclone backends could not be listed: only the built-in types are offered.',
-    choose: 'Choose {{name}}',
+    choose: 'Choose {{name}} ({{type}})',
   },
   form: {
     newTitle: 'New storage target',
