@@ -37,7 +37,8 @@ export async function complianceRoutes(fastify: FastifyInstance): Promise<void> 
     config: { access: 'auth' },
     schema: {
       querystring: Type.Object({ days: Days, format: Type.Union([Type.Literal('json'), Type.Literal('html')], { default: 'json' }) }),
-      response: { 200: Type.Union([envelopeOf(Report), Type.String()]) },
+      // By media type: the envelope as JSON, or (format=html) the printable page, a string Fastify sends as it is.
+      response: { 200: { description: 'The report, or with format=html a printable page', content: { 'application/json': { schema: envelopeOf(Report) }, 'text/html': { schema: Type.String() } } } },
     },
   }, async (request, reply) => {
     const { em, config, settings } = request.diScope.cradle;
