@@ -19,7 +19,8 @@ export function GoogleDriveAccount({ id }: { id: number }) {
       <QueryState query={query}>
         {(profile) => (
           <Group>
-            <Avatar src={profile.picture || null} alt="" radius="xl" />
+            {/* Initials, not profile.picture: the console's CSP (img-src 'self' data:) blocks Google's image host. */}
+            <Avatar name={profile.name || profile.email} color="initials" radius="xl" />
             <div><Text fw={500}>{profile.name}</Text><Text size="sm" c="dimmed">{profile.email}</Text></div>
           </Group>
         )}
