@@ -2,7 +2,7 @@ import { MantineProvider, createTheme } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
-import { ApiError } from '../api/api-error.ts';
+import { ApiError } from './api/api-error.ts';
 import { router } from './router.tsx';
 
 const theme = createTheme({ primaryColor: 'indigo', defaultRadius: 'sm' });

@@ -6,6 +6,6 @@ import '@mantine/spotlight/styles.css';
 import '@mantine/charts/styles.css';
 import '@mantine/dates/styles.css';
 import './i18n/index.ts';
-import { App } from './app/App.tsx';
+import { App } from './App.tsx';
 
 createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);

@@ -1,21 +1,21 @@
 import { createBrowserRouter } from 'react-router';
-import { AppLayout } from './AppLayout.tsx';
-import { RequireSession } from './RequireSession.tsx';
-import { NotFoundPage } from './NotFoundPage.tsx';
-import { SetupPage } from '../features/auth/SetupPage.tsx';
-import { LoginPage } from '../features/auth/LoginPage.tsx';
-import { dashboardRoutes } from '../features/dashboard/routes.tsx';
-import { tasksRoutes } from '../features/tasks/routes.tsx';
-import { recordsRoutes } from '../features/records/routes.tsx';
-import { targetsRoutes } from '../features/targets/routes.tsx';
-import { nodesRoutes } from '../features/nodes/routes.tsx';
-import { notificationsRoutes } from '../features/notifications/routes.tsx';
-import { templatesRoutes } from '../features/templates/routes.tsx';
-import { usersRoutes } from '../features/users/routes.tsx';
-import { accountRoutes } from '../features/account/routes.tsx';
-import { auditRoutes } from '../features/audit/routes.tsx';
-import { settingsRoutes } from '../features/settings/routes.tsx';
-import { reportsRoutes } from '../features/reports/routes.tsx';
+import { AppLayout } from './app/AppLayout.tsx';
+import { RequireSession } from './app/RequireSession.tsx';
+import { NotFoundPage } from './app/NotFoundPage.tsx';
+import { SetupPage } from './features/auth/SetupPage.tsx';
+import { LoginPage } from './features/auth/LoginPage.tsx';
+import { dashboardRoutes } from './features/dashboard/routes.tsx';
+import { tasksRoutes } from './features/tasks/routes.tsx';
+import { recordsRoutes } from './features/records/routes.tsx';
+import { targetsRoutes } from './features/targets/routes.tsx';
+import { nodesRoutes } from './features/nodes/routes.tsx';
+import { notificationsRoutes } from './features/notifications/routes.tsx';
+import { templatesRoutes } from './features/templates/routes.tsx';
+import { usersRoutes } from './features/users/routes.tsx';
+import { accountRoutes } from './features/account/routes.tsx';
+import { auditRoutes } from './features/audit/routes.tsx';
+import { settingsRoutes } from './features/settings/routes.tsx';
+import { reportsRoutes } from './features/reports/routes.tsx';
 
 /** Every page of the console; each feature folder owns its routes. */
 export const router = createBrowserRouter([
