@@ -3,15 +3,22 @@ import { AppError } from './app-error.ts';
 
 /**
  * Event-stream routes refuse clients that explicitly accept something else, with the error
- * envelope (the SSE plugin's own 406 has another shape). No Accept header, `*` types or
- * `text/event-stream` are admitted.
+ * envelope (the SSE plugin's own 406 has another shape, which the routes' error schema would not
+ * serialise). No Accept header, `*` types or `text/event-stream` are admitted, unless refused
+ * with `q=0`: read as the plugin reads them, so its own 406 is never reached.
  */
 export async function requireEventStreamAccept(request: FastifyRequest): Promise<void> {
   const accept = request.headers.accept;
   if (!accept) return;
-  const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
-  if (types.some((t) => t === 'text/event-stream' || t === 'text/*' || t === '*/*')) return;
-  throw new AppError('NOT_ACCEPTABLE');
+  // The most specific matching entry decides (`text/event-stream;q=0, */*` refuses), as there.
+  let best: { rank: number; refused: boolean } | undefined;
+  for (const entry of accept.split(',')) {
+    const [type = '', ...params] = entry.split(';').map((p) => p.trim().toLowerCase());
+    const rank = ['*/*', 'text/*', 'text/event-stream'].indexOf(type);
+    if (rank < 0 || (best && best.rank >= rank)) continue;
+    best = { rank, refused: params.some((p) => /^q=0(\.0*)?$/.test(p)) };
+  }
+  if (!best || best.refused) throw new AppError('NOT_ACCEPTABLE');
 }
 
 /**

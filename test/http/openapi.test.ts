@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from '../helpers/build.ts';
+import { build, setupAdmin } from '../helpers/build.ts';
 import { PROJECT_ROOT } from '../../core/config/load-config.ts';
 
 const SPEC = join(PROJECT_ROOT, '..', 'shared', 'spec.md');
@@ -67,6 +67,7 @@ test('GET /api/openapi.json describes every spec route with its success and erro
   assert.ok(doc.paths['/api/backup/records/{id}']?.get, '/api/backup/records/:id appears as /api/backup/records/{id}');
   assert.deepEqual(paths.filter((p) => p.startsWith('/api/docs') || p === '/api/openapi.json'), [], "the docs' own routes are hidden");
 
+  assert.ok(existsSync(SPEC), `the spec is read from ${SPEC} (next to the repository, as docs/api-decisions.md says)`);
   const text = readFileSync(SPEC, 'utf8');
   const routes = specRoutes(text);
   assert.ok(routes.length > 100, `read ${routes.length} routes from spec.md`);
@@ -113,6 +114,14 @@ test('the error envelope in the description is the one errors are sent in', asyn
   assert.ok(Array.isArray(body.details) && body.details.length > 0 && typeof body.details[0].path === 'string');
   const unauthenticated = await app.inject({ method: 'GET', url: '/api/users' });
   assert.deepEqual(unauthenticated.json(), { code: 'AUTH_UNAUTHORIZED', message: 'Authentication is required.' });
+  // Event streams refuse an Accept that refuses them with the envelope, before the SSE plugin's
+  // own 406 (another shape, which the shared schema cannot serialise) is reached.
+  const token = await setupAdmin(app);
+  for (const accept of ['application/json', 'text/event-stream;q=0', 'text/event-stream;q=0, */*']) {
+    const stream = await app.inject({ method: 'GET', url: '/api/events/stream', headers: { accept, authorization: `Bearer ${token}` } });
+    assert.equal(stream.statusCode, 406, accept);
+    assert.equal(stream.json().code, 'NOT_ACCEPTABLE', accept);
+  }
 });
 
 test('GET /api/docs is an HTML page whose assets this server serves', async (t) => {
