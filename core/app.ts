@@ -53,6 +53,7 @@ import { auditRoutes } from './features/audit/audit-routes.ts';
 import { systemRoutes } from './features/system/system-routes.ts';
 import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts';
 import { storageTargetRoutes } from './features/storage-targets/storage-target-routes.ts';
+import { storageTypeCatalogueRoutes } from './features/storage-targets/storage-type-catalogue.ts';
 import { discoveryRoutes } from './features/discovery/discovery-routes.ts';
 import { backupTaskRoutes } from './features/backup-tasks/backup-task-routes.ts';
 import { taskTransferRoutes } from './features/task-transfer/task-transfer-routes.ts';
@@ -127,6 +128,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(agentRestoreRoutes);
   await app.register(installRoutes);
   await app.register(storageTargetRoutes);
+  await app.register(storageTypeCatalogueRoutes);
   await app.register(discoveryRoutes);
   await app.register(taskTransferRoutes);
   await app.register(backupTaskRoutes);
