@@ -4,7 +4,7 @@
  */
 
 export interface paths {
-    "/health": {
+    "/": {
         parameters: {
             query?: never;
             header?: never;
@@ -20,186 +20,22 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/setup/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                initialized: boolean;
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -212,7 +48,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/auth/setup": {
+    "/api/agent/commands/poll": {
         parameters: {
             query?: never;
             header?: never;
@@ -230,11 +66,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        username: string;
-                        password: string;
-                        displayName?: string;
-                    };
+                    "application/json": Record<string, never> | null;
                 };
             };
             responses: {
@@ -247,51 +79,38 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                command: {
+                                    attempt: number;
+                                    id: number;
+                                    leaseSeconds: number;
+                                    payload: {
+                                        [key: string]: unknown;
+                                    };
+                                    type: string;
+                                } | null;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                token: string;
-                                /** Format: date-time */
-                                expiresAt: string;
-                                user: {
-                                    id: number;
-                                    username: string;
-                                    displayName: string;
-                                    email: string;
-                                    phone: string;
-                                    role: "admin" | "operator" | "viewer";
-                                    disabled: boolean;
-                                    mfaEnabled: boolean;
-                                    twoFactorEnabled: boolean;
-                                    twoFactorRecoveryCodesRemaining: number;
-                                    webAuthnEnabled: boolean;
-                                    webAuthnCredentialCount: number;
-                                    trustedDeviceCount: number;
-                                    emailOtpEnabled: boolean;
-                                    smsOtpEnabled: boolean;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                };
-                                trustedDevice?: {
-                                    id: number;
-                                    name: string;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    lastUsedAt: string;
-                                    /** Format: date-time */
-                                    expiresAt: string;
-                                    lastIp: string;
-                                    userAgent: string;
-                                };
-                                trustedDeviceToken?: string;
-                                /** Format: date-time */
-                                mfaEnrollmentDeadline?: string;
-                                mfaEnrollmentRequired?: boolean;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -302,7 +121,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/auth/login": {
+    "/api/agent/commands/{id}/result": {
         parameters: {
             query?: never;
             header?: never;
@@ -315,34 +134,17 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    id: number;
+                };
                 cookie?: never;
             };
             requestBody: {
                 content: {
                     "application/json": {
-                        username?: string;
-                        password?: string;
-                        twoFactorCode?: string;
-                        webAuthnAssertion?: ({
-                            id: string;
-                            rawId: string;
-                            /** @enum {string} */
-                            type?: "public-key";
-                            response: {
-                                clientDataJSON: string;
-                                authenticatorData: string;
-                                signature: string;
-                                userHandle?: string | null;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } & {
-                            [key: string]: unknown;
-                        }) | null;
-                        trustedDeviceToken?: string;
-                        rememberDevice?: boolean;
-                        trustedDeviceName?: string;
+                        error?: string;
+                        result?: unknown;
+                        success: boolean;
                     };
                 };
             };
@@ -356,166 +158,232 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                token: string;
-                                /** Format: date-time */
-                                expiresAt: string;
-                                user: {
-                                    id: number;
-                                    username: string;
-                                    displayName: string;
-                                    email: string;
-                                    phone: string;
-                                    role: "admin" | "operator" | "viewer";
-                                    disabled: boolean;
-                                    mfaEnabled: boolean;
-                                    twoFactorEnabled: boolean;
-                                    twoFactorRecoveryCodesRemaining: number;
-                                    webAuthnEnabled: boolean;
-                                    webAuthnCredentialCount: number;
-                                    trustedDeviceCount: number;
-                                    emailOtpEnabled: boolean;
-                                    smsOtpEnabled: boolean;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                };
-                                trustedDevice?: {
-                                    id: number;
-                                    name: string;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    lastUsedAt: string;
-                                    /** Format: date-time */
-                                    expiresAt: string;
-                                    lastIp: string;
-                                    userAgent: string;
-                                };
-                                trustedDeviceToken?: string;
-                                /** Format: date-time */
-                                mfaEnrollmentDeadline?: string;
-                                mfaEnrollmentRequired?: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                loggedOut: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/profile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
                                 id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
+                                status: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/auth/password": {
+    "/api/agent/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        agentVersion?: string;
+                        arch?: string;
+                        hostname?: string;
+                        inFlight?: number[];
+                        ipAddress?: string;
+                        lastError?: string;
+                        os?: string;
+                        running?: number;
+                        starting?: boolean;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                bandwidthLimit: string;
+                                labels: string[];
+                                leaseSeconds: number;
+                                maxConcurrent: number;
+                                name: string;
+                                nodeId: number;
+                                offlineAfterSeconds: number;
+                                /** Format: date-time */
+                                serverTime: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        checksum?: string;
+                        databaseStats?: {
+                            [key: string]: {
+                                [key: string]: number;
+                            };
+                        };
+                        errorMessage?: string;
+                        fileSize?: number;
+                        logs?: {
+                            level: "info" | "warn" | "error";
+                            message: string;
+                        }[];
+                        manifest?: {
+                            linkname?: string;
+                            mode: number;
+                            /** Format: date-time */
+                            mtime: string;
+                            path: string;
+                            size: number;
+                            type: "file" | "directory" | "symlink";
+                        }[];
+                        progress?: {
+                            bytesRead: number;
+                            bytesStored: number;
+                            elapsedSeconds: number;
+                            speedBps: number;
+                        };
+                        rawSize?: number;
+                        status?: "running" | "success" | "failed";
+                        tableStats?: {
+                            [key: string]: number;
+                        };
+                        targets?: {
+                            error?: string;
+                            size?: number;
+                            status: "success" | "failed";
+                            targetId: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                accepted: boolean;
+                                status: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/records/{id}/artifacts/{targetId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -527,14 +395,93 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    id: number;
+                    targetId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                checksum: string;
+                                size: number;
+                                targetId: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/restores/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
                 cookie?: never;
             };
             requestBody: {
                 content: {
                     "application/json": {
-                        oldPassword: string;
-                        newPassword: string;
+                        bytes?: number;
+                        entries?: number;
+                        errorMessage?: string;
+                        logs?: {
+                            level: "info" | "warn" | "error";
+                            message: string;
+                        }[];
+                        status?: "running" | "success" | "failed";
                     };
                 };
             };
@@ -548,17 +495,965 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                accepted: boolean;
+                                status: string;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                changed: boolean;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/restores/{id}/artifact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The raw (decrypted, decompressed) artifact; its size in X-Backplane-Raw-Size */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/restores/{id}/spec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                database: null | {
+                                    archive?: {
+                                        databases: string[];
+                                        targetDatabase: string;
+                                    };
+                                    host: string;
+                                    password: string;
+                                    path: string;
+                                    port: number;
+                                    target: string;
+                                    type: string;
+                                    user: string;
+                                };
+                                fileName: string;
+                                rawExtension: string;
+                                rawSize: number;
+                                restoreId: number;
+                                selectedPaths: string[];
+                                targetPath: string;
+                                type: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    recordId: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                bandwidthLimit: string;
+                                compression: "zstd" | "gzip" | "none";
+                                encrypt: boolean;
+                                name: string;
+                                rawExtension: string;
+                                recipient: string | null;
+                                recordId: number;
+                                source: {
+                                    dbHost: string;
+                                    dbName: string;
+                                    dbPassword?: string | null;
+                                    dbPath: string;
+                                    dbPort: number;
+                                    dbUser: string;
+                                    excludePatterns: string[];
+                                    sourcePaths: string[];
+                                    type: string;
+                                };
+                                storageKey: string;
+                                targets: {
+                                    config?: {
+                                        [key: string]: unknown;
+                                    };
+                                    id: number;
+                                    mode: "relay" | "direct";
+                                    name: string;
+                                    type: string;
+                                }[];
+                                taskId: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    limit?: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                disabled: boolean;
+                                expired: boolean;
+                                /** Format: date-time */
+                                expiresAt?: string;
+                                id: number;
+                                /** Format: date-time */
+                                lastUsedAt?: string;
+                                name: string;
+                                prefix: string;
+                                role: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        role: "admin" | "operator" | "viewer";
+                        ttlHours?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                apiKey: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    createdBy: string;
+                                    disabled: boolean;
+                                    expired: boolean;
+                                    /** Format: date-time */
+                                    expiresAt?: string;
+                                    id: number;
+                                    /** Format: date-time */
+                                    lastUsedAt?: string;
+                                    name: string;
+                                    prefix: string;
+                                    role: string;
+                                };
+                                plainKey: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                revoked: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}/toggle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        disabled?: boolean;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                disabled: boolean;
+                                expired: boolean;
+                                /** Format: date-time */
+                                expiresAt?: string;
+                                id: number;
+                                /** Format: date-time */
+                                lastUsedAt?: string;
+                                name: string;
+                                prefix: string;
+                                role: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    category?: string;
+                    action?: string;
+                    username?: string;
+                    targetType?: string;
+                    targetId?: string;
+                    keyword?: string;
+                    dateFrom?: string;
+                    dateTo?: string;
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                items: {
+                                    action: string;
+                                    category: string;
+                                    clientIp: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    detail: string;
+                                    id: number;
+                                    targetId: string;
+                                    targetName: string;
+                                    targetType: string;
+                                    userId: number | null;
+                                    username: string;
+                                }[];
+                                total: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit-logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    category?: string;
+                    action?: string;
+                    username?: string;
+                    targetType?: string;
+                    targetId?: string;
+                    keyword?: string;
+                    dateFrom?: string;
+                    dateTo?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The matching audit records as CSV (a download) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                        currentPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                recoveryCodes: string[];
+                                user: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    disabled: boolean;
+                                    displayName: string;
+                                    email: string;
+                                    emailOtpEnabled: boolean;
+                                    id: number;
+                                    mfaEnabled: boolean;
+                                    phone: string;
+                                    role: "admin" | "operator" | "viewer";
+                                    smsOtpEnabled: boolean;
+                                    trustedDeviceCount: number;
+                                    twoFactorEnabled: boolean;
+                                    twoFactorRecoveryCodesRemaining: number;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                    username: string;
+                                    webAuthnCredentialCount: number;
+                                    webAuthnEnabled: boolean;
+                                };
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                        currentPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                recoveryCodes: string[];
+                                user: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    disabled: boolean;
+                                    displayName: string;
+                                    email: string;
+                                    emailOtpEnabled: boolean;
+                                    id: number;
+                                    mfaEnabled: boolean;
+                                    phone: string;
+                                    role: "admin" | "operator" | "viewer";
+                                    smsOtpEnabled: boolean;
+                                    trustedDeviceCount: number;
+                                    twoFactorEnabled: boolean;
+                                    twoFactorRecoveryCodesRemaining: number;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                    username: string;
+                                    webAuthnCredentialCount: number;
+                                    webAuthnEnabled: boolean;
+                                };
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -598,165 +1493,45 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                secret: string;
                                 otpAuthUrl: string;
                                 qrCodeDataUrl: string;
-                                twoFactorEnabled: boolean;
+                                secret: string;
                                 twoFactorConfirmed: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/2fa/enable": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                user: {
-                                    id: number;
-                                    username: string;
-                                    displayName: string;
-                                    email: string;
-                                    phone: string;
-                                    role: "admin" | "operator" | "viewer";
-                                    disabled: boolean;
-                                    mfaEnabled: boolean;
-                                    twoFactorEnabled: boolean;
-                                    twoFactorRecoveryCodesRemaining: number;
-                                    webAuthnEnabled: boolean;
-                                    webAuthnCredentialCount: number;
-                                    trustedDeviceCount: number;
-                                    emailOtpEnabled: boolean;
-                                    smsOtpEnabled: boolean;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                };
-                                recoveryCodes: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/2fa": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        currentPassword: string;
-                        code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
                                 twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/auth/2fa/recovery-codes": {
+    "/api/auth/login": {
         parameters: {
             query?: never;
             header?: never;
@@ -775,8 +1550,28 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        currentPassword: string;
-                        code: string;
+                        password?: string;
+                        rememberDevice?: boolean;
+                        trustedDeviceName?: string;
+                        trustedDeviceToken?: string;
+                        twoFactorCode?: string;
+                        username?: string;
+                        webAuthnAssertion?: ({
+                            id: string;
+                            rawId: string;
+                            response: {
+                                authenticatorData: string;
+                                clientDataJSON: string;
+                                signature: string;
+                                userHandle?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            type?: "public-key";
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
                     };
                 };
             };
@@ -790,33 +1585,130 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                user: {
-                                    id: number;
-                                    username: string;
-                                    displayName: string;
-                                    email: string;
-                                    phone: string;
-                                    role: "admin" | "operator" | "viewer";
-                                    disabled: boolean;
-                                    mfaEnabled: boolean;
-                                    twoFactorEnabled: boolean;
-                                    twoFactorRecoveryCodesRemaining: number;
-                                    webAuthnEnabled: boolean;
-                                    webAuthnCredentialCount: number;
-                                    trustedDeviceCount: number;
-                                    emailOtpEnabled: boolean;
-                                    smsOtpEnabled: boolean;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** Format: date-time */
+                                mfaEnrollmentDeadline?: string;
+                                mfaEnrollmentRequired?: boolean;
+                                token: string;
+                                trustedDevice?: {
                                     /** Format: date-time */
                                     createdAt: string;
                                     /** Format: date-time */
-                                    updatedAt: string;
+                                    expiresAt: string;
+                                    id: number;
+                                    lastIp: string;
+                                    /** Format: date-time */
+                                    lastUsedAt: string;
+                                    name: string;
+                                    userAgent: string;
                                 };
-                                recoveryCodes: string[];
+                                trustedDeviceToken?: string;
+                                user: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    disabled: boolean;
+                                    displayName: string;
+                                    email: string;
+                                    emailOtpEnabled: boolean;
+                                    id: number;
+                                    mfaEnabled: boolean;
+                                    phone: string;
+                                    role: "admin" | "operator" | "viewer";
+                                    smsOtpEnabled: boolean;
+                                    trustedDeviceCount: number;
+                                    twoFactorEnabled: boolean;
+                                    twoFactorRecoveryCodesRemaining: number;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                    username: string;
+                                    webAuthnCredentialCount: number;
+                                    webAuthnEnabled: boolean;
+                                };
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                loggedOut: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -845,10 +1737,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        currentPassword: string;
                         channel: "email" | "sms";
-                        enabled: boolean;
+                        currentPassword: string;
                         email?: string;
+                        enabled: boolean;
                         phone?: string;
                     };
                 };
@@ -863,30 +1755,48 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
                                 /** Format: date-time */
                                 updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -917,9 +1827,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        username: string;
-                        password: string;
                         channel: "email" | "sms";
+                        password: string;
+                        username: string;
                     };
                 };
             };
@@ -933,12 +1843,30 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
                                 sent: boolean;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -949,7 +1877,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/auth/webauthn/register/options": {
+    "/api/auth/password": {
         parameters: {
             query?: never;
             header?: never;
@@ -957,8 +1885,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
-        post: {
+        put: {
             parameters: {
                 query?: never;
                 header?: never;
@@ -968,7 +1895,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        currentPassword: string;
+                        newPassword: string;
+                        oldPassword: string;
                     };
                 };
             };
@@ -982,107 +1910,42 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                changed: boolean;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                challenge: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
                         };
                     };
                 };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/webauthn/register/finish": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        credential: {
-                            id: string;
-                            rawId: string;
-                            /** @enum {string} */
-                            type?: "public-key";
-                            response: {
-                                clientDataJSON: string;
-                                attestationObject: string;
-                                transports?: string[];
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/auth/webauthn/credentials": {
+    "/api/auth/profile": {
         parameters: {
             query?: never;
             header?: never;
@@ -1107,17 +1970,48 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                name: string;
                                 /** Format: date-time */
                                 createdAt: string;
-                                lastUsedAt: string | null;
-                                userVerified: boolean;
-                            }[];
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -1130,76 +2024,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/auth/webauthn/credentials/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        currentPassword: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/webauthn/login/options": {
+    "/api/auth/setup": {
         parameters: {
             query?: never;
             header?: never;
@@ -1218,8 +2043,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        username?: string;
-                        password?: string;
+                        displayName?: string;
+                        password: string;
+                        username: string;
                     };
                 };
             };
@@ -1233,18 +2059,134 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** Format: date-time */
+                                mfaEnrollmentDeadline?: string;
+                                mfaEnrollmentRequired?: boolean;
+                                token: string;
+                                trustedDevice?: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    id: number;
+                                    lastIp: string;
+                                    /** Format: date-time */
+                                    lastUsedAt: string;
+                                    name: string;
+                                    userAgent: string;
+                                };
+                                trustedDeviceToken?: string;
+                                user: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    disabled: boolean;
+                                    displayName: string;
+                                    email: string;
+                                    emailOtpEnabled: boolean;
+                                    id: number;
+                                    mfaEnabled: boolean;
+                                    phone: string;
+                                    role: "admin" | "operator" | "viewer";
+                                    smsOtpEnabled: boolean;
+                                    trustedDeviceCount: number;
+                                    twoFactorEnabled: boolean;
+                                    twoFactorRecoveryCodesRemaining: number;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                    username: string;
+                                    webAuthnCredentialCount: number;
+                                    webAuthnEnabled: boolean;
+                                };
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                challenge: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/setup/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                initialized: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1276,22 +2218,40 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                name: string;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** Format: date-time */
-                                lastUsedAt: string;
+                                current: boolean;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                id: number;
                                 lastIp: string;
+                                /** Format: date-time */
+                                lastUsedAt: string;
+                                name: string;
                                 userAgent: string;
-                                current: boolean;
                             }[];
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -1340,12 +2300,30 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
                                 deleted: boolean;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -1355,7 +2333,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/dashboard/stats": {
+    "/api/auth/webauthn/credentials": {
         parameters: {
             query?: never;
             header?: never;
@@ -1380,1037 +2358,40 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                totalTasks: number;
-                                enabledTasks: number;
-                                totalRecords: number;
-                                successRate: number;
-                                totalBackupBytes: number;
-                                /** Format: date-time */
-                                lastBackupAt?: string;
-                                recentRecords: {
-                                    id: number;
-                                    taskId: number;
-                                    taskName: string;
-                                    type: string;
-                                    storageTargetId: number;
-                                    storageTargetName: string;
-                                    nodeId: number;
-                                    status: string;
-                                    state: string;
-                                    trigger: string;
-                                    triggeredBy: string;
-                                    fileName: string;
-                                    fileSize: number;
-                                    rawSize: number;
-                                    checksum: string;
-                                    storagePath: string;
-                                    storageTransferMode: string;
-                                    compression: string;
-                                    encrypted: boolean;
-                                    durationSeconds: number;
-                                    errorMessage: string;
-                                    /** Format: date-time */
-                                    queuedAt: string;
-                                    startedAt: string | null;
-                                    completedAt: string | null;
-                                    locked: boolean;
-                                    deletePending: boolean;
-                                    /** @enum {string} */
-                                    backupKind: "full";
-                                    hasContents: boolean;
-                                }[];
-                                storageUsage: {
-                                    storageTargetId: number;
-                                    targetName: string;
-                                    totalSize: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboard/timeline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    days: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                date: string;
-                                total: number;
-                                success: number;
-                                failed: number;
-                                partial: number;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboard/sla": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                totalTasksWithSla: number;
-                                compliant: number;
-                                violated: number;
-                                coverageRate: number;
-                                violations: {
-                                    taskId: number;
-                                    taskName: string;
-                                    nodeId: number;
-                                    nodeName: string;
-                                    slaHoursRpo: number;
-                                    /** Format: date-time */
-                                    lastSuccessAt?: string;
-                                    hoursSinceLastSuccess: number;
-                                    neverSucceeded: boolean;
-                                }[];
-                                totalTasksWithRto: number;
-                                rtoOk: number;
-                                rtoExceeded: number;
-                                rtoUnmeasured: number;
-                                rtoEvidenceMaxAgeDays: number;
-                                rto: {
-                                    taskId: number;
-                                    taskName: string;
-                                    rtoMinutes: number;
-                                    rtoStatus: "ok" | "exceeded" | "unmeasured";
-                                    measuredMinutes: number | null;
-                                    measuredAt: string | null;
-                                    verifyRecordId: number | null;
-                                    lastDeepVerifyStatus: string | null;
-                                }[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboard/cluster": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                masterVersion: string;
-                                totalNodes: number;
-                                onlineNodes: number;
-                                offlineNodes: number;
-                                outdatedAgents: number;
-                                nodes: {
-                                    id: number;
-                                    name: string;
-                                    hostname: string;
-                                    status: "online" | "offline";
-                                    isLocal: boolean;
-                                    agentVersion: string;
-                                    versionStatus: "current" | "outdated" | "unknown";
-                                    lastSeen: string;
-                                    taskCount: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboard/breakdown": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    days: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                byType: {
-                                    key: string;
-                                    label: string;
-                                    count: number;
-                                    totalSize?: number;
-                                }[];
-                                byStatus: {
-                                    key: string;
-                                    label: string;
-                                    count: number;
-                                    totalSize?: number;
-                                }[];
-                                byNode: {
-                                    key: string;
-                                    label: string;
-                                    count: number;
-                                    totalSize?: number;
-                                }[];
-                                byStorage: {
-                                    key: string;
-                                    label: string;
-                                    count: number;
-                                    totalSize?: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboard/node-performance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    days: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                nodeId: number;
-                                nodeName: string;
-                                isLocal: boolean;
-                                totalRuns: number;
-                                successRuns: number;
-                                failedRuns: number;
-                                successRate: number;
-                                totalBytes: number;
-                                avgDurationSecs: number;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/reports/compliance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    days: number;
-                    format: "json" | "html";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                /** Format: date-time */
-                                generatedAt: string;
-                                rangeDays: number;
-                                summary: {
-                                    totalTasks: number;
-                                    enabledTasks: number;
-                                    compliantTasks: number;
-                                    atRiskTasks: number;
-                                    encryptedTasks: number;
-                                    overallSuccessRate: number;
-                                    totalProtectedBytes: number;
-                                    rtoExceededTasks: number;
-                                    rtoUnmeasuredTasks: number;
-                                };
-                                tasks: {
-                                    taskId: number;
-                                    taskName: string;
-                                    type: string;
-                                    enabled: boolean;
-                                    nodeName: string;
-                                    cronExpr: string;
-                                    encrypted: boolean;
-                                    retentionDays: number;
-                                    slaHoursRpo: number;
-                                    totalRuns: number;
-                                    successes: number;
-                                    failures: number;
-                                    successRate: number;
-                                    lastStatus: string;
-                                    /** Format: date-time */
-                                    lastRunAt?: string;
-                                    /** Format: date-time */
-                                    lastSuccessAt?: string;
-                                    protectedBytes: number;
-                                    compliant: boolean;
-                                    risk: "ok" | "at_risk" | "not_applicable";
-                                    rtoMinutes: number;
-                                    rtoStatus: ("ok" | "exceeded" | "unmeasured") | "not_set";
-                                    measuredRestoreMinutes: number | null;
-                                    lastDeepVerifyStatus: string;
-                                    /** Format: date-time */
-                                    lastDeepVerifyAt?: string;
-                                }[];
-                            };
-                        } | string;
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/reports/compliance/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    days: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    q: string;
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                query: string;
-                                tasks: {
-                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
-                                    id: number;
-                                    title: string;
-                                    subtitle: string;
-                                    highlight: string;
-                                    url: string;
-                                }[];
-                                records: {
-                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
-                                    id: number;
-                                    title: string;
-                                    subtitle: string;
-                                    highlight: string;
-                                    url: string;
-                                }[];
-                                storage: {
-                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
-                                    id: number;
-                                    title: string;
-                                    subtitle: string;
-                                    highlight: string;
-                                    url: string;
-                                }[];
-                                nodes: {
-                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
-                                    id: number;
-                                    title: string;
-                                    subtitle: string;
-                                    highlight: string;
-                                    url: string;
-                                }[];
-                                templates: {
-                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
-                                    id: number;
-                                    title: string;
-                                    subtitle: string;
-                                    highlight: string;
-                                    url: string;
-                                }[];
-                                notifications: {
-                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
-                                    id: number;
-                                    title: string;
-                                    subtitle: string;
-                                    highlight: string;
-                                    url: string;
-                                }[];
-                                totalCount: number;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    limit?: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username: string;
-                        password: string;
-                        displayName?: string;
-                        email?: string;
-                        phone?: string;
-                        role?: "admin" | "operator" | "viewer";
-                        disabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
                                 id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/users/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username?: string;
-                        password?: string | "";
-                        displayName?: string;
-                        email?: string;
-                        phone?: string;
-                        role?: "admin" | "operator" | "viewer";
-                        disabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/users/{id}/2fa/reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                username: string;
-                                displayName: string;
-                                email: string;
-                                phone: string;
-                                role: "admin" | "operator" | "viewer";
-                                disabled: boolean;
-                                mfaEnabled: boolean;
-                                twoFactorEnabled: boolean;
-                                twoFactorRecoveryCodesRemaining: number;
-                                webAuthnEnabled: boolean;
-                                webAuthnCredentialCount: number;
-                                trustedDeviceCount: number;
-                                emailOtpEnabled: boolean;
-                                smsOtpEnabled: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/api-keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    limit?: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
+                                lastUsedAt: string | null;
                                 name: string;
-                                role: string;
-                                prefix: string;
-                                createdBy: string;
-                                /** Format: date-time */
-                                lastUsedAt?: string;
-                                /** Format: date-time */
-                                expiresAt?: string;
-                                disabled: boolean;
-                                expired: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
+                                userVerified: boolean;
                             }[];
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        role: "admin" | "operator" | "viewer";
-                        ttlHours?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                apiKey: {
-                                    id: number;
-                                    name: string;
-                                    role: string;
-                                    prefix: string;
-                                    createdBy: string;
-                                    /** Format: date-time */
-                                    lastUsedAt?: string;
-                                    /** Format: date-time */
-                                    expiresAt?: string;
-                                    disabled: boolean;
-                                    expired: boolean;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                };
-                                plainKey: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/api-keys/{id}/toggle": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        disabled?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                role: string;
-                                prefix: string;
-                                createdBy: string;
-                                /** Format: date-time */
-                                lastUsedAt?: string;
-                                /** Format: date-time */
-                                expiresAt?: string;
-                                disabled: boolean;
-                                expired: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
         post?: never;
         delete?: never;
         options?: never;
@@ -2418,7 +2399,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/api-keys/{id}": {
+    "/api/auth/webauthn/credentials/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2437,78 +2418,10 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                revoked: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
             requestBody: {
                 content: {
                     "application/json": {
-                        [key: string]: string | number | boolean;
+                        currentPassword: string;
                     };
                 };
             };
@@ -2522,2486 +2435,58 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/audit-logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    category?: string;
-                    action?: string;
-                    username?: string;
-                    targetType?: string;
-                    targetId?: string;
-                    keyword?: string;
-                    dateFrom?: string;
-                    dateTo?: string;
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                items: {
-                                    id: number;
-                                    userId: number | null;
-                                    username: string;
-                                    category: string;
-                                    action: string;
-                                    targetType: string;
-                                    targetId: string;
-                                    targetName: string;
-                                    detail: string;
-                                    clientIp: string;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                }[];
-                                total: number;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/audit-logs/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    category?: string;
-                    action?: string;
-                    username?: string;
-                    targetType?: string;
-                    targetId?: string;
-                    keyword?: string;
-                    dateFrom?: string;
-                    dateTo?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/system/info": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                version: string;
-                                mode: "release" | "debug";
-                                /** @enum {string} */
-                                role: "master";
-                                database: string;
-                                databasePath: string;
-                                nodeVersion: string;
-                                platform: string;
-                                /** Format: date-time */
-                                startedAt: string;
-                                uptimeSeconds: number;
-                                dataDir: string;
-                                diskTotal: number;
-                                diskFree: number;
-                                diskUsed: number;
-                                plugins: {
-                                    name: string;
-                                    origin: string;
-                                    source: string;
-                                    version: string | null;
-                                }[];
-                                providers: {
-                                    storage: {
-                                        [key: string]: string;
-                                    };
-                                    notifier: {
-                                        [key: string]: string;
-                                    };
-                                    database: {
-                                        [key: string]: string;
-                                    };
-                                };
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/system/update-check": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                currentVersion: string;
-                                latestVersion: string;
-                                hasUpdate: boolean;
-                                releaseUrl: string;
-                                releaseNotes: string;
-                                publishedAt?: string;
-                                downloadUrl: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/agent/self": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/nodes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                hostname: string;
-                                ipAddress: string;
-                                status: "online" | "offline";
-                                health: "offline" | "degraded" | "healthy";
-                                isLocal: boolean;
-                                os: string;
-                                arch: string;
-                                agentVersion: string;
-                                lastSeen: string | null;
-                                maxConcurrent: number;
-                                bandwidthLimit: string;
-                                labels: string;
-                                lastError: string;
-                                runningTasks: number;
-                                queue: {
-                                    pending: number;
-                                    dispatched: number;
-                                    depth: number;
-                                    timeouts: number;
-                                    /** Format: date-time */
-                                    oldestActiveAt?: string;
-                                    oldestActiveAgeSeconds: number;
-                                };
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        labels?: string | string[];
-                        maxConcurrent?: number;
-                        bandwidthLimit?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                node: {
-                                    id: number;
-                                    name: string;
-                                    hostname: string;
-                                    ipAddress: string;
-                                    status: "online" | "offline";
-                                    health: "offline" | "degraded" | "healthy";
-                                    isLocal: boolean;
-                                    os: string;
-                                    arch: string;
-                                    agentVersion: string;
-                                    lastSeen: string | null;
-                                    maxConcurrent: number;
-                                    bandwidthLimit: string;
-                                    labels: string;
-                                    lastError: string;
-                                    runningTasks: number;
-                                    queue: {
-                                        pending: number;
-                                        dispatched: number;
-                                        depth: number;
-                                        timeouts: number;
-                                        /** Format: date-time */
-                                        oldestActiveAt?: string;
-                                        oldestActiveAgeSeconds: number;
-                                    };
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                };
-                                token: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/nodes/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                hostname: string;
-                                ipAddress: string;
-                                status: "online" | "offline";
-                                health: "offline" | "degraded" | "healthy";
-                                isLocal: boolean;
-                                os: string;
-                                arch: string;
-                                agentVersion: string;
-                                lastSeen: string | null;
-                                maxConcurrent: number;
-                                bandwidthLimit: string;
-                                labels: string;
-                                lastError: string;
-                                runningTasks: number;
-                                queue: {
-                                    pending: number;
-                                    dispatched: number;
-                                    depth: number;
-                                    timeouts: number;
-                                    /** Format: date-time */
-                                    oldestActiveAt?: string;
-                                    oldestActiveAgeSeconds: number;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        labels?: string | string[];
-                        maxConcurrent?: number;
-                        bandwidthLimit?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                hostname: string;
-                                ipAddress: string;
-                                status: "online" | "offline";
-                                health: "offline" | "degraded" | "healthy";
-                                isLocal: boolean;
-                                os: string;
-                                arch: string;
-                                agentVersion: string;
-                                lastSeen: string | null;
-                                maxConcurrent: number;
-                                bandwidthLimit: string;
-                                labels: string;
-                                lastError: string;
-                                runningTasks: number;
-                                queue: {
-                                    pending: number;
-                                    dispatched: number;
-                                    depth: number;
-                                    timeouts: number;
-                                    /** Format: date-time */
-                                    oldestActiveAt?: string;
-                                    oldestActiveAgeSeconds: number;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/nodes/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        names: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                node: {
-                                    id: number;
-                                    name: string;
-                                    hostname: string;
-                                    ipAddress: string;
-                                    status: "online" | "offline";
-                                    health: "offline" | "degraded" | "healthy";
-                                    isLocal: boolean;
-                                    os: string;
-                                    arch: string;
-                                    agentVersion: string;
-                                    lastSeen: string | null;
-                                    maxConcurrent: number;
-                                    bandwidthLimit: string;
-                                    labels: string;
-                                    lastError: string;
-                                    runningTasks: number;
-                                    queue: {
-                                        pending: number;
-                                        dispatched: number;
-                                        depth: number;
-                                        timeouts: number;
-                                        /** Format: date-time */
-                                        oldestActiveAt?: string;
-                                        oldestActiveAgeSeconds: number;
-                                    };
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                };
-                                token: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/nodes/{id}/rotate-token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                newToken: string;
-                                node: {
-                                    id: number;
-                                    name: string;
-                                    hostname: string;
-                                    ipAddress: string;
-                                    status: "online" | "offline";
-                                    health: "offline" | "degraded" | "healthy";
-                                    isLocal: boolean;
-                                    os: string;
-                                    arch: string;
-                                    agentVersion: string;
-                                    lastSeen: string | null;
-                                    maxConcurrent: number;
-                                    bandwidthLimit: string;
-                                    labels: string;
-                                    lastError: string;
-                                    runningTasks: number;
-                                    queue: {
-                                        pending: number;
-                                        dispatched: number;
-                                        depth: number;
-                                        timeouts: number;
-                                        /** Format: date-time */
-                                        oldestActiveAt?: string;
-                                        oldestActiveAgeSeconds: number;
-                                    };
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                };
-                                token: string;
-                                previousTokenValidUntil: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/heartbeat": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        hostname?: string;
-                        ipAddress?: string;
-                        os?: string;
-                        arch?: string;
-                        agentVersion?: string;
-                        lastError?: string;
-                        running?: number;
-                        inFlight?: number[];
-                        starting?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                nodeId: number;
-                                name: string;
-                                /** Format: date-time */
-                                serverTime: string;
-                                offlineAfterSeconds: number;
-                                leaseSeconds: number;
-                                maxConcurrent: number;
-                                bandwidthLimit: string;
-                                labels: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/nodes/{id}/fs/list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    path?: string;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                name: string;
-                                path: string;
-                                isDir: boolean;
-                                size: number;
-                                modifiedAt: string | null;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/commands/poll": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                command: {
-                                    id: number;
-                                    type: string;
-                                    payload: {
-                                        [key: string]: unknown;
-                                    };
-                                    attempt: number;
-                                    leaseSeconds: number;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/commands/{id}/result": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error?: string;
-                        result?: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                status: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/tasks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    recordId: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                recordId: number;
-                                taskId: number;
-                                name: string;
-                                source: {
-                                    type: string;
-                                    sourcePaths: string[];
-                                    excludePatterns: string[];
-                                    dbHost: string;
-                                    dbPort: number;
-                                    dbUser: string;
-                                    dbName: string;
-                                    dbPath: string;
-                                    dbPassword?: string | null;
-                                };
-                                compression: "zstd" | "gzip" | "none";
-                                encrypt: boolean;
-                                recipient: string | null;
-                                storageKey: string;
-                                rawExtension: string;
-                                targets: {
-                                    id: number;
-                                    name: string;
-                                    mode: "relay" | "direct";
-                                    type: string;
-                                    config?: {
-                                        [key: string]: unknown;
-                                    };
-                                }[];
-                                bandwidthLimit: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/records/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        status?: "running" | "success" | "failed";
-                        logs?: {
-                            level: "info" | "warn" | "error";
-                            message: string;
-                        }[];
-                        progress?: {
-                            bytesRead: number;
-                            bytesStored: number;
-                            speedBps: number;
-                            elapsedSeconds: number;
-                        };
-                        manifest?: {
-                            path: string;
-                            type: "file" | "directory" | "symlink";
-                            size: number;
-                            mode: number;
-                            /** Format: date-time */
-                            mtime: string;
-                            linkname?: string;
-                        }[];
-                        fileSize?: number;
-                        rawSize?: number;
-                        checksum?: string;
-                        tableStats?: {
-                            [key: string]: number;
-                        };
-                        databaseStats?: {
-                            [key: string]: {
-                                [key: string]: number;
-                            };
-                        };
-                        targets?: {
-                            targetId: number;
-                            status: "success" | "failed";
-                            size?: number;
-                            error?: string;
-                        }[];
-                        errorMessage?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                accepted: boolean;
-                                status: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/records/{id}/artifacts/{targetId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    targetId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                targetId: number;
-                                size: number;
-                                checksum: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/restores/{id}/spec": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/restores/{id}/artifact": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agent/restores/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        status?: "running" | "success" | "failed";
-                        logs?: {
-                            level: "info" | "warn" | "error";
-                            message: string;
-                        }[];
-                        errorMessage?: string;
-                        bytes?: number;
-                        entries?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                accepted: boolean;
-                                status: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/nodes/{id}/install-tokens": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        ttlMinutes?: number;
-                        ttlSeconds?: 0 | number;
-                        mode?: "" | "systemd" | "docker" | "foreground";
-                        arch?: "" | "auto" | "amd64" | "arm64";
-                        agentVersion?: string;
-                        downloadSrc?: "" | "github" | "ghproxy";
-                        agentMasterUrl?: string;
-                        proxyUrl?: string;
-                        caCertFile?: string;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                installToken: string;
-                                /** Format: date-time */
-                                expiresAt: string;
-                                url: string;
-                                fallbackUrl: string;
-                                scriptBase64: string;
-                                composeUrl: string;
-                                fallbackComposeUrl: string;
-                                token: string;
-                                installUrl: string;
-                                command: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/nodes/{id}/install-script-preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    mode?: "" | "systemd" | "docker" | "foreground";
-                    arch?: "" | "auto" | "amd64" | "arm64";
-                    agentVersion?: string;
-                    downloadSrc?: "" | "github" | "ghproxy";
-                    agentMasterUrl?: string;
-                    proxyUrl?: string;
-                    caCertFile?: string;
-                    format?: "script" | "compose";
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/install/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/install/{token}/compose.yml": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/install/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/install/{token}/compose.yml": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/install/enroll": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                nodeId: number;
-                                nodeName: string;
-                                token: string;
-                                masterUrl: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                description: string;
-                                enabled: boolean;
-                                starred: boolean;
-                                configVersion: number;
-                                agentDirectUpload: boolean;
-                                quotaBytes: number;
-                                lastTestStatus: string;
-                                lastTestedAt: string | null;
-                                lastTestMessage: string;
-                                healthStatus: string;
-                                healthCheckedAt: string | null;
-                                healthMessage: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        type: string;
-                        description?: string;
-                        enabled?: boolean;
-                        config?: {
-                            [key: string]: unknown;
-                        };
-                        quotaBytes?: number;
-                        agentDirectUpload?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                description: string;
-                                enabled: boolean;
-                                starred: boolean;
-                                configVersion: number;
-                                agentDirectUpload: boolean;
-                                quotaBytes: number;
-                                lastTestStatus: string;
-                                lastTestedAt: string | null;
-                                lastTestMessage: string;
-                                healthStatus: string;
-                                healthCheckedAt: string | null;
-                                healthMessage: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                config: {
-                                    [key: string]: unknown;
-                                };
-                                maskedFields: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        type: string;
-                        description?: string;
-                        enabled?: boolean;
-                        config?: {
-                            [key: string]: unknown;
-                        };
-                        quotaBytes?: number;
-                        agentDirectUpload?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                success: boolean;
-                                message: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/rclone/backends": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                name: string;
-                                description: string;
-                                options: {
-                                    key: string;
-                                    label: string;
-                                    required: boolean;
-                                    isPassword: boolean;
-                                    default?: string;
-                                    advanced: boolean;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/google-drive/auth-url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        targetId?: number;
-                        type?: string;
-                        quotaBytes?: number;
-                        name?: string;
-                        description?: string;
-                        enabled?: boolean;
-                        clientId?: string;
-                        clientSecret?: string;
-                        folderId?: string;
-                        config?: {
-                            [key: string]: unknown;
-                        };
-                        /** Format: uri */
-                        redirectUri?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                authUrl: string;
-                                state: string;
-                                redirectUri: string;
-                                expiresAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/storage-targets/google-drive/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/google-drive/complete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        state: string;
-                        code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                description: string;
-                                enabled: boolean;
-                                starred: boolean;
-                                configVersion: number;
-                                agentDirectUpload: boolean;
-                                quotaBytes: number;
-                                lastTestStatus: string;
-                                lastTestedAt: string | null;
-                                lastTestMessage: string;
-                                healthStatus: string;
-                                healthCheckedAt: string | null;
-                                healthMessage: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                config: {
-                                    [key: string]: unknown;
-                                };
-                                maskedFields: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/google-drive/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    state?: string;
-                    code?: string;
-                    error?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                success: boolean;
-                                message: string;
-                                target?: {
-                                    id: number;
-                                    name: string;
-                                    type: string;
-                                    description: string;
-                                    enabled: boolean;
-                                    starred: boolean;
-                                    configVersion: number;
-                                    agentDirectUpload: boolean;
-                                    quotaBytes: number;
-                                    lastTestStatus: string;
-                                    lastTestedAt: string | null;
-                                    lastTestMessage: string;
-                                    healthStatus: string;
-                                    healthCheckedAt: string | null;
-                                    healthMessage: string;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                } & {
-                                    config: {
-                                        [key: string]: unknown;
-                                    };
-                                    maskedFields: string[];
-                                };
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                description: string;
-                                enabled: boolean;
-                                starred: boolean;
-                                configVersion: number;
-                                agentDirectUpload: boolean;
-                                quotaBytes: number;
-                                lastTestStatus: string;
-                                lastTestedAt: string | null;
-                                lastTestMessage: string;
-                                healthStatus: string;
-                                healthCheckedAt: string | null;
-                                healthMessage: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                config: {
-                                    [key: string]: unknown;
-                                };
-                                maskedFields: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        type?: string;
-                        description?: string;
-                        enabled?: boolean;
-                        config?: {
-                            [key: string]: unknown;
-                        };
-                        quotaBytes?: number;
-                        agentDirectUpload?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                description: string;
-                                enabled: boolean;
-                                starred: boolean;
-                                configVersion: number;
-                                agentDirectUpload: boolean;
-                                quotaBytes: number;
-                                lastTestStatus: string;
-                                lastTestedAt: string | null;
-                                lastTestMessage: string;
-                                healthStatus: string;
-                                healthCheckedAt: string | null;
-                                healthMessage: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                config: {
-                                    [key: string]: unknown;
-                                };
-                                maskedFields: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/{id}/star": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                description: string;
-                                enabled: boolean;
-                                starred: boolean;
-                                configVersion: number;
-                                agentDirectUpload: boolean;
-                                quotaBytes: number;
-                                lastTestStatus: string;
-                                lastTestedAt: string | null;
-                                lastTestMessage: string;
-                                healthStatus: string;
-                                healthCheckedAt: string | null;
-                                healthMessage: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/{id}/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                success: boolean;
-                                message: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/{id}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                targetId: number;
-                                targetName: string;
-                                recordCount: number;
-                                totalSize: number;
-                                quotaBytes: number;
-                                diskUsage?: {
-                                    total?: number;
-                                    used?: number;
-                                    free?: number;
-                                };
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/storage-targets/{id}/google-drive/profile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
+                                disabled: boolean;
+                                displayName: string;
                                 email: string;
-                                name: string;
-                                picture: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/database/discover": {
+    "/api/auth/webauthn/login/options": {
         parameters: {
             query?: never;
             header?: never;
@@ -5020,14 +2505,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        type: string;
-                        host?: string;
-                        port?: number;
-                        user?: string;
                         password?: string;
-                        database?: string;
-                        path?: string;
-                        nodeId?: number;
+                        username?: string;
                     };
                 };
             };
@@ -5041,109 +2520,43 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                challenge: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                databases: string[];
-                                details: {
-                                    name: string;
-                                    sizeBytes: number | null;
-                                    system: boolean;
-                                }[];
-                            };
                         };
                     };
                 };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    ids?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            version: "v1";
-                            /** Format: date-time */
-                            exportedAt: string;
-                            taskCount: number;
-                            notice: string;
-                            tasks: {
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                cronExpr: string;
-                                sourcePath: string;
-                                sourcePaths: string[];
-                                excludePatterns: string[];
-                                dbHost: string;
-                                dbPort: number;
-                                dbUser: string;
-                                dbName: string;
-                                dbPath: string;
-                                storageTargetNames: string[];
-                                replicationTargetNames: string[];
-                                nodeName: string;
-                                nodeLabel: string;
-                                dependsOnTaskNames: string[];
-                                tags: string;
-                                compression: string;
-                                encrypt: boolean;
-                                retentionDays: number;
-                                maxBackups: number;
-                                keepDaily: number;
-                                keepWeekly: number;
-                                keepMonthly: number;
-                                keepYearly: number;
-                                verifyEnabled: boolean;
-                                verifyCronExpr: string;
-                                verifyMode: string;
-                                slaHoursRpo: number;
-                                rtoMinutes: number;
-                                timeoutMinutes: number;
-                                alertOnConsecutiveFails: number;
-                                diffFullIntervalDays: number;
-                                maintenanceWindows: string;
-                            }[];
-                        };
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/backup/tasks/import": {
+    "/api/auth/webauthn/register/finish": {
         parameters: {
             query?: never;
             header?: never;
@@ -5162,484 +2575,22 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        version: string;
-                        exportedAt?: unknown;
-                        taskCount?: unknown;
-                        notice?: unknown;
-                        tasks: {
-                            name: string;
-                            type: string;
-                            enabled?: boolean | null;
-                            cronExpr?: string | null;
-                            sourcePath?: string | null;
-                            sourcePaths?: string[] | null;
-                            excludePatterns?: string[] | null;
-                            dbHost?: string | null;
-                            dbPort?: number | null;
-                            dbUser?: string | null;
-                            dbName?: string | null;
-                            dbPath?: string | null;
-                            extraConfig?: {
+                        credential: {
+                            id: string;
+                            rawId: string;
+                            response: {
+                                attestationObject: string;
+                                clientDataJSON: string;
+                                transports?: string[];
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
-                            storageTargetNames?: string[] | null;
-                            replicationTargetNames?: string[] | null;
-                            nodeName?: string | null;
-                            nodeLabel?: string | null;
-                            nodePoolTag?: string | null;
-                            dependsOnTaskNames?: string[] | null;
-                            tags?: (string | string[]) | null;
-                            compression?: string | null;
-                            encrypt?: boolean | null;
-                            retentionDays?: number | null;
-                            maxBackups?: number | null;
-                            keepDaily?: number | null;
-                            keepWeekly?: number | null;
-                            keepMonthly?: number | null;
-                            keepYearly?: number | null;
-                            verifyEnabled?: boolean | null;
-                            verifyCronExpr?: string | null;
-                            verifyMode?: string | null;
-                            slaHoursRpo?: number | null;
-                            rtoMinutes?: number | null;
-                            timeoutMinutes?: number | null;
-                            alertOnConsecutiveFails?: number | null;
-                            maintenanceWindows?: string | null;
-                            backupMode?: string | null;
-                            diffFullIntervalDays?: number | null;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                            };
                             /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                name: string;
-                                taskId?: number;
-                                success: boolean;
-                                error?: string;
-                                skipped: boolean;
-                                code?: string;
-                                warnings: string[];
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    limit?: number;
-                    offset: number;
-                    tag?: string;
-                    type?: string;
-                    enabled?: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                cronExpr: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                storageTargetIds: number[];
-                                storageTargetNames: string[];
-                                nodeId: number;
-                                nodeName: string;
-                                nodeLabel: string;
-                                nodePoolTag: string;
-                                tags: string;
-                                retentionDays: number;
-                                maxBackups: number;
-                                keepDaily: number;
-                                keepWeekly: number;
-                                keepMonthly: number;
-                                keepYearly: number;
-                                compression: string;
-                                encrypt: boolean;
-                                slaHoursRpo: number;
-                                rtoMinutes: number;
-                                timeoutMinutes: number;
-                                alertOnConsecutiveFails: number;
-                                verifyEnabled: boolean;
-                                verifyCronExpr: string;
-                                verifyMode: string;
-                                maintenanceWindows: string;
-                                dependsOnTaskIds: number[];
-                                replicationTargetIds: number[];
-                                /** @enum {string} */
-                                backupMode: "full";
-                                diffFullIntervalDays: number;
-                                lastRunAt: string | null;
-                                lastStatus: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        type: string;
-                        enabled?: boolean;
-                        cronExpr?: string;
-                        sourcePath?: string;
-                        sourcePaths?: string[] | null;
-                        excludePatterns?: string[] | null;
-                        dbHost?: string;
-                        dbPort?: number;
-                        dbUser?: string;
-                        dbPassword?: string;
-                        dbName?: string;
-                        dbPath?: string;
-                        storageTargetIds?: number[] | null;
-                        storageTargetId?: number;
-                        nodeId?: number;
-                        nodeLabel?: string;
-                        nodePoolTag?: string;
-                        tags?: string | string[];
-                        retentionDays?: number;
-                        maxBackups?: number;
-                        keepDaily?: number;
-                        keepWeekly?: number;
-                        keepMonthly?: number;
-                        keepYearly?: number;
-                        compression?: string;
-                        encrypt?: boolean;
-                        slaHoursRpo?: number;
-                        rtoMinutes?: number;
-                        timeoutMinutes?: number;
-                        alertOnConsecutiveFails?: number;
-                        verifyEnabled?: boolean;
-                        verifyCronExpr?: string;
-                        verifyMode?: string;
-                        maintenanceWindows?: string;
-                        dependsOnTaskIds?: number[] | null;
-                        replicationTargetIds?: number[] | null;
-                        backupMode?: string;
-                        diffFullIntervalDays?: number;
-                        extraConfig?: {
+                            type?: "public-key";
+                        } & {
                             [key: string]: unknown;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                cronExpr: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                storageTargetIds: number[];
-                                storageTargetNames: string[];
-                                nodeId: number;
-                                nodeName: string;
-                                nodeLabel: string;
-                                nodePoolTag: string;
-                                tags: string;
-                                retentionDays: number;
-                                maxBackups: number;
-                                keepDaily: number;
-                                keepWeekly: number;
-                                keepMonthly: number;
-                                keepYearly: number;
-                                compression: string;
-                                encrypt: boolean;
-                                slaHoursRpo: number;
-                                rtoMinutes: number;
-                                timeoutMinutes: number;
-                                alertOnConsecutiveFails: number;
-                                verifyEnabled: boolean;
-                                verifyCronExpr: string;
-                                verifyMode: string;
-                                maintenanceWindows: string;
-                                dependsOnTaskIds: number[];
-                                replicationTargetIds: number[];
-                                /** @enum {string} */
-                                backupMode: "full";
-                                diffFullIntervalDays: number;
-                                lastRunAt: string | null;
-                                lastStatus: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                sourcePath: string;
-                                sourcePaths: string[];
-                                excludePatterns: string[];
-                                dbHost: string;
-                                dbPort: number;
-                                dbUser: string;
-                                dbName: string;
-                                dbPath: string;
-                                dbPassword: string;
-                                maskedFields: string[];
-                            };
                         };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/tags": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: string[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                cronExpr: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                storageTargetIds: number[];
-                                storageTargetNames: string[];
-                                nodeId: number;
-                                nodeName: string;
-                                nodeLabel: string;
-                                nodePoolTag: string;
-                                tags: string;
-                                retentionDays: number;
-                                maxBackups: number;
-                                keepDaily: number;
-                                keepWeekly: number;
-                                keepMonthly: number;
-                                keepYearly: number;
-                                compression: string;
-                                encrypt: boolean;
-                                slaHoursRpo: number;
-                                rtoMinutes: number;
-                                timeoutMinutes: number;
-                                alertOnConsecutiveFails: number;
-                                verifyEnabled: boolean;
-                                verifyCronExpr: string;
-                                verifyMode: string;
-                                maintenanceWindows: string;
-                                dependsOnTaskIds: number[];
-                                replicationTargetIds: number[];
-                                /** @enum {string} */
-                                backupMode: "full";
-                                diffFullIntervalDays: number;
-                                lastRunAt: string | null;
-                                lastStatus: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                sourcePath: string;
-                                sourcePaths: string[];
-                                excludePatterns: string[];
-                                dbHost: string;
-                                dbPort: number;
-                                dbUser: string;
-                                dbName: string;
-                                dbPath: string;
-                                dbPassword: string;
-                                maskedFields: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
                         name?: string;
-                        type?: string;
-                        enabled?: boolean;
-                        cronExpr?: string;
-                        sourcePath?: string;
-                        sourcePaths?: string[] | null;
-                        excludePatterns?: string[] | null;
-                        dbHost?: string;
-                        dbPort?: number;
-                        dbUser?: string;
-                        dbPassword?: string;
-                        dbName?: string;
-                        dbPath?: string;
-                        storageTargetIds?: number[] | null;
-                        storageTargetId?: number;
-                        nodeId?: number;
-                        nodeLabel?: string;
-                        nodePoolTag?: string;
-                        tags?: string | string[];
-                        retentionDays?: number;
-                        maxBackups?: number;
-                        keepDaily?: number;
-                        keepWeekly?: number;
-                        keepMonthly?: number;
-                        keepYearly?: number;
-                        compression?: string;
-                        encrypt?: boolean;
-                        slaHoursRpo?: number;
-                        rtoMinutes?: number;
-                        timeoutMinutes?: number;
-                        alertOnConsecutiveFails?: number;
-                        verifyEnabled?: boolean;
-                        verifyCronExpr?: string;
-                        verifyMode?: string;
-                        maintenanceWindows?: string;
-                        dependsOnTaskIds?: number[] | null;
-                        replicationTargetIds?: number[] | null;
-                        backupMode?: string;
-                        diffFullIntervalDays?: number;
-                        extraConfig?: {
-                            [key: string]: unknown;
-                        } | null;
                     };
                 };
             };
@@ -5653,949 +2604,117 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                cronExpr: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                storageTargetIds: number[];
-                                storageTargetNames: string[];
-                                nodeId: number;
-                                nodeName: string;
-                                nodeLabel: string;
-                                nodePoolTag: string;
-                                tags: string;
-                                retentionDays: number;
-                                maxBackups: number;
-                                keepDaily: number;
-                                keepWeekly: number;
-                                keepMonthly: number;
-                                keepYearly: number;
-                                compression: string;
-                                encrypt: boolean;
-                                slaHoursRpo: number;
-                                rtoMinutes: number;
-                                timeoutMinutes: number;
-                                alertOnConsecutiveFails: number;
-                                verifyEnabled: boolean;
-                                verifyCronExpr: string;
-                                verifyMode: string;
-                                maintenanceWindows: string;
-                                dependsOnTaskIds: number[];
-                                replicationTargetIds: number[];
-                                /** @enum {string} */
-                                backupMode: "full";
-                                diffFullIntervalDays: number;
-                                lastRunAt: string | null;
-                                lastStatus: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
                                 /** Format: date-time */
                                 updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/webauthn/register/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        currentPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                challenge: string;
                             } & {
-                                sourcePath: string;
-                                sourcePaths: string[];
-                                excludePatterns: string[];
-                                dbHost: string;
-                                dbPort: number;
-                                dbUser: string;
-                                dbName: string;
-                                dbPath: string;
-                                dbPassword: string;
-                                maskedFields: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/{id}/toggle": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        enabled?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                cronExpr: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                storageTargetIds: number[];
-                                storageTargetNames: string[];
-                                nodeId: number;
-                                nodeName: string;
-                                nodeLabel: string;
-                                nodePoolTag: string;
-                                tags: string;
-                                retentionDays: number;
-                                maxBackups: number;
-                                keepDaily: number;
-                                keepWeekly: number;
-                                keepMonthly: number;
-                                keepYearly: number;
-                                compression: string;
-                                encrypt: boolean;
-                                slaHoursRpo: number;
-                                rtoMinutes: number;
-                                timeoutMinutes: number;
-                                alertOnConsecutiveFails: number;
-                                verifyEnabled: boolean;
-                                verifyCronExpr: string;
-                                verifyMode: string;
-                                maintenanceWindows: string;
-                                dependsOnTaskIds: number[];
-                                replicationTargetIds: number[];
-                                /** @enum {string} */
-                                backupMode: "full";
-                                diffFullIntervalDays: number;
-                                lastRunAt: string | null;
-                                lastStatus: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/batch/toggle": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        ids: number[];
-                        enabled: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name?: string;
-                                success: boolean;
-                                error?: string;
-                                code?: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/batch/delete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        ids: number[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name?: string;
-                                success: boolean;
-                                error?: string;
-                                code?: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/{id}/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                taskId: number;
-                                taskName: string;
-                                type: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                nodeId: number;
-                                status: string;
-                                state: string;
-                                trigger: string;
-                                triggeredBy: string;
-                                fileName: string;
-                                fileSize: number;
-                                rawSize: number;
-                                checksum: string;
-                                storagePath: string;
-                                storageTransferMode: string;
-                                compression: string;
-                                encrypted: boolean;
-                                durationSeconds: number;
-                                errorMessage: string;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                locked: boolean;
-                                deletePending: boolean;
-                                /** @enum {string} */
-                                backupKind: "full";
-                                hasContents: boolean;
-                                logContent: string;
-                                logEvents: {
-                                    recordId: number;
-                                    sequence: number;
-                                    level: string;
-                                    message: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                    completed: boolean;
-                                    status: string;
-                                }[];
-                                storageUploadResults: {
-                                    storageTargetId: number;
-                                    storageTargetName: string;
-                                    status: string;
-                                    corruptAt: string | null;
-                                    storagePath: string;
-                                    fileSize: number;
-                                    transferMode: string;
-                                    attempts: number;
-                                    error: string;
-                                }[];
-                                recordId: number;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/tasks/batch/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        ids: number[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name?: string;
-                                success: boolean;
-                                error?: string;
-                                code?: string;
-                                recordId?: number;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/task-templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    limit?: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                description: string;
-                                taskType: string;
-                                createdBy: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                        payload: {
-                            type: string;
-                            enabled?: boolean;
-                            cronExpr?: string;
-                            sourcePath?: string;
-                            sourcePaths?: string[] | null;
-                            excludePatterns?: string[] | null;
-                            dbHost?: string;
-                            dbPort?: number;
-                            dbUser?: string;
-                            dbPassword?: string;
-                            dbName?: string;
-                            dbPath?: string;
-                            storageTargetIds?: number[] | null;
-                            storageTargetId?: number;
-                            nodeId?: number;
-                            nodeLabel?: string;
-                            nodePoolTag?: string;
-                            tags?: string | string[];
-                            retentionDays?: number;
-                            maxBackups?: number;
-                            keepDaily?: number;
-                            keepWeekly?: number;
-                            keepMonthly?: number;
-                            keepYearly?: number;
-                            compression?: string;
-                            encrypt?: boolean;
-                            slaHoursRpo?: number;
-                            rtoMinutes?: number;
-                            timeoutMinutes?: number;
-                            alertOnConsecutiveFails?: number;
-                            verifyEnabled?: boolean;
-                            verifyCronExpr?: string;
-                            verifyMode?: string;
-                            maintenanceWindows?: string;
-                            dependsOnTaskIds?: number[] | null;
-                            replicationTargetIds?: number[] | null;
-                            backupMode?: string;
-                            diffFullIntervalDays?: number;
-                            extraConfig?: {
                                 [key: string]: unknown;
-                            } | null;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                description: string;
-                                taskType: string;
-                                createdBy: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                payload: {
-                                    type: string;
-                                    enabled?: boolean;
-                                    cronExpr?: string;
-                                    sourcePath?: string;
-                                    sourcePaths?: string[] | null;
-                                    excludePatterns?: string[] | null;
-                                    dbHost?: string;
-                                    dbPort?: number;
-                                    dbUser?: string;
-                                    dbPassword?: string;
-                                    dbName?: string;
-                                    dbPath?: string;
-                                    storageTargetIds?: number[] | null;
-                                    storageTargetId?: number;
-                                    nodeId?: number;
-                                    nodeLabel?: string;
-                                    nodePoolTag?: string;
-                                    tags?: string | string[];
-                                    retentionDays?: number;
-                                    maxBackups?: number;
-                                    keepDaily?: number;
-                                    keepWeekly?: number;
-                                    keepMonthly?: number;
-                                    keepYearly?: number;
-                                    compression?: string;
-                                    encrypt?: boolean;
-                                    slaHoursRpo?: number;
-                                    rtoMinutes?: number;
-                                    timeoutMinutes?: number;
-                                    alertOnConsecutiveFails?: number;
-                                    verifyEnabled?: boolean;
-                                    verifyCronExpr?: string;
-                                    verifyMode?: string;
-                                    maintenanceWindows?: string;
-                                    dependsOnTaskIds?: number[] | null;
-                                    replicationTargetIds?: number[] | null;
-                                    backupMode?: string;
-                                    diffFullIntervalDays?: number;
-                                    extraConfig?: {
-                                        [key: string]: unknown;
-                                    } | null;
-                                };
-                                maskedFields: string[];
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
                     };
                 };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/task-templates/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                description: string;
-                                taskType: string;
-                                createdBy: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                payload: {
-                                    type: string;
-                                    enabled?: boolean;
-                                    cronExpr?: string;
-                                    sourcePath?: string;
-                                    sourcePaths?: string[] | null;
-                                    excludePatterns?: string[] | null;
-                                    dbHost?: string;
-                                    dbPort?: number;
-                                    dbUser?: string;
-                                    dbPassword?: string;
-                                    dbName?: string;
-                                    dbPath?: string;
-                                    storageTargetIds?: number[] | null;
-                                    storageTargetId?: number;
-                                    nodeId?: number;
-                                    nodeLabel?: string;
-                                    nodePoolTag?: string;
-                                    tags?: string | string[];
-                                    retentionDays?: number;
-                                    maxBackups?: number;
-                                    keepDaily?: number;
-                                    keepWeekly?: number;
-                                    keepMonthly?: number;
-                                    keepYearly?: number;
-                                    compression?: string;
-                                    encrypt?: boolean;
-                                    slaHoursRpo?: number;
-                                    rtoMinutes?: number;
-                                    timeoutMinutes?: number;
-                                    alertOnConsecutiveFails?: number;
-                                    verifyEnabled?: boolean;
-                                    verifyCronExpr?: string;
-                                    verifyMode?: string;
-                                    maintenanceWindows?: string;
-                                    dependsOnTaskIds?: number[] | null;
-                                    replicationTargetIds?: number[] | null;
-                                    backupMode?: string;
-                                    diffFullIntervalDays?: number;
-                                    extraConfig?: {
-                                        [key: string]: unknown;
-                                    } | null;
-                                };
-                                maskedFields: string[];
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        payload?: {
-                            type: string;
-                            enabled?: boolean;
-                            cronExpr?: string;
-                            sourcePath?: string;
-                            sourcePaths?: string[] | null;
-                            excludePatterns?: string[] | null;
-                            dbHost?: string;
-                            dbPort?: number;
-                            dbUser?: string;
-                            dbPassword?: string;
-                            dbName?: string;
-                            dbPath?: string;
-                            storageTargetIds?: number[] | null;
-                            storageTargetId?: number;
-                            nodeId?: number;
-                            nodeLabel?: string;
-                            nodePoolTag?: string;
-                            tags?: string | string[];
-                            retentionDays?: number;
-                            maxBackups?: number;
-                            keepDaily?: number;
-                            keepWeekly?: number;
-                            keepMonthly?: number;
-                            keepYearly?: number;
-                            compression?: string;
-                            encrypt?: boolean;
-                            slaHoursRpo?: number;
-                            rtoMinutes?: number;
-                            timeoutMinutes?: number;
-                            alertOnConsecutiveFails?: number;
-                            verifyEnabled?: boolean;
-                            verifyCronExpr?: string;
-                            verifyMode?: string;
-                            maintenanceWindows?: string;
-                            dependsOnTaskIds?: number[] | null;
-                            replicationTargetIds?: number[] | null;
-                            backupMode?: string;
-                            diffFullIntervalDays?: number;
-                            extraConfig?: {
-                                [key: string]: unknown;
-                            } | null;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "5XX": {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                name: string;
-                                description: string;
-                                taskType: string;
-                                createdBy: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } & {
-                                payload: {
-                                    type: string;
-                                    enabled?: boolean;
-                                    cronExpr?: string;
-                                    sourcePath?: string;
-                                    sourcePaths?: string[] | null;
-                                    excludePatterns?: string[] | null;
-                                    dbHost?: string;
-                                    dbPort?: number;
-                                    dbUser?: string;
-                                    dbPassword?: string;
-                                    dbName?: string;
-                                    dbPath?: string;
-                                    storageTargetIds?: number[] | null;
-                                    storageTargetId?: number;
-                                    nodeId?: number;
-                                    nodeLabel?: string;
-                                    nodePoolTag?: string;
-                                    tags?: string | string[];
-                                    retentionDays?: number;
-                                    maxBackups?: number;
-                                    keepDaily?: number;
-                                    keepWeekly?: number;
-                                    keepMonthly?: number;
-                                    keepYearly?: number;
-                                    compression?: string;
-                                    encrypt?: boolean;
-                                    slaHoursRpo?: number;
-                                    rtoMinutes?: number;
-                                    timeoutMinutes?: number;
-                                    alertOnConsecutiveFails?: number;
-                                    verifyEnabled?: boolean;
-                                    verifyCronExpr?: string;
-                                    verifyMode?: string;
-                                    maintenanceWindows?: string;
-                                    dependsOnTaskIds?: number[] | null;
-                                    replicationTargetIds?: number[] | null;
-                                    backupMode?: string;
-                                    diffFullIntervalDays?: number;
-                                    extraConfig?: {
-                                        [key: string]: unknown;
-                                    } | null;
-                                };
-                                maskedFields: string[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/task-templates/{id}/apply": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        variables?: {
-                            name?: string;
-                            sourcePath?: string | null;
-                            sourcePaths?: string[] | null;
-                            dbHost?: string | null;
-                            dbName?: string | null;
-                            tags?: (string | string[]) | null;
-                            nodeId?: number | null;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                index: number;
-                                name: string;
-                                success: boolean;
-                                taskId?: number;
-                                error?: string;
-                                code?: string;
-                            }[];
-                        };
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -6639,47 +2758,140 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                taskId: number;
-                                taskName: string;
-                                type: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                nodeId: number;
-                                status: string;
-                                state: string;
-                                trigger: string;
-                                triggeredBy: string;
-                                fileName: string;
-                                fileSize: number;
-                                rawSize: number;
-                                checksum: string;
-                                storagePath: string;
-                                storageTransferMode: string;
-                                compression: string;
-                                encrypted: boolean;
-                                durationSeconds: number;
-                                errorMessage: string;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                locked: boolean;
-                                deletePending: boolean;
                                 /** @enum {string} */
                                 backupKind: "full";
+                                checksum: string;
+                                completedAt: string | null;
+                                compression: string;
+                                deletePending: boolean;
+                                durationSeconds: number;
+                                encrypted: boolean;
+                                errorMessage: string;
+                                fileName: string;
+                                fileSize: number;
                                 hasContents: boolean;
+                                id: number;
+                                locked: boolean;
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                rawSize: number;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                storageTargetId: number;
+                                storageTargetName: string;
+                                storageTransferMode: string;
+                                taskId: number;
+                                taskName: string;
+                                trigger: string;
+                                triggeredBy: string;
+                                type: string;
                             }[];
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/records/batch-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                deleted: number;
+                                failed: number;
+                                results: {
+                                    code: string | null;
+                                    error: string | null;
+                                    id: number;
+                                    success: boolean;
+                                }[];
+                                succeeded: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -6713,63 +2925,81 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                taskId: number;
-                                taskName: string;
-                                type: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                nodeId: number;
-                                status: string;
-                                state: string;
-                                trigger: string;
-                                triggeredBy: string;
-                                fileName: string;
-                                fileSize: number;
-                                rawSize: number;
-                                checksum: string;
-                                storagePath: string;
-                                storageTransferMode: string;
-                                compression: string;
-                                encrypted: boolean;
-                                durationSeconds: number;
-                                errorMessage: string;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                locked: boolean;
-                                deletePending: boolean;
                                 /** @enum {string} */
                                 backupKind: "full";
+                                checksum: string;
+                                completedAt: string | null;
+                                compression: string;
+                                deletePending: boolean;
+                                durationSeconds: number;
+                                encrypted: boolean;
+                                errorMessage: string;
+                                fileName: string;
+                                fileSize: number;
                                 hasContents: boolean;
+                                id: number;
+                                locked: boolean;
                                 logContent: string;
                                 logEvents: {
-                                    recordId: number;
-                                    sequence: number;
+                                    completed: boolean;
                                     level: string;
                                     message: string;
+                                    recordId: number;
+                                    sequence: number;
+                                    status: string;
                                     /** Format: date-time */
                                     timestamp: string;
-                                    completed: boolean;
-                                    status: string;
                                 }[];
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                rawSize: number;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                storageTargetId: number;
+                                storageTargetName: string;
+                                storageTransferMode: string;
                                 storageUploadResults: {
+                                    attempts: number;
+                                    corruptAt: string | null;
+                                    error: string;
+                                    fileSize: number;
+                                    status: string;
+                                    storagePath: string;
                                     storageTargetId: number;
                                     storageTargetName: string;
-                                    status: string;
-                                    corruptAt: string | null;
-                                    storagePath: string;
-                                    fileSize: number;
                                     transferMode: string;
-                                    attempts: number;
-                                    error: string;
                                 }[];
+                                taskId: number;
+                                taskName: string;
+                                trigger: string;
+                                triggeredBy: string;
+                                type: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -6796,15 +3026,33 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                deleted: boolean;
+                                id: number;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                id: number;
-                                deleted: boolean;
-                            };
                         };
                     };
                 };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         options?: never;
@@ -6812,14 +3060,16 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/backup/records/{id}/logs/stream": {
+    "/api/backup/records/{id}/cancel": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get: {
+        get?: never;
+        put?: never;
+        post: {
             parameters: {
                 query?: never;
                 header?: never;
@@ -6835,47 +3085,67 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** @enum {string} */
+                                backupKind: "full";
+                                checksum: string;
+                                completedAt: string | null;
+                                compression: string;
+                                deletePending: boolean;
+                                durationSeconds: number;
+                                encrypted: boolean;
+                                errorMessage: string;
+                                fileName: string;
+                                fileSize: number;
+                                hasContents: boolean;
+                                id: number;
+                                locked: boolean;
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                rawSize: number;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                storageTargetId: number;
+                                storageTargetName: string;
+                                storageTransferMode: string;
+                                taskId: number;
+                                taskName: string;
+                                trigger: string;
+                                triggeredBy: string;
+                                type: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
                 };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/records/{id}/download": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
                 };
             };
         };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6913,23 +3183,105 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                recordId: number;
-                                total: number;
-                                truncated: boolean;
                                 entries: {
-                                    path: string;
-                                    size: number;
                                     isDir: boolean;
-                                    type: string;
                                     mode: number;
                                     /** Format: date-time */
                                     mtime: string;
+                                    path: string;
+                                    size: number;
+                                    type: string;
                                 }[];
+                                recordId: number;
+                                total: number;
+                                truncated: boolean;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/records/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The artifact as stored (checksum in X-Checksum-Sha256) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description The byte range asked for with Range */
+                206: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -6976,63 +3328,81 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                taskId: number;
-                                taskName: string;
-                                type: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                nodeId: number;
-                                status: string;
-                                state: string;
-                                trigger: string;
-                                triggeredBy: string;
-                                fileName: string;
-                                fileSize: number;
-                                rawSize: number;
-                                checksum: string;
-                                storagePath: string;
-                                storageTransferMode: string;
-                                compression: string;
-                                encrypted: boolean;
-                                durationSeconds: number;
-                                errorMessage: string;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                locked: boolean;
-                                deletePending: boolean;
                                 /** @enum {string} */
                                 backupKind: "full";
+                                checksum: string;
+                                completedAt: string | null;
+                                compression: string;
+                                deletePending: boolean;
+                                durationSeconds: number;
+                                encrypted: boolean;
+                                errorMessage: string;
+                                fileName: string;
+                                fileSize: number;
                                 hasContents: boolean;
+                                id: number;
+                                locked: boolean;
                                 logContent: string;
                                 logEvents: {
-                                    recordId: number;
-                                    sequence: number;
+                                    completed: boolean;
                                     level: string;
                                     message: string;
+                                    recordId: number;
+                                    sequence: number;
+                                    status: string;
                                     /** Format: date-time */
                                     timestamp: string;
-                                    completed: boolean;
-                                    status: string;
                                 }[];
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                rawSize: number;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                storageTargetId: number;
+                                storageTargetName: string;
+                                storageTransferMode: string;
                                 storageUploadResults: {
+                                    attempts: number;
+                                    corruptAt: string | null;
+                                    error: string;
+                                    fileSize: number;
+                                    status: string;
+                                    storagePath: string;
                                     storageTargetId: number;
                                     storageTargetName: string;
-                                    status: string;
-                                    corruptAt: string | null;
-                                    storagePath: string;
-                                    fileSize: number;
                                     transferMode: string;
-                                    attempts: number;
-                                    error: string;
                                 }[];
+                                taskId: number;
+                                taskName: string;
+                                trigger: string;
+                                triggeredBy: string;
+                                type: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -7044,7 +3414,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/backup/records/{id}/cancel": {
+    "/api/backup/records/{id}/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run log, as server-sent events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/records/{id}/replicate": {
         parameters: {
             query?: never;
             header?: never;
@@ -7062,82 +3487,10 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                taskId: number;
-                                taskName: string;
-                                type: string;
-                                storageTargetId: number;
-                                storageTargetName: string;
-                                nodeId: number;
-                                status: string;
-                                state: string;
-                                trigger: string;
-                                triggeredBy: string;
-                                fileName: string;
-                                fileSize: number;
-                                rawSize: number;
-                                checksum: string;
-                                storagePath: string;
-                                storageTransferMode: string;
-                                compression: string;
-                                encrypted: boolean;
-                                durationSeconds: number;
-                                errorMessage: string;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                locked: boolean;
-                                deletePending: boolean;
-                                /** @enum {string} */
-                                backupKind: "full";
-                                hasContents: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/backup/records/batch-delete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
             requestBody: {
                 content: {
                     "application/json": {
-                        ids: number[];
+                        destTargetId: number;
                     };
                 };
             };
@@ -7151,20 +3504,49 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                checksum: string;
+                                completedAt: string | null;
+                                destTargetId: number;
+                                destTargetName: string;
+                                durationSeconds: number;
+                                errorMessage: string;
+                                fileSize: number;
+                                id: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                results: {
-                                    id: number;
-                                    success: boolean;
-                                    error: string | null;
-                                    code: string | null;
-                                }[];
-                                succeeded: number;
-                                failed: number;
-                                deleted: number;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -7196,10 +3578,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        targetPath?: string;
-                        targetDatabase?: string;
-                        selectedPaths?: string[];
                         databases?: string[];
+                        selectedPaths?: string[];
+                        targetDatabase?: string;
+                        targetPath?: string;
                     } | null;
                 };
             };
@@ -7213,298 +3595,63 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
                                 backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                targetPath: string;
-                                targetDatabase: string;
-                                selectedPaths: string[];
-                                databases: string[];
-                                sourceTargetId: number;
-                                sourceTargetName: string;
                                 bytes: number;
+                                completedAt: string | null;
+                                databases: string[];
+                                durationSeconds: number;
                                 entries: number;
+                                errorMessage: string;
+                                id: number;
                                 logContent: string;
                                 logEvents: {
-                                    recordId: number;
-                                    sequence: number;
+                                    completed: boolean;
                                     level: string;
                                     message: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                    completed: boolean;
-                                    status: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/restore/records": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    backupRecordId?: number;
-                    taskId?: number;
-                    status?: "queued" | "running" | "success" | "partial" | "failed" | "cancelled";
-                    dateFrom?: string;
-                    dateTo?: string;
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                targetPath: string;
-                                targetDatabase: string;
-                                selectedPaths: string[];
-                                databases: string[];
-                                sourceTargetId: number;
-                                sourceTargetName: string;
-                                bytes: number;
-                                entries: number;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/restore/records/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                targetPath: string;
-                                targetDatabase: string;
-                                selectedPaths: string[];
-                                databases: string[];
-                                sourceTargetId: number;
-                                sourceTargetName: string;
-                                bytes: number;
-                                entries: number;
-                                logContent: string;
-                                logEvents: {
                                     recordId: number;
                                     sequence: number;
-                                    level: string;
-                                    message: string;
+                                    status: string;
                                     /** Format: date-time */
                                     timestamp: string;
-                                    completed: boolean;
-                                    status: string;
                                 }[];
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                selectedPaths: string[];
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                targetDatabase: string;
+                                targetPath: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
                     };
                 };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/restore/records/{id}/logs/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/restore/records/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "OK";
-                            /** @enum {string} */
-                            message: "success";
-                            data: {
-                                id: number;
-                                backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                targetPath: string;
-                                targetDatabase: string;
-                                selectedPaths: string[];
-                                databases: string[];
-                                sourceTargetId: number;
-                                sourceTargetName: string;
-                                bytes: number;
-                                entries: number;
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -7550,46 +3697,1335 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
                                 backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
+                                completedAt: string | null;
                                 durationSeconds: number;
+                                errorMessage: string;
+                                id: number;
+                                logContent: string;
+                                logEvents: {
+                                    completed: boolean;
+                                    level: string;
+                                    message: string;
+                                    recordId: number;
+                                    sequence: number;
+                                    status: string;
+                                    /** Format: date-time */
+                                    timestamp: string;
+                                }[];
+                                mode: string;
+                                nodeId: number;
                                 /** Format: date-time */
                                 queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                mode: string;
-                                summary: string;
                                 restoreSeconds: number | null;
                                 sourceTargetId: number;
                                 sourceTargetName: string;
-                                logContent: string;
-                                logEvents: {
-                                    recordId: number;
-                                    sequence: number;
-                                    level: string;
-                                    message: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                    completed: boolean;
-                                    status: string;
-                                }[];
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                summary: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    limit?: number;
+                    offset: number;
+                    tag?: string;
+                    type?: string;
+                    enabled?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                alertOnConsecutiveFails: number;
+                                /** @enum {string} */
+                                backupMode: "full";
+                                compression: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                cronExpr: string;
+                                dependsOnTaskIds: number[];
+                                diffFullIntervalDays: number;
+                                enabled: boolean;
+                                encrypt: boolean;
+                                id: number;
+                                keepDaily: number;
+                                keepMonthly: number;
+                                keepWeekly: number;
+                                keepYearly: number;
+                                lastRunAt: string | null;
+                                lastStatus: string;
+                                maintenanceWindows: string;
+                                maxBackups: number;
+                                name: string;
+                                nodeId: number;
+                                nodeLabel: string;
+                                nodeName: string;
+                                nodePoolTag: string;
+                                replicationTargetIds: number[];
+                                retentionDays: number;
+                                rtoMinutes: number;
+                                slaHoursRpo: number;
+                                storageTargetId: number;
+                                storageTargetIds: number[];
+                                storageTargetName: string;
+                                storageTargetNames: string[];
+                                tags: string;
+                                timeoutMinutes: number;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                verifyCronExpr: string;
+                                verifyEnabled: boolean;
+                                verifyMode: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        alertOnConsecutiveFails?: number;
+                        backupMode?: string;
+                        compression?: string;
+                        cronExpr?: string;
+                        dbHost?: string;
+                        dbName?: string;
+                        dbPassword?: string;
+                        dbPath?: string;
+                        dbPort?: number;
+                        dbUser?: string;
+                        dependsOnTaskIds?: number[] | null;
+                        diffFullIntervalDays?: number;
+                        enabled?: boolean;
+                        encrypt?: boolean;
+                        excludePatterns?: string[] | null;
+                        extraConfig?: {
+                            [key: string]: unknown;
+                        } | null;
+                        keepDaily?: number;
+                        keepMonthly?: number;
+                        keepWeekly?: number;
+                        keepYearly?: number;
+                        maintenanceWindows?: string;
+                        maxBackups?: number;
+                        name: string;
+                        nodeId?: number;
+                        nodeLabel?: string;
+                        nodePoolTag?: string;
+                        replicationTargetIds?: number[] | null;
+                        retentionDays?: number;
+                        rtoMinutes?: number;
+                        slaHoursRpo?: number;
+                        sourcePath?: string;
+                        sourcePaths?: string[] | null;
+                        storageTargetId?: number;
+                        storageTargetIds?: number[] | null;
+                        tags?: string | string[];
+                        timeoutMinutes?: number;
+                        type: string;
+                        verifyCronExpr?: string;
+                        verifyEnabled?: boolean;
+                        verifyMode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                alertOnConsecutiveFails: number;
+                                /** @enum {string} */
+                                backupMode: "full";
+                                compression: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                cronExpr: string;
+                                dependsOnTaskIds: number[];
+                                diffFullIntervalDays: number;
+                                enabled: boolean;
+                                encrypt: boolean;
+                                id: number;
+                                keepDaily: number;
+                                keepMonthly: number;
+                                keepWeekly: number;
+                                keepYearly: number;
+                                lastRunAt: string | null;
+                                lastStatus: string;
+                                maintenanceWindows: string;
+                                maxBackups: number;
+                                name: string;
+                                nodeId: number;
+                                nodeLabel: string;
+                                nodeName: string;
+                                nodePoolTag: string;
+                                replicationTargetIds: number[];
+                                retentionDays: number;
+                                rtoMinutes: number;
+                                slaHoursRpo: number;
+                                storageTargetId: number;
+                                storageTargetIds: number[];
+                                storageTargetName: string;
+                                storageTargetNames: string[];
+                                tags: string;
+                                timeoutMinutes: number;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                verifyCronExpr: string;
+                                verifyEnabled: boolean;
+                                verifyMode: string;
+                            } & {
+                                dbHost: string;
+                                dbName: string;
+                                dbPassword: string;
+                                dbPath: string;
+                                dbPort: number;
+                                dbUser: string;
+                                excludePatterns: string[];
+                                maskedFields: string[];
+                                sourcePath: string;
+                                sourcePaths: string[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/batch/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                code?: string;
+                                error?: string;
+                                id: number;
+                                name?: string;
+                                success: boolean;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/batch/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                code?: string;
+                                error?: string;
+                                id: number;
+                                name?: string;
+                                recordId?: number;
+                                success: boolean;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/batch/toggle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        ids: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                code?: string;
+                                error?: string;
+                                id: number;
+                                name?: string;
+                                success: boolean;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    ids?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            exportedAt: string;
+                            notice: string;
+                            taskCount: number;
+                            tasks: {
+                                alertOnConsecutiveFails: number;
+                                compression: string;
+                                cronExpr: string;
+                                dbHost: string;
+                                dbName: string;
+                                dbPath: string;
+                                dbPort: number;
+                                dbUser: string;
+                                dependsOnTaskNames: string[];
+                                diffFullIntervalDays: number;
+                                enabled: boolean;
+                                encrypt: boolean;
+                                excludePatterns: string[];
+                                keepDaily: number;
+                                keepMonthly: number;
+                                keepWeekly: number;
+                                keepYearly: number;
+                                maintenanceWindows: string;
+                                maxBackups: number;
+                                name: string;
+                                nodeLabel: string;
+                                nodeName: string;
+                                replicationTargetNames: string[];
+                                retentionDays: number;
+                                rtoMinutes: number;
+                                slaHoursRpo: number;
+                                sourcePath: string;
+                                sourcePaths: string[];
+                                storageTargetNames: string[];
+                                tags: string;
+                                timeoutMinutes: number;
+                                type: string;
+                                verifyCronExpr: string;
+                                verifyEnabled: boolean;
+                                verifyMode: string;
+                            }[];
+                            /** @enum {string} */
+                            version: "v1";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        exportedAt?: unknown;
+                        notice?: unknown;
+                        taskCount?: unknown;
+                        tasks: {
+                            alertOnConsecutiveFails?: number | null;
+                            backupMode?: string | null;
+                            compression?: string | null;
+                            cronExpr?: string | null;
+                            dbHost?: string | null;
+                            dbName?: string | null;
+                            dbPath?: string | null;
+                            dbPort?: number | null;
+                            dbUser?: string | null;
+                            dependsOnTaskNames?: string[] | null;
+                            diffFullIntervalDays?: number | null;
+                            enabled?: boolean | null;
+                            encrypt?: boolean | null;
+                            excludePatterns?: string[] | null;
+                            extraConfig?: {
+                                [key: string]: unknown;
+                            } | null;
+                            keepDaily?: number | null;
+                            keepMonthly?: number | null;
+                            keepWeekly?: number | null;
+                            keepYearly?: number | null;
+                            maintenanceWindows?: string | null;
+                            maxBackups?: number | null;
+                            name: string;
+                            nodeLabel?: string | null;
+                            nodeName?: string | null;
+                            nodePoolTag?: string | null;
+                            replicationTargetNames?: string[] | null;
+                            retentionDays?: number | null;
+                            rtoMinutes?: number | null;
+                            slaHoursRpo?: number | null;
+                            sourcePath?: string | null;
+                            sourcePaths?: string[] | null;
+                            storageTargetNames?: string[] | null;
+                            tags?: (string | string[]) | null;
+                            timeoutMinutes?: number | null;
+                            type: string;
+                            verifyCronExpr?: string | null;
+                            verifyEnabled?: boolean | null;
+                            verifyMode?: string | null;
+                        }[];
+                        version: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                code?: string;
+                                error?: string;
+                                name: string;
+                                skipped: boolean;
+                                success: boolean;
+                                taskId?: number;
+                                warnings: string[];
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: string[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                alertOnConsecutiveFails: number;
+                                /** @enum {string} */
+                                backupMode: "full";
+                                compression: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                cronExpr: string;
+                                dependsOnTaskIds: number[];
+                                diffFullIntervalDays: number;
+                                enabled: boolean;
+                                encrypt: boolean;
+                                id: number;
+                                keepDaily: number;
+                                keepMonthly: number;
+                                keepWeekly: number;
+                                keepYearly: number;
+                                lastRunAt: string | null;
+                                lastStatus: string;
+                                maintenanceWindows: string;
+                                maxBackups: number;
+                                name: string;
+                                nodeId: number;
+                                nodeLabel: string;
+                                nodeName: string;
+                                nodePoolTag: string;
+                                replicationTargetIds: number[];
+                                retentionDays: number;
+                                rtoMinutes: number;
+                                slaHoursRpo: number;
+                                storageTargetId: number;
+                                storageTargetIds: number[];
+                                storageTargetName: string;
+                                storageTargetNames: string[];
+                                tags: string;
+                                timeoutMinutes: number;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                verifyCronExpr: string;
+                                verifyEnabled: boolean;
+                                verifyMode: string;
+                            } & {
+                                dbHost: string;
+                                dbName: string;
+                                dbPassword: string;
+                                dbPath: string;
+                                dbPort: number;
+                                dbUser: string;
+                                excludePatterns: string[];
+                                maskedFields: string[];
+                                sourcePath: string;
+                                sourcePaths: string[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        alertOnConsecutiveFails?: number;
+                        backupMode?: string;
+                        compression?: string;
+                        cronExpr?: string;
+                        dbHost?: string;
+                        dbName?: string;
+                        dbPassword?: string;
+                        dbPath?: string;
+                        dbPort?: number;
+                        dbUser?: string;
+                        dependsOnTaskIds?: number[] | null;
+                        diffFullIntervalDays?: number;
+                        enabled?: boolean;
+                        encrypt?: boolean;
+                        excludePatterns?: string[] | null;
+                        extraConfig?: {
+                            [key: string]: unknown;
+                        } | null;
+                        keepDaily?: number;
+                        keepMonthly?: number;
+                        keepWeekly?: number;
+                        keepYearly?: number;
+                        maintenanceWindows?: string;
+                        maxBackups?: number;
+                        name?: string;
+                        nodeId?: number;
+                        nodeLabel?: string;
+                        nodePoolTag?: string;
+                        replicationTargetIds?: number[] | null;
+                        retentionDays?: number;
+                        rtoMinutes?: number;
+                        slaHoursRpo?: number;
+                        sourcePath?: string;
+                        sourcePaths?: string[] | null;
+                        storageTargetId?: number;
+                        storageTargetIds?: number[] | null;
+                        tags?: string | string[];
+                        timeoutMinutes?: number;
+                        type?: string;
+                        verifyCronExpr?: string;
+                        verifyEnabled?: boolean;
+                        verifyMode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                alertOnConsecutiveFails: number;
+                                /** @enum {string} */
+                                backupMode: "full";
+                                compression: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                cronExpr: string;
+                                dependsOnTaskIds: number[];
+                                diffFullIntervalDays: number;
+                                enabled: boolean;
+                                encrypt: boolean;
+                                id: number;
+                                keepDaily: number;
+                                keepMonthly: number;
+                                keepWeekly: number;
+                                keepYearly: number;
+                                lastRunAt: string | null;
+                                lastStatus: string;
+                                maintenanceWindows: string;
+                                maxBackups: number;
+                                name: string;
+                                nodeId: number;
+                                nodeLabel: string;
+                                nodeName: string;
+                                nodePoolTag: string;
+                                replicationTargetIds: number[];
+                                retentionDays: number;
+                                rtoMinutes: number;
+                                slaHoursRpo: number;
+                                storageTargetId: number;
+                                storageTargetIds: number[];
+                                storageTargetName: string;
+                                storageTargetNames: string[];
+                                tags: string;
+                                timeoutMinutes: number;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                verifyCronExpr: string;
+                                verifyEnabled: boolean;
+                                verifyMode: string;
+                            } & {
+                                dbHost: string;
+                                dbName: string;
+                                dbPassword: string;
+                                dbPath: string;
+                                dbPort: number;
+                                dbUser: string;
+                                excludePatterns: string[];
+                                maskedFields: string[];
+                                sourcePath: string;
+                                sourcePaths: string[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                deleted: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** @enum {string} */
+                                backupKind: "full";
+                                checksum: string;
+                                completedAt: string | null;
+                                compression: string;
+                                deletePending: boolean;
+                                durationSeconds: number;
+                                encrypted: boolean;
+                                errorMessage: string;
+                                fileName: string;
+                                fileSize: number;
+                                hasContents: boolean;
+                                id: number;
+                                locked: boolean;
+                                logContent: string;
+                                logEvents: {
+                                    completed: boolean;
+                                    level: string;
+                                    message: string;
+                                    recordId: number;
+                                    sequence: number;
+                                    status: string;
+                                    /** Format: date-time */
+                                    timestamp: string;
+                                }[];
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                rawSize: number;
+                                recordId: number;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                storageTargetId: number;
+                                storageTargetName: string;
+                                storageTransferMode: string;
+                                storageUploadResults: {
+                                    attempts: number;
+                                    corruptAt: string | null;
+                                    error: string;
+                                    fileSize: number;
+                                    status: string;
+                                    storagePath: string;
+                                    storageTargetId: number;
+                                    storageTargetName: string;
+                                    transferMode: string;
+                                }[];
+                                taskId: number;
+                                taskName: string;
+                                trigger: string;
+                                triggeredBy: string;
+                                type: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/tasks/{id}/toggle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                alertOnConsecutiveFails: number;
+                                /** @enum {string} */
+                                backupMode: "full";
+                                compression: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                cronExpr: string;
+                                dependsOnTaskIds: number[];
+                                diffFullIntervalDays: number;
+                                enabled: boolean;
+                                encrypt: boolean;
+                                id: number;
+                                keepDaily: number;
+                                keepMonthly: number;
+                                keepWeekly: number;
+                                keepYearly: number;
+                                lastRunAt: string | null;
+                                lastStatus: string;
+                                maintenanceWindows: string;
+                                maxBackups: number;
+                                name: string;
+                                nodeId: number;
+                                nodeLabel: string;
+                                nodeName: string;
+                                nodePoolTag: string;
+                                replicationTargetIds: number[];
+                                retentionDays: number;
+                                rtoMinutes: number;
+                                slaHoursRpo: number;
+                                storageTargetId: number;
+                                storageTargetIds: number[];
+                                storageTargetName: string;
+                                storageTargetNames: string[];
+                                tags: string;
+                                timeoutMinutes: number;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                verifyCronExpr: string;
+                                verifyEnabled: boolean;
+                                verifyMode: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7631,42 +5067,60 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
                                 backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
+                                completedAt: string | null;
                                 durationSeconds: number;
+                                errorMessage: string;
+                                id: number;
+                                logContent: string;
+                                logEvents: {
+                                    completed: boolean;
+                                    level: string;
+                                    message: string;
+                                    recordId: number;
+                                    sequence: number;
+                                    status: string;
+                                    /** Format: date-time */
+                                    timestamp: string;
+                                }[];
+                                mode: string;
+                                nodeId: number;
                                 /** Format: date-time */
                                 queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                mode: string;
-                                summary: string;
                                 restoreSeconds: number | null;
                                 sourceTargetId: number;
                                 sourceTargetName: string;
-                                logContent: string;
-                                logEvents: {
-                                    recordId: number;
-                                    sequence: number;
-                                    level: string;
-                                    message: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                    completed: boolean;
-                                    status: string;
-                                }[];
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                summary: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -7677,7 +5131,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/verify/records": {
+    "/api/dashboard/breakdown": {
         parameters: {
             query?: never;
             header?: never;
@@ -7687,11 +5141,877 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    backupRecordId?: number;
-                    taskId?: number;
-                    status?: "queued" | "running" | "success" | "partial" | "failed" | "cancelled";
-                    dateFrom?: string;
-                    dateTo?: string;
+                    days: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                byNode: {
+                                    count: number;
+                                    key: string;
+                                    label: string;
+                                    totalSize?: number;
+                                }[];
+                                byStatus: {
+                                    count: number;
+                                    key: string;
+                                    label: string;
+                                    totalSize?: number;
+                                }[];
+                                byStorage: {
+                                    count: number;
+                                    key: string;
+                                    label: string;
+                                    totalSize?: number;
+                                }[];
+                                byType: {
+                                    count: number;
+                                    key: string;
+                                    label: string;
+                                    totalSize?: number;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                masterVersion: string;
+                                nodes: {
+                                    agentVersion: string;
+                                    hostname: string;
+                                    id: number;
+                                    isLocal: boolean;
+                                    lastSeen: string;
+                                    name: string;
+                                    status: "online" | "offline";
+                                    taskCount: number;
+                                    versionStatus: "current" | "outdated" | "unknown";
+                                }[];
+                                offlineNodes: number;
+                                onlineNodes: number;
+                                outdatedAgents: number;
+                                totalNodes: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/node-performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    days: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                avgDurationSecs: number;
+                                failedRuns: number;
+                                isLocal: boolean;
+                                nodeId: number;
+                                nodeName: string;
+                                successRate: number;
+                                successRuns: number;
+                                totalBytes: number;
+                                totalRuns: number;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/sla": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                compliant: number;
+                                coverageRate: number;
+                                rto: {
+                                    lastDeepVerifyStatus: string | null;
+                                    measuredAt: string | null;
+                                    measuredMinutes: number | null;
+                                    rtoMinutes: number;
+                                    rtoStatus: "ok" | "exceeded" | "unmeasured";
+                                    taskId: number;
+                                    taskName: string;
+                                    verifyRecordId: number | null;
+                                }[];
+                                rtoEvidenceMaxAgeDays: number;
+                                rtoExceeded: number;
+                                rtoOk: number;
+                                rtoUnmeasured: number;
+                                totalTasksWithRto: number;
+                                totalTasksWithSla: number;
+                                violated: number;
+                                violations: {
+                                    hoursSinceLastSuccess: number;
+                                    /** Format: date-time */
+                                    lastSuccessAt?: string;
+                                    neverSucceeded: boolean;
+                                    nodeId: number;
+                                    nodeName: string;
+                                    slaHoursRpo: number;
+                                    taskId: number;
+                                    taskName: string;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                enabledTasks: number;
+                                /** Format: date-time */
+                                lastBackupAt?: string;
+                                recentRecords: {
+                                    /** @enum {string} */
+                                    backupKind: "full";
+                                    checksum: string;
+                                    completedAt: string | null;
+                                    compression: string;
+                                    deletePending: boolean;
+                                    durationSeconds: number;
+                                    encrypted: boolean;
+                                    errorMessage: string;
+                                    fileName: string;
+                                    fileSize: number;
+                                    hasContents: boolean;
+                                    id: number;
+                                    locked: boolean;
+                                    nodeId: number;
+                                    /** Format: date-time */
+                                    queuedAt: string;
+                                    rawSize: number;
+                                    startedAt: string | null;
+                                    state: string;
+                                    status: string;
+                                    storagePath: string;
+                                    storageTargetId: number;
+                                    storageTargetName: string;
+                                    storageTransferMode: string;
+                                    taskId: number;
+                                    taskName: string;
+                                    trigger: string;
+                                    triggeredBy: string;
+                                    type: string;
+                                }[];
+                                storageUsage: {
+                                    storageTargetId: number;
+                                    targetName: string;
+                                    totalSize: number;
+                                }[];
+                                successRate: number;
+                                totalBackupBytes: number;
+                                totalRecords: number;
+                                totalTasks: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    days: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                date: string;
+                                failed: number;
+                                partial: number;
+                                success: number;
+                                total: number;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/database/discover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        database?: string;
+                        host?: string;
+                        nodeId?: number;
+                        password?: string;
+                        path?: string;
+                        port?: number;
+                        type: string;
+                        user?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                databases: string[];
+                                details: {
+                                    name: string;
+                                    sizeBytes: number | null;
+                                    system: boolean;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Application events, as server-sent events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                status: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                uptime: number;
+                                version: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/install/enroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                masterUrl: string;
+                                nodeId: number;
+                                nodeName: string;
+                                token: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/install/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The install script (once per token) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/install/{token}/compose.yml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The Compose file (once per token) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
                     limit: number;
                     offset: number;
                 };
@@ -7710,60 +6030,80 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                agentVersion: string;
+                                arch: string;
+                                bandwidthLimit: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                health: "offline" | "degraded" | "healthy";
+                                hostname: string;
+                                id: number;
+                                ipAddress: string;
+                                isLocal: boolean;
+                                labels: string;
+                                lastError: string;
+                                lastSeen: string | null;
+                                maxConcurrent: number;
+                                name: string;
+                                os: string;
+                                queue: {
+                                    depth: number;
+                                    dispatched: number;
+                                    oldestActiveAgeSeconds: number;
+                                    /** Format: date-time */
+                                    oldestActiveAt?: string;
+                                    pending: number;
+                                    timeouts: number;
+                                };
+                                runningTasks: number;
+                                status: "online" | "offline";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                id: number;
-                                backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                mode: string;
-                                summary: string;
-                                restoreSeconds: number | null;
-                                sourceTargetId: number;
-                                sourceTargetName: string;
-                            }[];
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
         put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/verify/records/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
+        post: {
             parameters: {
                 query?: never;
                 header?: never;
-                path: {
-                    id: number;
-                };
+                path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        bandwidthLimit?: string;
+                        labels?: string | string[];
+                        maxConcurrent?: number;
+                        name: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -7774,90 +6114,72 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                node: {
+                                    agentVersion: string;
+                                    arch: string;
+                                    bandwidthLimit: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    health: "offline" | "degraded" | "healthy";
+                                    hostname: string;
+                                    id: number;
+                                    ipAddress: string;
+                                    isLocal: boolean;
+                                    labels: string;
+                                    lastError: string;
+                                    lastSeen: string | null;
+                                    maxConcurrent: number;
+                                    name: string;
+                                    os: string;
+                                    queue: {
+                                        depth: number;
+                                        dispatched: number;
+                                        oldestActiveAgeSeconds: number;
+                                        /** Format: date-time */
+                                        oldestActiveAt?: string;
+                                        pending: number;
+                                        timeouts: number;
+                                    };
+                                    runningTasks: number;
+                                    status: "online" | "offline";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                };
+                                token: string;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                id: number;
-                                backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                mode: string;
-                                summary: string;
-                                restoreSeconds: number | null;
-                                sourceTargetId: number;
-                                sourceTargetName: string;
-                                logContent: string;
-                                logEvents: {
-                                    recordId: number;
-                                    sequence: number;
-                                    level: string;
-                                    message: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                    completed: boolean;
-                                    status: string;
-                                }[];
-                            };
                         };
                     };
                 };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/verify/records/{id}/logs/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Error envelope */
+                "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
                 };
             };
         };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/verify/records/{id}/cancel": {
+    "/api/nodes/batch": {
         parameters: {
             query?: never;
             header?: never;
@@ -7870,6 +6192,104 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        names: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                id: number;
+                                name: string;
+                                node: {
+                                    agentVersion: string;
+                                    arch: string;
+                                    bandwidthLimit: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    health: "offline" | "degraded" | "healthy";
+                                    hostname: string;
+                                    id: number;
+                                    ipAddress: string;
+                                    isLocal: boolean;
+                                    labels: string;
+                                    lastError: string;
+                                    lastSeen: string | null;
+                                    maxConcurrent: number;
+                                    name: string;
+                                    os: string;
+                                    queue: {
+                                        depth: number;
+                                        dispatched: number;
+                                        oldestActiveAgeSeconds: number;
+                                        /** Format: date-time */
+                                        oldestActiveAt?: string;
+                                        pending: number;
+                                        timeouts: number;
+                                    };
+                                    runningTasks: number;
+                                    status: "online" | "offline";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                };
+                                token: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
                 path: {
                     id: number;
                 };
@@ -7886,42 +6306,336 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                agentVersion: string;
+                                arch: string;
+                                bandwidthLimit: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                health: "offline" | "degraded" | "healthy";
+                                hostname: string;
+                                id: number;
+                                ipAddress: string;
+                                isLocal: boolean;
+                                labels: string;
+                                lastError: string;
+                                lastSeen: string | null;
+                                maxConcurrent: number;
+                                name: string;
+                                os: string;
+                                queue: {
+                                    depth: number;
+                                    dispatched: number;
+                                    oldestActiveAgeSeconds: number;
+                                    /** Format: date-time */
+                                    oldestActiveAt?: string;
+                                    pending: number;
+                                    timeouts: number;
+                                };
+                                runningTasks: number;
+                                status: "online" | "offline";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                id: number;
-                                backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                type: string;
-                                nodeId: number;
-                                mode: string;
-                                summary: string;
-                                restoreSeconds: number | null;
-                                sourceTargetId: number;
-                                sourceTargetName: string;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        bandwidthLimit?: string;
+                        labels?: string | string[];
+                        maxConcurrent?: number;
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                agentVersion: string;
+                                arch: string;
+                                bandwidthLimit: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                health: "offline" | "degraded" | "healthy";
+                                hostname: string;
+                                id: number;
+                                ipAddress: string;
+                                isLocal: boolean;
+                                labels: string;
+                                lastError: string;
+                                lastSeen: string | null;
+                                maxConcurrent: number;
+                                name: string;
+                                os: string;
+                                queue: {
+                                    depth: number;
+                                    dispatched: number;
+                                    oldestActiveAgeSeconds: number;
+                                    /** Format: date-time */
+                                    oldestActiveAt?: string;
+                                    pending: number;
+                                    timeouts: number;
+                                };
+                                runningTasks: number;
+                                status: "online" | "offline";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                deleted: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/{id}/fs/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    path?: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                isDir: boolean;
+                                modifiedAt: string | null;
+                                name: string;
+                                path: string;
+                                size: number;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/backup/records/{id}/replicate": {
+    "/api/nodes/{id}/install-script-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    mode?: "" | "systemd" | "docker" | "foreground";
+                    arch?: "" | "auto" | "amd64" | "arm64";
+                    agentVersion?: string;
+                    downloadSrc?: "" | "github" | "ghproxy";
+                    agentMasterUrl?: string;
+                    proxyUrl?: string;
+                    caCertFile?: string;
+                    format?: "script" | "compose";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The install script, or with format=compose the Compose file; an enrollment-code placeholder instead of a code */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": string;
+                        "text/x-shellscript": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/{id}/install-tokens": {
         parameters: {
             query?: never;
             header?: never;
@@ -7942,7 +6656,258 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        destTargetId: number;
+                        agentMasterUrl?: string;
+                        agentVersion?: string;
+                        arch?: "" | "auto" | "amd64" | "arm64";
+                        caCertFile?: string;
+                        downloadSrc?: "" | "github" | "ghproxy";
+                        mode?: "" | "systemd" | "docker" | "foreground";
+                        proxyUrl?: string;
+                        ttlMinutes?: number;
+                        ttlSeconds?: 0 | number;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                command: string;
+                                composeUrl: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                fallbackComposeUrl: string;
+                                fallbackUrl: string;
+                                installToken: string;
+                                installUrl: string;
+                                scriptBase64: string;
+                                token: string;
+                                url: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/{id}/rotate-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                newToken: string;
+                                node: {
+                                    agentVersion: string;
+                                    arch: string;
+                                    bandwidthLimit: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    health: "offline" | "degraded" | "healthy";
+                                    hostname: string;
+                                    id: number;
+                                    ipAddress: string;
+                                    isLocal: boolean;
+                                    labels: string;
+                                    lastError: string;
+                                    lastSeen: string | null;
+                                    maxConcurrent: number;
+                                    name: string;
+                                    os: string;
+                                    queue: {
+                                        depth: number;
+                                        dispatched: number;
+                                        oldestActiveAgeSeconds: number;
+                                        /** Format: date-time */
+                                        oldestActiveAt?: string;
+                                        pending: number;
+                                        timeouts: number;
+                                    };
+                                    runningTasks: number;
+                                    status: "online" | "offline";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                };
+                                previousTokenValidUntil: string | null;
+                                token: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                digest: string;
+                                digestTime: string;
+                                enabled: boolean;
+                                eventTypes: string[];
+                                id: number;
+                                name: string;
+                                onFailure: boolean;
+                                onSuccess: boolean;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        digest?: "" | "off" | "daily";
+                        digestTime?: string;
+                        enabled?: boolean;
+                        eventTypes?: string[] | null;
+                        name: string;
+                        onFailure?: boolean;
+                        onSuccess?: boolean;
+                        type: string;
                     };
                 };
             };
@@ -7956,35 +6921,634 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                digest: string;
+                                digestTime: string;
+                                enabled: boolean;
+                                eventTypes: string[];
+                                id: number;
+                                name: string;
+                                onFailure: boolean;
+                                onSuccess: boolean;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                                maskedFields: string[];
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                id: number;
-                                backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
-                                completedAt: string | null;
-                                sourceTargetId: number;
-                                sourceTargetName: string;
-                                destTargetId: number;
-                                destTargetName: string;
-                                storagePath: string;
-                                fileSize: number;
-                                checksum: string;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        digest?: string;
+                        digestTime?: string;
+                        enabled?: boolean;
+                        eventTypes?: string[] | null;
+                        name?: string;
+                        onFailure?: boolean;
+                        onSuccess?: boolean;
+                        type: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                addressKinds: string[];
+                                configSchema: {
+                                    [key: string]: unknown;
+                                };
+                                description: string;
+                                displayName: string;
+                                options: {
+                                    advanced: boolean;
+                                    default?: string;
+                                    isPassword: boolean;
+                                    key: string;
+                                    label: string;
+                                    required: boolean;
+                                }[];
+                                secretFields: string[];
+                                type: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                digest: string;
+                                digestTime: string;
+                                enabled: boolean;
+                                eventTypes: string[];
+                                id: number;
+                                name: string;
+                                onFailure: boolean;
+                                onSuccess: boolean;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                                maskedFields: string[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        config?: {
+                            [key: string]: unknown;
+                        };
+                        digest?: "" | "off" | "daily";
+                        digestTime?: string;
+                        enabled?: boolean;
+                        eventTypes?: string[] | null;
+                        name?: string;
+                        onFailure?: boolean;
+                        onSuccess?: boolean;
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                digest: string;
+                                digestTime: string;
+                                enabled: boolean;
+                                eventTypes: string[];
+                                id: number;
+                                name: string;
+                                onFailure: boolean;
+                                onSuccess: boolean;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                                maskedFields: string[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                deleted: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                    status?: "pending" | "sending" | "delivered" | "failed" | "coalesced" | "held" | "digested";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                attemptLog: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    attempt: number;
+                                    durationMs: number;
+                                    error: string;
+                                    errorKind: string;
+                                    outcome: string;
+                                }[];
+                                attempts: number;
+                                coalescedCount: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                deliveredAt: string | null;
+                                eventId: number;
+                                eventType: string;
+                                id: number;
+                                lastError: string;
+                                mergedInto: number | null;
+                                nextAttemptAt: string | null;
+                                status: string;
+                                subject: string;
+                                title: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                checks: {
+                                    database: string;
+                                };
+                                database: string;
+                                status: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                uptime: number;
+                                version: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8025,31 +7589,49 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
                                 backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
+                                checksum: string;
                                 completedAt: string | null;
-                                sourceTargetId: number;
-                                sourceTargetName: string;
                                 destTargetId: number;
                                 destTargetName: string;
-                                storagePath: string;
+                                durationSeconds: number;
+                                errorMessage: string;
                                 fileSize: number;
-                                checksum: string;
+                                id: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
                             }[];
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8089,31 +7671,49 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
                                 backupRecordId: number;
-                                taskId: number;
-                                taskName: string;
-                                status: string;
-                                state: string;
-                                errorMessage: string;
-                                triggeredBy: string;
-                                durationSeconds: number;
-                                /** Format: date-time */
-                                queuedAt: string;
-                                startedAt: string | null;
+                                checksum: string;
                                 completedAt: string | null;
-                                sourceTargetId: number;
-                                sourceTargetName: string;
                                 destTargetId: number;
                                 destTargetName: string;
-                                storagePath: string;
+                                durationSeconds: number;
+                                errorMessage: string;
                                 fileSize: number;
-                                checksum: string;
+                                id: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                storagePath: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8126,7 +7726,609 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/events/stream": {
+    "/api/reports/compliance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    days: number;
+                    format: "json" | "html";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The report, or with format=html a printable page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                generatedAt: string;
+                                rangeDays: number;
+                                summary: {
+                                    atRiskTasks: number;
+                                    compliantTasks: number;
+                                    enabledTasks: number;
+                                    encryptedTasks: number;
+                                    overallSuccessRate: number;
+                                    rtoExceededTasks: number;
+                                    rtoUnmeasuredTasks: number;
+                                    totalProtectedBytes: number;
+                                    totalTasks: number;
+                                };
+                                tasks: {
+                                    compliant: boolean;
+                                    cronExpr: string;
+                                    enabled: boolean;
+                                    encrypted: boolean;
+                                    failures: number;
+                                    /** Format: date-time */
+                                    lastDeepVerifyAt?: string;
+                                    lastDeepVerifyStatus: string;
+                                    /** Format: date-time */
+                                    lastRunAt?: string;
+                                    lastStatus: string;
+                                    /** Format: date-time */
+                                    lastSuccessAt?: string;
+                                    measuredRestoreMinutes: number | null;
+                                    nodeName: string;
+                                    protectedBytes: number;
+                                    retentionDays: number;
+                                    risk: "ok" | "at_risk" | "not_applicable";
+                                    rtoMinutes: number;
+                                    rtoStatus: ("ok" | "exceeded" | "unmeasured") | "not_set";
+                                    slaHoursRpo: number;
+                                    successRate: number;
+                                    successes: number;
+                                    taskId: number;
+                                    taskName: string;
+                                    totalRuns: number;
+                                    type: string;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                        "text/html": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/compliance/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    days: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The report as CSV (a download) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/restore/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    backupRecordId?: number;
+                    taskId?: number;
+                    status?: "queued" | "running" | "success" | "partial" | "failed" | "cancelled";
+                    dateFrom?: string;
+                    dateTo?: string;
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                bytes: number;
+                                completedAt: string | null;
+                                databases: string[];
+                                durationSeconds: number;
+                                entries: number;
+                                errorMessage: string;
+                                id: number;
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                selectedPaths: string[];
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                targetDatabase: string;
+                                targetPath: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/restore/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                bytes: number;
+                                completedAt: string | null;
+                                databases: string[];
+                                durationSeconds: number;
+                                entries: number;
+                                errorMessage: string;
+                                id: number;
+                                logContent: string;
+                                logEvents: {
+                                    completed: boolean;
+                                    level: string;
+                                    message: string;
+                                    recordId: number;
+                                    sequence: number;
+                                    status: string;
+                                    /** Format: date-time */
+                                    timestamp: string;
+                                }[];
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                selectedPaths: string[];
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                targetDatabase: string;
+                                targetPath: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/restore/records/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                bytes: number;
+                                completedAt: string | null;
+                                databases: string[];
+                                durationSeconds: number;
+                                entries: number;
+                                errorMessage: string;
+                                id: number;
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                selectedPaths: string[];
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                targetDatabase: string;
+                                targetPath: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/restore/records/{id}/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The restore log, as server-sent events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    q: string;
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                nodes: {
+                                    highlight: string;
+                                    id: number;
+                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
+                                    subtitle: string;
+                                    title: string;
+                                    url: string;
+                                }[];
+                                notifications: {
+                                    highlight: string;
+                                    id: number;
+                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
+                                    subtitle: string;
+                                    title: string;
+                                    url: string;
+                                }[];
+                                query: string;
+                                records: {
+                                    highlight: string;
+                                    id: number;
+                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
+                                    subtitle: string;
+                                    title: string;
+                                    url: string;
+                                }[];
+                                storage: {
+                                    highlight: string;
+                                    id: number;
+                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
+                                    subtitle: string;
+                                    title: string;
+                                    url: string;
+                                }[];
+                                tasks: {
+                                    highlight: string;
+                                    id: number;
+                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
+                                    subtitle: string;
+                                    title: string;
+                                    url: string;
+                                }[];
+                                templates: {
+                                    highlight: string;
+                                    id: number;
+                                    kind: "task" | "record" | "storage" | "node" | "template" | "notification";
+                                    subtitle: string;
+                                    title: string;
+                                    url: string;
+                                }[];
+                                totalCount: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings": {
         parameters: {
             query?: never;
             header?: never;
@@ -8147,11 +8349,90 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                [key: string]: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
                 };
             };
         };
-        put?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: string | number | boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                [key: string]: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;
@@ -8159,7 +8440,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/notifications": {
+    "/api/storage-targets": {
         parameters: {
             query?: never;
             header?: never;
@@ -8187,24 +8468,48 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                onSuccess: boolean;
-                                onFailure: boolean;
-                                eventTypes: string[];
-                                digest: string;
-                                digestTime: string;
+                                agentDirectUpload: boolean;
+                                configVersion: number;
                                 /** Format: date-time */
                                 createdAt: string;
+                                description: string;
+                                enabled: boolean;
+                                healthCheckedAt: string | null;
+                                healthMessage: string;
+                                healthStatus: string;
+                                id: number;
+                                lastTestMessage: string;
+                                lastTestStatus: string;
+                                lastTestedAt: string | null;
+                                name: string;
+                                quotaBytes: number;
+                                starred: boolean;
+                                type: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8220,17 +8525,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        name: string;
-                        type: string;
-                        enabled?: boolean;
-                        onSuccess?: boolean;
-                        onFailure?: boolean;
-                        eventTypes?: string[] | null;
-                        config: {
+                        agentDirectUpload?: boolean;
+                        config?: {
                             [key: string]: unknown;
                         };
-                        digest?: "" | "off" | "daily";
-                        digestTime?: string;
+                        description?: string;
+                        enabled?: boolean;
+                        name: string;
+                        quotaBytes?: number;
+                        type: string;
                     };
                 };
             };
@@ -8244,20 +8547,24 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                onSuccess: boolean;
-                                onFailure: boolean;
-                                eventTypes: string[];
-                                digest: string;
-                                digestTime: string;
+                                agentDirectUpload: boolean;
+                                configVersion: number;
                                 /** Format: date-time */
                                 createdAt: string;
+                                description: string;
+                                enabled: boolean;
+                                healthCheckedAt: string | null;
+                                healthMessage: string;
+                                healthStatus: string;
+                                id: number;
+                                lastTestMessage: string;
+                                lastTestStatus: string;
+                                lastTestedAt: string | null;
+                                name: string;
+                                quotaBytes: number;
+                                starred: boolean;
+                                type: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -8266,7 +8573,27 @@ export interface paths {
                                 };
                                 maskedFields: string[];
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8277,7 +8604,273 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/notifications/types": {
+    "/api/storage-targets/google-drive/auth-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        clientId?: string;
+                        clientSecret?: string;
+                        config?: {
+                            [key: string]: unknown;
+                        };
+                        description?: string;
+                        enabled?: boolean;
+                        folderId?: string;
+                        name?: string;
+                        quotaBytes?: number;
+                        /** Format: uri */
+                        redirectUri?: string;
+                        targetId?: number;
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                authUrl: string;
+                                expiresAt: string;
+                                redirectUri: string;
+                                state: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/google-drive/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    state?: string;
+                    code?: string;
+                    error?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                message: string;
+                                success: boolean;
+                                target?: {
+                                    agentDirectUpload: boolean;
+                                    configVersion: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string;
+                                    enabled: boolean;
+                                    healthCheckedAt: string | null;
+                                    healthMessage: string;
+                                    healthStatus: string;
+                                    id: number;
+                                    lastTestMessage: string;
+                                    lastTestStatus: string;
+                                    lastTestedAt: string | null;
+                                    name: string;
+                                    quotaBytes: number;
+                                    starred: boolean;
+                                    type: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } & {
+                                    config: {
+                                        [key: string]: unknown;
+                                    };
+                                    maskedFields: string[];
+                                };
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/google-drive/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                        state: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                agentDirectUpload: boolean;
+                                configVersion: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string;
+                                enabled: boolean;
+                                healthCheckedAt: string | null;
+                                healthMessage: string;
+                                healthStatus: string;
+                                id: number;
+                                lastTestMessage: string;
+                                lastTestStatus: string;
+                                lastTestedAt: string | null;
+                                name: string;
+                                quotaBytes: number;
+                                starred: boolean;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                config: {
+                                    [key: string]: unknown;
+                                };
+                                maskedFields: string[];
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/rclone/backends": {
         parameters: {
             query?: never;
             header?: never;
@@ -8302,27 +8895,39 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                type: string;
-                                displayName: string;
                                 description: string;
-                                configSchema: {
-                                    [key: string]: unknown;
-                                };
-                                secretFields: string[];
-                                addressKinds: string[];
+                                name: string;
                                 options: {
+                                    advanced: boolean;
+                                    default?: string;
+                                    isPassword: boolean;
                                     key: string;
                                     label: string;
                                     required: boolean;
-                                    isPassword: boolean;
-                                    default?: string;
-                                    advanced: boolean;
                                 }[];
                             }[];
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8335,7 +8940,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/notifications/{id}": {
+    "/api/storage-targets/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        agentDirectUpload?: boolean;
+                        config?: {
+                            [key: string]: unknown;
+                        };
+                        description?: string;
+                        enabled?: boolean;
+                        name: string;
+                        quotaBytes?: number;
+                        type: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                capabilities: {
+                                    oauth: boolean;
+                                    range: boolean;
+                                    usage: boolean;
+                                };
+                                configSchema: {
+                                    [key: string]: unknown;
+                                };
+                                description: string;
+                                displayName: string;
+                                family?: string;
+                                options: {
+                                    advanced: boolean;
+                                    default?: string;
+                                    examples: string[];
+                                    isPassword: boolean;
+                                    key: string;
+                                    label: string;
+                                    required: boolean;
+                                    valueType?: string;
+                                }[];
+                                secretFields: string[];
+                                type: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -8362,20 +9126,24 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                onSuccess: boolean;
-                                onFailure: boolean;
-                                eventTypes: string[];
-                                digest: string;
-                                digestTime: string;
+                                agentDirectUpload: boolean;
+                                configVersion: number;
                                 /** Format: date-time */
                                 createdAt: string;
+                                description: string;
+                                enabled: boolean;
+                                healthCheckedAt: string | null;
+                                healthMessage: string;
+                                healthStatus: string;
+                                id: number;
+                                lastTestMessage: string;
+                                lastTestStatus: string;
+                                lastTestedAt: string | null;
+                                name: string;
+                                quotaBytes: number;
+                                starred: boolean;
+                                type: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -8384,7 +9152,27 @@ export interface paths {
                                 };
                                 maskedFields: string[];
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8401,17 +9189,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        name?: string;
-                        type?: string;
-                        enabled?: boolean;
-                        onSuccess?: boolean;
-                        onFailure?: boolean;
-                        eventTypes?: string[] | null;
+                        agentDirectUpload?: boolean;
                         config?: {
                             [key: string]: unknown;
                         };
-                        digest?: "" | "off" | "daily";
-                        digestTime?: string;
+                        description?: string;
+                        enabled?: boolean;
+                        name?: string;
+                        quotaBytes?: number;
+                        type?: string;
                     };
                 };
             };
@@ -8425,20 +9211,24 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
-                                id: number;
-                                name: string;
-                                type: string;
-                                enabled: boolean;
-                                onSuccess: boolean;
-                                onFailure: boolean;
-                                eventTypes: string[];
-                                digest: string;
-                                digestTime: string;
+                                agentDirectUpload: boolean;
+                                configVersion: number;
                                 /** Format: date-time */
                                 createdAt: string;
+                                description: string;
+                                enabled: boolean;
+                                healthCheckedAt: string | null;
+                                healthMessage: string;
+                                healthStatus: string;
+                                id: number;
+                                lastTestMessage: string;
+                                lastTestStatus: string;
+                                lastTestedAt: string | null;
+                                name: string;
+                                quotaBytes: number;
+                                starred: boolean;
+                                type: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -8447,7 +9237,27 @@ export interface paths {
                                 };
                                 maskedFields: string[];
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8473,12 +9283,30 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
-                            /** @enum {string} */
-                            message: "success";
                             data: {
                                 deleted: boolean;
                             };
+                            /** @enum {string} */
+                            message: "success";
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8488,7 +9316,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/notifications/test": {
+    "/api/storage-targets/{id}/google-drive/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                email: string;
+                                name: string;
+                                picture: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/{id}/star": {
         parameters: {
             query?: never;
             header?: never;
@@ -8496,6 +9389,438 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                agentDirectUpload: boolean;
+                                configVersion: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string;
+                                enabled: boolean;
+                                healthCheckedAt: string | null;
+                                healthMessage: string;
+                                healthStatus: string;
+                                id: number;
+                                lastTestMessage: string;
+                                lastTestStatus: string;
+                                lastTestedAt: string | null;
+                                name: string;
+                                quotaBytes: number;
+                                starred: boolean;
+                                type: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage-targets/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                diskUsage?: {
+                                    free?: number;
+                                    total?: number;
+                                    used?: number;
+                                };
+                                quotaBytes: number;
+                                recordCount: number;
+                                targetId: number;
+                                targetName: string;
+                                totalSize: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                dataDir: string;
+                                database: string;
+                                databasePath: string;
+                                diskFree: number;
+                                diskTotal: number;
+                                diskUsed: number;
+                                mode: "release" | "debug";
+                                nodeVersion: string;
+                                platform: string;
+                                plugins: {
+                                    name: string;
+                                    origin: string;
+                                    source: string;
+                                    version: string | null;
+                                }[];
+                                providers: {
+                                    database: {
+                                        [key: string]: string;
+                                    };
+                                    notifier: {
+                                        [key: string]: string;
+                                    };
+                                    storage: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                /** @enum {string} */
+                                role: "master";
+                                /** Format: date-time */
+                                startedAt: string;
+                                uptimeSeconds: number;
+                                version: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/update-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                currentVersion: string;
+                                downloadUrl: string;
+                                hasUpdate: boolean;
+                                latestVersion: string;
+                                publishedAt?: string;
+                                releaseNotes: string;
+                                releaseUrl: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    limit?: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                description: string;
+                                id: number;
+                                name: string;
+                                taskType: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         put?: never;
         post: {
             parameters: {
@@ -8507,17 +9832,51 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        name?: string;
-                        type: string;
-                        enabled?: boolean;
-                        onSuccess?: boolean;
-                        onFailure?: boolean;
-                        eventTypes?: string[] | null;
-                        config: {
-                            [key: string]: unknown;
+                        description?: string;
+                        name: string;
+                        payload: {
+                            alertOnConsecutiveFails?: number;
+                            backupMode?: string;
+                            compression?: string;
+                            cronExpr?: string;
+                            dbHost?: string;
+                            dbName?: string;
+                            dbPassword?: string;
+                            dbPath?: string;
+                            dbPort?: number;
+                            dbUser?: string;
+                            dependsOnTaskIds?: number[] | null;
+                            diffFullIntervalDays?: number;
+                            enabled?: boolean;
+                            encrypt?: boolean;
+                            excludePatterns?: string[] | null;
+                            extraConfig?: {
+                                [key: string]: unknown;
+                            } | null;
+                            keepDaily?: number;
+                            keepMonthly?: number;
+                            keepWeekly?: number;
+                            keepYearly?: number;
+                            maintenanceWindows?: string;
+                            maxBackups?: number;
+                            nodeId?: number;
+                            nodeLabel?: string;
+                            nodePoolTag?: string;
+                            replicationTargetIds?: number[] | null;
+                            retentionDays?: number;
+                            rtoMinutes?: number;
+                            slaHoursRpo?: number;
+                            sourcePath?: string;
+                            sourcePaths?: string[] | null;
+                            storageTargetId?: number;
+                            storageTargetIds?: number[] | null;
+                            tags?: string | string[];
+                            timeoutMinutes?: number;
+                            type: string;
+                            verifyCronExpr?: string;
+                            verifyEnabled?: boolean;
+                            verifyMode?: string;
                         };
-                        digest?: string;
-                        digestTime?: string;
                     };
                 };
             };
@@ -8531,13 +9890,83 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                description: string;
+                                id: number;
+                                name: string;
+                                taskType: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                maskedFields: string[];
+                                payload: {
+                                    alertOnConsecutiveFails?: number;
+                                    backupMode?: string;
+                                    compression?: string;
+                                    cronExpr?: string;
+                                    dbHost?: string;
+                                    dbName?: string;
+                                    dbPassword?: string;
+                                    dbPath?: string;
+                                    dbPort?: number;
+                                    dbUser?: string;
+                                    dependsOnTaskIds?: number[] | null;
+                                    diffFullIntervalDays?: number;
+                                    enabled?: boolean;
+                                    encrypt?: boolean;
+                                    excludePatterns?: string[] | null;
+                                    extraConfig?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    keepDaily?: number;
+                                    keepMonthly?: number;
+                                    keepWeekly?: number;
+                                    keepYearly?: number;
+                                    maintenanceWindows?: string;
+                                    maxBackups?: number;
+                                    nodeId?: number;
+                                    nodeLabel?: string;
+                                    nodePoolTag?: string;
+                                    replicationTargetIds?: number[] | null;
+                                    retentionDays?: number;
+                                    rtoMinutes?: number;
+                                    slaHoursRpo?: number;
+                                    sourcePath?: string;
+                                    sourcePaths?: string[] | null;
+                                    storageTargetId?: number;
+                                    storageTargetIds?: number[] | null;
+                                    tags?: string | string[];
+                                    timeoutMinutes?: number;
+                                    type: string;
+                                    verifyCronExpr?: string;
+                                    verifyEnabled?: boolean;
+                                    verifyMode?: string;
+                                };
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                success: boolean;
-                                message: string;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8548,7 +9977,699 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/notifications/{id}/test": {
+    "/api/task-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                description: string;
+                                id: number;
+                                name: string;
+                                taskType: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                maskedFields: string[];
+                                payload: {
+                                    alertOnConsecutiveFails?: number;
+                                    backupMode?: string;
+                                    compression?: string;
+                                    cronExpr?: string;
+                                    dbHost?: string;
+                                    dbName?: string;
+                                    dbPassword?: string;
+                                    dbPath?: string;
+                                    dbPort?: number;
+                                    dbUser?: string;
+                                    dependsOnTaskIds?: number[] | null;
+                                    diffFullIntervalDays?: number;
+                                    enabled?: boolean;
+                                    encrypt?: boolean;
+                                    excludePatterns?: string[] | null;
+                                    extraConfig?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    keepDaily?: number;
+                                    keepMonthly?: number;
+                                    keepWeekly?: number;
+                                    keepYearly?: number;
+                                    maintenanceWindows?: string;
+                                    maxBackups?: number;
+                                    nodeId?: number;
+                                    nodeLabel?: string;
+                                    nodePoolTag?: string;
+                                    replicationTargetIds?: number[] | null;
+                                    retentionDays?: number;
+                                    rtoMinutes?: number;
+                                    slaHoursRpo?: number;
+                                    sourcePath?: string;
+                                    sourcePaths?: string[] | null;
+                                    storageTargetId?: number;
+                                    storageTargetIds?: number[] | null;
+                                    tags?: string | string[];
+                                    timeoutMinutes?: number;
+                                    type: string;
+                                    verifyCronExpr?: string;
+                                    verifyEnabled?: boolean;
+                                    verifyMode?: string;
+                                };
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        description?: string;
+                        name?: string;
+                        payload?: {
+                            alertOnConsecutiveFails?: number;
+                            backupMode?: string;
+                            compression?: string;
+                            cronExpr?: string;
+                            dbHost?: string;
+                            dbName?: string;
+                            dbPassword?: string;
+                            dbPath?: string;
+                            dbPort?: number;
+                            dbUser?: string;
+                            dependsOnTaskIds?: number[] | null;
+                            diffFullIntervalDays?: number;
+                            enabled?: boolean;
+                            encrypt?: boolean;
+                            excludePatterns?: string[] | null;
+                            extraConfig?: {
+                                [key: string]: unknown;
+                            } | null;
+                            keepDaily?: number;
+                            keepMonthly?: number;
+                            keepWeekly?: number;
+                            keepYearly?: number;
+                            maintenanceWindows?: string;
+                            maxBackups?: number;
+                            nodeId?: number;
+                            nodeLabel?: string;
+                            nodePoolTag?: string;
+                            replicationTargetIds?: number[] | null;
+                            retentionDays?: number;
+                            rtoMinutes?: number;
+                            slaHoursRpo?: number;
+                            sourcePath?: string;
+                            sourcePaths?: string[] | null;
+                            storageTargetId?: number;
+                            storageTargetIds?: number[] | null;
+                            tags?: string | string[];
+                            timeoutMinutes?: number;
+                            type: string;
+                            verifyCronExpr?: string;
+                            verifyEnabled?: boolean;
+                            verifyMode?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                description: string;
+                                id: number;
+                                name: string;
+                                taskType: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                maskedFields: string[];
+                                payload: {
+                                    alertOnConsecutiveFails?: number;
+                                    backupMode?: string;
+                                    compression?: string;
+                                    cronExpr?: string;
+                                    dbHost?: string;
+                                    dbName?: string;
+                                    dbPassword?: string;
+                                    dbPath?: string;
+                                    dbPort?: number;
+                                    dbUser?: string;
+                                    dependsOnTaskIds?: number[] | null;
+                                    diffFullIntervalDays?: number;
+                                    enabled?: boolean;
+                                    encrypt?: boolean;
+                                    excludePatterns?: string[] | null;
+                                    extraConfig?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    keepDaily?: number;
+                                    keepMonthly?: number;
+                                    keepWeekly?: number;
+                                    keepYearly?: number;
+                                    maintenanceWindows?: string;
+                                    maxBackups?: number;
+                                    nodeId?: number;
+                                    nodeLabel?: string;
+                                    nodePoolTag?: string;
+                                    replicationTargetIds?: number[] | null;
+                                    retentionDays?: number;
+                                    rtoMinutes?: number;
+                                    slaHoursRpo?: number;
+                                    sourcePath?: string;
+                                    sourcePaths?: string[] | null;
+                                    storageTargetId?: number;
+                                    storageTargetIds?: number[] | null;
+                                    tags?: string | string[];
+                                    timeoutMinutes?: number;
+                                    type: string;
+                                    verifyCronExpr?: string;
+                                    verifyEnabled?: boolean;
+                                    verifyMode?: string;
+                                };
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                deleted: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task-templates/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        variables?: {
+                            dbHost?: string | null;
+                            dbName?: string | null;
+                            name?: string;
+                            nodeId?: number | null;
+                            sourcePath?: string | null;
+                            sourcePaths?: string[] | null;
+                            tags?: (string | string[]) | null;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                code?: string;
+                                error?: string;
+                                index: number;
+                                name: string;
+                                success: boolean;
+                                taskId?: number;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    limit?: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        disabled?: boolean;
+                        displayName?: string;
+                        email?: string;
+                        password: string;
+                        phone?: string;
+                        role?: "admin" | "operator" | "viewer";
+                        username: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        disabled?: boolean;
+                        displayName?: string;
+                        email?: string;
+                        password?: string | "";
+                        phone?: string;
+                        role?: "admin" | "operator" | "viewer";
+                        username?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                deleted: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/2fa/reset": {
         parameters: {
             query?: never;
             header?: never;
@@ -8577,13 +10698,48 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                id: number;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                success: boolean;
-                                message: string;
-                            };
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8594,7 +10750,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/notifications/{id}/deliveries": {
+    "/api/v1/agent/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                id: number;
+                                lastSeen: string | null;
+                                name: string;
+                                status: "online" | "offline";
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verify/records": {
         parameters: {
             query?: never;
             header?: never;
@@ -8604,10 +10824,94 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    backupRecordId?: number;
+                    taskId?: number;
+                    status?: "queued" | "running" | "success" | "partial" | "failed" | "cancelled";
+                    dateFrom?: string;
+                    dateTo?: string;
                     limit: number;
                     offset: number;
-                    status?: "pending" | "sending" | "delivered" | "failed" | "coalesced" | "held" | "digested";
                 };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                completedAt: string | null;
+                                durationSeconds: number;
+                                errorMessage: string;
+                                id: number;
+                                mode: string;
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                restoreSeconds: number | null;
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                summary: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verify/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
                 header?: never;
                 path: {
                     id: number;
@@ -8625,34 +10929,593 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                completedAt: string | null;
+                                durationSeconds: number;
+                                errorMessage: string;
+                                id: number;
+                                logContent: string;
+                                logEvents: {
+                                    completed: boolean;
+                                    level: string;
+                                    message: string;
+                                    recordId: number;
+                                    sequence: number;
+                                    status: string;
+                                    /** Format: date-time */
+                                    timestamp: string;
+                                }[];
+                                mode: string;
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                restoreSeconds: number | null;
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                summary: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
+                            };
                             /** @enum {string} */
                             message: "success";
-                            data: {
-                                id: number;
-                                eventId: number;
-                                eventType: string;
-                                title: string;
-                                subject: string;
-                                status: string;
-                                attempts: number;
-                                lastError: string;
-                                coalescedCount: number;
-                                mergedInto: number | null;
-                                nextAttemptAt: string | null;
-                                deliveredAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                attemptLog: {
-                                    attempt: number;
-                                    outcome: string;
-                                    errorKind: string;
-                                    error: string;
-                                    durationMs: number;
-                                    /** Format: date-time */
-                                    at: string;
-                                }[];
-                            }[];
                         };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verify/records/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                backupRecordId: number;
+                                completedAt: string | null;
+                                durationSeconds: number;
+                                errorMessage: string;
+                                id: number;
+                                mode: string;
+                                nodeId: number;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                restoreSeconds: number | null;
+                                sourceTargetId: number;
+                                sourceTargetName: string;
+                                startedAt: string | null;
+                                state: string;
+                                status: string;
+                                summary: string;
+                                taskId: number;
+                                taskName: string;
+                                triggeredBy: string;
+                                type: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verify/records/{id}/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The verification log, as server-sent events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{*}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    "*": string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                status: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                uptime: number;
+                                version: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/install/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The install script (once per token) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/install/{token}/compose.yml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The Compose file (once per token) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Prometheus metrics (text exposition format) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                checks: {
+                                    database: string;
+                                };
+                                database: string;
+                                status: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                uptime: number;
+                                version: string;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage-targets/google-drive/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The page that completes the authorisation in the browser */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };
@@ -8668,7 +11531,17 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description Error envelope */
+        ErrorEnvelope: {
+            /** @description Stable application code (docs/error-codes.md); clients branch on it. */
+            code: string;
+            /** @description Validation issues `[{path, message}]`, or facts an error carries. */
+            details?: unknown;
+            /** @description Human-readable text; clients must not branch on it. */
+            message: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
