@@ -8,7 +8,7 @@ export default {
     up: 'Up one folder', path: 'Path', go: 'Open', absolute: 'Type an absolute path (starting with /)', root: 'root', select: 'Select',
     selectThis: 'Select this folder', unselectThis: 'Unselect this folder', selectPath: 'Select {{path}}', name: 'Name', size: 'Size', modified: 'Modified',
     loading: 'Loading…', empty: 'This folder is empty.', truncated: 'Showing {{shown}} of {{total}} entries.', nothingSelected: 'Nothing selected yet.',
-    pick_one: 'Use the selected path', pick_other: 'Use the {{count}} selected paths',
+    pick_zero: 'Use the selected paths', pick_one: 'Use the selected path', pick_other: 'Use the {{count}} selected paths',
   },
   types: { file: 'Files and folders', postgresql: 'PostgreSQL', mysql: 'MySQL / MariaDB', sqlite: 'SQLite' },
   list: {

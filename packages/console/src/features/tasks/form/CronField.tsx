@@ -11,7 +11,7 @@ export function CronField({ label, description, value, onChange, serverError, ti
   const p = cronPreview(value, { timeZone, count: 5 });
   return (
     <Stack gap={4}>
-      <TextInput label={label} description={description} value={value} placeholder="0 2 * * *" ff="monospace"
+      <TextInput label={label} description={description} value={value} placeholder="0 2 * * *" styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
         onChange={(e) => onChange(e.currentTarget.value)} error={p.kind === 'invalid' ? t('cron.invalid', { error: p.error }) : serverError} />
       {p.kind === 'empty' && <Text size="xs" c="dimmed">{emptyText}</Text>}
       {p.kind === 'valid' && (

@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import { ActionIcon, Button, Group, Input, Stack, TextInput } from '@mantine/core';
 import { IconFolderOpen, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -9,8 +10,12 @@ export function PathListEditor({ label, value, onChange, error, onBrowse, descri
   const { t } = useTranslation('tasks');
   const rows = value.length ? value : [''];
   const set = (i: number, v: string) => onChange(rows.map((x, j) => (j === i ? v : x)));
+  const id = useId();
+  // A group, not Input.Wrapper: the wrapper would label every row's input with the same id.
   return (
-    <Input.Wrapper label={label} error={error} description={description} withAsterisk>
+    <Stack gap={2} role="group" aria-labelledby={`${id}-label`}>
+      <Input.Label id={`${id}-label`} required>{label}</Input.Label>
+      {description && <Input.Description>{description}</Input.Description>}
       <Stack gap={6} mt={4}>
         {rows.map((p, i) => (
           <Group key={i} gap="xs" wrap="nowrap">
@@ -23,6 +28,7 @@ export function PathListEditor({ label, value, onChange, error, onBrowse, descri
           {onBrowse && <Button size="xs" variant="default" leftSection={<IconFolderOpen size={14} />} onClick={onBrowse}>{t('form.browse')}</Button>}
         </Group>
       </Stack>
-    </Input.Wrapper>
+      {error && <Input.Error>{error}</Input.Error>}
+    </Stack>
   );
 }
