@@ -5,6 +5,16 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import { VERSION } from '../config/version.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The media type of a body the route reads as a raw stream (an artifact upload). A body schema
+     * would make Fastify validate the stream, so the route declares none and this describes it.
+     */
+    rawBody?: string;
+  }
+}
+
 /** Where the description and its reference UI are served. */
 export const OPENAPI_PATH = '/api/openapi.json';
 export const DOCS_PREFIX = '/api/docs';
@@ -23,7 +33,7 @@ export const ErrorEnvelope = Type.Object({
 const ERROR_RESPONSE = { $ref: 'ErrorEnvelope#', description: 'Error envelope' };
 
 /** A route's access label (core/auth/guard.ts); named here as a string so http does not import auth. */
-interface AccessConfig { access?: string; interactiveOnly?: boolean }
+interface AccessConfig { access?: string; interactiveOnly?: boolean; rawBody?: string }
 
 /** The credentials an access label accepts, as OpenAPI security requirements (public: none). */
 function securityOf(config: AccessConfig | undefined): Record<string, string[]>[] {
@@ -96,7 +106,9 @@ export const openapi = fp(async function openapi(app: FastifyInstance) {
       // The docs' own routes are not part of the API they describe.
       if (url === OPENAPI_PATH || url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`)) return { schema: { ...schema, hide: true }, url };
       const config = route.config as AccessConfig | undefined;
-      return { schema: { tags: [tagOf(url)], ...schema, security: securityOf(config) } as FastifySchema, url };
+      // For the description only: Fastify validates with the route's own schema, not this copy.
+      const raw = config?.rawBody ? { body: { type: 'string', format: 'binary' }, consumes: [config.rawBody] } : {};
+      return { schema: { tags: [tagOf(url)], ...schema, ...raw, security: securityOf(config) } as FastifySchema, url };
     },
   });
 

@@ -36,7 +36,7 @@ export async function agentRunRoutes(fastify: FastifyInstance): Promise<void> {
     // The artifact stays a stream: the parser hands the request body over untouched.
     scope.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
     scope.withTypeProvider<TypeBoxTypeProvider>().put('/api/agent/records/:id/artifacts/:targetId', {
-      config: { access: 'agent' },
+      config: { access: 'agent', rawBody: 'application/octet-stream' },
       bodyLimit: Number.MAX_SAFE_INTEGER,
       schema: { params: RecordTargetParams, response: { 200: envelopeOf(RelayReply) } },
     }, async (request) => {
