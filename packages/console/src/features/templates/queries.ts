@@ -1,0 +1,41 @@
+import { queryOptions } from '@tanstack/react-query';
+import { api, unwrap, unwrapPage } from '../../api/client.ts';
+
+export const templatesQuery = queryOptions({
+  queryKey: ['templates', 'list'],
+  queryFn: () => unwrapPage(api.GET('/api/task-templates', { params: { query: { offset: 0 } } })),
+});
+
+export const templateQuery = (id: number) => queryOptions({
+  queryKey: ['templates', 'detail', id],
+  queryFn: () => unwrap(api.GET('/api/task-templates/{id}', { params: { path: { id } } })),
+});
+
+/** The names behind the ids a template holds (targets, tasks, nodes) and the task types the server runs. */
+export const targetsQuery = queryOptions({
+  queryKey: ['templates', 'ref', 'targets'],
+  queryFn: () => unwrap(api.GET('/api/storage-targets', { params: { query: { limit: 1000, offset: 0 } } })),
+  staleTime: 60_000,
+});
+
+export const tasksQuery = queryOptions({
+  queryKey: ['templates', 'ref', 'tasks'],
+  queryFn: () => unwrap(api.GET('/api/backup/tasks', { params: { query: { offset: 0 } } })),
+  staleTime: 60_000,
+});
+
+export const nodesQuery = queryOptions({
+  queryKey: ['templates', 'ref', 'nodes'],
+  queryFn: () => unwrap(api.GET('/api/nodes', { params: { query: { limit: 1000, offset: 0 } } })),
+  staleTime: 60_000,
+});
+
+/** `file` plus every installed database driver (the system info's providers): what a task's `type` may be. */
+export const taskTypesQuery = queryOptions({
+  queryKey: ['templates', 'ref', 'task-types'],
+  queryFn: async () => {
+    const info = await unwrap(api.GET('/api/system/info'));
+    return ['file', ...Object.keys(info.providers.database).sort()];
+  },
+  staleTime: 5 * 60_000,
+});
