@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import {
   SECRET_MASK, fieldErrorsOf, fieldSpec, gibToQuota, quotaToGib, fieldSpecs, fieldOfIssuePath, humanise, initialValues, specsFromConfig, splitAdvanced, toConfig, validateValues,
 } from '../../packages/console/src/features/targets/config-form.ts';
-import { buildCatalogue, searchTypes, PLUGIN_TYPES } from '../../packages/console/src/features/targets/target-catalogue.ts';
+import { buildCatalogue, searchTypes } from '../../packages/console/src/features/targets/target-catalogue.ts';
 
 const webdav = {
   name: 'webdav',
@@ -71,7 +71,11 @@ test('stored target: masked secrets start empty and are kept by leaving them out
 });
 
 test('validation: required fields, a stored secret counts as set, JSON must be an object', () => {
-  const specs = fieldSpecs({ name: 'google_drive', options: PLUGIN_TYPES[1]!.options });
+  const specs = fieldSpecs({ name: 'google_drive', options: [
+    { key: 'clientId', label: 'OAuth client ID.', required: true, isPassword: false, advanced: false, valueType: 'string' },
+    { key: 'clientSecret', label: 'The OAuth client secret.', required: true, isPassword: true, advanced: false, valueType: 'string' },
+    { key: 'folderId', label: 'Folder.', required: false, isPassword: false, advanced: false, valueType: 'string' },
+  ] });
   const values = initialValues(specs);
   assert.deepEqual(validateValues(specs, values), { clientId: 'required', clientSecret: 'required' });
   assert.deepEqual(validateValues(specs, { ...values, clientId: 'id' }, ['clientSecret']), {});
@@ -93,12 +97,18 @@ test('API issue paths name form fields', () => {
 });
 
 test('catalogue: plugin types first, rclone backends sorted, duplicates of plugin types dropped; search by words', () => {
+  const plugin = (type: string, displayName: string, oauth = false) => ({ type, displayName, description: `${displayName} type`, capabilities: { oauth }, options: [] });
+  const rclone = (type: string, description: string) => ({ type, displayName: type, description, family: 'rclone', capabilities: { oauth: false }, options: [] });
   const catalogue = buildCatalogue([
-    { name: 'sftp', description: 'SSH/SFTP (rclone backend "sftp")', options: [] },
-    { name: 's3', description: 'Amazon S3 Compliant Storage Providers', options: [] },
-    { name: 'local_disk', description: 'shadow', options: [] },
+    rclone('sftp', 'SSH/SFTP (rclone backend "sftp")'),
+    plugin('google_drive', 'Google Drive', true),
+    rclone('s3', 'Amazon S3 Compliant Storage Providers'),
+    plugin('local_disk', 'Local disk'),
   ]);
   assert.deepEqual(catalogue.map((t) => t.name), ['local_disk', 'google_drive', 's3', 'sftp']);
+  assert.deepEqual(catalogue.map((t) => t.family), ['plugin', 'plugin', 'rclone', 'rclone']);
+  assert.equal(catalogue[1]!.oauth, true);
+  assert.equal(catalogue[1]!.displayName, 'Google Drive');
   assert.equal(catalogue[3]!.displayName, 'SSH/SFTP');
   assert.deepEqual(searchTypes(catalogue, 'amazon s3').map((t) => t.name), ['s3']);
   assert.deepEqual(searchTypes(catalogue, '  ').length, 4);
@@ -113,4 +123,16 @@ test('API details become field errors; quota converts between GiB and bytes', ()
   assert.equal(gibToQuota(-1), 0);
   assert.equal(gibToQuota(Number.NaN), 0);
   assert.equal(quotaToGib(1610612736), 1.5);
+});
+
+test('value types the plugin declares: switches, JSON objects and numbers sent as numbers', () => {
+  const specs = fieldSpecs({ name: 'example', options: [
+    { key: 'port', label: '', required: false, isPassword: false, advanced: false, valueType: 'integer' },
+    { key: 'tls', label: '', required: false, isPassword: false, advanced: false, valueType: 'boolean' },
+    { key: 'headers', label: '', required: false, isPassword: false, advanced: false, valueType: 'object' },
+    { key: 'host', label: '', required: true, isPassword: false, advanced: false, valueType: 'string' },
+  ] });
+  assert.deepEqual(specs.map((s) => [s.key, s.kind]), [['host', 'text'], ['port', 'text'], ['tls', 'boolean'], ['headers', 'json']]);
+  assert.deepEqual(toConfig(specs, { host: 'h', port: '2222', tls: true, headers: '{"a":"b"}' }), { host: 'h', port: 2222, tls: true, headers: { a: 'b' } });
+  assert.equal(toConfig(specs, { host: 'h', port: 'abc', tls: false, headers: '' }).port, 'abc', 'a non-number is left for the server to refuse by field');
 });

@@ -1,4 +1,5 @@
 import { Alert, Center, Loader } from '@mantine/core';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useCan } from '../../app/use-session.ts';
 import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -11,7 +12,7 @@ import { TargetForm } from './TargetForm.tsx';
 export function TargetNewPage() {
   const { t } = useTranslation('targets');
   const [params, setParams] = useSearchParams();
-  const { types, rcloneError, isPending } = useCatalogue();
+  const { types, error, isPending } = useCatalogue();
   const can = useCan();
   const typeName = params.get('type');
   const type = typeName ? types?.find((x) => x.name === typeName) : undefined;
@@ -19,9 +20,10 @@ export function TargetNewPage() {
     <>
       <PageHeader title={t('form.newTitle')} description={type ? type.description : t('picker.title')} />
       {!can('write') ? <Alert color="gray">{t('form.writeOnly')}</Alert>
-        : isPending || !types ? <Center py="xl"><Loader aria-label="Loading" /></Center>
+        : isPending ? <Center py="xl"><Loader aria-label="Loading" /></Center>
+        : !types ? <ErrorAlert error={error} />
         : type ? <TargetForm key={type.name} typeName={type.name} type={type} onChangeType={() => setParams({})} />
-        : <TypePicker types={types} rcloneError={rcloneError} onPick={(picked) => setParams({ type: picked.name })} />}
+        : <TypePicker types={types} onPick={(picked) => setParams({ type: picked.name })} />}
     </>
   );
 }

@@ -1,12 +1,11 @@
 import { useState } from 'react';
-import { Alert, Card, SimpleGrid, Stack, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Card, SimpleGrid, Stack, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { searchTypes, type CatalogueType } from './target-catalogue.ts';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 
 /** The type picker of a new target: search over every type, built-in types first, then rclone's backends. */
-export function TypePicker({ types, rcloneError, onPick }: { types: CatalogueType[]; rcloneError: unknown; onPick: (type: CatalogueType) => void }) {
+export function TypePicker({ types, onPick }: { types: CatalogueType[]; onPick: (type: CatalogueType) => void }) {
   const { t } = useTranslation('targets');
   const [query, setQuery] = useState('');
   const found = searchTypes(types, query);
@@ -18,9 +17,6 @@ export function TypePicker({ types, rcloneError, onPick }: { types: CatalogueTyp
     <Stack>
       <TextInput label={t('picker.search')} placeholder={t('picker.searchPlaceholder')} leftSection={<IconSearch size={16} />}
         value={query} onChange={(e) => setQuery(e.currentTarget.value)} data-autofocus />
-      {Boolean(rcloneError) && (
-        <Alert color="yellow" title={t('picker.rcloneMissing')}><ErrorAlert error={rcloneError} /></Alert>
-      )}
       {groups.length === 0 && <Text c="dimmed">{t('picker.nothing', { query })}</Text>}
       {groups.map((group) => (
         <Stack key={group.key} gap="xs">

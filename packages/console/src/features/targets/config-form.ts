@@ -24,6 +24,8 @@ export interface FieldSpec {
   /** The backend's default as text ('' when none): shown as the placeholder, applied when the field stays empty. */
   defaultValue: string;
   examples: string[];
+  /** Numbers are sent as numbers when the type's schema says so. */
+  numeric: boolean;
 }
 
 export type FieldValue = string | boolean;
@@ -41,10 +43,15 @@ function firstParagraph(help: string): string {
 
 const BOOLEAN_DEFAULTS = new Set(['true', 'false']);
 
-/** The kind of input one option needs: rclone describes no value types, so a true/false default marks a switch. */
+/**
+ * The kind of input one option needs: from the value type a plugin's schema declares; rclone's
+ * backends declare none, so there a true/false default marks a switch.
+ */
 export function fieldKind(typeName: string, option: CatalogueOption): FieldKind {
   if (typeName === GENERIC_RCLONE && option.key === 'options') return 'json';
+  if (option.valueType === 'object') return 'json';
   if (option.isPassword) return 'password';
+  if (option.valueType === 'boolean') return 'boolean';
   if (option.default !== undefined && BOOLEAN_DEFAULTS.has(option.default.toLowerCase())) return 'boolean';
   return 'text';
 }
@@ -60,6 +67,7 @@ export function fieldSpec(typeName: string, option: CatalogueOption): FieldSpec 
     advanced: option.advanced && !option.required,
     defaultValue: option.default ?? '',
     examples: option.examples ?? [],
+    numeric: option.valueType === 'integer' || option.valueType === 'number',
   };
 }
 
@@ -154,7 +162,7 @@ export function toConfig(specs: readonly FieldSpec[], values: FormValues, stored
       if (parsed) config[spec.key] = parsed;
       continue;
     }
-    config[spec.key] = text;
+    config[spec.key] = spec.numeric && Number.isFinite(Number(text)) ? Number(text) : text;
   }
   return config;
 }

@@ -1,12 +1,10 @@
 /**
- * The storage type catalogue the target form is built from. Pure (no DOM): tested with node --test.
- *
- * The API describes rclone's backends (GET /api/storage-targets/rclone/backends) but no route
- * describes the plugin types (local_disk, google_drive) or BackupX's vendor types: their fields are
- * written out here from the plugins' `options` until such a route exists (reported as an API gap).
+ * The storage type catalogue the target form is built from: every type the server's plugins
+ * register, as GET /api/storage-targets/types describes it (plugins' own types, then rclone's
+ * backends). Pure (no DOM): tested with node --test.
  */
 
-/** One option as GET /api/storage-targets/rclone/backends describes it (`label` is rclone's help text). */
+/** One field of a type, as the catalogue route describes it (`label` is the field's help text). */
 export interface CatalogueOption {
   key: string;
   label: string;
@@ -15,6 +13,8 @@ export interface CatalogueOption {
   default?: string;
   advanced: boolean;
   examples?: string[];
+  /** The JSON Schema type the plugin declares (`string`, `integer`, `boolean`, `object`…); rclone's backends declare none. */
+  valueType?: string;
 }
 
 export interface CatalogueType {
@@ -33,50 +33,28 @@ export const GOOGLE_DRIVE = 'google_drive';
 /** rclone's generic type: its `options` field is an object of rclone option names. */
 export const GENERIC_RCLONE = 'rclone';
 
-/** The plugin types' fields (plugins/storage-local/local-disk.ts, plugins/storage-google-drive/google-drive-type.ts). */
-export const PLUGIN_TYPES: CatalogueType[] = [
-  {
-    name: LOCAL_DISK,
-    displayName: 'Local disk',
-    description: 'A folder on a disk of the machine that runs the backup: an internal disk, a USB drive, or a mounted NAS share.',
-    family: 'plugin',
-    oauth: false,
-    options: [{
-      key: 'basePath',
-      label: 'Absolute path of the folder that holds the backups, on the machine that runs the operation. It must already exist: Backplane creates the folders below it but never the folder itself.',
-      required: true, isPassword: false, advanced: false, examples: ['/var/backups/backplane', '/mnt/nas/backups'],
-    }],
-  },
-  {
-    name: GOOGLE_DRIVE,
-    displayName: 'Google Drive',
-    description: 'A folder in Google Drive, authorised once through Google\'s consent page (OAuth); uploads are resumable and streamed.',
-    family: 'plugin',
-    oauth: true,
-    options: [
-      {
-        key: 'clientId',
-        label: 'OAuth client ID from the Google Cloud console (APIs & Services > Credentials, type "Web application", Google Drive API enabled). Add the redirect URI shown below as an authorised redirect URI.',
-        required: true, isPassword: false, advanced: false, examples: ['1234567890-abc123def456.apps.googleusercontent.com'],
-      },
-      { key: 'clientSecret', label: 'The OAuth client\'s secret.', required: true, isPassword: true, advanced: false },
-      {
-        key: 'folderId',
-        label: 'Id of the Drive folder for the backups (the last part of its URL). Leave empty to let Backplane create and use its own folder in My Drive.',
-        required: false, isPassword: false, advanced: false, default: '',
-      },
-    ],
-  },
-];
+/** A type as GET /api/storage-targets/types answers it (the fields the form needs). */
+export interface ServedType {
+  type: string;
+  displayName: string;
+  description: string;
+  family?: string;
+  capabilities: { oauth: boolean };
+  options: CatalogueOption[];
+}
 
 /** The picker's list: plugin types first (local disk, the quickest start), then rclone's backends by name. */
-export function buildCatalogue(rclone: readonly { name: string; description: string; options: CatalogueOption[] }[]): CatalogueType[] {
-  const pluginNames = new Set(PLUGIN_TYPES.map((t) => t.name));
-  const backends = rclone
-    .filter((b) => !pluginNames.has(b.name))
-    .map((b): CatalogueType => ({ name: b.name, displayName: displayNameOf(b), description: b.description, family: 'rclone', oauth: false, options: b.options }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-  return [...PLUGIN_TYPES, ...backends];
+export function buildCatalogue(served: readonly ServedType[]): CatalogueType[] {
+  const types = served.map((t): CatalogueType => {
+    const family = t.family === 'rclone' ? 'rclone' : 'plugin';
+    return {
+      name: t.type,
+      displayName: family === 'rclone' ? displayNameOf({ name: t.type, description: t.description }) : t.displayName,
+      description: t.description, family, oauth: t.capabilities.oauth, options: t.options,
+    };
+  });
+  const rank = (t: CatalogueType) => (t.name === LOCAL_DISK ? 0 : t.family === 'plugin' ? 1 : 2);
+  return types.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
 /** The route describes a backend as `Amazon S3 … (rclone backend "s3")`: the picker names it without the suffix (the key is shown apart). */

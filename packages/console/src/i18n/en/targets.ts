@@ -31,7 +31,6 @@ export default {
     nothing: 'No type matches "{{query}}".',
     plugin: 'Built in',
     rclone: 'rclone backends',
-    rcloneMissing: 'rclone backends could not be listed: only the built-in types are offered.',
     choose: 'Choose {{name}} ({{type}})',
   },
   form: {
