@@ -55,6 +55,7 @@ import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts'
 import { storageTargetRoutes } from './features/storage-targets/storage-target-routes.ts';
 import { storageTypeCatalogueRoutes } from './features/storage-targets/storage-type-catalogue.ts';
 import { discoveryRoutes } from './features/discovery/discovery-routes.ts';
+import { databaseTypeCatalogueRoutes } from './features/discovery/database-type-catalogue.ts';
 import { backupTaskRoutes } from './features/backup-tasks/backup-task-routes.ts';
 import { taskTransferRoutes } from './features/task-transfer/task-transfer-routes.ts';
 import { taskTemplateRoutes } from './features/task-templates/task-template-routes.ts';
@@ -130,6 +131,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(storageTargetRoutes);
   await app.register(storageTypeCatalogueRoutes);
   await app.register(discoveryRoutes);
+  await app.register(databaseTypeCatalogueRoutes);
   await app.register(taskTransferRoutes);
   await app.register(backupTaskRoutes);
   await app.register(taskTemplateRoutes);

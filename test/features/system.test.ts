@@ -53,6 +53,10 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
   assert.equal(info.nodeVersion, process.version);
   assert.equal(info.platform, `${process.platform}/${process.arch}`);
   assert.equal(info.dataDir, config.dataDir);
+  assert.equal(info.scheduleTimeZone, Intl.DateTimeFormat().resolvedOptions().timeZone, 'no timezone setting: the server\'s zone');
+  const set = await call(app, 'PUT', '/api/settings', { token: admin, body: { timezone: 'Asia/Tokyo' } });
+  assert.equal(set.status, 200, set.body);
+  assert.equal((await call(app, 'GET', '/api/system/info', { token: viewer.token })).json.data.scheduleTimeZone, 'Asia/Tokyo');
   assert.ok(!Number.isNaN(Date.parse(info.startedAt)) && Date.parse(info.startedAt) <= Date.now());
   assert.ok(Number.isInteger(info.uptimeSeconds) && info.uptimeSeconds >= 0);
   for (const field of ['diskTotal', 'diskFree']) assert.ok(typeof info[field] === 'number' && info[field] > 0, `${field}=${info[field]}`);

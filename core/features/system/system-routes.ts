@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { diskUsage } from '@backplane/plugin-api';
+import { scheduleTimeZone } from '../../backup/time-zone.ts';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { VERSION } from '../../config/version.ts';
@@ -32,6 +33,8 @@ const SystemInfo = Type.Object({
   diskFree: Type.Number(),
   diskUsed: Type.Number(),
   plugins: Type.Array(PluginInfo),
+  /** The zone cron schedules and maintenance windows are read in: the `timezone` setting, else the server's own. */
+  scheduleTimeZone: Type.String(),
   providers: Type.Object({
     storage: Type.Record(Type.String(), Type.String()),
     notifier: Type.Record(Type.String(), Type.String()),
@@ -63,6 +66,7 @@ export async function systemRoutes(fastify: FastifyInstance): Promise<void> {
       diskFree: disk.freeBytes,
       diskUsed: disk.usedBytes,
       plugins: plugins.map((p) => ({ name: p.name, origin: p.source.origin, source: p.source.label, version: p.source.version ?? null })),
+      scheduleTimeZone: await scheduleTimeZone(request.diScope.cradle.orm),
       providers: { storage: storageTypes.owners(), notifier: notifierTypes.owners(), database: databaseDrivers.owners() },
     });
   });

@@ -5704,6 +5704,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/database/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                aliases: string[];
+                                configSchema: {
+                                    [key: string]: unknown;
+                                };
+                                databaseNames: "required" | "none";
+                                defaults: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                description: string;
+                                displayName: string;
+                                secretFields: string[];
+                                taskFields: ("dbHost" | "dbPort" | "dbUser" | "dbPassword" | "dbPath")[];
+                                type: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events/stream": {
         parameters: {
             query?: never;
@@ -9652,6 +9725,7 @@ export interface paths {
                                 };
                                 /** @enum {string} */
                                 role: "master";
+                                scheduleTimeZone: string;
                                 /** Format: date-time */
                                 startedAt: string;
                                 uptimeSeconds: number;
