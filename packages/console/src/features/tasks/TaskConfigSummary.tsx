@@ -6,6 +6,7 @@ import type { ResponseData } from '../../api/types.ts';
 import { exactTime } from '../../lib/time.ts';
 import { cronPreview } from './cron-preview.ts';
 import { sourceKind } from './task-form-model.ts';
+import { useDatabaseTypes } from './task-queries.ts';
 import { placementText } from './placement-text.ts';
 
 type Task = ResponseData<'/api/backup/tasks/{id}', 'get'>;
@@ -22,7 +23,7 @@ function Item({ label, children }: { label: string; children: ReactNode }) {
 /** A task's settings at a glance, with its next runs. */
 export function TaskConfigSummary({ task, timeZone, taskNames }: { task: Task; timeZone: string; taskNames: Map<number, string> }) {
   const { t, i18n } = useTranslation('tasks');
-  const kind = sourceKind(task.type);
+  const kind = sourceKind(task.type, useDatabaseTypes());
   const cron = cronPreview(task.cronExpr, { timeZone, count: 5 });
   const none = <Text size="sm" c="dimmed">{t('none', { ns: 'common' })}</Text>;
   const gfs = task.keepDaily || task.keepWeekly || task.keepMonthly || task.keepYearly;

@@ -10,7 +10,7 @@ import { ApiError } from '../../api/api-error.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { fieldErrors, sourceKind, taskInputFromForm, type TaskFormValues } from './task-form-model.ts';
 import { cronPreview } from './cron-preview.ts';
-import { taskKeys, useNodes, useScheduleZone, useStorageTargets, useTaskList, useTaskRecords, useTaskTags, useTaskTypes } from './task-queries.ts';
+import { taskKeys, useNodes, useScheduleZone, useStorageTargets, useTaskList, useTaskRecords, useTaskTags, useTaskTypes, useDatabaseTypes } from './task-queries.ts';
 import { BasicsSection } from './form/BasicsSection.tsx';
 import { SourceSection } from './form/SourceSection.tsx';
 import { PlacementSection } from './form/PlacementSection.tsx';
@@ -24,6 +24,7 @@ export function TaskForm({ initial, taskId, passwordStored }: { initial: TaskFor
   const navigate = useNavigate();
   const qc = useQueryClient();
   const zone = useScheduleZone();
+  const drivers = useDatabaseTypes();
   const [otherErrors, setOtherErrors] = useState<unknown>(null);
   const form = useForm<TaskFormValues>({
     initialValues: initial,
@@ -31,7 +32,8 @@ export function TaskForm({ initial, taskId, passwordStored }: { initial: TaskFor
       name: (v) => (v.trim() === '' ? t('validation.required') : null),
       cronExpr: (v) => (cronPreview(v).kind === 'invalid' ? t('validation.cron') : null),
       storageTargetIds: (v) => (v.length === 0 ? t('validation.target') : null),
-      sourcePaths: (v, all) => (sourceKind(all.type) === 'file' && v.every((p) => p.trim() === '') ? t('validation.path') : null),
+      // Whether the type is `file` needs no driver list.
+      sourcePaths: (v, all) => (sourceKind(all.type, []) === 'file' && v.every((p) => p.trim() === '') ? t('validation.path') : null),
       nodeId: (v, all) => (all.placement === 'node' && v === '' ? t('validation.node') : null),
       nodeLabel: (v, all) => (all.placement === 'pool' && v.trim() === '' ? t('validation.label') : null),
     },
@@ -55,7 +57,7 @@ export function TaskForm({ initial, taskId, passwordStored }: { initial: TaskFor
 
   const save = useMutation({
     mutationFn: (values: TaskFormValues) => {
-      const body = taskInputFromForm(values);
+      const body = taskInputFromForm(values, drivers);
       return taskId === null
         ? unwrap(api.POST('/api/backup/tasks', { body }))
         : unwrap(api.PUT('/api/backup/tasks/{id}', { params: { path: { id: taskId } }, body }));

@@ -5,17 +5,36 @@
  * named in COVERED_ELSEWHERE with the reason.
  */
 
-/** How a task type's source is described. The API lists the database types (GET /api/system/info `providers.database`) but not their connection fields, so these follow the shipped drivers (plugins/db-*); an unknown driver type gets the server form. */
+/**
+ * How a task type's source is described, from the database drivers the master has
+ * (GET /api/database/types): `file` paths, a database file (`path`: the driver names no
+ * databases and reads `dbPath`), or a server and its databases. A type not (yet) known is a server.
+ */
 export type SourceKind = 'file' | 'server' | 'path';
-const KINDS: Record<string, SourceKind> = { file: 'file', sqlite: 'path', postgresql: 'server', pgsql: 'server', mysql: 'server', mariadb: 'server' };
-const DEFAULT_PORTS: Record<string, number> = { postgresql: 5432, pgsql: 5432, mysql: 3306, mariadb: 3306 };
 
-export function sourceKind(type: string): SourceKind {
-  return KINDS[type] ?? (type === '' ? 'file' : 'server');
+/** A database driver as GET /api/database/types describes it (the fields the form needs). */
+export interface DriverInfo {
+  type: string;
+  aliases: string[];
+  databaseNames: 'required' | 'none';
+  taskFields: string[];
+  defaults: Record<string, string | number | boolean>;
 }
 
-export function defaultPort(type: string): number | undefined {
-  return DEFAULT_PORTS[type];
+export function driverOf(type: string, drivers: readonly DriverInfo[]): DriverInfo | undefined {
+  return drivers.find((d) => d.type === type) ?? drivers.find((d) => d.aliases.includes(type));
+}
+
+export function sourceKind(type: string, drivers: readonly DriverInfo[]): SourceKind {
+  if (type === 'file' || type === '') return 'file';
+  const driver = driverOf(type, drivers);
+  return driver && driver.databaseNames === 'none' && driver.taskFields.includes('dbPath') ? 'path' : 'server';
+}
+
+/** The driver's port when the task leaves `dbPort` empty. */
+export function defaultPort(type: string, drivers: readonly DriverInfo[]): number | undefined {
+  const port = driverOf(type, drivers)?.defaults.dbPort;
+  return typeof port === 'number' ? port : undefined;
 }
 
 export type Placement = 'master' | 'node' | 'pool';
@@ -117,8 +136,8 @@ const toIds = (list: string[]) => list.map(Number).filter((n) => Number.isSafeIn
  * other kinds are sent empty so a task switched from one type to another keeps nothing stale;
  * the password only when one was typed (on edit, '' keeps the stored one).
  */
-export function taskInputFromForm(v: TaskFormValues) {
-  const kind = sourceKind(v.type);
+export function taskInputFromForm(v: TaskFormValues, drivers: readonly DriverInfo[]) {
+  const kind = sourceKind(v.type, drivers);
   const clean = (list: string[]) => list.map((s) => s.trim()).filter((s) => s !== '');
   return {
     name: v.name.trim(), type: v.type, enabled: v.enabled, tags: clean(v.tags),

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, unwrapPage } from '../../api/client.ts';
+import type { DriverInfo } from './task-form-model.ts';
 
 /** Query keys of the tasks pages (invalidate ['tasks'] after any task change). */
 export const taskKeys = {
@@ -39,18 +40,25 @@ export function useTaskRecords(taskId: number, limit = 500) {
   });
 }
 
-/** Task types: `file` plus every database driver the master has (GET /api/system/info `providers.database`). */
+/** The database drivers the master has, with the task fields each reads (GET /api/database/types). */
+export function useDatabaseTypes(): DriverInfo[] {
+  const drivers = useQuery({ queryKey: ['database', 'types'], queryFn: () => unwrap(api.GET('/api/database/types')), staleTime: 300_000 });
+  return drivers.data ?? NO_DRIVERS;
+}
+const NO_DRIVERS: DriverInfo[] = [];
+
+/** Task types: `file` plus every database driver the master has. */
 export function useTaskTypes() {
   return useQuery({
-    queryKey: ['system', 'info'],
-    queryFn: () => unwrap(api.GET('/api/system/info')),
+    queryKey: ['database', 'types'],
+    queryFn: () => unwrap(api.GET('/api/database/types')),
     staleTime: 300_000,
-    select: (info) => ['file', ...Object.keys(info.providers.database)],
+    select: (drivers) => ['file', ...drivers.map((d) => d.type)],
   });
 }
 
-/** The zone schedules are read in: the `timezone` setting, else (unknown to the API) the browser's. */
+/** The zone the master reads schedules in (the `timezone` setting, else its own); the browser's until known. */
 export function useScheduleZone(): string {
-  const settings = useQuery({ queryKey: ['settings'], queryFn: () => unwrap(api.GET('/api/settings')), staleTime: 300_000 });
-  return settings.data?.timezone || Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const info = useQuery({ queryKey: ['system', 'info'], queryFn: () => unwrap(api.GET('/api/system/info')), staleTime: 300_000 });
+  return info.data?.scheduleTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }

@@ -3,6 +3,7 @@ import { Button, Group, NumberInput, PasswordInput, SimpleGrid, Stack, TagsInput
 import { IconFolderOpen } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { defaultPort, sourceKind } from '../task-form-model.ts';
+import { useDatabaseTypes } from '../task-queries.ts';
 import type { TaskForm } from './form-types.ts';
 import { FormSection } from './FormSection.tsx';
 import { PathListEditor } from './PathListEditor.tsx';
@@ -18,8 +19,9 @@ export function SourceSection({ form, browseNodeId, discoverNodeId, passwordStor
 }) {
   const { t } = useTranslation('tasks');
   const [browse, setBrowse] = useState<'paths' | 'file' | null>(null);
-  const kind = sourceKind(form.values.type);
-  const port = defaultPort(form.values.type);
+  const drivers = useDatabaseTypes();
+  const kind = sourceKind(form.values.type, drivers);
+  const port = defaultPort(form.values.type, drivers);
   return (
     <FormSection title={t('form.source')}>
       {kind === 'file' && (
