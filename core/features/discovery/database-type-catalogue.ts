@@ -10,7 +10,7 @@ import { ok } from '../../http/envelope.ts';
  * a task field is used when the driver's schema declares the config key it feeds.
  */
 const TASK_FIELD_OF = { host: 'dbHost', port: 'dbPort', user: 'dbUser', password: 'dbPassword', path: 'dbPath' } as const;
-const TaskField = Type.Union(Object.values(TASK_FIELD_OF).map((f) => Type.Literal(f)));
+const TaskField = Type.Union([Type.Literal('dbHost'), Type.Literal('dbPort'), Type.Literal('dbUser'), Type.Literal('dbPassword'), Type.Literal('dbPath')]);
 
 const DatabaseTypeView = Type.Object({
   type: Type.String(),
