@@ -8,6 +8,8 @@ import { ASSET_CACHE_CONTROL, INDEX_CACHE_CONTROL, setPageHeaders } from './page
 import { BUILD_COMMAND, NOT_BUILT_PAGE } from './not-built-page.ts';
 
 const PUBLIC = { access: 'public' } as const;
+/** The console's files are not API: left out of the OpenAPI description. */
+const HIDDEN = { hide: true } as const;
 
 /** A path below /assets/ as the router decoded it: plain segments only, so nothing outside the folder is named. */
 function isPlainAssetPath(path: string): boolean {
@@ -58,9 +60,9 @@ async function serveBuild(app: FastifyInstance, build: ConsoleBuild): Promise<vo
     return setPageHeaders(reply.code(200)).header('cache-control', INDEX_CACHE_CONTROL).send(html);
   };
 
-  app.get('/', { config: PUBLIC }, (_request, reply) => sendIndex(reply));
+  app.get('/', { config: PUBLIC, schema: HIDDEN }, (_request, reply) => sendIndex(reply));
 
-  app.get<{ Params: { '*': string } }>('/assets/*', { config: PUBLIC }, (request, reply) => {
+  app.get<{ Params: { '*': string } }>('/assets/*', { config: PUBLIC, schema: HIDDEN }, (request, reply) => {
     const path = request.params['*'];
     if (!isPlainAssetPath(path)) return reply.callNotFound();
     return reply.sendFile(path, build.assetsDir);
@@ -71,7 +73,7 @@ async function serveBuild(app: FastifyInstance, build: ConsoleBuild): Promise<vo
       app.log.warn({ file }, 'a file of the web console build is not served: its name is not a plain path or lies under an API prefix');
       continue;
     }
-    app.get(`/${file}`, { config: PUBLIC }, (_request, reply) => reply.sendFile(file));
+    app.get(`/${file}`, { config: PUBLIC, schema: HIDDEN }, (_request, reply) => reply.sendFile(file));
   }
 
   app.notFoundFallbacks.push((request, reply) => {
@@ -86,7 +88,7 @@ function serveNotBuilt(app: FastifyInstance): void {
     // no-store: once the console is built, the browser must not keep showing this.
     setPageHeaders(reply.code(503)).header('cache-control', 'no-store').send(NOT_BUILT_PAGE);
 
-  app.get('/', { config: PUBLIC }, async (request: FastifyRequest, reply) => {
+  app.get('/', { config: PUBLIC, schema: HIDDEN }, async (request: FastifyRequest, reply) => {
     if (wantsJsonOnly(request)) throw new AppError('CONSOLE_NOT_BUILT');
     return sendPage(reply);
   });
