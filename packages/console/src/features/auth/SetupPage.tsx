@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useNavigate } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client.ts';
 import { writeSession } from '../../api/session.ts';
@@ -11,6 +12,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 export function SetupPage() {
   const { t } = useTranslation('auth');
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const [error, setError] = useState<unknown>(null);
   const form = useForm({
     initialValues: { username: 'admin', displayName: '', password: '', confirm: '' },
@@ -24,6 +26,8 @@ export function SetupPage() {
     try {
       const session = await unwrap(api.POST('/api/auth/setup', { body: { username: values.username, password: values.password, ...(values.displayName ? { displayName: values.displayName } : {}) } }));
       writeSession(session);
+      // The signed-in layout asked before setup (cached as not initialized): it would send us back here.
+      queryClient.setQueryData(['setup-status'], { initialized: true });
       void navigate('/');
     } catch (err) {
       setError(err);
