@@ -12,7 +12,7 @@ import { openBrowser, screenshot } from '../helpers/browser.ts';
  * loads index.html, its script runs, and what the page's CSP refuses (an inline script) reaches
  * the error list, so browser tests asserting "no errors" would see a CSP the console breaks.
  */
-test('browser harness: the console CSP lets the page\'s own script run, refuses an inline one, and the refusal is reported', async (t) => {
+test('browser harness: the console CSP lets the page\'s own script run, refuses an inline one, and the refusal is reported', { timeout: 120_000 }, async (t) => {
   const dataDir = await tempDir(t);
   const dist = join(dataDir, 'console');
   await mkdir(join(dist, 'assets'), { recursive: true });

@@ -61,7 +61,8 @@ export async function openBrowser(t: TestContext, options: { baseURL?: string } 
     throw new Error(`no Chromium at ${CHROMIUM}: run scripts/test-prerequisites.sh as root (or apt-get install chromium), or set BACKPLANE_TEST_CHROMIUM`);
   }
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: LAUNCH_TIMEOUT_MS });
-  t.after(() => browser.close());
+  // Bounded: a browser that does not close must not hold the test run.
+  t.after(() => browser.close(), { timeout: 30_000 });
   const context = await browser.newContext({ ...(options.baseURL ? { baseURL: options.baseURL } : {}), viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(ACTION_TIMEOUT_MS);
   context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
