@@ -51,6 +51,6 @@ export function SettingInput({ spec, value, stored, error, disabled, onChange, c
         </Stack>
       );
     default:
-      return <TextInput {...common} type={spec.kind === 'url' ? 'url' : 'text'} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
+      return <TextInput {...common} inputMode={spec.kind === 'url' ? 'url' : undefined} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
   }
 }
