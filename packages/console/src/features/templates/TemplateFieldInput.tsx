@@ -37,7 +37,7 @@ export function TemplateFieldInput({ field, value, error, refs, passwordStored, 
     case 'boolean':
       return <Switch {...common} checked={value === true} onChange={(e) => onChange(e.currentTarget.checked)} />;
     case 'taskType':
-      return <Select {...common} required allowDeselect={false} data={withValues(refs.taskTypes.map((x) => ({ value: x, label: x })), text ? [text] : [])} value={text || null} onChange={(v) => onChange(v ?? '')} />;
+      return <Select {...common} required allowDeselect={false} data={withValues(refs.taskTypes, text ? [text] : [])} value={text || null} onChange={(v) => onChange(v ?? '')} />;
     case 'select':
       return <Select {...common} data={[...(field.choices ?? [])]} value={text || null} clearable description={t('hints.unset')} onChange={(v) => onChange(v ?? '')} />;
     case 'integer':

@@ -30,12 +30,12 @@ export const nodesQuery = queryOptions({
   staleTime: 60_000,
 });
 
-/** `file` plus every installed database driver (the system info's providers): what a task's `type` may be. */
+/** `file` plus every installed database type (GET /api/database/types): what a task's `type` may be. */
 export const taskTypesQuery = queryOptions({
   queryKey: ['templates', 'ref', 'task-types'],
   queryFn: async () => {
-    const info = await unwrap(api.GET('/api/system/info'));
-    return ['file', ...Object.keys(info.providers.database).sort()];
+    const types = await unwrap(api.GET('/api/database/types'));
+    return [{ value: 'file', label: 'file' }, ...types.map((x) => ({ value: x.type, label: x.displayName }))];
   },
   staleTime: 5 * 60_000,
 });

@@ -14,7 +14,7 @@ export function useReferences() {
     targets: options(targets.data),
     tasks: options(tasks.data),
     nodes: options(nodes.data),
-    taskTypes: types.data ?? ['file'],
+    taskTypes: types.data ?? [{ value: 'file', label: 'file' }],
     error: targets.error ?? tasks.error ?? nodes.error ?? types.error,
   };
 }
