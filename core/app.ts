@@ -49,6 +49,7 @@ import fastifyCookie from '@fastify/cookie';
 import { userRoutes } from './features/users/user-routes.ts';
 import { apiKeyRoutes } from './features/api-keys/api-key-routes.ts';
 import { settingsRoutes } from './features/settings/settings-routes.ts';
+import { settingsCatalogueRoutes } from './features/settings/settings-catalogue-routes.ts';
 import { auditRoutes } from './features/audit/audit-routes.ts';
 import { systemRoutes } from './features/system/system-routes.ts';
 import { agentSelfRoutes } from './features/agent-identity/agent-self-routes.ts';
@@ -61,6 +62,7 @@ import { taskTransferRoutes } from './features/task-transfer/task-transfer-route
 import { taskTemplateRoutes } from './features/task-templates/task-template-routes.ts';
 import { eventStreamRoutes } from './features/events/event-stream-routes.ts';
 import { notificationRoutes } from './features/notifications/notification-routes.ts';
+import { eventTypeRoutes } from './features/notifications/event-type-routes.ts';
 import { fastifySSE } from '@fastify/sse';
 import { resetScratchDir } from './storage/scratch-dir.ts';
 import { ensureLocalNode } from './agent-protocol/local-node.ts';
@@ -119,6 +121,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(userRoutes);
   await app.register(apiKeyRoutes);
   await app.register(settingsRoutes);
+  await app.register(settingsCatalogueRoutes);
   await app.register(auditRoutes);
   await app.register(systemRoutes);
   await app.register(agentSelfRoutes);
@@ -139,6 +142,7 @@ export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance,
   await app.register(recoveryRoutes);
   await app.register(eventStreamRoutes);
   await app.register(notificationRoutes);
+  await app.register(eventTypeRoutes);
   // Last: the console's page fallback answers only what no route above claims.
   await app.register(consolePlugin);
 
