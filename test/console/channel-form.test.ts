@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SECRET_MASK, configFromValues, humanise, initialValues, inputSpecs, specsFromConfig, type CatalogueType } from '../../packages/console/src/features/notifications/channel-form.ts';
-import { NEW_CHANNEL, commonBody, commonOf, effectiveEvents, validateCommon } from '../../packages/console/src/features/notifications/channel-settings.ts';
+import { NEW_CHANNEL, commonBody, commonOf, effectiveEvents, eventTypeOptions, unknownEventTypes, validateCommon } from '../../packages/console/src/features/notifications/channel-settings.ts';
 
 // The shape GET /api/notifications/types answers, trimmed to the email and telegram types' fields.
 const email: CatalogueType = {
@@ -111,4 +111,24 @@ test('common settings: defaults, stored values, body and who receives what', () 
   assert.deepEqual(commonBody({ ...c, name: ' ops ', eventTypes: ['a', ' a', ''] }), {
     name: 'ops', enabled: true, onSuccess: true, onFailure: true, eventTypes: ['a'], digest: '', digestTime: '08:00',
   });
+});
+
+// The shape GET /api/notifications/event-types answers, trimmed.
+const eventCatalogue = [
+  { type: 'backup_success', description: 'A backup finished successfully.' },
+  { type: 'backup_failed', description: 'A backup failed.' },
+  { type: 'node_offline', description: 'A node stopped answering.' },
+];
+
+test('event type picker: the server\'s types in its order with their descriptions, then selected ones it lacks', () => {
+  const options = eventTypeOptions(eventCatalogue, ['node_offline', 'backup_exploded', 'backup_exploded']);
+  assert.deepEqual(options.map((o) => [o.value, o.unknown]), [
+    ['backup_success', false], ['backup_failed', false], ['node_offline', false], ['backup_exploded', true],
+  ]);
+  assert.equal(options[1]!.description, 'A backup failed.');
+  assert.equal(options[3]!.description, '');
+  assert.deepEqual(unknownEventTypes(eventCatalogue, ['node_offline', 'backup_exploded']), ['backup_exploded']);
+  assert.deepEqual(unknownEventTypes(eventCatalogue, []), []);
+  // before the catalogue arrives, a stored channel's types still show (and can be removed)
+  assert.deepEqual(eventTypeOptions([], ['backup_failed']).map((o) => o.value), ['backup_failed']);
 });

@@ -1,6 +1,9 @@
-import { Select, Stack, Switch, TagsInput, Text, TextInput, Group } from '@mantine/core';
+import { MultiSelect, Select, Stack, Switch, Text, TextInput, Group } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { EVENT_TYPES, effectiveEvents, type ChannelCommon, type CommonError } from './channel-settings.ts';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { effectiveEvents, eventTypeOptions, unknownEventTypes, type ChannelCommon, type CommonError } from './channel-settings.ts';
+import { eventTypesQuery } from './queries.ts';
 
 export interface CommonFieldsProps {
   value: ChannelCommon;
@@ -14,6 +17,9 @@ export function CommonFields({ value, errors, disabled, onChange }: CommonFields
   const { t } = useTranslation('notifications');
   const err = (k: keyof ChannelCommon) => (errors[k] ? t(`errors.${errors[k]}`) : undefined);
   const receives = effectiveEvents(value);
+  const catalogue = useQuery(eventTypesQuery);
+  const options = eventTypeOptions(catalogue.data ?? [], value.eventTypes);
+  const unknown = catalogue.data ? unknownEventTypes(catalogue.data, value.eventTypes) : [];
   return (
     <Stack gap="sm">
       <TextInput label={t('fields.name')} required maxLength={100} value={value.name} error={err('name')} disabled={disabled}
@@ -25,8 +31,20 @@ export function CommonFields({ value, errors, disabled, onChange }: CommonFields
         <Switch label={t('fields.onFailure')} checked={value.onFailure} disabled={disabled} onChange={(e) => onChange({ onFailure: e.currentTarget.checked })} />
       </Group>
       <Text size="xs" c="dimmed">{t('fields.outcomeHint')}</Text>
-      <TagsInput label={t('fields.eventTypes')} description={t('fields.eventTypesHint')} placeholder={t('fields.eventTypesPlaceholder')}
-        data={[...EVENT_TYPES]} value={value.eventTypes} disabled={disabled} clearable onChange={(eventTypes) => onChange({ eventTypes })} />
+      <MultiSelect label={t('fields.eventTypes')} description={t('fields.eventTypesHint')} placeholder={t('fields.eventTypesPlaceholder')}
+        data={options} value={value.eventTypes} disabled={disabled} searchable clearable hidePickedOptions={false} maxDropdownHeight={320}
+        error={unknown.length ? t('fields.eventTypesUnknown', { types: unknown.join(', ') }) : undefined}
+        renderOption={({ option }) => {
+          const description = options.find((o) => o.value === option.value)?.description;
+          return (
+            <Stack gap={0}>
+              <Text size="sm">{option.label}</Text>
+              {description && <Text size="xs" c="dimmed">{description}</Text>}
+            </Stack>
+          );
+        }}
+        onChange={(eventTypes) => onChange({ eventTypes })} data-field="eventTypes" />
+      <ErrorAlert error={catalogue.error} />
       <Text size="sm" c={receives.length ? undefined : 'orange'} role="status">
         {receives.length ? t('fields.receives', { events: receives.join(', ') }) : t('fields.receivesNothing')}
       </Text>

@@ -3,17 +3,38 @@
  * onSuccess, onFailure, eventTypes, digest, digestTime. Pure: test/console/channel-form.test.ts.
  */
 
+/** An event type of the catalogue (GET /api/notifications/event-types). */
+export interface EventTypeInfo {
+  type: string;
+  description: string;
+}
+
+export interface EventTypeOption {
+  value: string;
+  label: string;
+  description: string;
+  /** A stored type the server no longer lists: kept in the picker so it shows and can be removed (the server refuses it on save). */
+  unknown: boolean;
+}
+
 /**
- * The event types a channel may subscribe to (docs/notifications.md, "Events"). The API refuses an
- * unknown one but has no route that lists them, so the list is repeated here; the input also
- * accepts a type not listed, and the server's answer (NOTIFICATION_INVALID) names it.
+ * The picker's choices: every catalogue type in the server's order, then any selected type the
+ * catalogue lacks (a stored channel's, or all of them while the catalogue is not loaded).
  */
-export const EVENT_TYPES = [
-  'backup_success', 'backup_partial', 'backup_failed', 'backup_recovered', 'backup_cancelled',
-  'restore_success', 'restore_failed', 'restore_cancelled', 'verify_success', 'verify_failed', 'verify_cancelled', 'replication_failed',
-  'storage_unhealthy', 'storage_recovered', 'storage_capacity_warning',
-  'node_offline', 'node_online', 'agent_outdated', 'sla_violation', 'rto_exceeded',
-] as const;
+export function eventTypeOptions(catalogue: readonly EventTypeInfo[], selected: readonly string[]): EventTypeOption[] {
+  const known = new Set(catalogue.map((e) => e.type));
+  const extra = [...new Set(selected)].filter((type) => !known.has(type));
+  return [
+    ...catalogue.map((e) => ({ value: e.type, label: e.type, description: e.description, unknown: false })),
+    ...extra.map((type) => ({ value: type, label: type, description: '', unknown: true })),
+  ];
+}
+
+/** Selected types the catalogue does not list (only meaningful once it is loaded). */
+export function unknownEventTypes(catalogue: readonly EventTypeInfo[], selected: readonly string[]): string[] {
+  const known = new Set(catalogue.map((e) => e.type));
+  return [...new Set(selected)].filter((type) => !known.has(type));
+}
 
 export interface ChannelCommon {
   name: string;

@@ -8,6 +8,13 @@ export const channelTypesQuery = queryOptions({
   staleTime: 5 * 60_000,
 });
 
+/** What a channel's `eventTypes` may list, each described (GET /api/notifications/event-types). */
+export const eventTypesQuery = queryOptions({
+  queryKey: ['notifications', 'event-types'],
+  queryFn: () => unwrap(api.GET('/api/notifications/event-types')),
+  staleTime: 5 * 60_000,
+});
+
 export const channelsQuery = queryOptions({
   queryKey: ['notifications', 'list'],
   queryFn: () => unwrapPage(api.GET('/api/notifications', { params: { query: { limit: 1000, offset: 0 } } })),
