@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -8,39 +8,49 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useCan } from '../../app/use-session.ts';
-import { formValues, groupSettings, serverFieldErrors, settingErrors, settingsPatch, specOf } from './settings-layout.ts';
+import { formValues, groupSettings, serverFieldErrors, settingErrors, settingsPatch, type Catalogue } from './settings-layout.ts';
 import { SettingInput } from './SettingInput.tsx';
 
 const settingsQuery = { queryKey: ['settings'], queryFn: () => unwrap(api.GET('/api/settings')) };
+const catalogueQuery = { queryKey: ['settings-catalogue'], queryFn: () => unwrap(api.GET('/api/settings/catalogue')), staleTime: 5 * 60_000 };
+const NO_CATALOGUE: Catalogue = [];
 
-/** /settings: every setting the API returns, grouped, with typed inputs; saved by administrators (PUT), read-only for others. */
+/**
+ * /settings: every setting the API returns, grouped, with the input, help, default and support
+ * the settings catalogue gives; saved by administrators (PUT), read-only for others.
+ */
 export function SettingsPage() {
   const { t } = useTranslation('settings');
   const query = useQuery(settingsQuery);
+  const catalogue = useQuery(catalogueQuery);
   return (
     <>
       <PageHeader title={t('title')} description={t('description')} />
+      {/* Without the catalogue the values are still shown and editable, their inputs guessed. */}
+      <ErrorAlert error={catalogue.error} title={t('catalogueMissing')} />
       {/* Re-initialised from what the server stores after each save. */}
-      <QueryState query={query}>{(stored) => <SettingsForm key={JSON.stringify(stored)} stored={stored} />}</QueryState>
+      <QueryState query={query}>
+        {(stored) => (catalogue.isPending ? <Center py="xl"><Loader aria-label="Loading" /></Center> : <SettingsForm key={JSON.stringify(stored)} stored={stored} catalogue={catalogue.data ?? NO_CATALOGUE} />)}
+      </QueryState>
     </>
   );
 }
 
-function SettingsForm({ stored }: { stored: Record<string, string> }) {
+function SettingsForm({ stored, catalogue }: { stored: Record<string, string>; catalogue: Catalogue }) {
   const { t } = useTranslation('settings');
   const { t: tc } = useTranslation();
   const can = useCan();
   const readOnly = !can('admin');
   const queryClient = useQueryClient();
-  const [values, setValues] = useState(() => formValues(stored));
+  const [values, setValues] = useState(() => formValues(stored, catalogue));
   const [clear, setClear] = useState<string[]>([]);
   const [localErrors, setLocalErrors] = useState<Record<string, 'integer'>>({});
   const save = useMutation({
     mutationFn: async () => {
-      const errors = settingErrors(values, stored);
+      const errors = settingErrors(values, stored, catalogue);
       setLocalErrors(errors);
       if (Object.keys(errors).length) throw new Error(t('fixFields'));
-      const patch = settingsPatch(stored, values, clear);
+      const patch = settingsPatch(stored, values, catalogue, clear);
       if (Object.keys(patch).length === 0) return null;
       return unwrap(api.PUT('/api/settings', { body: patch }));
     },
@@ -50,18 +60,12 @@ function SettingsForm({ stored }: { stored: Record<string, string> }) {
     },
   });
   const server = save.error instanceof ApiError ? serverFieldErrors(save.error.details) : {};
-  const errorOf = (key: string) => {
-    if (localErrors[key]) {
-      const spec = specOf(key, stored[key] ?? '');
-      return t('integer', { min: spec.min ?? 0, max: spec.max ?? 0 });
-    }
-    return server[key];
-  };
+  const errorOf = (key: string) => (localErrors[key] ? t('integer') : server[key]);
   return (
     <form onSubmit={(e) => { e.preventDefault(); if (!readOnly) save.mutate(); }}>
       <Stack>
         {readOnly && <Text c="dimmed" size="sm">{t('readOnly')}</Text>}
-        {groupSettings(stored).map(({ group, specs }) => (
+        {groupSettings(stored, catalogue).map(({ group, specs }) => (
           <Paper withBorder p="md" key={group}>
             <Title order={2} size="h4" mb="sm">{t(`groups.${group}`)}</Title>
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
