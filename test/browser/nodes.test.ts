@@ -34,7 +34,8 @@ test('adding a node shows an install command that works, and a token a real agen
     await dialog.getByText(`Node "${nodeName}" created`).waitFor();
     const shown = (await dialog.getByTestId('install-command-text').textContent()) ?? '';
     await dialog.getByRole('button', { name: 'Copy: Run as root on the node' }).click();
-    command = await page.evaluate(() => navigator.clipboard.readText());
+    // A string: the root tsconfig has no DOM types.
+    command = String(await page.evaluate('navigator.clipboard.readText()'));
     assert.equal(command, shown, 'the copy button copies the command shown');
     await dialog.getByRole('button', { name: 'Run the agent by hand' }).click();
     nodeToken = ((await dialog.getByTestId('node-token').textContent()) ?? '').trim();
