@@ -1,5 +1,5 @@
 import { AppShell, Burger, Group, NavLink, ScrollArea, Text, ActionIcon, Tooltip, useMantineColorScheme, Button, Divider } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { IconLogout, IconMoon, IconSearch } from '@tabler/icons-react';
 import { spotlight } from '@mantine/spotlight';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
@@ -14,6 +14,10 @@ import { SearchSpotlight } from './SearchSpotlight.tsx';
 export function AppLayout() {
   const { t } = useTranslation();
   const [opened, { toggle, close }] = useDisclosure();
+  // Below the `sm` breakpoint the navigation is a drawer; closed, it is only slid away, so it is
+  // made inert: out of the tab order and of the accessibility tree.
+  const narrow = useMediaQuery('(max-width: 47.99em)');
+  const hidden = narrow === true && !opened;
   const session = useSession();
   const can = useCan();
   const location = useLocation();
@@ -43,7 +47,7 @@ export function AppLayout() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Main navigation">
+      <AppShell.Navbar p="xs" aria-label="Main navigation" inert={hidden} aria-hidden={hidden || undefined}>
         <ScrollArea>
           {groups.map((group) => {
             const items = NAV.filter((n) => n.group === group && can(n.ability));
