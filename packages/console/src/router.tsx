@@ -1,4 +1,5 @@
 import { createBrowserRouter } from 'react-router';
+import { Center, Loader } from '@mantine/core';
 import { AppLayout } from './app/AppLayout.tsx';
 import { RequireSession } from './app/RequireSession.tsx';
 import { NotFoundPage } from './app/NotFoundPage.tsx';
@@ -23,6 +24,8 @@ export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
   {
     element: <RequireSession />,
+    // Shown while the first page's code loads (pages load on first visit: see each feature's routes.tsx).
+    hydrateFallbackElement: <Center mih="100vh"><Loader aria-label="Loading" /></Center>,
     children: [{
       element: <AppLayout />,
       children: [

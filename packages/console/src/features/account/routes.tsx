@@ -1,5 +1,6 @@
 import type { RouteObject } from 'react-router';
-import { AccountPage } from './AccountPage.tsx';
 
-/** The account pages, mounted under the signed-in layout by app/router.tsx. */
-export const accountRoutes: RouteObject[] = [{ path: 'account', element: <AccountPage /> }];
+/** The account pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
+export const accountRoutes: RouteObject[] = [
+  { path: 'account', lazy: () => import('./AccountPage.tsx').then((m) => ({ Component: m.AccountPage })) },
+];

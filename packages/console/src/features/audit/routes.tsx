@@ -1,7 +1,6 @@
 import type { RouteObject } from 'react-router';
-import { AuditPage } from './AuditPage.tsx';
 
-/** The audit pages, mounted under the signed-in layout by app/router.tsx. */
+/** The audit pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const auditRoutes: RouteObject[] = [
-  { path: '/audit', element: <AuditPage /> },
+  { path: '/audit', lazy: () => import('./AuditPage.tsx').then((m) => ({ Component: m.AuditPage })) },
 ];

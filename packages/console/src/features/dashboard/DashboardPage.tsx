@@ -1,4 +1,6 @@
 import { useState } from 'react';
+// The charts' styles travel with the dashboard, their only user, so other pages do not load them.
+import '@mantine/charts/styles.css';
 import { Badge, Group, SegmentedControl, SimpleGrid, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader.tsx';

@@ -1,5 +1,6 @@
 import type { RouteObject } from 'react-router';
-import { DashboardPage } from './DashboardPage.tsx';
 
-/** The dashboard pages, mounted under the signed-in layout by app/router.tsx. */
-export const dashboardRoutes: RouteObject[] = [{ index: true, element: <DashboardPage /> }];
+/** The dashboard pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit (with the charts). */
+export const dashboardRoutes: RouteObject[] = [
+  { index: true, lazy: () => import('./DashboardPage.tsx').then((m) => ({ Component: m.DashboardPage })) },
+];

@@ -1,10 +1,8 @@
 import type { RouteObject } from 'react-router';
-import { NodesPage } from './NodesPage.tsx';
-import { NodeDetailPage } from './NodeDetailPage.tsx';
 
-/** The nodes pages, mounted under the signed-in layout by app/router.tsx. */
+/** The nodes pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const nodesRoutes: RouteObject[] = [
-  { path: '/nodes', element: <NodesPage /> },
-  { path: '/nodes/new', element: <NodesPage adding /> },
-  { path: '/nodes/:id', element: <NodeDetailPage /> },
+  { path: '/nodes', lazy: () => import('./NodesPage.tsx').then((m) => ({ Component: m.NodesPage })) },
+  { path: '/nodes/new', lazy: () => import('./NodesPage.tsx').then(({ NodesPage }) => ({ Component: () => <NodesPage adding /> })) },
+  { path: '/nodes/:id', lazy: () => import('./NodeDetailPage.tsx').then((m) => ({ Component: m.NodeDetailPage })) },
 ];

@@ -1,10 +1,8 @@
 import type { RouteObject } from 'react-router';
-import { NotificationsListPage } from './NotificationsListPage.tsx';
-import { ChannelPage, NewChannelPage } from './ChannelPage.tsx';
 
-/** The notifications pages, mounted under the signed-in layout by app/router.tsx. */
+/** The notifications pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const notificationsRoutes: RouteObject[] = [
-  { path: '/notifications', element: <NotificationsListPage /> },
-  { path: '/notifications/new', element: <NewChannelPage /> },
-  { path: '/notifications/:id', element: <ChannelPage /> },
+  { path: '/notifications', lazy: () => import('./NotificationsListPage.tsx').then((m) => ({ Component: m.NotificationsListPage })) },
+  { path: '/notifications/new', lazy: () => import('./ChannelPage.tsx').then((m) => ({ Component: m.NewChannelPage })) },
+  { path: '/notifications/:id', lazy: () => import('./ChannelPage.tsx').then((m) => ({ Component: m.ChannelPage })) },
 ];

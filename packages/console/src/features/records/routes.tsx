@@ -1,24 +1,16 @@
 import type { RouteObject } from 'react-router';
-import { RecordsListPage } from './RecordsListPage.tsx';
-import { RecordDetailPage } from './RecordDetailPage.tsx';
-import { RestoresListPage } from './RestoresListPage.tsx';
-import { RestoreDetailPage } from './RestoreDetailPage.tsx';
-import { VerificationsListPage } from './VerificationsListPage.tsx';
-import { VerificationDetailPage } from './VerificationDetailPage.tsx';
-import { ReplicationsListPage } from './ReplicationsListPage.tsx';
-import { ReplicationDetailPage } from './ReplicationDetailPage.tsx';
 
 /**
  * The records pages, mounted under the signed-in layout by app/router.tsx: backup records, and
- * the restore, verification and replication records made from them.
+ * the restore, verification and replication records made from them. Each page loads on first visit.
  */
 export const recordsRoutes: RouteObject[] = [
-  { path: '/records', element: <RecordsListPage /> },
-  { path: '/records/:id', element: <RecordDetailPage /> },
-  { path: '/restores', element: <RestoresListPage /> },
-  { path: '/restores/:id', element: <RestoreDetailPage /> },
-  { path: '/verifications', element: <VerificationsListPage /> },
-  { path: '/verifications/:id', element: <VerificationDetailPage /> },
-  { path: '/replications', element: <ReplicationsListPage /> },
-  { path: '/replications/:id', element: <ReplicationDetailPage /> },
+  { path: '/records', lazy: () => import('./RecordsListPage.tsx').then((m) => ({ Component: m.RecordsListPage })) },
+  { path: '/records/:id', lazy: () => import('./RecordDetailPage.tsx').then((m) => ({ Component: m.RecordDetailPage })) },
+  { path: '/restores', lazy: () => import('./RestoresListPage.tsx').then((m) => ({ Component: m.RestoresListPage })) },
+  { path: '/restores/:id', lazy: () => import('./RestoreDetailPage.tsx').then((m) => ({ Component: m.RestoreDetailPage })) },
+  { path: '/verifications', lazy: () => import('./VerificationsListPage.tsx').then((m) => ({ Component: m.VerificationsListPage })) },
+  { path: '/verifications/:id', lazy: () => import('./VerificationDetailPage.tsx').then((m) => ({ Component: m.VerificationDetailPage })) },
+  { path: '/replications', lazy: () => import('./ReplicationsListPage.tsx').then((m) => ({ Component: m.ReplicationsListPage })) },
+  { path: '/replications/:id', lazy: () => import('./ReplicationDetailPage.tsx').then((m) => ({ Component: m.ReplicationDetailPage })) },
 ];

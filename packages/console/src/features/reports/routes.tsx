@@ -1,5 +1,6 @@
 import type { RouteObject } from 'react-router';
-import { CompliancePage } from './CompliancePage.tsx';
 
-/** The reports pages, mounted under the signed-in layout by app/router.tsx. */
-export const reportsRoutes: RouteObject[] = [{ path: 'reports/compliance', element: <CompliancePage /> }];
+/** The reports pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
+export const reportsRoutes: RouteObject[] = [
+  { path: 'reports/compliance', lazy: () => import('./CompliancePage.tsx').then((m) => ({ Component: m.CompliancePage })) },
+];

@@ -1,7 +1,6 @@
 import type { RouteObject } from 'react-router';
-import { SettingsPage } from './SettingsPage.tsx';
 
-/** The settings pages, mounted under the signed-in layout by app/router.tsx. */
+/** The settings pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const settingsRoutes: RouteObject[] = [
-  { path: '/settings', element: <SettingsPage /> },
+  { path: '/settings', lazy: () => import('./SettingsPage.tsx').then((m) => ({ Component: m.SettingsPage })) },
 ];

@@ -1,13 +1,9 @@
 import type { RouteObject } from 'react-router';
-import { TargetsPage } from './TargetsPage.tsx';
-import { TargetNewPage } from './TargetNewPage.tsx';
-import { TargetDetailPage } from './TargetDetailPage.tsx';
-import { GoogleDriveCallbackPage } from './GoogleDriveCallbackPage.tsx';
 
-/** The targets pages, mounted under the signed-in layout by app/router.tsx. */
+/** The targets pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const targetsRoutes: RouteObject[] = [
-  { path: '/targets', element: <TargetsPage /> },
-  { path: '/targets/new', element: <TargetNewPage /> },
-  { path: '/targets/google-drive/callback', element: <GoogleDriveCallbackPage /> },
-  { path: '/targets/:id', element: <TargetDetailPage /> },
+  { path: '/targets', lazy: () => import('./TargetsPage.tsx').then((m) => ({ Component: m.TargetsPage })) },
+  { path: '/targets/new', lazy: () => import('./TargetNewPage.tsx').then((m) => ({ Component: m.TargetNewPage })) },
+  { path: '/targets/google-drive/callback', lazy: () => import('./GoogleDriveCallbackPage.tsx').then((m) => ({ Component: m.GoogleDriveCallbackPage })) },
+  { path: '/targets/:id', lazy: () => import('./TargetDetailPage.tsx').then((m) => ({ Component: m.TargetDetailPage })) },
 ];

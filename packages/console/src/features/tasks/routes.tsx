@@ -1,12 +1,9 @@
 import type { RouteObject } from 'react-router';
-import { TaskListPage } from './TaskListPage.tsx';
-import { TaskCreatePage, TaskEditPage } from './TaskFormPage.tsx';
-import { TaskDetailPage } from './TaskDetailPage.tsx';
 
-/** The tasks pages, mounted under the signed-in layout by app/router.tsx. */
+/** The tasks pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const tasksRoutes: RouteObject[] = [
-  { path: '/tasks', element: <TaskListPage /> },
-  { path: '/tasks/new', element: <TaskCreatePage /> },
-  { path: '/tasks/:id', element: <TaskDetailPage /> },
-  { path: '/tasks/:id/edit', element: <TaskEditPage /> },
+  { path: '/tasks', lazy: () => import('./TaskListPage.tsx').then((m) => ({ Component: m.TaskListPage })) },
+  { path: '/tasks/new', lazy: () => import('./TaskFormPage.tsx').then((m) => ({ Component: m.TaskCreatePage })) },
+  { path: '/tasks/:id', lazy: () => import('./TaskDetailPage.tsx').then((m) => ({ Component: m.TaskDetailPage })) },
+  { path: '/tasks/:id/edit', lazy: () => import('./TaskFormPage.tsx').then((m) => ({ Component: m.TaskEditPage })) },
 ];

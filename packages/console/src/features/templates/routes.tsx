@@ -1,12 +1,9 @@
 import type { RouteObject } from 'react-router';
-import { TemplatesListPage } from './TemplatesListPage.tsx';
-import { TemplatePage } from './TemplatePage.tsx';
-import { EditTemplatePage, NewTemplatePage } from './TemplateEditPages.tsx';
 
-/** The templates pages, mounted under the signed-in layout by app/router.tsx. */
+/** The templates pages, mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const templatesRoutes: RouteObject[] = [
-  { path: '/templates', element: <TemplatesListPage /> },
-  { path: '/templates/new', element: <NewTemplatePage /> },
-  { path: '/templates/:id', element: <TemplatePage /> },
-  { path: '/templates/:id/edit', element: <EditTemplatePage /> },
+  { path: '/templates', lazy: () => import('./TemplatesListPage.tsx').then((m) => ({ Component: m.TemplatesListPage })) },
+  { path: '/templates/new', lazy: () => import('./TemplateEditPages.tsx').then((m) => ({ Component: m.NewTemplatePage })) },
+  { path: '/templates/:id', lazy: () => import('./TemplatePage.tsx').then((m) => ({ Component: m.TemplatePage })) },
+  { path: '/templates/:id/edit', lazy: () => import('./TemplateEditPages.tsx').then((m) => ({ Component: m.EditTemplatePage })) },
 ];
