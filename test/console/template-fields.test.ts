@@ -2,6 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PASSWORD_MASK, TEMPLATE_FIELDS, applies, newTemplateValues, payloadFromValues, valuesFromPayload } from '../../packages/console/src/features/templates/template-fields.ts';
 import { EMPTY_ROW, createdTaskPath, variablesOf } from '../../packages/console/src/features/templates/apply-variables.ts';
+import type { DriverInfo } from '../../packages/console/src/features/tasks/task-form-model.ts';
+
+// What GET /api/database/types answers for the shipped drivers (test/console/task-form-model.test.ts checks the same list against the server).
+const DRIVERS: DriverInfo[] = [
+  { type: 'mysql', aliases: ['mysql'], databaseNames: 'required', taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'], defaults: { dbPort: 3306 } },
+  { type: 'postgresql', aliases: ['postgresql', 'pgsql'], databaseNames: 'required', taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'], defaults: { dbPort: 5432 } },
+  { type: 'sqlite', aliases: ['sqlite'], databaseNames: 'none', taskFields: ['dbPath'], defaults: {} },
+];
+const shown = (type: string, drivers: readonly DriverInfo[] = DRIVERS) => TEMPLATE_FIELDS.filter((f) => f.section === 'database' && applies(f, type, drivers)).map((f) => f.key);
 
 // A template detail's payload as GET /api/task-templates/{id} answers it (template-payload-view.ts): every field, legacy forms included.
 const view = {
@@ -19,11 +28,14 @@ test('a stored payload round-trips without its legacy forms and without the mask
   assert.deepEqual(values.tags, ['prod', 'db']);
   assert.deepEqual(values.storageTargetIds, ['2', '5']);
   assert.equal(values.nodeId, '');
-  const { payload, errors } = payloadFromValues(values);
+  const { payload, errors } = payloadFromValues(values, DRIVERS);
   assert.deepEqual(errors, {});
   for (const legacy of ['sourcePath', 'storageTargetId', 'nodePoolTag', 'backupMode', 'extraConfig', 'dbPassword']) assert.equal(legacy in payload, false, legacy);
   // file-only fields do not go with a database type
   assert.equal('sourcePaths' in payload, false);
+  // nor a database field the driver does not read
+  assert.equal('dbPath' in payload, false);
+  assert.equal(payload.dbName, 'app');
   assert.deepEqual(payload.storageTargetIds, [2, 5]);
   assert.deepEqual(payload.tags, ['prod', 'db']);
   assert.equal(payload.dbPort, 5432);
@@ -33,7 +45,7 @@ test('a stored payload round-trips without its legacy forms and without the mask
 
 test('a new template sends what was set; unset numbers get the server defaults', () => {
   const values = { ...newTemplateValues(), sourcePaths: ['/srv'], retentionDays: '14' };
-  const { payload, errors } = payloadFromValues(values);
+  const { payload, errors } = payloadFromValues(values, DRIVERS);
   assert.deepEqual(errors, {});
   assert.equal(payload.type, 'file');
   assert.equal(payload.retentionDays, 14);
@@ -44,19 +56,35 @@ test('a new template sends what was set; unset numbers get the server defaults',
 });
 
 test('a new password is sent; numbers are checked', () => {
-  const values = { ...valuesFromPayload(view), dbPassword: 'n3w', dbPort: '70000', keepDaily: '1.5', type: '' };
-  const { payload, errors } = payloadFromValues(values);
-  assert.deepEqual(errors, { type: 'required', dbPort: 'range', keepDaily: 'integer' });
+  const values = { ...valuesFromPayload(view), dbPassword: 'n3w', dbPort: '70000', keepDaily: '1.5' };
+  const { payload, errors } = payloadFromValues(values, DRIVERS);
+  assert.deepEqual(errors, { dbPort: 'range', keepDaily: 'integer' });
   assert.equal(payload.dbPassword, 'n3w');
+  assert.deepEqual(payloadFromValues({ ...values, type: '' }, DRIVERS).errors.type, 'required');
 });
 
-test('every field is unique and file/database fields apply by type', () => {
+test('every field is unique; file fields for file tasks, database fields as the driver reads them', () => {
   const keys = TEMPLATE_FIELDS.map((f) => f.key);
   assert.equal(new Set(keys).size, keys.length);
-  assert.equal(applies({ only: 'file' }, 'file'), true);
-  assert.equal(applies({ only: 'database' }, 'file'), false);
-  assert.equal(applies({ only: 'database' }, 'mysql'), true);
-  assert.equal(applies({}, 'mysql'), true);
+  assert.equal(applies({ key: 'sourcePaths', only: 'file' }, 'file', DRIVERS), true);
+  assert.equal(applies({ key: 'sourcePaths', only: 'file' }, 'mysql', DRIVERS), false);
+  assert.equal(applies({ key: 'dbHost', only: 'database' }, 'file', DRIVERS), false);
+  assert.equal(applies({ key: 'tags' }, 'mysql', DRIVERS), true);
+  assert.deepEqual(shown('postgresql'), ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName']);
+  assert.deepEqual(shown('pgsql'), ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName']);
+  assert.deepEqual(shown('sqlite'), ['dbPath']);
+  assert.deepEqual(shown('file'), []);
+  // a driver the master does not list (or before the list arrives): every database field, so nothing stored is hidden
+  assert.deepEqual(shown('oracle'), ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName', 'dbPath']);
+  assert.deepEqual(shown('sqlite', []), ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName', 'dbPath']);
+});
+
+test('a sqlite template sends its file and none of a server\'s fields', () => {
+  const values = { ...newTemplateValues(), type: 'sqlite', dbPath: ' /var/lib/app.db ', dbHost: 'stale', dbName: 'stale', dbPort: '5432' };
+  const { payload, errors } = payloadFromValues(values, DRIVERS);
+  assert.deepEqual(errors, {});
+  assert.equal(payload.dbPath, '/var/lib/app.db');
+  for (const key of ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName', 'sourcePaths']) assert.equal(key in payload, false, key);
 });
 
 test('apply: one variables item per row, blanks keep the template\'s values, names required', () => {

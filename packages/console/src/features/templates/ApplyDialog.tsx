@@ -6,6 +6,8 @@ import { Link, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { useDatabaseTypes } from '../tasks/task-queries.ts';
+import { applies, isFileType } from './template-fields.ts';
 import { EMPTY_ROW, MAX_APPLY, createdTaskPath, variablesOf, type ApplyRow } from './apply-variables.ts';
 import { ApplyRowFields } from './ApplyRowFields.tsx';
 import type { Option } from './use-references.ts';
@@ -23,6 +25,7 @@ export function ApplyDialog({ template, nodes, opened, onClose }: ApplyDialogPro
   const { t: tc } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const drivers = useDatabaseTypes();
   const [rows, setRows] = useState<ApplyRow[]>([EMPTY_ROW]);
   const [missing, setMissing] = useState<number[]>([]);
   const apply = useMutation({
@@ -38,6 +41,9 @@ export function ApplyDialog({ template, nodes, opened, onClose }: ApplyDialogPro
       if (path) void navigate(path);
     },
   });
+  const isFile = isFileType(template.taskType, drivers);
+  const dbHost = applies({ key: 'dbHost', only: 'database' }, template.taskType, drivers);
+  const dbName = applies({ key: 'dbName', only: 'database' }, template.taskType, drivers);
   const results = apply.data;
   const created = results?.filter((r) => r.success).length ?? 0;
   const set = (i: number, patch: Partial<ApplyRow>) => setRows((prev) => prev.map((r, j) => (j === i ? { ...r, ...patch } : r)));
@@ -47,7 +53,7 @@ export function ApplyDialog({ template, nodes, opened, onClose }: ApplyDialogPro
         <Stack>
           <Text size="sm" c="dimmed">{t('apply.intro')}</Text>
           {rows.map((row, i) => (
-            <ApplyRowFields key={i} index={i} row={row} isFile={template.taskType === 'file'} nodes={nodes} nameMissing={missing.includes(i)}
+            <ApplyRowFields key={i} index={i} row={row} isFile={isFile} dbHost={dbHost} dbName={dbName} nodes={nodes} nameMissing={missing.includes(i)}
               onChange={(patch) => set(i, patch)} onRemove={rows.length > 1 ? () => setRows((prev) => prev.filter((_, j) => j !== i)) : undefined} />
           ))}
           {rows.length < MAX_APPLY && (

@@ -8,6 +8,9 @@ export interface ApplyRowFieldsProps {
   index: number;
   row: ApplyRow;
   isFile: boolean;
+  /** Which database overrides the template's type takes (its driver reads dbHost; it names databases). */
+  dbHost: boolean;
+  dbName: boolean;
   nodes: Option[];
   nameMissing: boolean;
   onChange: (patch: Partial<ApplyRow>) => void;
@@ -15,7 +18,7 @@ export interface ApplyRowFieldsProps {
 }
 
 /** One task to create: its name and the overrides the apply route takes (only those that fit the template's type). */
-export function ApplyRowFields({ index, row, isFile, nodes, nameMissing, onChange, onRemove }: ApplyRowFieldsProps) {
+export function ApplyRowFields({ index, row, isFile, dbHost, dbName, nodes, nameMissing, onChange, onRemove }: ApplyRowFieldsProps) {
   const { t } = useTranslation('templates');
   return (
     <Paper withBorder p="sm">
@@ -34,8 +37,8 @@ export function ApplyRowFields({ index, row, isFile, nodes, nameMissing, onChang
           ? <TagsInput label={t('apply.sourcePaths')} description={t('hints.list')} value={row.sourcePaths} onChange={(sourcePaths) => onChange({ sourcePaths })} />
           : (
             <>
-              <TextInput label={t('apply.dbHost')} value={row.dbHost} onChange={(e) => onChange({ dbHost: e.currentTarget.value })} />
-              <TextInput label={t('apply.dbName')} value={row.dbName} onChange={(e) => onChange({ dbName: e.currentTarget.value })} />
+              {dbHost && <TextInput label={t('apply.dbHost')} value={row.dbHost} onChange={(e) => onChange({ dbHost: e.currentTarget.value })} />}
+              {dbName && <TextInput label={t('apply.dbName')} value={row.dbName} onChange={(e) => onChange({ dbName: e.currentTarget.value })} />}
             </>
           )}
         <TagsInput label={t('apply.tags')} description={t('hints.list')} value={row.tags} onChange={(tags) => onChange({ tags })} />

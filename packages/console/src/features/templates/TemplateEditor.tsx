@@ -28,7 +28,7 @@ export function TemplateEditor({ template }: { template?: Template }) {
 
   const save = useMutation({
     mutationFn: async () => {
-      const { payload, errors: fieldErrors } = payloadFromValues(values);
+      const { payload, errors: fieldErrors } = payloadFromValues(values, refs.drivers);
       const all = { ...fieldErrors, ...(name.trim() ? {} : { name: 'required' as const }) };
       setErrors(all);
       if (Object.keys(all).length) throw new Error(t('fixFields'));

@@ -2,6 +2,7 @@ import { MultiSelect, NumberInput, PasswordInput, Select, Switch, TagsInput, Tex
 import { useTranslation } from 'react-i18next';
 import cronstrue from 'cronstrue';
 import type { FieldError, FormValue, TemplateField } from './template-fields.ts';
+import { defaultPort } from '../tasks/task-form-model.ts';
 import { withValues, type References } from './use-references.ts';
 
 export interface TemplateFieldInputProps {
@@ -9,6 +10,8 @@ export interface TemplateFieldInputProps {
   value: FormValue | undefined;
   error?: FieldError;
   refs: References;
+  /** The template's task type (the driver's default port shows in the port field). */
+  taskType: string;
   passwordStored: boolean;
   disabled: boolean;
   onChange: (value: FormValue) => void;
@@ -27,7 +30,7 @@ export function cronText(expr: string): string | null {
 }
 
 /** One payload field with the input its kind needs. */
-export function TemplateFieldInput({ field, value, error, refs, passwordStored, disabled, onChange }: TemplateFieldInputProps) {
+export function TemplateFieldInput({ field, value, error, refs, taskType, passwordStored, disabled, onChange }: TemplateFieldInputProps) {
   const { t } = useTranslation('templates');
   const label = t(`fields.${field.key as FieldKey}`);
   const common = { label, disabled, error: error ? t(`errors.${error}`) : undefined, 'data-field': field.key };
@@ -40,8 +43,13 @@ export function TemplateFieldInput({ field, value, error, refs, passwordStored, 
       return <Select {...common} required allowDeselect={false} data={withValues(refs.taskTypes, text ? [text] : [])} value={text || null} onChange={(v) => onChange(v ?? '')} />;
     case 'select':
       return <Select {...common} data={[...(field.choices ?? [])]} value={text || null} clearable description={t('hints.unset')} onChange={(v) => onChange(v ?? '')} />;
-    case 'integer':
-      return <NumberInput {...common} description={t('hints.unset')} min={field.min} max={field.max} allowDecimal={false} value={text} onChange={(v) => onChange(String(v))} />;
+    case 'integer': {
+      const port = field.key === 'dbPort' ? defaultPort(taskType, refs.drivers) : undefined;
+      return (
+        <NumberInput {...common} description={port ? t('hints.dbPort', { port }) : t('hints.unset')} placeholder={port ? String(port) : undefined}
+          min={field.min} max={field.max} allowDecimal={false} value={text} onChange={(v) => onChange(String(v))} />
+      );
+    }
     case 'secret':
       return (
         <PasswordInput {...common} autoComplete="new-password" description={passwordStored ? t('hints.passwordStored') : undefined}

@@ -13,21 +13,21 @@ export interface TemplatePayloadFormProps {
   onChange: (key: string, value: FormValue) => void;
 }
 
-/** The task settings a template holds, section by section; fields that do not apply to the chosen type are hidden. */
+/** The task settings a template holds, section by section; fields that do not apply to the chosen type (or its driver) are hidden. */
 export function TemplatePayloadForm({ values, errors, refs, passwordStored, disabled, onChange }: TemplatePayloadFormProps) {
   const { t } = useTranslation('templates');
   const fields = TEMPLATE_FIELDS as readonly TemplateField[];
   return (
     <Stack>
       {SECTIONS.map((section) => {
-        const shown = fields.filter((f) => f.section === section && applies(f, values.type));
+        const shown = fields.filter((f) => f.section === section && applies(f, values.type, refs.drivers));
         if (shown.length === 0) return null;
         return (
           <Paper withBorder p="md" key={section}>
             <Title order={2} size="h4" mb="sm">{t(`sections.${section}`)}</Title>
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
               {shown.map((f) => (
-                <TemplateFieldInput key={f.key} field={f} value={values[f.key]} error={errors[f.key]} refs={refs}
+                <TemplateFieldInput key={f.key} field={f} value={values[f.key]} error={errors[f.key]} refs={refs} taskType={String(values.type ?? '')}
                   passwordStored={passwordStored} disabled={disabled} onChange={(v) => onChange(f.key, v)} />
               ))}
             </SimpleGrid>

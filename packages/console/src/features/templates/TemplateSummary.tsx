@@ -37,7 +37,7 @@ export function TemplateSummary({ payload, refs }: { payload: Record<string, unk
         <Table variant="vertical" withTableBorder={false}>
           <Table.Tbody>
             {SECTIONS.map((section) => {
-              const rows = fields.filter((f) => f.section === section && applies(f, values.type)).map((f) => [f, show(f)] as const).filter(([, v]) => v !== null);
+              const rows = fields.filter((f) => f.section === section && applies(f, values.type, refs.drivers)).map((f) => [f, show(f)] as const).filter(([, v]) => v !== null);
               if (rows.length === 0) return null;
               return (
                 <Fragment key={section}>

@@ -30,12 +30,13 @@ export const nodesQuery = queryOptions({
   staleTime: 60_000,
 });
 
-/** `file` plus every installed database type (GET /api/database/types): what a task's `type` may be. */
+/**
+ * `file` plus every installed database type (GET /api/database/types): what a task's `type` may be.
+ * The same cache entry as the tasks pages' useDatabaseTypes, so the list is fetched once.
+ */
 export const taskTypesQuery = queryOptions({
-  queryKey: ['templates', 'ref', 'task-types'],
-  queryFn: async () => {
-    const types = await unwrap(api.GET('/api/database/types'));
-    return [{ value: 'file', label: 'file' }, ...types.map((x) => ({ value: x.type, label: x.displayName }))];
-  },
-  staleTime: 5 * 60_000,
+  queryKey: ['database', 'types'],
+  queryFn: () => unwrap(api.GET('/api/database/types')),
+  staleTime: 300_000,
+  select: (types) => [{ value: 'file', label: 'file' }, ...types.map((x) => ({ value: x.type, label: x.displayName }))],
 });

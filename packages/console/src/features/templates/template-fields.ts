@@ -5,6 +5,8 @@
  * Pure (no DOM, no React): test/console/template-fields.test.ts.
  */
 
+import { driverOf, sourceKind, type DriverInfo } from '../tasks/task-form-model.ts';
+
 export const PASSWORD_MASK = '********';
 
 export type Section = 'basics' | 'source' | 'database' | 'placement' | 'schedule' | 'retention' | 'verify' | 'options';
@@ -17,7 +19,10 @@ export interface TemplateField {
   choices?: readonly string[];
   min?: number;
   max?: number;
-  /** Shown for file tasks only, or for database tasks only. */
+  /**
+   * Shown for file tasks only, or for database tasks only; a database field only when the type's
+   * driver reads it (its taskFields, dbName when it names databases), as the task form does.
+   */
   only?: 'file' | 'database';
 }
 
@@ -109,28 +114,37 @@ export function valuesFromPayload(payload: Record<string, unknown>): TemplateVal
   return values;
 }
 
-export function isFileType(type: unknown): boolean {
-  return type === 'file';
+export function isFileType(type: unknown, drivers: readonly DriverInfo[] = []): boolean {
+  return typeof type === 'string' && sourceKind(type, drivers) === 'file';
 }
 
-/** Whether a field applies to the chosen task type. */
-export function applies(f: Pick<TemplateField, 'only'>, type: unknown): boolean {
+/**
+ * Whether a field applies to the chosen task type. A database type whose driver the master does
+ * not list (not installed, or the list not loaded yet) shows every database field, so nothing a
+ * stored template holds is hidden or dropped.
+ */
+export function applies(f: Pick<TemplateField, 'only' | 'key'>, type: unknown, drivers: readonly DriverInfo[]): boolean {
   if (!f.only) return true;
-  return f.only === 'file' ? isFileType(type) : !isFileType(type);
+  const file = isFileType(type, drivers);
+  if (f.only === 'file') return file;
+  if (file) return false;
+  const driver = typeof type === 'string' ? driverOf(type, drivers) : undefined;
+  if (!driver) return true;
+  return f.key === 'dbName' ? driver.databaseNames === 'required' : driver.taskFields.includes(f.key);
 }
 
 /**
  * The payload to send, and what is wrong first. Unset fields are left out (the task gets the
- * server's default); fields that do not apply to the type are left out; an empty password keeps
+ * server's default); fields that do not apply to the type (or its driver) are left out; an empty password keeps
  * the stored one (the API keeps it on absent, '' or the mask).
  */
-export function payloadFromValues(values: TemplateValues): { payload: Record<string, unknown>; errors: Record<string, FieldError> } {
+export function payloadFromValues(values: TemplateValues, drivers: readonly DriverInfo[]): { payload: Record<string, unknown>; errors: Record<string, FieldError> } {
   const payload: Record<string, unknown> = {};
   const errors: Record<string, FieldError> = {};
   const type = typeof values.type === 'string' ? values.type.trim() : '';
   if (!type) errors.type = 'required';
   for (const f of TEMPLATE_FIELDS as readonly TemplateField[]) {
-    if (!applies(f, type)) continue;
+    if (!applies(f, type, drivers)) continue;
     const v = values[f.key];
     switch (f.kind) {
       case 'boolean':

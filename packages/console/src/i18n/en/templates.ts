@@ -42,6 +42,7 @@ export default {
     master: 'This master',
     cronManual: 'Empty: run by hand only.',
     list: 'Press Enter after each entry.',
+    dbPort: 'Empty: the driver\'s default port ({{port}}).',
   },
   errors: { required: 'Required', integer: 'A whole number', range: 'Out of range' },
   summary: {
