@@ -1,4 +1,4 @@
-import { Paper, Stack, Title } from '@mantine/core';
+import { Paper, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -9,14 +9,17 @@ import { channelQuery, channelTypesQuery } from './queries.ts';
 import { ChannelForm } from './ChannelForm.tsx';
 import { DeliveryLog } from './DeliveryLog.tsx';
 
-/** /notifications/new: a channel's form, generated from the type catalogue. */
+/** /notifications/new: a channel's form, generated from the type catalogue (operators and admins only). */
 export function NewChannelPage() {
   const { t } = useTranslation('notifications');
+  const can = useCan();
   const types = useQuery(channelTypesQuery);
   return (
     <>
       <PageHeader title={t('newTitle')} />
-      <QueryState query={types}>{(list) => <ChannelForm types={list} readOnly={false} />}</QueryState>
+      {can('write')
+        ? <QueryState query={types}>{(list) => <ChannelForm types={list} readOnly={false} />}</QueryState>
+        : <Text c="dimmed">{t('writeOnly')}</Text>}
     </>
   );
 }

@@ -30,7 +30,7 @@ export function SettingsPage() {
       <ErrorAlert error={catalogue.error} title={t('catalogueMissing')} />
       {/* Re-initialised from what the server stores after each save. */}
       <QueryState query={query}>
-        {(stored) => (catalogue.isPending ? <Center py="xl"><Loader aria-label="Loading" /></Center> : <SettingsForm key={JSON.stringify(stored)} stored={stored} catalogue={catalogue.data ?? NO_CATALOGUE} />)}
+        {(stored) => (catalogue.isPending ? <Center py="xl"><Loader aria-label={t('loading', { ns: 'common' })} /></Center> : <SettingsForm key={JSON.stringify(stored)} stored={stored} catalogue={catalogue.data ?? NO_CATALOGUE} />)}
       </QueryState>
     </>
   );

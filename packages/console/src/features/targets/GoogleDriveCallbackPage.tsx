@@ -45,7 +45,7 @@ export function GoogleDriveCallbackPage() {
         <Stack>
           {callback.error && <Alert color="red">{t('google.googleError', { error: callback.error })}</Alert>}
           {!callback.error && !ready && <Alert color="yellow">{t('google.missingParams')}</Alert>}
-          {complete.isPending && <Group><Loader size="sm" aria-label="Loading" /><Text>{t('google.completing')}</Text></Group>}
+          {complete.isPending && <Group><Loader size="sm" aria-label={t('loading', { ns: 'common' })} /><Text>{t('google.completing')}</Text></Group>}
           <ErrorAlert error={complete.error} />
           {complete.isSuccess && (
             <Alert color="green">

@@ -53,7 +53,7 @@ export function TargetDetailPage() {
             {target.type === GOOGLE_DRIVE && <GoogleDriveAccount id={target.id} />}
             <TargetUsage id={target.id} />
             {!can('write') ? <Alert color="gray">{t('detail.readOnly')}</Alert>
-              : cataloguePending ? <Center py="md"><Loader aria-label="Loading" /></Center>
+              : cataloguePending ? <Center py="md"><Loader aria-label={tc('loading')} /></Center>
               : <TargetForm key={target.updatedAt} typeName={target.type} type={types?.find((x) => x.name === target.type)} target={target} />}
           </Stack>
         </>

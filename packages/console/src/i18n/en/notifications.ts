@@ -15,6 +15,7 @@ export default {
   editTitle: 'Channel: {{name}}',
   viewTitle: 'Channel: {{name}}',
   readOnly: 'You can view this channel; changing it needs the operator or administrator role.',
+  writeOnly: 'Adding a channel needs the operator or administrator role.',
   typeMissing: 'The channel type "{{type}}" is not installed on this server; its stored settings are shown as they are.',
   sections: { general: 'General', config: 'Connection', advanced: 'Advanced options', events: 'Events', deliveries: 'Delivery log' },
   fields: {

@@ -19,7 +19,7 @@ export function PlacementSection({ form, targets, nodes, labels }: { form: TaskF
           <MultiSelect label={t('fields.replicationTargetIds')} description={t('help.replicationTargetIds')} data={replicationOptions} searchable clearable {...form.getInputProps('replicationTargetIds')} />
         </SimpleGrid>
         <Input.Wrapper label={t('fields.placement')} description={t('help.placement')}>
-          <SegmentedControl mt={4} fullWidth value={v.placement} onChange={(p) => form.setFieldValue('placement', p as Placement)}
+          <SegmentedControl mt={4} fullWidth aria-label={t('fields.placement')} value={v.placement} onChange={(p) => form.setFieldValue('placement', p as Placement)}
             data={[{ value: 'master', label: t('placement.master') }, { value: 'node', label: t('placement.node') }, { value: 'pool', label: t('placement.pool') }]} />
         </Input.Wrapper>
         {v.placement === 'node' && (
