@@ -104,17 +104,22 @@ test('every console page renders its h1 without a page error, with a screenshot 
       await page.getByRole('main').getByText(p.shows).first().waitFor();
       await screenshot(page, p.name);
     }
-    // On the last page: the navigation is off screen until the burger opens it; a link closes it again.
-    // (It slides: open means all in view, closed all out of it, so no screenshot is of the slide.)
-    const nav = page.getByRole('navigation');
-    const navHandle = await nav.elementHandle();
+    // On the last page: the navigation is off screen, and out of the accessibility tree, until the
+    // burger opens it; a link closes it again. (It slides: open means all in view, closed all out
+    // of it, so no screenshot is of the slide.)
+    const drawer = page.locator('nav[aria-label="Main navigation"]');
+    const navHandle = await drawer.elementHandle();
     const onScreen = (open: boolean) => page.waitForFunction(([el, want]) => {
       const box = el!.getBoundingClientRect();
       return want ? box.left >= 0 : box.right <= 0;
     }, [navHandle, open] as const);
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await onScreen(false);
+    assert.equal(await nav.count(), 0, 'the closed drawer is hidden from assistive technology');
+    assert.equal(await drawer.getAttribute('inert'), '', 'the closed drawer is out of the tab order');
     await page.getByRole('button', { name: 'Open navigation' }).click();
     await onScreen(true);
+    await nav.waitFor();
     await screenshot(page, 'narrow-navigation-open');
     await nav.getByRole('link', { name: 'Storage targets' }).click();
     await page.waitForURL(`${base}/targets`);

@@ -32,8 +32,21 @@ export async function build(t: TestContext, options: { config?: Partial<Config>;
   const dataDir = options.dataDir ?? await tempDir(t);
   const config = loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir, logLevel: 'silent', tempSweepIntervalSeconds: 0, ...options.config } });
   const app = await buildApp(config, { logLevel: process.env.BACKPLANE_TEST_LOG ?? 'silent', ...options.build });
+  const apps = openApps.get(t) ?? [];
+  openApps.set(t, [...apps, app]);
   t.after(() => app.close());
   return { app, config, dataDir };
+}
+
+const openApps = new WeakMap<TestContext, FastifyInstance[]>();
+
+/**
+ * Closes the apps a test built (closing again later is harmless). After-hooks run in the order
+ * they were added, so a scratch database made before the apps would be dropped under their open
+ * sessions; its hook calls this first.
+ */
+export async function closeAppsOf(t: TestContext): Promise<void> {
+  await Promise.all((openApps.get(t) ?? []).map((app) => app.close()));
 }
 
 export interface Call {

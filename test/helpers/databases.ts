@@ -1,6 +1,7 @@
 import type { TestContext } from 'node:test';
 import pg from 'pg';
 import mysql from 'mysql2/promise';
+import { closeAppsOf } from './build.ts';
 
 export function postgresUrl(): string {
   return process.env.BACKPLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -52,6 +53,8 @@ export async function scratchPostgres(t: TestContext, prefix: string): Promise<s
   await client.query(`drop database if exists ${name} with (force)`);
   await client.query(`create database ${name}`);
   t.after(async () => {
+    // The test's masters first: dropping their database under them can hang their shutdown.
+    await closeAppsOf(t);
     await client.query(`drop database if exists ${name} with (force)`);
     await client.end();
   });
