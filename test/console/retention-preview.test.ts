@@ -57,3 +57,32 @@ test('time zone moves a late-evening backup to the next day; same instant: highe
   const tie = previewRetention([rec(1, '2026-11-20T00:00:00Z'), rec(2, '2026-11-20T00:00:00Z')], { ...zero, maxBackups: 1 }, now);
   assert.deepEqual(tie.map((r) => [r.id, r.keep]), [[2, true], [1, false]]);
 });
+
+// The preview is a copy of the server's rule (the console bundles no server code): this keeps
+// the two in step on many generated histories and policies, decisions and reasons alike.
+test('the preview decides exactly as the server\'s decideRetention, on generated histories', async () => {
+  const { decideRetention } = await import('../../core/backup/retention-policy.ts');
+  let seed = 20261127;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const zones = ['UTC', 'Europe/Berlin', 'Asia/Tokyo', 'America/Los_Angeles'];
+  for (let round = 0; round < 300; round++) {
+    const count = rand(25);
+    const records: PreviewRecord[] = [];
+    for (let id = 1; id <= count; id++) {
+      const at = new Date(now.getTime() - rand(400 * 24) * 3_600_000).toISOString();
+      records.push(rec(id, at, { locked: rand(8) === 0 }));
+    }
+    const gfs = rand(2) === 0;
+    const policy = gfs
+      ? { ...zero, keepDaily: rand(5), keepWeekly: rand(4), keepMonthly: rand(4), keepYearly: rand(3) }
+      : { ...zero, maxBackups: rand(6), retentionDays: rand(3) * 30 };
+    const timeZone = zones[rand(zones.length)]!;
+    const rows = previewRetention(records, policy, now, timeZone);
+    const server = decideRetention(records.map((r) => ({ id: r.id, completedAt: new Date(r.completedAt!), locked: r.locked })), policy, { now, timeZone });
+    assert.deepEqual(rows.filter((r) => r.keep).map((r) => r.id).sort((a, b) => a - b), [...server.keep].sort((a, b) => a - b), `round ${round}`);
+    for (const r of rows) assert.equal(r.reason, server.reasons.get(r.id), `round ${round}, record ${r.id}`);
+  }
+});
