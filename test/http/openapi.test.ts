@@ -1,40 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { build, setupAdmin } from '../helpers/build.ts';
-import { PROJECT_ROOT } from '../../core/config/load-config.ts';
-
-const SPEC = join(PROJECT_ROOT, '..', 'shared', 'spec.md');
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-
-interface SpecRoute { method: string; path: string }
+import { SPEC_FILE, parseSpec, readSnapshot, type SpecRoutes } from '../../scripts/spec-routes.ts';
 
 /**
- * The spec's endpoint rows: `| METHOD | \`/path\` | Access | Purpose |`, read from the file so a
- * route the spec adds is checked the day it is added. A cell may hold extra words after the path.
+ * The spec's route list: parsed from ../shared/spec.md when the spec is beside the repository
+ * (and then the committed copy must match it), else the committed copy (test/http/spec-routes.json,
+ * written by scripts/spec-routes.ts), so a checkout on its own walks the same list.
  */
-function specRoutes(text: string): SpecRoute[] {
-  const routes: SpecRoute[] = [];
-  for (const line of text.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    if (cells.length < 4 || !METHODS.includes(cells[1]!.toUpperCase())) continue;
-    const path = /`([^`]+)`/.exec(cells[2]!)?.[1];
-    if (path?.startsWith('/')) routes.push({ method: cells[1]!.toUpperCase(), path });
+function specRouteList(): SpecRoutes {
+  const snapshot = readSnapshot();
+  if (existsSync(SPEC_FILE)) {
+    assert.deepEqual(snapshot, parseSpec(readFileSync(SPEC_FILE, 'utf8')), 'test/http/spec-routes.json is stale: run node_modules/.bin/node scripts/spec-routes.ts');
   }
-  return routes;
-}
-
-/**
- * Segments the spec writes as stand-ins ("The path segments `cloud-drive` and `sync-tool` stand for
- * the names of ..."): they match whatever one segment the implementation names there.
- */
-function placeholderSegments(text: string): Set<string> {
-  const found = new Set<string>();
-  for (const sentence of text.matchAll(/path segments? ((?:`[^`]+`(?:,| and| or|\s)*)+)stands? for/gi)) {
-    for (const name of sentence[1]!.matchAll(/`([^`]+)`/g)) found.add(name[1]!);
-  }
-  return found;
+  return snapshot;
 }
 
 /** `/api/x/:id` written as OpenAPI writes it, as a pattern; placeholder segments match any segment. */
@@ -67,11 +47,10 @@ test('GET /api/openapi.json describes every spec route with its success and erro
   assert.ok(doc.paths['/api/backup/records/{id}']?.get, '/api/backup/records/:id appears as /api/backup/records/{id}');
   assert.deepEqual(paths.filter((p) => p.startsWith('/api/docs') || p === '/api/openapi.json'), [], "the docs' own routes are hidden");
 
-  assert.ok(existsSync(SPEC), `the spec is read from ${SPEC} (next to the repository, as docs/api-decisions.md says)`);
-  const text = readFileSync(SPEC, 'utf8');
-  const routes = specRoutes(text);
+  const list = specRouteList();
+  const routes = list.routes;
   assert.ok(routes.length > 100, `read ${routes.length} routes from spec.md`);
-  const placeholders = placeholderSegments(text);
+  const placeholders = new Set(list.placeholders);
   const problems: string[] = [];
   for (const route of routes) {
     const pattern = pathPattern(route.path, placeholders);
