@@ -1,5 +1,6 @@
 import { createBrowserRouter } from 'react-router';
-import { Center, Loader } from '@mantine/core';
+import { PageLoader } from './components/PageLoader.tsx';
+import { RouteErrorPage } from './app/RouteErrorPage.tsx';
 import { AppLayout } from './app/AppLayout.tsx';
 import { RequireSession } from './app/RequireSession.tsx';
 import { NotFoundPage } from './app/NotFoundPage.tsx';
@@ -25,9 +26,11 @@ export const router = createBrowserRouter([
   {
     element: <RequireSession />,
     // Shown while the first page's code loads (pages load on first visit: see each feature's routes.tsx).
-    hydrateFallbackElement: <Center mih="100vh"><Loader aria-label="Loading" /></Center>,
+    hydrateFallbackElement: <PageLoader fullHeight />,
+    errorElement: <RouteErrorPage />,
     children: [{
       element: <AppLayout />,
+      errorElement: <RouteErrorPage />,
       children: [
         ...dashboardRoutes, ...tasksRoutes, ...recordsRoutes, ...targetsRoutes, ...nodesRoutes, ...notificationsRoutes,
         ...templatesRoutes, ...usersRoutes, ...accountRoutes, ...auditRoutes, ...settingsRoutes, ...reportsRoutes,

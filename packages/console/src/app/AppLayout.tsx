@@ -47,7 +47,7 @@ export function AppLayout() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Main navigation" inert={hidden} aria-hidden={hidden || undefined}>
+      <AppShell.Navbar p="xs" aria-label={t('nav.main')} inert={hidden} aria-hidden={hidden || undefined}>
         <ScrollArea>
           {groups.map((group) => {
             const items = NAV.filter((n) => n.group === group && can(n.ability));

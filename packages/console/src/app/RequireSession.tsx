@@ -1,4 +1,5 @@
-import { Center, Loader } from '@mantine/core';
+import { Center } from '@mantine/core';
+import { PageLoader } from '../components/PageLoader.tsx';
 import { useQuery } from '@tanstack/react-query';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { api, unwrap } from '../api/client.ts';
@@ -10,7 +11,7 @@ export function RequireSession() {
   const session = useSession();
   const location = useLocation();
   const status = useQuery({ queryKey: ['setup-status'], queryFn: () => unwrap(api.GET('/api/auth/setup/status')), staleTime: 60_000 });
-  if (status.isPending) return <Center mih="100vh"><Loader aria-label="Loading" /></Center>;
+  if (status.isPending) return <PageLoader fullHeight />;
   if (status.isError) return <Center mih="100vh" p="md"><ErrorAlert error={status.error} /></Center>;
   if (!status.data.initialized) return <Navigate to="/setup" replace />;
   if (!session) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
