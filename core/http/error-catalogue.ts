@@ -136,6 +136,7 @@ export const ERROR_CATALOGUE = {
   BACKUP_RECORD_LOCKED: [409, 'The record is locked against deletion.'],
   BACKUP_RECORD_RUNNING: [409, 'The backup is still queued or running.'],
   BACKUP_RECORD_NO_ARTIFACT: [409, 'The record holds no artifact.'],
+  BACKUP_RECORD_COPY_NOT_FOUND: [404, 'The record has no intact copy on that storage target.'],
   BACKUP_RECORD_NOT_ACTIVE: [409, 'The backup has already ended; only a queued or running backup can be cancelled.'],
   BACKUP_RECORD_DELETE_FAILED: [502, 'A copy of the artifact could not be deleted; the record is kept and deletion will be retried.'],
   BACKUP_RECORD_DOWNLOAD_FAILED: [502, 'No storage target could deliver the artifact.'],

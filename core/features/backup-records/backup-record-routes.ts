@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.ts';
 import { setTotal } from '../../http/request-helpers.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { requireEventStreamAccept } from '../../http/sse-accept.ts';
-import { ARTIFACT_STATUSES, BackupRecordEntity, type BackupRecord } from '../../db/entities/backup-record.ts';
+import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord } from '../../db/entities/backup-record.ts';
 import { streamRecordLog } from './record-log-stream.ts';
 import { RecordListQuery, RecordSummary, RecordDetail, LockBody, BatchDeleteBody, BatchDeleteResult, ContentsQuery, ContentsResult } from './backup-record-schemas.ts';
 import { recordSummary } from './backup-record-view.ts';
@@ -68,6 +68,8 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'auth' },
     schema: {
       params: IdParams,
+      // Backplane's: the copy on this target (the record's copies name their targets); absent, the first intact copy.
+      querystring: Type.Object({ storageTargetId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) }),
       response: {
         200: rawResponse('The artifact as stored (checksum in X-Checksum-Sha256)', ['application/octet-stream'], 'binary'),
         206: rawResponse('The byte range asked for with Range', ['application/octet-stream'], 'binary'),
@@ -78,9 +80,10 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     const record = await backupRecords.get(request.params.id);
     if (!ARTIFACT_STATUSES.includes(record.status)) throw new AppError('BACKUP_RECORD_NO_ARTIFACT', { message: `A ${record.status} record holds no artifact.` });
     const range = parseRange(request.headers.range, record.fileSize);
+    const chosen = request.query.storageTargetId === undefined ? undefined : await intactCopyOn(request, record.id, request.query.storageTargetId);
     // Copies a read found corrupt are never served while another copy exists; a download that
     // finds its copy corrupt marks it, so the next request gets a healthy one.
-    const copy = await openStoredCopy(orm, storageOpener, record, { skipCorrupt: true, ...(range ? { range } : {}) }).catch((err: unknown) => {
+    const copy = await openStoredCopy(orm, storageOpener, record, { skipCorrupt: true, ...(chosen ? { copyId: chosen } : {}), ...(range ? { range } : {}) }).catch((err: unknown) => {
       throw unreadableArtifact(err);
     });
     await audit(request, 'download', record, `from ${copy.targetName}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
@@ -180,4 +183,11 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     const succeeded = results.filter((r) => r.success).length;
     return ok({ results, succeeded, failed: results.length - succeeded, deleted: succeeded });
   });
+}
+
+/** The id of the record's intact copy on a target, or 404 BACKUP_RECORD_COPY_NOT_FOUND. */
+async function intactCopyOn(request: FastifyRequest, recordId: number, storageTargetId: number): Promise<number> {
+  const copy = await request.diScope.cradle.em.findOne(BackupRecordCopyEntity, { recordId, storageTargetId, status: 'success', corruptAt: null });
+  if (!copy) throw new AppError('BACKUP_RECORD_COPY_NOT_FOUND', { message: `Record ${recordId} has no intact copy on storage target ${storageTargetId}.` });
+  return copy.id;
 }

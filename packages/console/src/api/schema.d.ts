@@ -3195,7 +3195,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    storageTargetId?: number;
+                };
                 header?: never;
                 path: {
                     id: number;
