@@ -1,4 +1,8 @@
-import { Code, Table, Text, Title } from '@mantine/core';
+import { ActionIcon, Code, Table, Text, Title, Tooltip, VisuallyHidden } from '@mantine/core';
+import { IconDownload } from '@tabler/icons-react';
+import { notifications } from '@mantine/notifications';
+import { downloadFile } from '../../api/client.ts';
+import { ApiError } from '../../api/api-error.ts';
 import { useTranslation } from 'react-i18next';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime } from '../../components/RelativeTime.tsx';
@@ -7,9 +11,14 @@ import type { ResponseData } from '../../api/types.ts';
 
 type Copy = ResponseData<'/api/backup/records/{id}', 'get'>['storageUploadResults'][number];
 
-/** Each storage target holding (or meant to hold) the record's artifact. */
-export function CopiesTable({ copies }: { copies: Copy[] }) {
+/** Each storage target holding (or meant to hold) the record's artifact; an intact copy can be downloaded from its target. */
+export function CopiesTable({ recordId, fileName, copies }: { recordId: number; fileName: string; copies: Copy[] }) {
   const { t } = useTranslation('records');
+  const download = (c: Copy) => {
+    downloadFile(`/api/backup/records/${recordId}/download?storageTargetId=${c.storageTargetId}`, fileName || `record-${recordId}`).catch((err: unknown) => {
+      notifications.show({ color: 'red', title: t('detail.downloadFailed'), message: err instanceof ApiError ? `${err.message} (${err.code})` : String(err) });
+    });
+  };
   return (
     <>
       <Title order={2} size="h4" mt="lg">{t('detail.copies')}</Title>
@@ -25,6 +34,7 @@ export function CopiesTable({ copies }: { copies: Copy[] }) {
                 <Table.Th>{t('detail.path')}</Table.Th>
                 <Table.Th>{t('detail.transfer')}</Table.Th>
                 <Table.Th>{t('detail.attempts')}</Table.Th>
+                <Table.Th><VisuallyHidden>{t('actions.download')}</VisuallyHidden></Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -40,6 +50,13 @@ export function CopiesTable({ copies }: { copies: Copy[] }) {
                   <Table.Td><Code style={{ wordBreak: 'break-all' }}>{c.storagePath || '—'}</Code></Table.Td>
                   <Table.Td><Text size="sm">{c.transferMode}</Text></Table.Td>
                   <Table.Td><Text size="sm">{c.attempts}</Text></Table.Td>
+                  <Table.Td>
+                    {c.status === 'success' && !c.corruptAt && (
+                      <Tooltip label={t('detail.downloadCopy', { target: c.storageTargetName })}>
+                        <ActionIcon variant="subtle" aria-label={t('detail.downloadCopy', { target: c.storageTargetName })} onClick={() => download(c)}><IconDownload size={16} /></ActionIcon>
+                      </Tooltip>
+                    )}
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

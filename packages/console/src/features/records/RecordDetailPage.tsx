@@ -47,7 +47,7 @@ export function RecordDetailPage() {
               <RecordFacts record={r} />
             </Paper>
             {r.errorMessage && <Alert color={r.state === 'partial' ? 'orange' : 'red'} title={t('detail.error')} mt="md" role="alert">{r.errorMessage}</Alert>}
-            <CopiesTable copies={r.storageUploadResults} />
+            <CopiesTable recordId={r.id} fileName={r.fileName} copies={r.storageUploadResults} />
             <Title order={2} size="h4" mt="lg" mb="xs">{isActive(r.state) ? t('detail.liveLog') : t('detail.log')}</Title>
             <LiveLog path={`/api/backup/records/${r.id}/logs/stream`} expectedBytes={previous.data?.[0]?.rawSize ?? null}
               onDone={() => void queryClient.invalidateQueries({ queryKey: ['backup-records'] })} />

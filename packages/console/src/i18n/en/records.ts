@@ -42,7 +42,7 @@ export default {
     noCopies: 'No copies were stored.', attempts: 'Attempts', transfer: 'Transfer', path: 'Path', corruptAt: 'Found corrupt',
     log: 'Log', liveLog: 'Live log', related: 'Related runs', restoresOf: 'Restores of this record',
     verificationsOf: 'Verifications of this record', replicationsOf: 'Replications of this record',
-    copyChecksum: 'Copy checksum',
+    copyChecksum: 'Copy checksum', downloadCopy: 'Download the copy on {{target}}', downloadFailed: 'Download failed',
   },
   actions: {
     download: 'Download', downloadStarted: 'Download started', verify: 'Verify', verifyQuick: 'Quick verification',
