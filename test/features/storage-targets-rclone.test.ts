@@ -52,3 +52,31 @@ test('an unreachable SFTP host fails its test promptly with a coded 400', async 
   });
   assert.equal(ok.status, 200, ok.body);
 });
+
+test('an edited target is tested with its stored secret: targetId fills in what the form left out', async (t) => {
+  const server = await startWebdavServer();
+  t.after(() => server.stop());
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const body = { name: 'nas', type: 'webdav', config: { url: server.url, vendor: 'other', user: server.user, pass: server.pass, path: 'backups' } };
+  const created = await call(app, 'POST', '/api/storage-targets', { token: admin, body });
+  assert.equal(created.status, 200, created.body);
+  const id = created.json.data.id as number;
+  // The edit form sends the settings back without the secret (or masked).
+  const { pass: _pass, ...withoutSecret } = body.config;
+  const edited = { ...body, config: { ...withoutSecret, path: 'elsewhere' } };
+  const alone = await call(app, 'POST', '/api/storage-targets/test', { token: admin, body: edited });
+  assert.equal(alone.status, 400, 'without the stored secret the server refuses the login');
+  const withStored = await call(app, 'POST', '/api/storage-targets/test', { token: admin, body: { ...edited, targetId: id } });
+  assert.equal(withStored.status, 200, withStored.body);
+  const masked = await call(app, 'POST', '/api/storage-targets/test', { token: admin, body: { ...edited, config: { ...edited.config, pass: '********' }, targetId: id } });
+  assert.equal(masked.status, 200, masked.body);
+  // A typed secret wins over the stored one.
+  const typed = await call(app, 'POST', '/api/storage-targets/test', { token: admin, body: { ...edited, config: { ...edited.config, pass: 'wrong-password' }, targetId: id } });
+  assert.equal(typed.status, 400);
+  const otherType = await call(app, 'POST', '/api/storage-targets/test', { token: admin, body: { name: 'x', type: 'local_disk', config: { basePath: '/tmp' }, targetId: id } });
+  assert.equal(otherType.json.code, 'STORAGE_TARGET_TYPE_IMMUTABLE');
+  const missing = await call(app, 'POST', '/api/storage-targets/test', { token: admin, body: { ...edited, targetId: 9999 } });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.json.code, 'STORAGE_TARGET_NOT_FOUND');
+});

@@ -10,7 +10,7 @@ import { roleAllows } from '../../auth/roles.ts';
 import { optionDocs } from '../../plugin-host/provider-config.ts';
 import { providerFailure, trimReason } from '../../storage/target-opener.ts';
 import type { StorageTarget } from '../../db/entities/storage-target.ts';
-import { TargetInput, TargetUpdate, TargetSummary, TargetDetail, TestResultView } from './storage-target-schemas.ts';
+import { TargetInput, TargetTestInput, TargetUpdate, TargetSummary, TargetDetail, TestResultView } from './storage-target-schemas.ts';
 import { toTargetSummary, toTargetDetail } from './storage-target-view.ts';
 import { AuthUrlBody, GOOGLE_DRIVE } from './oauth-flow.ts';
 import { oauthCallbackPage } from './oauth-callback-page.ts';
@@ -57,7 +57,7 @@ export async function storageTargetRoutes(fastify: FastifyInstance): Promise<voi
 
   app.post('/api/storage-targets/test', {
     config: { access: 'operator' },
-    schema: { body: TargetInput, response: { 200: envelopeOf(TestResultView) } },
+    schema: { body: TargetTestInput, response: { 200: envelopeOf(TestResultView) } },
   }, async (request) => ok(await request.diScope.cradle.storageTargets.testUnsaved(request.body)));
 
   app.get('/api/storage-targets/rclone/backends', {

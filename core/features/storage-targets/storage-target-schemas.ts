@@ -14,6 +14,13 @@ export const TargetInput = Type.Object({
 });
 export type TargetInput = Static<typeof TargetInput>;
 
+/**
+ * A connection test of unsaved settings. `targetId` (Backplane's) names the stored target being
+ * edited: secrets left out (or sent masked) are taken from it, as an update would keep them.
+ */
+export const TargetTestInput = Type.Object({ ...TargetInput.properties, targetId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) });
+export type TargetTestInput = Static<typeof TargetTestInput>;
+
 /** Update: same fields; the type may be repeated but not changed. */
 export const TargetUpdate = Type.Partial(TargetInput);
 export type TargetUpdate = Static<typeof TargetUpdate>;

@@ -9,7 +9,7 @@ import { StorageTargetOpener, providerFailure, trimReason } from '../../storage/
 import { configIssues, splitSecrets, mergeSecrets, configError } from '../../plugin-host/provider-config.ts';
 import { fromAliases, aliasIssues } from '../../plugin-host/config-aliases.ts';
 import { masterRelayChoice } from '../../storage/master-relay.ts';
-import type { TargetInput, TargetUpdate } from './storage-target-schemas.ts';
+import type { TargetInput, TargetTestInput, TargetUpdate } from './storage-target-schemas.ts';
 import { testInstance } from '../../storage/target-test.ts';
 
 export class StorageTargetService {
@@ -112,8 +112,11 @@ export class StorageTargetService {
   }
 
   /** Tests a configuration that is not saved; a failure is 400 with the backend's reason. */
-  async testUnsaved(input: TargetInput): Promise<TestResult> {
-    const { config } = this.resolveInput(input);
+  async testUnsaved(input: TargetTestInput): Promise<TestResult> {
+    const { targetId, ...settings } = input;
+    const stored = targetId === undefined ? undefined : await this.get(targetId);
+    if (stored && stored.type !== settings.type) throw new AppError('STORAGE_TARGET_TYPE_IMMUTABLE');
+    const { config } = this.resolveInput(settings, stored);
     const result = await testInstance(await this.#opener.create(input.type, config));
     if (!result.success) throw new AppError('STORAGE_TARGET_TEST_FAILED', { message: result.message });
     return result;

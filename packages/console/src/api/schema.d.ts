@@ -9126,6 +9126,7 @@ export interface paths {
                         enabled?: boolean;
                         name: string;
                         quotaBytes?: number;
+                        targetId?: number;
                         type: string;
                     };
                 };
