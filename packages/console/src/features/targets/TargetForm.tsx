@@ -38,8 +38,8 @@ export function TargetForm({ typeName, type, target, onChangeType }: Props) {
   const [redirectUri, setRedirectUri] = useState(() => `${window.location.origin}${CONSOLE_CALLBACK_PATH}`);
   const { save, test, authorise } = useTargetActions(target?.id);
   const oauth = type?.oauth ?? false;
-  // Testing unsaved settings cannot use stored secrets (the route has no target to take them from).
-  const canTestUnsaved = !oauth && (target === undefined || masked.every((k) => values[k] !== ''));
+  // An edit is tested with the stored secrets filling in those left empty (the route's targetId).
+  const canTestUnsaved = !oauth;
 
   const setValue = (key: string, value: FieldValue) => {
     setValues((v) => ({ ...v, [key]: value }));

@@ -9,7 +9,7 @@ import { targetKeys } from './target-queries.ts';
 export type TargetBody = RequestBody<'/api/storage-targets', 'post'>;
 export type AuthUrlBody = RequestBody<'/api/storage-targets/google-drive/auth-url', 'post'>;
 
-/** The form's server calls: create or update, test the unsaved settings, start Google's authorisation. */
+/** The form's server calls: create or update, test the unsaved settings (an edit with its stored secrets), start Google's authorisation. */
 export function useTargetActions(targetId: number | undefined) {
   const { t } = useTranslation('targets');
   const queryClient = useQueryClient();
@@ -29,7 +29,7 @@ export function useTargetActions(targetId: number | undefined) {
     },
   });
   const test = useMutation({
-    mutationFn: (body: TargetBody) => unwrap(api.POST('/api/storage-targets/test', { body })),
+    mutationFn: (body: TargetBody) => unwrap(api.POST('/api/storage-targets/test', { body: targetId === undefined ? body : { ...body, targetId } })),
   });
   const authorise = useMutation({
     mutationFn: (body: AuthUrlBody) => unwrap(api.POST('/api/storage-targets/google-drive/auth-url', { body })),
