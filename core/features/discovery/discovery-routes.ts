@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -24,7 +24,27 @@ const DiscoverBody = Type.Object({
   path: Type.Optional(Type.String({ maxLength: 4096 })),
   /** Discover from a node (its agent connects, so `host` is as the node sees it); 0 or absent = the master. */
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  /**
+   * Backplane's: the stored task being edited. With no password (or the mask) sent, the task's
+   * stored password is used — only for the task's own server (host and user), so it is never
+   * sent anywhere the task would not send it.
+   */
+  taskId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
 });
+
+const MASK = '********';
+
+/** The body's password, or the stored task's when the body names the task and leaves it out. */
+async function passwordFor(request: FastifyRequest, body: Static<typeof DiscoverBody>): Promise<string | undefined> {
+  const sent = body.password === MASK ? undefined : body.password;
+  if (body.taskId === undefined || (sent !== undefined && sent !== '')) return sent;
+  const { backupTasks } = request.diScope.cradle;
+  const task = await backupTasks.get(body.taskId);
+  if (task.dbHost !== (body.host ?? '') || task.dbUser !== (body.user ?? '')) {
+    throw new AppError('DATABASE_DISCOVER_INVALID', { message: 'The stored password of a task is used only for its own server: send the password for another host or user.' });
+  }
+  return backupTasks.password(task) || undefined;
+}
 
 /**
  * The reference's answer, `databases` as the names a task can back up (its console fills a
@@ -48,7 +68,10 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
     // (read-only by role) are refused rather than handed a credential-testing tool.
     const p = request.principal;
     if ((p?.kind === 'user' || p?.kind === 'apiKey') && !roleAllows(p.role, 'operator')) throw new AppError('AUTH_FORBIDDEN');
-    const { type, nodeId = 0, ...connection } = request.body;
+    const { type, nodeId = 0, taskId: _taskId, ...given } = request.body;
+    const password = await passwordFor(request, request.body);
+    const { password: _sent, ...rest } = given;
+    const connection = { ...rest, ...(password === undefined ? {} : { password }) };
     const driver = driverFor(request.diScope.cradle.databaseDrivers.list(), type);
     if (!driver) throw new AppError('DATABASE_DISCOVER_INVALID_TYPE', { message: `Unknown database type "${type}".` });
     const config = Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined && v !== ''));

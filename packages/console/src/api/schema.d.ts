@@ -5608,6 +5608,7 @@ export interface paths {
                         password?: string;
                         path?: string;
                         port?: number;
+                        taskId?: number;
                         type: string;
                         user?: string;
                     };
