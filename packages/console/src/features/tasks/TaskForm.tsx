@@ -81,7 +81,7 @@ export function TaskForm({ initial, taskId, passwordStored }: { initial: TaskFor
       <Grid>
         <Grid.Col span={{ base: 12, lg: 6 }}>
           <BasicsSection form={form} types={types.data ?? ['file']} tags={tags.data ?? []} />
-          <SourceSection form={form} browseNodeId={browseNodeId} discoverNodeId={v.placement === 'node' ? Number(v.nodeId) || 0 : 0} passwordStored={passwordStored} />
+          <SourceSection form={form} browseNodeId={browseNodeId} discoverNodeId={v.placement === 'node' ? Number(v.nodeId) || 0 : 0} passwordStored={passwordStored} taskId={taskId} />
           <PlacementSection form={form} targets={targetOptions} nodes={nodeOptions} labels={labels} />
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 6 }}>

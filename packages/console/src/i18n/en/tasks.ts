@@ -49,7 +49,7 @@ export default {
     tags: 'Free words to group and filter tasks.', enabled: 'A disabled task keeps its settings and backups but never runs on schedule.',
     sourcePaths: 'Absolute paths on the node that runs the task.', excludePatterns: 'Glob patterns of files to leave out, e.g. *.tmp or node_modules.',
     dbPath: 'Absolute path of the SQLite file on the node that runs the task.', dbPort: 'Empty: the default port ({{port}}).',
-    dbPasswordStored: 'A password is stored. Leave empty to keep it; type a new one to replace it (Discover needs it typed).',
+    dbPasswordStored: 'A password is stored. Leave empty to keep it; type a new one to replace it.',
     dbNames: 'One or more databases; each becomes its own dump. Type a name and press Enter, or use Discover.',
     storageTargetIds: 'Every backup is stored on each of these targets.', replicationTargetIds: 'Copies made after the backup, to other targets.',
     placement: 'The master itself, one agent node, or the least busy online node with a label.', nodeLabel: 'Any online node carrying this label may run it.',

@@ -8,8 +8,12 @@ import { ErrorAlert } from '../../../components/ErrorAlert.tsx';
 import { formatBytes } from '../../../lib/time.ts';
 import type { TaskForm } from './form-types.ts';
 
-/** "Discover": lists the server's databases (POST /api/database/discover, from the task's node) to tick the ones to back up. */
-export function DiscoverDatabases({ form, nodeId }: { form: TaskForm; nodeId: number }) {
+/**
+ * "Discover": lists the server's databases (POST /api/database/discover, from the task's node) to
+ * tick the ones to back up. Editing a stored task, an empty password field means its stored
+ * password (`taskId`; the server uses it for the task's own host and user only).
+ */
+export function DiscoverDatabases({ form, nodeId, taskId }: { form: TaskForm; nodeId: number; taskId: number | null }) {
   const { t } = useTranslation('tasks');
   const [showSystem, setShowSystem] = useState(false);
   const v = form.values;
@@ -19,6 +23,7 @@ export function DiscoverDatabases({ form, nodeId }: { form: TaskForm; nodeId: nu
         type: v.type, nodeId,
         ...(v.dbHost ? { host: v.dbHost } : {}), ...(v.dbPort ? { port: v.dbPort } : {}), ...(v.dbUser ? { user: v.dbUser } : {}),
         ...(v.dbPassword ? { password: v.dbPassword } : {}),
+        ...(taskId !== null ? { taskId } : {}),
       },
     })),
   });

@@ -14,8 +14,8 @@ import { DiscoverDatabases } from './DiscoverDatabases.tsx';
  * What the task backs up, by type: paths (with excludes) for `file`, a database file for
  * SQLite, a server and its databases for the others.
  */
-export function SourceSection({ form, browseNodeId, discoverNodeId, passwordStored }: {
-  form: TaskForm; browseNodeId: number | null; discoverNodeId: number; passwordStored: boolean;
+export function SourceSection({ form, browseNodeId, discoverNodeId, passwordStored, taskId }: {
+  form: TaskForm; browseNodeId: number | null; discoverNodeId: number; passwordStored: boolean; taskId: number | null;
 }) {
   const { t } = useTranslation('tasks');
   const [browse, setBrowse] = useState<'paths' | 'file' | null>(null);
@@ -47,7 +47,7 @@ export function SourceSection({ form, browseNodeId, discoverNodeId, passwordStor
               placeholder={passwordStored ? '********' : undefined} {...form.getInputProps('dbPassword')} />
           </SimpleGrid>
           <TagsInput label={t('fields.dbNames')} description={t('help.dbNames')} withAsterisk {...form.getInputProps('dbNames')} />
-          <DiscoverDatabases form={form} nodeId={discoverNodeId} />
+          <DiscoverDatabases form={form} nodeId={discoverNodeId} taskId={taskId} />
         </Stack>
       )}
       <BrowseModal opened={browse !== null} onClose={() => setBrowse(null)} nodeId={browseNodeId} multiple={browse === 'paths'} files={browse === 'file'}
