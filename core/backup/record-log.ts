@@ -32,6 +32,9 @@ const MAX_NOTICE_BYTES = 7_000;
 /** A record keeps at most this many lines; a run spraying warnings must not fill the database. */
 export const MAX_LINES = 2000;
 
+/** Latest progress is kept for this many records at most (a run whose end this master never heard of must not pile up). */
+const MAX_PROGRESS_ENTRIES = 10_000;
+
 interface Live {
   seq: number;
   lines: number;
@@ -54,6 +57,8 @@ export class RecordLogHub {
   readonly #orm: MikroORM;
   readonly #emitter = new EventEmitter();
   readonly #live = new Map<number, Live>();
+  /** The last progress frame of each running record this master heard of (its own runs, and every master's when relayed). */
+  readonly #progress = new Map<number, ProgressInfo>();
 
   readonly #kind: RecordKind;
   #relay: { cluster: Cluster; onError: (err: unknown) => void } | undefined;
@@ -128,7 +133,7 @@ export class RecordLogHub {
 
   #publish(event: LogEvent): void {
     if (!this.#relay) {
-      this.#emitter.emit(String(event.recordId), event);
+      this.#dispatch(event);
       return;
     }
     let notice = JSON.stringify({ kind: this.#kind, event });
@@ -145,7 +150,23 @@ export class RecordLogHub {
       if (!row) return;
       event = { ...event, message: row.message };
     }
+    this.#dispatch(event);
+  }
+
+  /** Hands an event to the record's subscribers, keeping its progress for lists (`lastProgress`). */
+  #dispatch(event: LogEvent): void {
+    if (event.completed) this.#progress.delete(event.recordId);
+    else if (event.progress) {
+      this.#progress.delete(event.recordId);
+      this.#progress.set(event.recordId, event.progress);
+      if (this.#progress.size > MAX_PROGRESS_ENTRIES) this.#progress.delete(this.#progress.keys().next().value!);
+    }
     this.#emitter.emit(String(event.recordId), event);
+  }
+
+  /** The last progress a running record reported (bytes read and stored, speed, elapsed), if any reached this master. */
+  lastProgress(recordId: number): ProgressInfo | undefined {
+    return this.#progress.get(recordId);
   }
 
   isLive(recordId: number): boolean {

@@ -34,11 +34,11 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
     config: { access: 'auth' },
     schema: { querystring: RecordListQuery, response: { 200: envelopeOf(Type.Array(RecordSummary)) } },
   }, async (request, reply) => {
-    const { backupRecords } = request.diScope.cradle;
+    const { backupRecords, recordLogs } = request.diScope.cradle;
     const [records, total] = await backupRecords.list(request.query);
     const copies = await backupRecords.listCopies(records.map((r) => r.id));
     setTotal(reply, total);
-    return ok(records.map((r) => recordSummary(r, copies.get(r.id) ?? [])));
+    return ok(records.map((r) => recordSummary(r, copies.get(r.id) ?? [], recordLogs.lastProgress(r.id))));
   });
 
   app.get('/api/backup/records/:id', {

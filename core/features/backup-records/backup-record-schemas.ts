@@ -62,6 +62,8 @@ export const RecordSummary = Type.Object({
   deletePending: Type.Boolean(),
   backupKind: Type.Literal('full'),
   hasContents: Type.Boolean(),
+  /** Backplane's: while running, the last progress the run reported (bytes read and stored so far, speed, seconds); null otherwise. */
+  progress: Type.Union([Type.Object({ bytesRead: Type.Number(), bytesStored: Type.Number(), speedBps: Type.Number(), elapsedSeconds: Type.Number() }), Type.Null()]),
 });
 
 /** A stored log line as BackupX's BackupLogEvent (the log stream sends the same objects). */

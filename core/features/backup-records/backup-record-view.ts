@@ -1,5 +1,6 @@
 import type { BackupRecord, BackupRecordCopy } from '../../db/entities/backup-record.ts';
 import { reportedStatus } from './reported-status.ts';
+import type { ProgressInfo } from '../../backup/record-log.ts';
 
 /** The fields of a record and of its copies a summary shows (entities, or rows read for a list). */
 export type RecordRow = Pick<BackupRecord, 'id' | 'taskId' | 'taskName' | 'type' | 'nodeId' | 'status' | 'trigger' | 'triggeredBy' | 'fileName' | 'fileSize' | 'rawSize'
@@ -11,7 +12,8 @@ function primary(copies: CopyRow[]): CopyRow | undefined {
   return copies.find((c) => c.status === 'success' && !c.corruptAt) ?? copies.find((c) => c.status === 'success') ?? copies[0];
 }
 
-export function recordSummary(r: RecordRow, copies: CopyRow[]) {
+/** `progress`: the last progress frame of a running record that reached this master (null otherwise). */
+export function recordSummary(r: RecordRow, copies: CopyRow[], progress?: ProgressInfo) {
   const p = primary(copies);
   return {
     id: r.id,
@@ -42,6 +44,7 @@ export function recordSummary(r: RecordRow, copies: CopyRow[]) {
     deletePending: r.deleteRequestedAt != null,
     backupKind: 'full' as const,
     hasContents: r.hasManifest,
+    progress: r.status === 'running' && progress ? { ...progress } : null,
   };
 }
 

@@ -12,5 +12,5 @@ import { reportedStatus } from './reported-status.ts';
 export async function recordDetail({ backupRecords, recordLogs }: { backupRecords: BackupRecordService; recordLogs: RecordLogHub }, record: BackupRecord) {
   const copies = (await backupRecords.copies([record.id])).get(record.id) ?? [];
   const logEvents = await recordLogs.stored(record.id, 0, reportedStatus(record.status));
-  return { ...recordSummary(record, copies), logContent: await recordLogs.content(record.id), logEvents, storageUploadResults: copies.map(copyResult) };
+  return { ...recordSummary(record, copies, recordLogs.lastProgress(record.id)), logContent: await recordLogs.content(record.id), logEvents, storageUploadResults: copies.map(copyResult) };
 }

@@ -8,6 +8,7 @@ import { NodeEntity, type Node } from '../../db/entities/node.ts';
 import { nodeStatus } from '../../agent-protocol/node-status.ts';
 import { isOutdated } from '../../agent-protocol/node-monitor.ts';
 import { recordSummary } from '../backup-records/backup-record-view.ts';
+import type { RecordLogHub } from '../../backup/record-log.ts';
 import { taskEvidence, evidenceOf, rtoStatus, hoursSince, windowStart } from '../../insight/task-evidence.ts';
 
 const DAY_MS = 86_400_000;
@@ -20,10 +21,12 @@ const iso = (d: Date | null) => d?.toISOString();
 export class DashboardService {
   readonly #em: EntityManager;
   readonly #config: Config;
+  readonly #recordLogs: RecordLogHub;
 
-  constructor({ em, config }: { em: EntityManager; config: Config }) {
+  constructor({ em, config, recordLogs }: { em: EntityManager; config: Config; recordLogs: RecordLogHub }) {
     this.#em = em;
     this.#config = config;
+    this.#recordLogs = recordLogs;
   }
 
   get #sql() {
@@ -50,7 +53,7 @@ export class DashboardService {
       successRate: started === 0 ? 0 : Math.round((num(recent30!.success) / started) * 10_000) / 10_000,
       totalBackupBytes: num(records!.bytes),
       ...(timeOf(records!.last) ? { lastBackupAt: iso(timeOf(records!.last)) } : {}),
-      recentRecords: latest.map((r) => recordSummary(r, copies.filter((c) => c.recordId === r.id))),
+      recentRecords: latest.map((r) => recordSummary(r, copies.filter((c) => c.recordId === r.id), this.#recordLogs.lastProgress(r.id))),
       // Bytes stored per target: the copies there that hold an artifact (a replica counts where it lives).
       storageUsage: storage.map((s) => ({ storageTargetId: num(s.storage_target_id), targetName: targetNames.get(num(s.storage_target_id)) ?? `target ${num(s.storage_target_id)}`, totalSize: num(s.total) })),
     };

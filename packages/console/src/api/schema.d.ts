@@ -2730,6 +2730,12 @@ export interface paths {
                                 id: number;
                                 locked: boolean;
                                 nodeId: number;
+                                progress: {
+                                    bytesRead: number;
+                                    bytesStored: number;
+                                    elapsedSeconds: number;
+                                    speedBps: number;
+                                } | null;
                                 /** Format: date-time */
                                 queuedAt: string;
                                 rawSize: number;
@@ -2908,6 +2914,12 @@ export interface paths {
                                     timestamp: string;
                                 }[];
                                 nodeId: number;
+                                progress: {
+                                    bytesRead: number;
+                                    bytesStored: number;
+                                    elapsedSeconds: number;
+                                    speedBps: number;
+                                } | null;
                                 /** Format: date-time */
                                 queuedAt: string;
                                 rawSize: number;
@@ -3061,6 +3073,12 @@ export interface paths {
                                 id: number;
                                 locked: boolean;
                                 nodeId: number;
+                                progress: {
+                                    bytesRead: number;
+                                    bytesStored: number;
+                                    elapsedSeconds: number;
+                                    speedBps: number;
+                                } | null;
                                 /** Format: date-time */
                                 queuedAt: string;
                                 rawSize: number;
@@ -3313,6 +3331,12 @@ export interface paths {
                                     timestamp: string;
                                 }[];
                                 nodeId: number;
+                                progress: {
+                                    bytesRead: number;
+                                    bytesStored: number;
+                                    elapsedSeconds: number;
+                                    speedBps: number;
+                                } | null;
                                 /** Format: date-time */
                                 queuedAt: string;
                                 rawSize: number;
@@ -4822,6 +4846,12 @@ export interface paths {
                                     timestamp: string;
                                 }[];
                                 nodeId: number;
+                                progress: {
+                                    bytesRead: number;
+                                    bytesStored: number;
+                                    elapsedSeconds: number;
+                                    speedBps: number;
+                                } | null;
                                 /** Format: date-time */
                                 queuedAt: string;
                                 rawSize: number;
@@ -5457,6 +5487,12 @@ export interface paths {
                                     id: number;
                                     locked: boolean;
                                     nodeId: number;
+                                    progress: {
+                                        bytesRead: number;
+                                        bytesStored: number;
+                                        elapsedSeconds: number;
+                                        speedBps: number;
+                                    } | null;
                                     /** Format: date-time */
                                     queuedAt: string;
                                     rawSize: number;
