@@ -11,7 +11,6 @@ import { formatBytes } from '../../lib/time.ts';
 import type { ResponseData } from '../../api/types.ts';
 import { Panel } from './Panel.tsx';
 import { useRunningRecords } from './dashboard-queries.ts';
-import { useRunProgress } from './use-run-progress.ts';
 
 type Record = ResponseData<'/api/backup/records', 'get'>[number];
 
@@ -27,7 +26,8 @@ function useExpectedBytes(taskId: number) {
 function RunningRow({ record }: { record: Record }) {
   const { t } = useTranslation('dashboard');
   const queued = record.state === 'queued';
-  const progress = useRunProgress(record.id, !queued);
+  // The record's last progress frame, as the list (polled while something runs) reports it.
+  const progress = record.progress;
   const percent = progressPercent(progress, useExpectedBytes(record.taskId));
   return (
     <Stack gap={4} data-testid="running-record">

@@ -54,7 +54,7 @@ export function RecordsTable({ records, selectable, selected, onSelect }: {
                 <Anchor component={Link} to={`/records/${r.id}`} fw={500}>{r.taskName}</Anchor>
                 <Text size="xs" c="dimmed">{r.type} · {r.trigger}</Text>
               </Table.Td>
-              <Table.Td><RunStatus state={r.state} locked={r.locked} /></Table.Td>
+              <Table.Td><RunStatus state={r.state} locked={r.locked} progress={r.progress} /></Table.Td>
               <Table.Td>
                 <Tooltip label={t('detail.rawSize') + ': ' + formatBytes(r.rawSize)} disabled={!r.rawSize}>
                   <Text size="sm" span>{r.fileSize ? formatBytes(r.fileSize) : '—'}</Text>

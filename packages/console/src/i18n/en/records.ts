@@ -28,7 +28,7 @@ export default {
     anyTarget: 'Any target', clear: 'Clear filters', master: 'Master (local)',
   },
   status: { queued: 'Queued', running: 'Running', success: 'Success', partial: 'Partial', failed: 'Failed', cancelled: 'Cancelled' },
-  progress: { queued: 'Waiting to start', running: 'Running' },
+  progress: { queued: 'Waiting to start', running: 'Running', figures: '{{read}} read · {{speed}}/s' },
   locked: 'Locked', lockedHint: 'Locked: never deleted, by retention or by hand.', deletePending: 'Deletion pending',
   encrypted: 'Encrypted',
   pager: { label: 'Pages', showing: '{{from}}–{{to}} of {{total}}' },
