@@ -123,5 +123,7 @@ export const openapiDocs = fp(async function openapiDocs(app: FastifyInstance) {
   app.get(OPENAPI_PATH, { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
   // Swagger UI's files come from the package through @fastify/static, never from a CDN; no
   // online validator either (validatorUrl stays null). The UI reads the same description at /api/docs/json.
-  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { deepLinking: true } });
+  // Areas start folded: ~150 operations with their schemas are too many to render at once, and a
+  // folded list shows every area at a glance.
+  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { deepLinking: true, docExpansion: 'none' } });
 }, { name: 'backplane-openapi-docs', dependencies: ['backplane-openapi', 'backplane-access-guard'] });

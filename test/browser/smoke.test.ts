@@ -25,3 +25,29 @@ test('a real master serves the built console to a real browser: it loads with it
   await screenshot(page, 'smoke-console');
   assert.deepEqual(errors, [], 'the page logged no error (a CSP refusal would be one)');
 });
+
+test('/api/docs lists every area of the description in a real browser, and an area all its operations', { timeout: 120_000 }, async (t) => {
+  const dataDir = await tempDir(t);
+  const server = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir });
+  t.after(() => server.stop());
+  const { page, errors } = await openBrowser(t);
+  const doc = await (await fetch(`${server.url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, { tags?: string[] }>> };
+  const byTag = new Map<string, number>();
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) for (const tag of op.tags ?? []) byTag.set(tag, (byTag.get(tag) ?? 0) + 1);
+  }
+
+  // Swagger UI, its files and the description all from this server (test/http/openapi.test.ts checks
+  // the description route by route): every area, folded; an area opens on all its operations, and
+  // an operation on its responses.
+  await page.goto(`${server.url}/api/docs`);
+  await page.locator('.opblock-tag').first().waitFor();
+  assert.deepEqual(await page.locator('.opblock-tag').evaluateAll((els) => els.map((e) => e.getAttribute('data-tag'))), [...byTag.keys()]);
+  await page.locator('.opblock-tag[data-tag="backup"]').click();
+  await page.waitForFunction((n) => document.querySelectorAll('.opblock').length === n, byTag.get('backup'));
+  await page.locator('.opblock-summary-path', { hasText: /^\/api\/backup\/records\/\{id\}\/restore$/ }).first().click();
+  await page.getByText('Responses').first().waitFor();
+  await page.getByText('ErrorEnvelope').first().waitFor();
+  await screenshot(page, 'api-docs');
+  assert.deepEqual(errors, [], 'the reference UI logged no error');
+});
