@@ -44,7 +44,9 @@ test('/api/docs lists every area of the description in a real browser, and an ar
   await page.locator('.opblock-tag').first().waitFor();
   assert.deepEqual(await page.locator('.opblock-tag').evaluateAll((els) => els.map((e) => e.getAttribute('data-tag'))), [...byTag.keys()]);
   await page.locator('.opblock-tag[data-tag="backup"]').click();
-  await page.waitForFunction((n) => document.querySelectorAll('.opblock').length === n, byTag.get('backup'));
+  const backupOps = byTag.get('backup') ?? 0;
+  await page.locator('.opblock').nth(backupOps - 1).waitFor();
+  assert.equal(await page.locator('.opblock').count(), backupOps, 'the area shows each of its operations');
   await page.locator('.opblock-summary-path', { hasText: /^\/api\/backup\/records\/\{id\}\/restore$/ }).first().click();
   await page.getByText('Responses').first().waitFor();
   await page.getByText('ErrorEnvelope').first().waitFor();
