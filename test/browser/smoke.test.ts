@@ -5,9 +5,7 @@ import { join } from 'node:path';
 import { tempDir } from '../helpers/build.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
 import { openBrowser, screenshot } from '../helpers/browser.ts';
-
-/** The console this checkout serves (npm install builds it; CI too): the test drives the real one. */
-const CONSOLE_DIST = join(import.meta.dirname, '..', '..', 'packages', 'console', 'dist');
+import { CONSOLE_DIST } from '../helpers/console.ts';
 
 test('a real master serves the built console to a real browser: it loads with its title and no error', { timeout: 120_000 }, async (t) => {
   assert.ok(existsSync(join(CONSOLE_DIST, 'index.html')), 'console not built: run npm run build -w @backplane/console');

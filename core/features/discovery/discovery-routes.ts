@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
+import { SECRET_MASK } from '@backplane/plugin-api';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -32,11 +33,9 @@ const DiscoverBody = Type.Object({
   taskId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
 });
 
-const MASK = '********';
-
 /** The body's password, or the stored task's when the body names the task and leaves it out. */
 async function passwordFor(request: FastifyRequest, body: Static<typeof DiscoverBody>): Promise<string | undefined> {
-  const sent = body.password === MASK ? undefined : body.password;
+  const sent = body.password === SECRET_MASK ? undefined : body.password;
   if (body.taskId === undefined || (sent !== undefined && sent !== '')) return sent;
   const { backupTasks } = request.diScope.cradle;
   const task = await backupTasks.get(body.taskId);
@@ -68,9 +67,8 @@ export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
     // (read-only by role) are refused rather than handed a credential-testing tool.
     const p = request.principal;
     if ((p?.kind === 'user' || p?.kind === 'apiKey') && !roleAllows(p.role, 'operator')) throw new AppError('AUTH_FORBIDDEN');
-    const { type, nodeId = 0, taskId: _taskId, ...given } = request.body;
+    const { type, nodeId = 0, taskId: _taskId, password: _sent, ...rest } = request.body;
     const password = await passwordFor(request, request.body);
-    const { password: _sent, ...rest } = given;
     const connection = { ...rest, ...(password === undefined ? {} : { password }) };
     const driver = driverFor(request.diScope.cradle.databaseDrivers.list(), type);
     if (!driver) throw new AppError('DATABASE_DISCOVER_INVALID_TYPE', { message: `Unknown database type "${type}".` });

@@ -10,7 +10,7 @@ import { EmptyState } from '../../components/EmptyState.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime } from '../../components/RelativeTime.tsx';
 import { useCan } from '../../app/use-session.ts';
-import { fetchNodes, nodeKeys } from './node-queries.ts';
+import { nodeListQuery } from '../../api/shared-lists.ts';
 import { parseLabels } from './node-form.ts';
 import { AddNodeModal } from './AddNodeModal.tsx';
 
@@ -23,7 +23,7 @@ export function NodesPage({ adding: addingAtFirst = false }: { adding?: boolean 
   // /nodes/new opens the dialog; closing it goes back to the list's own address.
   const close = () => { hide(); if (addingAtFirst) void navigate('/nodes', { replace: true }); };
   // Status is derived from the last heartbeat: refresh while the page is open.
-  const query = useQuery({ queryKey: nodeKeys.list, queryFn: fetchNodes, refetchInterval: 15_000 });
+  const query = useQuery({ ...nodeListQuery, refetchInterval: 15_000 });
   const addButton = can('admin') && <Button leftSection={<IconPlus size={16} />} onClick={open}>{t('list.add')}</Button>;
   return (
     <>

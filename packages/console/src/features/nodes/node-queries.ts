@@ -13,7 +13,6 @@ export const nodeKeys = {
   preview: (id: number, format: string, options: InstallerOptions) => ['nodes', 'install-preview', id, format, options] as const,
 };
 
-export const fetchNodes = () => unwrap(api.GET('/api/nodes', { params: { query: { limit: 1000, offset: 0 } } }));
 export const fetchNode = (id: number) => unwrap(api.GET('/api/nodes/{id}', { params: { path: { id } } }));
 
 /** The installer script (or compose file) a node's installers serve, as text: the route answers no JSON envelope. */

@@ -11,7 +11,8 @@
  * ("leave empty to keep") and leaves it out of the config unless the user typed a new one.
  */
 
-export const SECRET_MASK = '********';
+import { SECRET_MASK, humanise } from '../../lib/config-text.ts';
+export { SECRET_MASK, humanise };
 
 /** What this module reads of a catalogue option (the route's `options[]` items). */
 export interface CatalogueOption {
@@ -62,12 +63,6 @@ interface PropertySchema {
   minimum?: number;
   maximum?: number;
   default?: unknown;
-}
-
-/** "webhookUrl" / "reject_unauthorized" → "Webhook url" / "Reject unauthorized". */
-export function humanise(key: string): string {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function propertyOf(type: Pick<CatalogueType, 'configSchema'>, key: string): PropertySchema {

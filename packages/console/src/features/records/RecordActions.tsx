@@ -9,7 +9,7 @@ import { api, downloadFile, unwrap } from '../../api/client.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useCan } from '../../app/use-session.ts';
 import type { ResponseData } from '../../api/types.ts';
-import { ConfirmButton } from './ConfirmButton.tsx';
+import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { ReplicateButton } from './ReplicateButton.tsx';
 import { VerifyMenu } from './VerifyMenu.tsx';
 import { hasArtifact, isActive } from './run-state.ts';
@@ -63,7 +63,7 @@ export function RecordActions({ record: r }: { record: Detail }) {
             onClick={() => lock.mutate(!r.locked)}>{r.locked ? t('actions.unlock') : t('actions.lock')}</Button>
         )}
         {can('write') && active && (
-          <ConfirmButton label={t('actions.cancel')} message={t('actions.cancelConfirm')} color="orange" icon={<IconPlayerStop size={16} />}
+          <ConfirmButton label={t('actions.cancel')} message={t('actions.cancelConfirm')} color="orange" leftSection={<IconPlayerStop size={16} />}
             onConfirm={async () => {
               await unwrap(api.POST('/api/backup/records/{id}/cancel', path));
               notifications.show({ message: t('actions.cancelled') });
@@ -74,7 +74,7 @@ export function RecordActions({ record: r }: { record: Detail }) {
           <Tooltip label={t('actions.lockedNoDelete')} disabled={!r.locked}>
             {/* The server refuses a locked record (BACKUP_RECORD_LOCKED); the button says so before it is pressed. */}
             <span>
-              <ConfirmButton label={t('actions.delete')} message={t('actions.deleteConfirm', { id: r.id })} icon={<IconTrash size={16} />} disabled={r.locked}
+              <ConfirmButton label={t('actions.delete')} message={t('actions.deleteConfirm', { id: r.id })} leftSection={<IconTrash size={16} />} disabled={r.locked}
                 onConfirm={async () => {
                   await unwrap(api.DELETE('/api/backup/records/{id}', path));
                   notifications.show({ color: 'green', message: t('actions.deleted', { id: r.id }) });

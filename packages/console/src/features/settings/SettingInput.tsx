@@ -1,7 +1,7 @@
 import { Checkbox, NumberInput, PasswordInput, Select, Stack, Switch, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { SECRET_MASK, type SettingSpec } from './settings-layout.ts';
-import { humanise } from '../notifications/channel-form.ts';
+import { humanise } from '../../lib/config-text.ts';
 
 const ZONES: string[] = (() => {
   try {

@@ -7,7 +7,8 @@
  * Pure: test/console/settings-layout.test.ts.
  */
 
-export const SECRET_MASK = '********';
+import { SECRET_MASK } from '../../lib/config-text.ts';
+export { SECRET_MASK };
 
 /** A setting as GET /api/settings/catalogue describes it (structural, so the generated type fits). */
 export interface SettingInfo {

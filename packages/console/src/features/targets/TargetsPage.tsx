@@ -10,7 +10,7 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime } from '../../components/RelativeTime.tsx';
 import { formatBytes } from '../../lib/time.ts';
 import { useCan } from '../../app/use-session.ts';
-import { fetchTargets, targetKeys } from './target-queries.ts';
+import { targetListQuery } from '../../api/shared-lists.ts';
 import { StarButton } from './StarButton.tsx';
 import { TestTargetButton } from './TestTargetButton.tsx';
 
@@ -18,7 +18,7 @@ import { TestTargetButton } from './TestTargetButton.tsx';
 export function TargetsPage() {
   const { t } = useTranslation('targets');
   const can = useCan();
-  const query = useQuery({ queryKey: targetKeys.list, queryFn: fetchTargets });
+  const query = useQuery(targetListQuery);
   const addButton = can('write') && (
     <Button component={Link} to="/targets/new" leftSection={<IconPlus size={16} />}>{t('list.add')}</Button>
   );

@@ -7,8 +7,8 @@
  * stored secret empty ("leave empty to keep") and never sends the mask.
  */
 import { GENERIC_RCLONE, type CatalogueOption, type CatalogueType } from './target-catalogue.ts';
-
-export const SECRET_MASK = '********';
+import { SECRET_MASK, humanise } from '../../lib/config-text.ts';
+export { SECRET_MASK, humanise };
 
 export type FieldKind = 'text' | 'password' | 'boolean' | 'json';
 
@@ -30,12 +30,6 @@ export interface FieldSpec {
 
 export type FieldValue = string | boolean;
 export type FormValues = Record<string, FieldValue>;
-
-/** "access_key_id" / "basePath" → "Access key id" / "Base path". */
-export function humanise(key: string): string {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
 
 function firstParagraph(help: string): string {
   return (help.split(/\n\s*\n/)[0] ?? '').replace(/\s+/g, ' ').trim();

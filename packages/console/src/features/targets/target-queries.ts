@@ -8,6 +8,5 @@ export const targetKeys = {
   usage: (id: number) => ['storage-targets', 'usage', id] as const,
 };
 
-export const fetchTargets = () => unwrap(api.GET('/api/storage-targets', { params: { query: { limit: 1000, offset: 0 } } }));
 export const fetchTarget = (id: number) => unwrap(api.GET('/api/storage-targets/{id}', { params: { path: { id } } }));
 export const fetchUsage = (id: number) => unwrap(api.GET('/api/storage-targets/{id}/usage', { params: { path: { id } } }));

@@ -1,5 +1,5 @@
 import { Button, Group, Text } from '@mantine/core';
-import { ConfirmButton } from './ConfirmButton.tsx';
+import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { useTranslation } from 'react-i18next';
 import { useTaskMutations } from './use-task-mutations.ts';
 
@@ -16,7 +16,7 @@ export function TaskBatchBar({ ids, onDone }: { ids: number[]; onDone: () => voi
       <Button size="xs" variant="default" disabled={busy} onClick={() => m.batchToggle.mutate({ ids, enabled: true }, { onSuccess: onDone })}>{t('batch.enable')}</Button>
       <Button size="xs" variant="default" disabled={busy} onClick={() => m.batchToggle.mutate({ ids, enabled: false }, { onSuccess: onDone })}>{t('batch.disable')}</Button>
       <ConfirmButton label={t('batch.delete')} title={t('batch.delete')} message={t('batch.confirmDelete', { count: ids.length })}
-        buttonProps={{ size: 'xs', disabled: busy }} onConfirm={() => m.batchDelete.mutate(ids, { onSuccess: onDone })} />
+        size="xs" disabled={busy} onConfirm={() => m.batchDelete.mutate(ids, { onSuccess: onDone })} />
     </Group>
   );
 }

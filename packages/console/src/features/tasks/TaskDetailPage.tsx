@@ -12,7 +12,7 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { useCan } from '../../app/use-session.ts';
 import { taskKeys, useScheduleZone, useTask, useTaskList, useTaskRecords } from './task-queries.ts';
 import { useTaskMutations } from './use-task-mutations.ts';
-import { ConfirmButton } from './ConfirmButton.tsx';
+import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { TaskConfigSummary } from './TaskConfigSummary.tsx';
 import { TaskRecentRecords } from './TaskRecentRecords.tsx';
 import { TaskRunPanel, type WatchedRun } from './TaskRunPanel.tsx';

@@ -46,11 +46,11 @@ export function TaskForm({ initial, taskId, passwordStored }: { initial: TaskFor
   const tasks = useTaskList();
   const records = useTaskRecords(taskId ?? 0);
 
-  const targetOptions = useMemo(() => (targets.data?.items ?? []).map((x) => ({ value: String(x.id), label: `${x.name} (${x.type})` })), [targets.data]);
-  const remoteNodes = (nodes.data?.items ?? []).filter((n) => !n.isLocal);
+  const targetOptions = useMemo(() => (targets.data ?? []).map((x) => ({ value: String(x.id), label: `${x.name} (${x.type})` })), [targets.data]);
+  const remoteNodes = (nodes.data ?? []).filter((n) => !n.isLocal);
   const nodeOptions = remoteNodes.map((n) => ({ value: String(n.id), label: `${n.name} · ${n.status}` }));
   const labels = [...new Set(remoteNodes.flatMap((n) => n.labels.split(',').map((l) => l.trim()).filter(Boolean)))];
-  const localNode = nodes.data?.items.find((n) => n.isLocal);
+  const localNode = nodes.data?.find((n) => n.isLocal);
   const v = form.values;
   const browseNodeId = v.placement === 'node' && v.nodeId ? Number(v.nodeId) : v.placement === 'master' ? (localNode?.id ?? null) : null;
   const otherTasks = (tasks.data?.items ?? []).filter((x) => x.id !== taskId).map((x) => ({ value: String(x.id), label: x.name }));

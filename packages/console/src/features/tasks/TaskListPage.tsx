@@ -30,12 +30,12 @@ export function TaskListPage() {
   const nodes = useNodes();
   const zone = useScheduleZone();
 
-  const nodeNames = useMemo(() => new Map((nodes.data?.items ?? []).map((n) => [n.id, n.name])), [nodes.data]);
+  const nodeNames = useMemo(() => new Map((nodes.data ?? []).map((n) => [n.id, n.name])), [nodes.data]);
   const nodeOptions: NodeOption[] = useMemo(() => {
     const pools = [...new Set((tasks.data?.items ?? []).map((x) => x.nodeLabel).filter(Boolean))];
     return [
       { value: 'master', label: t('placement.master') },
-      ...(nodes.data?.items ?? []).filter((n) => !n.isLocal).map((n) => ({ value: String(n.id), label: n.name })),
+      ...(nodes.data ?? []).filter((n) => !n.isLocal).map((n) => ({ value: String(n.id), label: n.name })),
       ...pools.map((p) => ({ value: `pool:${p}`, label: t('placement.poolNamed', { label: p }) })),
     ];
   }, [nodes.data, tasks.data, t]);
@@ -48,7 +48,7 @@ export function TaskListPage() {
       <QueryState query={tasks}>
         {({ items }) => {
           if (items.length === 0) {
-            const noTarget = targets.isSuccess && targets.data.items.length === 0;
+            const noTarget = targets.isSuccess && targets.data.length === 0;
             return noTarget
               ? <EmptyState title={t('empty.noTargetTitle')} hint={t('empty.noTargetHint')}
                 action={canWrite && <Button component={Link} to="/targets/new">{t('empty.createTarget')}</Button>} />

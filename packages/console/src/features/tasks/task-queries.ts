@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, unwrapPage } from '../../api/client.ts';
+import { databaseTypesQuery, nodeListQuery, targetListQuery } from '../../api/shared-lists.ts';
 import type { DriverInfo } from './task-form-model.ts';
 
 /** Query keys of the tasks pages (invalidate ['tasks'] after any task change). */
@@ -24,11 +25,11 @@ export function useTask(id: number) {
 }
 
 export function useStorageTargets() {
-  return useQuery({ queryKey: ['targets', 'list'], queryFn: () => unwrapPage(api.GET('/api/storage-targets', { params: { query: { limit: 500, offset: 0 } } })), staleTime: 30_000 });
+  return useQuery(targetListQuery);
 }
 
 export function useNodes() {
-  return useQuery({ queryKey: ['nodes', 'list'], queryFn: () => unwrapPage(api.GET('/api/nodes', { params: { query: { limit: 1000, offset: 0 } } })), staleTime: 30_000 });
+  return useQuery(nodeListQuery);
 }
 
 /** The task's records, newest first (the API's page limit is 500). */
@@ -42,19 +43,14 @@ export function useTaskRecords(taskId: number, limit = 500) {
 
 /** The database drivers the master has, with the task fields each reads (GET /api/database/types). */
 export function useDatabaseTypes(): DriverInfo[] {
-  const drivers = useQuery({ queryKey: ['database', 'types'], queryFn: () => unwrap(api.GET('/api/database/types')), staleTime: 300_000 });
+  const drivers = useQuery(databaseTypesQuery);
   return drivers.data ?? NO_DRIVERS;
 }
 const NO_DRIVERS: DriverInfo[] = [];
 
 /** Task types: `file` plus every database driver the master has. */
 export function useTaskTypes() {
-  return useQuery({
-    queryKey: ['database', 'types'],
-    queryFn: () => unwrap(api.GET('/api/database/types')),
-    staleTime: 300_000,
-    select: (drivers) => ['file', ...drivers.map((d) => d.type)],
-  });
+  return useQuery({ ...databaseTypesQuery, select: (drivers) => ['file', ...drivers.map((d) => d.type)] });
 }
 
 /** The zone the master reads schedules in (the `timezone` setting, else its own); the browser's until known. */
