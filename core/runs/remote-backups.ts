@@ -64,6 +64,14 @@ function refusedEntry(manifest: ReadonlyArray<{ path: string }>): string | undef
   return undefined;
 }
 
+/** A success must name what was stored; refused (400) before the update touches anything. */
+function refuseIncompleteSuccess(u: RecordUpdate): void {
+  if (u.status !== 'success') return;
+  if (!u.checksum || !/^[0-9a-f]{64}$/.test(u.checksum) || u.fileSize === undefined || u.rawSize === undefined) {
+    throw new AppError('INVALID_INPUT', { message: 'A success needs checksum (64 hex), fileSize and rawSize.' });
+  }
+}
+
 /**
  * The master's half of a backup that runs on an agent. The agent reports; the master decides:
  * it assigns the object key, receives relayed artifacts through a checksum guard, confirms
@@ -161,6 +169,9 @@ export class RemoteBackups {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
     if (isTerminal(record)) return { accepted: false, status: record.status };
+    // Refused before anything changes: a refused update must not renew the lease either (a
+    // lapsed run would be revived only to fail later).
+    refuseIncompleteSuccess(u);
     // Work whose claim the master took back (the agent was silent past its lease) is stale: the
     // command is queued again and will run afresh; the old run must stop.
     if (!(await commandQueue.touch(nodeId, 'backup', recordId, record.status === 'queued'))) return { accepted: false, status: record.status };
@@ -181,7 +192,7 @@ export class RemoteBackups {
       }
       await em.insertMany(BackupRecordEntryEntity, u.manifest.map((e) => ({ recordId, path: e.path, size: e.size, mtime: new Date(e.mtime), mode: e.mode, entryType: e.type })));
     }
-    if (u.status === 'success') await this.#finishSuccess(em, record, u);
+    if (u.status === 'success') await this.#finishSuccess(em, record, u as RecordUpdate & { checksum: string; fileSize: number; rawSize: number });
     else if (u.status === 'failed') await this.#finishFailed(em, record, (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason');
     return { accepted: true, status: record.status };
   }
@@ -235,9 +246,9 @@ export class RemoteBackups {
   async #relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }, signal: AbortSignal): Promise<{ targetId: number; size: number; checksum: string }> {
     const em = this.#d.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
-    if (record.status !== 'running' || !(await this.#d.commandQueue.touch(nodeId, 'backup', recordId))) {
-      throw new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${record.status} and not held by this node's agent; artifacts are accepted while its run holds it.` });
-    }
+    const notHeld = (): AppError => new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${record.status} and not held by this node's agent; artifacts are accepted while its run holds it.` });
+    if (record.status !== 'running') throw notHeld();
+    // Every refusal comes before the lease is renewed: a refused upload changes nothing.
     if (upload.key !== record.storagePath) throw new AppError('AGENT_OBJECT_KEY_INVALID', { message: `This record's key is ${record.storagePath}.` });
     const copy = await em.findOne(BackupRecordCopyEntity, { recordId, storageTargetId: targetId });
     const target = copy ? await em.findOne(StorageTargetEntity, { id: targetId }, { populate: ['secrets'] }) : null;
@@ -248,6 +259,7 @@ export class RemoteBackups {
       const used = await recordedUsage(em, target.id);
       if (used.bytes + upload.size > target.quotaBytes) throw new AppError('STORAGE_QUOTA_EXCEEDED', { message: `"${target.name}" holds ${humanBytes(used.bytes)} of its ${humanBytes(target.quotaBytes)} quota.` });
     }
+    if (!(await this.#d.commandQueue.touch(nodeId, 'backup', recordId))) throw notHeld();
     let mismatch = '';
     const guard = checksumGuard(upload.size, upload.sha256, (why) => { mismatch = why; });
     upload.body.on('error', (err) => guard.destroy(err));
@@ -281,10 +293,7 @@ export class RemoteBackups {
     }
   }
 
-  async #finishSuccess(em: EntityManager, record: BackupRecord, u: RecordUpdate): Promise<void> {
-    if (!u.checksum || !/^[0-9a-f]{64}$/.test(u.checksum) || u.fileSize === undefined || u.rawSize === undefined) {
-      throw new AppError('INVALID_INPUT', { message: 'A success needs checksum (64 hex), fileSize and rawSize.' });
-    }
+  async #finishSuccess(em: EntityManager, record: BackupRecord, u: RecordUpdate & { checksum: string; fileSize: number; rawSize: number }): Promise<void> {
     const copies = await em.find(BackupRecordCopyEntity, { recordId: record.id });
     const reported = new Map((u.targets ?? []).map((t) => [t.targetId, t]));
     const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: copies.map((c) => c.storageTargetId) } }, { populate: ['secrets'] })).map((t) => [t.id, t]));

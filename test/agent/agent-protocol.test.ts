@@ -398,3 +398,39 @@ test('on PostgreSQL (scale-out mode) too, concurrent pollers never claim a comma
   assert.equal(new Set(ids).size, ids.length, 'no id twice');
   assert.equal(ids.length, 60);
 });
+
+test('a refused update or upload changes nothing: the lease is not renewed and a lapsed run is not revived', async (t) => {
+  const clock = new TestClock();
+  const { app, admin, node, task, target } = await placedTask(t, { commandLeaseSeconds: 30 }, clock);
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const recordId = await runPlaced(app, admin, task.id);
+  const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
+  const spec = (await agentCall(app, node.token, 'GET', `/api/agent/tasks/${task.id}?recordId=${recordId}`)).json.data;
+  assert.equal((await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).json.data.accepted, true);
+  const lease = async () => (await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id })).leaseExpiresAt!.getTime();
+  const before = await lease();
+  await clock.advance(20_000);
+
+  const bare = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'success' });
+  assert.equal(bare.status, 400);
+  assert.equal(bare.json.code, 'INVALID_INPUT');
+  assert.equal(await lease(), before, 'a refused update leaves the lease alone');
+  const body = Buffer.from('bytes');
+  const sha = (await import('node:crypto')).createHash('sha256').update(body).digest('hex');
+  const path = `${url}/api/agent/records/${recordId}/artifacts/${target.id}`;
+  const wrongKey = await put(path, node.token, body, { 'content-length': String(body.length), 'x-backplane-sha256': sha, 'x-backplane-object-key': 'elsewhere/x' });
+  assert.equal(wrongKey.json.code, 'AGENT_OBJECT_KEY_INVALID');
+  const wrongTarget = await put(`${url}/api/agent/records/${recordId}/artifacts/99999`, node.token, body, { 'content-length': String(body.length), 'x-backplane-sha256': sha, 'x-backplane-object-key': spec.storageKey });
+  assert.equal(wrongTarget.json.code, 'AGENT_TARGET_INVALID');
+  assert.equal(await lease(), before, 'a refused upload leaves the lease alone');
+
+  // The lease lapses as it would have without the refused requests: the run fails.
+  await clock.advance(11_000);
+  await app.diContainer.cradle.leaseMonitor.sweep();
+  const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
+  assert.equal(record.status, 'failed');
+  assert.match(record.errorMessage, /lease lapsed/);
+  // The agent learns it from its next update.
+  const accepted = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { logs: [{ level: 'info', message: 'late' }] });
+  assert.deepEqual(accepted.json.data, { accepted: false, status: 'failed' });
+});
