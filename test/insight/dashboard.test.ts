@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
 import { scratchPostgres } from '../helpers/databases.ts';
 import { seedHistory, type Seeded } from '../helpers/insight-seed.ts';
+import { BackupTaskEntity } from '../../core/db/entities/backup-task.ts';
 
 /**
  * Every dashboard figure against the seeded history, the expected numbers computed here from the
@@ -85,8 +86,11 @@ async function checkFigures({ app, viewer, seed, local }: Seeding) {
   const count = <T>(items: T[], key: (x: T) => string) => items.reduce((m, x) => m.set(key(x), (m.get(key(x)) ?? 0) + 1), new Map<string, number>());
   const asMap = (items: { key: string; count: number }[]) => new Map(items.map((i) => [i.key, i.count]));
   assert.deepEqual(asMap(breakdown.byType), count(seed.tasks, (x) => x.type));
-  assert.deepEqual(asMap(breakdown.byNode), count(seed.tasks, (x) => String(x.nodeId)));
-  assert.equal(breakdown.byNode.find((i: { key: string }) => i.key === '0').label, local.name, 'node 0 is the master, named as the local node');
+  // Tasks on node 0 run on the master: they count for the local node, under its real id.
+  assert.deepEqual(asMap(breakdown.byNode), count(seed.tasks, (x) => String(x.nodeId === 0 ? local.id : x.nodeId)));
+  const master = breakdown.byNode.find((i: { key: string }) => i.key === String(local.id));
+  assert.deepEqual([master.label, master.isLocal], [local.name, true], 'the master is the local node, by its name and id');
+  assert.ok(!breakdown.byNode.some((i: { key: string }) => i.key === '0'), 'no second id for the master');
   assert.deepEqual(asMap(breakdown.byStatus), count(month, (r) => r.status));
   assert.ok(breakdown.byType.every((x: { count: number }, i: number, all: { count: number }[]) => i === 0 || all[i - 1]!.count >= x.count), 'sorted by count');
 
@@ -104,6 +108,17 @@ async function checkFigures({ app, viewer, seed, local }: Seeding) {
     assert.ok(Math.abs(entry.avgDurationSecs - avg / 1000) < 0.11, `${entry.avgDurationSecs} ~ ${avg / 1000}`);
   }
   assert.equal(performance.find((p: { nodeId: number }) => p.nodeId === local.id).isLocal, true);
+
+  // One id per place across the insight routes: a client joins them (and /api/nodes) on it.
+  const cluster = (await call(app, 'GET', '/api/dashboard/cluster', { token: viewer })).json.data;
+  const nodes = new Map(cluster.nodes.map((n: { id: number; name: string; isLocal: boolean; taskCount: number }) => [n.id, n]));
+  for (const item of breakdown.byNode as { key: string; label: string; count: number; isLocal: boolean }[]) {
+    const node = nodes.get(Number(item.key)) as { name: string; isLocal: boolean; taskCount: number } | undefined;
+    const perf = performance.find((p: { nodeId: number }) => p.nodeId === Number(item.key));
+    assert.ok(node && perf, `byNode key ${item.key} is a node of the cluster and of node-performance`);
+    assert.deepEqual([item.label, item.isLocal, item.count], [node.name, node.isLocal, node.taskCount]);
+    assert.deepEqual([perf.nodeName, perf.isLocal], [node.name, node.isLocal]);
+  }
 }
 
 test('cluster: version drift and status per node; the master is the local node and current', async (t) => {
@@ -124,10 +139,17 @@ test('cluster: version drift and status per node; the master is the local node a
 });
 
 test('sla: RPO violations as BackupX reports them, and RTO as evidence from recent deep verifications', async (t) => {
-  await checkSla(await seeded(t));
+  const seeding = await seeded(t);
+  // One violating task runs on the master (node 0), to show how violations name its place.
+  const now = Date.now();
+  const violating = seeding.seed.tasks.find((x) => x.enabled && x.slaHoursRpo > 0 && x.nodeId !== 0
+    && (now - (lastSuccess(seeding.seed, x.id)?.completedAt ?? x.createdAt).getTime()) / 3_600_000 > x.slaHoursRpo)!;
+  await seeding.app.diContainer.cradle.orm.em.fork().nativeUpdate(BackupTaskEntity, { id: violating.id }, { nodeId: 0 });
+  violating.nodeId = 0;
+  await checkSla(seeding);
 });
 
-async function checkSla({ app, viewer, seed }: Seeding) {
+async function checkSla({ app, viewer, seed, local }: Seeding) {
   const sla = (await call(app, 'GET', '/api/dashboard/sla', { token: viewer })).json.data;
   const now = Date.now();
   const withRpo = seed.tasks.filter((x) => x.enabled && x.slaHoursRpo > 0);
@@ -141,7 +163,10 @@ async function checkSla({ app, viewer, seed }: Seeding) {
     const last = lastSuccess(seed, v.taskId);
     assert.equal(v.neverSucceeded, !last);
     if (last) assert.equal(v.lastSuccessAt, last.completedAt.toISOString());
+    const task = seed.tasks.find((x) => x.id === v.taskId)!;
+    assert.deepEqual([v.nodeId, v.isLocal], task.nodeId === 0 ? [local.id, true] : [task.nodeId, false], 'placed as the other insight routes place it');
   }
+  assert.ok(sla.violations.some((v: { isLocal: boolean }) => v.isLocal) || !seed.tasks.some((x) => x.nodeId === 0 && violated.includes(x)), 'a master task among the violations is marked local');
 
   const withRto = seed.tasks.filter((x) => x.enabled && x.rtoMinutes > 0);
   assert.equal(sla.totalTasksWithRto, withRto.length);

@@ -18,7 +18,9 @@ export const DashboardStats = Type.Object({
 export const TimelinePoint = Type.Object({ date: Type.String(), total: Int, success: Int, failed: Int, partial: Int });
 
 const BreakdownItem = Type.Object({ key: Type.String(), label: Type.String(), count: Int, totalSize: Type.Optional(Int) });
-export const Breakdown = Type.Object({ byType: Type.Array(BreakdownItem), byStatus: Type.Array(BreakdownItem), byNode: Type.Array(BreakdownItem), byStorage: Type.Array(BreakdownItem) });
+/** `key` is the node's id as `GET /api/nodes` and the other insight routes give it; `isLocal` marks the master. */
+const NodeBreakdownItem = Type.Object({ key: Type.String(), label: Type.String(), count: Int, isLocal: Type.Boolean() });
+export const Breakdown = Type.Object({ byType: Type.Array(BreakdownItem), byStatus: Type.Array(BreakdownItem), byNode: Type.Array(NodeBreakdownItem), byStorage: Type.Array(BreakdownItem) });
 
 export const NodePerformance = Type.Object({
   nodeId: Int, nodeName: Type.String(), isLocal: Type.Boolean(), totalRuns: Int, successRuns: Int, failedRuns: Int,
@@ -38,7 +40,7 @@ export const RtoStatus = Type.Union([Type.Literal('ok'), Type.Literal('exceeded'
 export const Sla = Type.Object({
   totalTasksWithSla: Int, compliant: Int, violated: Int, coverageRate: Num,
   violations: Type.Array(Type.Object({
-    taskId: Int, taskName: Type.String(), nodeId: Int, nodeName: Type.String(), slaHoursRpo: Int,
+    taskId: Int, taskName: Type.String(), nodeId: Int, nodeName: Type.String(), isLocal: Type.Boolean(), slaHoursRpo: Int,
     lastSuccessAt: Type.Optional(Timestamp), hoursSinceLastSuccess: Num, neverSucceeded: Type.Boolean(),
   })),
   totalTasksWithRto: Int, rtoOk: Int, rtoExceeded: Int, rtoUnmeasured: Int, rtoEvidenceMaxAgeDays: Int,

@@ -90,14 +90,14 @@ export class DashboardService {
       this.#nodes(),
     ]);
     const targetNames = await this.#targetNames();
-    const nodeName = (id: number) => (id === 0 ? local?.name ?? 'master' : nodes.find((n) => n.id === id)?.name ?? `node ${id}`);
+    const nodeName = (id: number) => (id === 0 ? 'master' : nodes.find((n) => n.id === id)?.name ?? `node ${id}`);
     const sorted = <T extends { count: number }>(items: T[]) => items.sort((a, b) => b.count - a.count);
-    // Keyed the BackupX way: `0` is the master, whether tasks name node 0 or the local node's id.
-    const nodeCounts = countByPlace(byNode.map((r) => [local && num(r.k) === local.id ? 0 : num(r.k), num(r.n)]));
+    // One place per node, keyed by its real id (tasks naming node 0 count for the local node).
+    const nodeCounts = countByPlace(byNode.map((r) => [masterAsLocal(num(r.k), local), num(r.n)]));
     return {
       byType: sorted(byType.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
       byStatus: sorted(byStatus.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
-      byNode: sorted([...nodeCounts].map(([id, count]) => ({ key: String(id), label: nodeName(id), count }))),
+      byNode: sorted([...nodeCounts].map(([id, count]) => ({ key: String(id), label: nodeName(id), count, isLocal: isMaster(id, local) }))),
       byStorage: sorted(byStorage.map((r) => ({ key: String(r.k), label: targetNames.get(num(r.k)) ?? `target ${num(r.k)}`, count: num(r.n), totalSize: num(r.total) }))),
     };
   }
@@ -160,13 +160,14 @@ export class DashboardService {
     const tasks = await this.#em.find(BackupTaskEntity, { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] },
       { fields: ['id', 'name', 'nodeId', 'slaHoursRpo', 'rtoMinutes', 'createdAt'], orderBy: { id: 'asc' } });
     const [evidence, { nodes, local }] = await Promise.all([taskEvidence(this.#em, new Date(now.getTime() - 30 * DAY_MS)), this.#nodes()]);
-    const nodeName = (id: number) => (id === 0 ? local?.name ?? 'master' : nodes.find((n) => n.id === id)?.name ?? '');
+    const nodeName = (id: number) => (id === 0 ? 'master' : nodes.find((n) => n.id === id)?.name ?? '');
     const withRpo = tasks.filter((t) => t.slaHoursRpo > 0);
     const violations = withRpo.flatMap((t) => {
       const e = evidenceOf(evidence, t.id);
       const hours = hoursSince(e, t.createdAt, now);
       if (hours <= t.slaHoursRpo) return [];
-      return [{ taskId: t.id, taskName: t.name, nodeId: t.nodeId, nodeName: nodeName(t.nodeId), slaHoursRpo: t.slaHoursRpo,
+      const nodeId = masterAsLocal(t.nodeId, local);
+      return [{ taskId: t.id, taskName: t.name, nodeId, nodeName: nodeName(nodeId), isLocal: isMaster(nodeId, local), slaHoursRpo: t.slaHoursRpo,
         ...(e.lastSuccessAt ? { lastSuccessAt: e.lastSuccessAt.toISOString() } : {}), hoursSinceLastSuccess: hours, neverSucceeded: !e.lastSuccessAt }];
     });
     const maxAge = this.#config.rtoEvidenceMaxAgeSeconds * 1000;
@@ -192,9 +193,17 @@ export class DashboardService {
   }
 }
 
-/** Node 0 (the master's own runs and tasks) is the local node, when it exists. */
+/**
+ * Node 0 (the master's own runs and tasks) is the local node, when it exists: every insight
+ * route names a place by the id `GET /api/nodes` gives it, with `isLocal` for the master, so
+ * their figures join on it (docs/insight.md).
+ */
 function masterAsLocal(nodeId: number, local: Node | undefined): number {
   return nodeId === 0 && local ? local.id : nodeId;
+}
+
+function isMaster(id: number, local: Node | undefined): boolean {
+  return id === 0 || id === local?.id;
 }
 
 /** Sums counts of the same place (node 0 and the local node's id can both have rows). */

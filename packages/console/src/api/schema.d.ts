@@ -5149,9 +5149,9 @@ export interface paths {
                             data: {
                                 byNode: {
                                     count: number;
+                                    isLocal: boolean;
                                     key: string;
                                     label: string;
-                                    totalSize?: number;
                                 }[];
                                 byStatus: {
                                     count: number;
@@ -5399,6 +5399,7 @@ export interface paths {
                                 violated: number;
                                 violations: {
                                     hoursSinceLastSuccess: number;
+                                    isLocal: boolean;
                                     /** Format: date-time */
                                     lastSuccessAt?: string;
                                     neverSucceeded: boolean;
