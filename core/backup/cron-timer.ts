@@ -1,18 +1,18 @@
-import { Cron } from 'croner';
+import { parseSchedule, type Schedule } from '../lib/schedule.ts';
 import type { Clock, ClockTimer } from '../lib/clock.ts';
 
 /** Node's timers cannot wait longer than this; a farther fire is reached in steps. */
 const MAX_WAIT_MS = 2 ** 31 - 1;
 
 /**
- * Calls `onFire` at each fire of a cron pattern, timed by a `Clock`. croner computes the fire
- * times (its own timers read the system clock, which a test cannot advance); the waiting is done
- * here. Like croner, the next fire is computed from when a fire happened, so a late fire (the
- * machine slept) is followed by the next due one, not by every one missed. Throws on a pattern
- * croner refuses.
+ * Calls `onFire` at each fire of a schedule (a cron pattern or `@every`), timed by a `Clock`.
+ * The schedule computes the fire times (croner's own timers read the system clock, which a test
+ * cannot advance); the waiting is done here. Like croner, the next fire is computed from when a
+ * fire happened, so a late fire (the machine slept) is followed by the next due one, not by
+ * every one missed. Throws a ScheduleError on an expression that cannot be scheduled.
  */
 export class CronTimer {
-  readonly #cron: Cron;
+  readonly #schedule: Schedule;
   readonly #clock: Clock;
   readonly #onFire: (at: Date) => unknown;
   #timer: ClockTimer | undefined;
@@ -20,16 +20,15 @@ export class CronTimer {
 
   /** `onFire` may return the promise of the fire's work (see `Clock.setTimeout`). */
   constructor(pattern: string, options: { timezone: string; clock: Clock }, onFire: (at: Date) => unknown) {
-    // Without a callback croner starts no timer of its own: it only answers nextRun.
-    this.#cron = new Cron(pattern, { timezone: options.timezone, paused: true });
+    this.#schedule = parseSchedule(pattern, options.timezone);
     this.#clock = options.clock;
     this.#onFire = onFire;
-    this.#waitFor(this.#cron.nextRun(this.#clock.now()));
+    this.#waitFor(this.#schedule.nextRun(this.#clock.now()));
   }
 
   /** The next fire after now, or null when the pattern has none. */
   nextRun(): Date | null {
-    return this.#stopped ? null : this.#cron.nextRun(this.#clock.now());
+    return this.#stopped ? null : this.#schedule.nextRun(this.#clock.now());
   }
 
   stop(): void {
@@ -51,7 +50,7 @@ export class CronTimer {
       this.#waitFor(due); // a step of a long wait, or a timer that woke early
       return undefined;
     }
-    this.#waitFor(this.#cron.nextRun(now));
+    this.#waitFor(this.#schedule.nextRun(now));
     return this.#onFire(now);
   }
 }

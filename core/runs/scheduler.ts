@@ -1,4 +1,4 @@
-import { Cron } from 'croner';
+import { parseSchedule } from '../lib/schedule.ts';
 import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
@@ -86,7 +86,7 @@ export class BackupScheduler {
     const marks = [task.lastScheduledAt, task.lastRunAt, task.createdAt].filter((d): d is Date => d instanceof Date);
     const from = new Date(Math.max(...marks.map((d) => d.getTime())));
     try {
-      const next = new Cron(task.cronExpr, { timezone: this.#timeZone, paused: true }).nextRun(from);
+      const next = parseSchedule(task.cronExpr, this.#timeZone).nextRun(from);
       return next && next.getTime() <= now.getTime() ? next : undefined;
     } catch {
       return undefined;

@@ -89,6 +89,11 @@ test('invalid tasks are 400 BACKUP_TASK_INVALID with the failing fields', async 
   };
   await invalid(fileTask(targetId, { cronExpr: '61 * * * *' }), 'cronExpr');
   await invalid(fileTask(targetId, { cronExpr: 'every day' }), 'cronExpr');
+  // BackupX's `@every <Go duration>`: a malformed or sub-second duration is refused the same way.
+  for (const bad of ['@every', '@every 1x', '@every 1h 30m', '@every -1h', '@every 500ms', '@every h', '@every 3000000h']) {
+    await invalid(fileTask(targetId, { cronExpr: bad }), 'cronExpr');
+  }
+  await invalid(fileTask(targetId, { verifyEnabled: true, verifyCronExpr: '@every soon' }), 'verifyCronExpr');
   await invalid(fileTask(targetId, { sourcePaths: [] }), 'sourcePaths');
   await invalid(fileTask(targetId, { sourcePaths: ['relative/dir'] }), 'sourcePaths/0');
   await invalid(fileTask(targetId, { storageTargetIds: [targetId, 9999] }), 'storageTargetIds/1');
@@ -127,6 +132,14 @@ test('invalid tasks are 400 BACKUP_TASK_INVALID with the failing fields', async 
   // Valid forms: descriptors, six fields, windows crossing midnight, sqlite with a path.
   await create(app, admin, fileTask(targetId, { name: 'a', cronExpr: '@daily', verifyEnabled: true, verifyCronExpr: '0 0 3 * * 0', maintenanceWindows: 'days=mon|Tuesday|6,time=22:00-02:00; time=12:00-13:00' }));
   await create(app, admin, { name: 'lite', type: 'sqlite', dbPath: '/var/lib/app.db', storageTargetIds: [targetId] });
+  const before = Date.now();
+  const every = await create(app, admin, fileTask(targetId, { name: 'every', cronExpr: '@every 1h30m', verifyEnabled: true, verifyCronExpr: '@every 24h' }));
+  assert.deepEqual([every.cronExpr, every.verifyCronExpr], ['@every 1h30m', '@every 24h'], 'stored as written');
+  const next = app.diContainer.cradle.scheduler.nextRun(every.id)?.getTime();
+  const grid = 90 * 60_000;
+  const onGrid = (at: number) => (Math.floor(at / grid) + 1) * grid;
+  assert.ok(next === onGrid(before) || next === onGrid(Date.now()), `scheduled on the @every grid: ${next}`);
+  await call(app, 'DELETE', `/api/backup/tasks/${every.id}`, { token: admin });
   const multi = await create(app, admin, { ...pgTask, name: 'pg-multi', dbName: 'a, b' });
   await invalid({ dbName: 'a,a' }, 'dbName', `/api/backup/tasks/${multi.id}`, 'PUT');
   assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '3', 'invalid inputs created nothing');

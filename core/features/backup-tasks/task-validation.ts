@@ -1,6 +1,6 @@
 import { posix, win32 } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
-import { Cron } from 'croner';
+import { scheduleError } from '../../lib/schedule.ts';
 import { BackupTaskEntity } from '../../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
@@ -26,16 +26,6 @@ const VERIFY_MODES = ['quick', 'deep'];
 const MAX_DEPENDENCY_DEPTH = 64;
 /** The longest run time limit a task may set: a week. */
 export const MAX_TIMEOUT_MINUTES = 10_080;
-
-/** Croner's parse: the expression the scheduler will use, refused now rather than at fire time. */
-export function cronError(expr: string): string | undefined {
-  try {
-    new Cron(expr, { paused: true }).stop();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message.replace(/^CronPattern: /, '');
-  }
-}
 
 /**
  * Every rule at once. `type` is the canonical task type (undefined when unknown); on success
@@ -64,11 +54,11 @@ export async function validateTask(em: EntityManager, d: Draft, selfId: number |
 /** Cron expressions, verification and compression. */
 function checkSchedule(d: Draft, fail: Fail): void {
   if (d.cronExpr !== '') {
-    const err = cronError(d.cronExpr);
+    const err = scheduleError(d.cronExpr);
     if (err) fail('cronExpr', `invalid cron expression: ${err}`);
   }
   if (d.verifyCronExpr !== '') {
-    const err = cronError(d.verifyCronExpr);
+    const err = scheduleError(d.verifyCronExpr);
     if (err) fail('verifyCronExpr', `invalid cron expression: ${err}`);
   } else if (d.verifyEnabled) {
     fail('verifyCronExpr', 'is required when verifyEnabled is true');
