@@ -42,8 +42,10 @@ function bearer(request: FastifyRequest): string | undefined {
 }
 
 async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
-  // Only X-Agent-Token: user credentials never open agent routes.
-  const token = header(request, 'x-agent-token');
+  // X-Agent-Token, or a bearer node token as BackupX's agents send it. A node token is told apart
+  // by its form, so user credentials never open agent routes, and a node token opens no other
+  // route: userPrincipal only takes session tokens and API keys.
+  const token = header(request, 'x-agent-token') ?? bearer(request);
   if (!token || !looksLike('node', token)) throw new AppError('AUTH_UNAUTHORIZED');
   const hash = hashToken(token);
   const { agentTokens, em } = request.diScope.cradle;

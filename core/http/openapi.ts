@@ -39,7 +39,7 @@ interface AccessConfig { access?: string; interactiveOnly?: boolean; rawBody?: s
 function securityOf(config: AccessConfig | undefined): Record<string, string[]>[] {
   const access = config?.access;
   if (!access || access === 'public') return [];
-  if (access === 'agent') return [{ agentToken: [] }];
+  if (access === 'agent') return [{ agentToken: [] }, { agentBearer: [] }];
   if (config?.interactiveOnly === true) return [{ bearerAuth: [] }];
   return [{ bearerAuth: [] }, { apiKey: [] }];
 }
@@ -97,6 +97,7 @@ export const openapi = fp(async function openapi(app: FastifyInstance) {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/auth/login (an API key is accepted as `Bearer bpk_...` too).' },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key from POST /api/api-keys; refused by account-security routes.' },
           agentToken: { type: 'apiKey', in: 'header', name: 'X-Agent-Token', description: "A node's agent token: opens the agent routes only." },
+          agentBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'bpn_...', description: "A node's agent token as `Bearer bpn_...` (as BackupX's agents send it): opens the agent routes only." },
         },
       },
     },

@@ -31,8 +31,13 @@ test('every route enforces its access label', async (t) => {
       assert.equal(withJwt.status, 401, `${name} with a user JWT must not open an agent route`);
       const withKey = await call(app, route.method as 'GET', url, { apiKey: adminKey });
       assert.equal(withKey.status, 401, `${name} with an API key must not open an agent route`);
-      const bearerAgent = await call(app, route.method as 'GET', url, { token: agent });
-      assert.equal(bearerAgent.status, 401, `${name}: the agent token is accepted only in X-Agent-Token`);
+      // The node token opens it in either header (BackupX's agents send it as Bearer).
+      for (const [how, headers] of [['X-Agent-Token', { 'x-agent-token': agent }], ['Bearer', { authorization: `Bearer ${agent}` }]] as const) {
+        const res = await call(app, route.method as 'GET', url, { headers: { ...headers, accept: 'application/json' } });
+        assert.ok(res.status !== 401 && res.status !== 403, `${name} opens with the node token as ${how} (got ${res.status} ${res.body})`);
+      }
+      const wrongNode = await call(app, route.method as 'GET', url, { headers: { authorization: `Bearer ${agent.slice(0, -4)}xxxx` } });
+      assert.equal(wrongNode.status, 401, `${name} with an unknown node token as Bearer`);
       continue;
     }
 

@@ -39,7 +39,7 @@ test('GET /api/openapi.json describes every spec route with its success and erro
   assert.equal(doc.info.title, 'Backplane');
   assert.ok(doc.info.version.length > 0);
   assert.ok(doc.components.schemas.ErrorEnvelope, 'the shared error envelope is a named component');
-  assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['agentToken', 'apiKey', 'bearerAuth']);
+  assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['agentBearer', 'agentToken', 'apiKey', 'bearerAuth']);
 
   const paths = Object.keys(doc.paths);
   assert.ok(paths.length > 50, `the description has ${paths.length} paths`);
@@ -75,7 +75,7 @@ test('GET /api/openapi.json describes every spec route with its success and erro
   // Security follows the access label: none for public routes, the bearer token or an API key for users.
   assert.deepEqual(doc.paths['/api/auth/login']!.post!.security, []);
   assert.deepEqual(doc.paths['/api/users']!.get!.security, [{ bearerAuth: [] }, { apiKey: [] }]);
-  assert.deepEqual(doc.paths['/api/agent/heartbeat']!.post!.security, [{ agentToken: [] }]);
+  assert.deepEqual(doc.paths['/api/agent/heartbeat']!.post!.security, [{ agentToken: [] }, { agentBearer: [] }]);
 });
 
 test('the error envelope in the description is the one errors are sent in', async (t) => {
