@@ -49,6 +49,11 @@ test('BackupX console: TOTP setup, enable, login with a remembered device, recov
   assert.ok(session.trustedDeviceToken);
   const devices = expectEnvelope(await call(app, 'GET', '/api/auth/trusted-devices', { token }), Type.Array(TrustedDevice), 'trusted devices');
   expectEnvelope(await call(app, 'DELETE', `/api/auth/trusted-devices/${devices[0].id}`, { token, body: { currentPassword: ALICE.password } }), Ref({ deleted: Type.Literal(true) }), 'revoke device');
+  // The password is optional: a DELETE without any body revokes too.
+  await call(app, 'POST', '/api/auth/login', { body: { ...ALICE, twoFactorCode: enabled.recoveryCodes[1], rememberDevice: true, trustedDeviceName: 'Firefox' } });
+  const [second] = expectEnvelope(await call(app, 'GET', '/api/auth/trusted-devices', { token }), Type.Array(TrustedDevice), 'trusted devices');
+  expectEnvelope(await call(app, 'DELETE', `/api/auth/trusted-devices/${second.id}`, { token }), Ref({ deleted: Type.Literal(true) }), 'revoke device without a body');
+  assert.deepEqual((await call(app, 'GET', '/api/auth/trusted-devices', { token })).json.data, []);
   const codes = expectEnvelope(await call(app, 'POST', '/api/auth/2fa/recovery-codes', { token, body: { currentPassword: ALICE.password, code: await totpCode(setup.secret, 1) } }), TwoFactorCodesResult, 'recovery codes');
   assert.equal(codes.recoveryCodes.length, 10);
   await new Promise((r) => setTimeout(r, Math.max(0, 30_000 - (Date.now() % 30_000)) + 50));

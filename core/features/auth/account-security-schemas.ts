@@ -34,7 +34,8 @@ export const WebAuthnAttestation = Type.Object({
 export const PasswordBody = Type.Object({ currentPassword: CurrentPassword });
 export const CodeBody = Type.Object({ code: Code });
 export const PasswordAndCodeBody = Type.Object({ currentPassword: CurrentPassword, code: Code });
-export const OptionalPasswordBody = Type.Optional(Type.Object({ currentPassword: Type.Optional(CurrentPassword) }));
+/** No body at all reaches validation as null (Type.Optional means nothing at the root): no password. */
+export const OptionalPasswordBody = Type.Union([Type.Object({ currentPassword: Type.Optional(CurrentPassword) }), Type.Null()]);
 
 const OtpChannel = Type.Union([Type.Literal('email'), Type.Literal('sms')]);
 

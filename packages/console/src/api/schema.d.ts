@@ -2243,7 +2243,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         currentPassword?: string;
-                    };
+                    } | null;
                 };
             };
             responses: {
