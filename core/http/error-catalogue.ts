@@ -93,6 +93,7 @@ export const ERROR_CATALOGUE = {
   BACKUP_TASK_DIFF_UNSUPPORTED: [400, 'Differential backups (backupMode "differential") are not supported; Backplane makes full backups.'],
   BACKUP_TASK_REPOSITORY_UNSUPPORTED: [400, 'Repository backups (backupMode "repository") are not supported; Backplane makes full backups.'],
   BACKUP_TASK_EXTRA_CONFIG_UNSUPPORTED: [400, 'Backplane tasks take no extraConfig settings.'],
+  BACKUP_TASK_TYPE_UNSUPPORTED: [400, 'No installed plugin serves this task type.'],
   BACKUP_TASK_IMPORT_INVALID: [400, 'The file is not a task export this server can read.'],
   BACKUP_TASK_IMPORT_REFERENCE_NOT_FOUND: [400, 'The imported task names a storage target or node that does not exist on this server.'],
   NODE_OFFLINE: [409, 'The node that runs this task is not available.'],

@@ -335,3 +335,17 @@ test('BackupX -> Backplane -> BackupX: its export imported and exported again gi
   const again = await call(other.app, 'GET', '/api/backup/tasks/export', { token: other.admin });
   assert.deepEqual(again.json.tasks, exported.json.tasks);
 });
+
+test('POST /api/backup/tasks: MongoDB and SAP HANA, as the console sends them, are refused with a message it shows', async (t) => {
+  const { app, admin, disk } = await setup(t);
+  const db = { sourcePath: '', sourcePaths: [], dbHost: '10.0.0.5', dbPort: 27017, dbUser: 'backup', dbPassword: 'pw', dbName: 'app' };
+  // The console's SAP HANA draft carries its extra settings (field-config.ts defaultSapHanaExtraConfig).
+  const hana = { ...db, dbPort: 30015, extraConfig: { backupType: 'data', backupLevel: 'full', backupChannels: 1, maxRetries: 3, instanceNumber: '00' } };
+  for (const [type, patch, name] of [['mongodb', db, 'MongoDB'], ['saphana', hana, 'SAP HANA']] as const) {
+    const res = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: consoleCreateDraft(disk.id, '', { name: type, type, ...patch }) });
+    assert.deepEqual([res.status, res.json.code], [400, 'BACKUP_TASK_TYPE_UNSUPPORTED'], res.body);
+    // The console shows `message` (web/src/utils/error.ts resolveErrorMessage): it names the type and what works.
+    assert.match(res.json.message, new RegExp(`^Task type "${type}" \\(${name}\\) is not supported.*Supported types: file, .*postgresql`));
+    assert.ok(res.json.details.supportedTypes.includes('mysql'));
+  }
+});

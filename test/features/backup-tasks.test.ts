@@ -98,7 +98,13 @@ test('invalid tasks are 400 BACKUP_TASK_INVALID with the failing fields', async 
   await invalid(fileTask(targetId, { sourcePaths: ['relative/dir'] }), 'sourcePaths/0');
   await invalid(fileTask(targetId, { storageTargetIds: [targetId, 9999] }), 'storageTargetIds/1');
   await invalid(fileTask(targetId, { storageTargetIds: [] }), 'storageTargetIds');
-  await invalid(fileTask(targetId, { type: 'oracle' }), 'type');
+  // A type no plugin serves has its own code, naming the type and the ones this master serves.
+  for (const type of ['oracle', 'mongodb', 'saphana']) {
+    const res = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: fileTask(targetId, { type }) });
+    assert.deepEqual([res.status, res.json.code], [400, 'BACKUP_TASK_TYPE_UNSUPPORTED'], res.body);
+    assert.deepEqual(res.json.details, { type, supportedTypes: ['file', ...app.diContainer.cradle.databaseDrivers.list().map((d: { type: string }) => d.type)] });
+    assert.match(res.json.message, new RegExp(`"${type}".*not supported.*Supported types: file, `));
+  }
   await invalid(fileTask(targetId, { retentionDays: -1 }), 'retentionDays');
   await invalid(fileTask(targetId, { maxBackups: -5 }), 'maxBackups');
   await invalid(fileTask(targetId, { alertOnConsecutiveFails: 0 }), 'alertOnConsecutiveFails');

@@ -82,7 +82,7 @@ test('task template CRUD, uniqueness, 404 and audit', async (t) => {
     { body: { name: 'x'.repeat(129), payload: filePayload(targetId) }, code: 'INVALID_INPUT' },
     { body: { name: 'x', description: 'd'.repeat(501), payload: filePayload(targetId) }, code: 'INVALID_INPUT' },
     { body: { name: '   ', payload: filePayload(targetId) }, code: 'TASK_TEMPLATE_INVALID' },
-    { body: { name: 'x', payload: { ...filePayload(targetId), type: 'oracle' } }, code: 'TASK_TEMPLATE_INVALID' },
+    { body: { name: 'x', payload: { ...filePayload(targetId), type: 'oracle' } }, code: 'BACKUP_TASK_TYPE_UNSUPPORTED' },
   ];
   for (const { body, code } of invalid) {
     const res = await call(app, 'POST', '/api/task-templates', { token: admin, body });

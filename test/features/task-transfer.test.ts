@@ -279,8 +279,8 @@ test('import failures stay with their task; a file that is not v1 is refused who
   assert.match(r.get('on-ghost-node').error, /"ghost-node"/);
   assert.equal(r.get('unknown-replica').code, 'BACKUP_TASK_IMPORT_REFERENCE_NOT_FOUND');
   assert.match(r.get('unknown-replica').error, /^Storage target "tape" does not exist/);
-  assert.equal(r.get('oracle-db').code, 'BACKUP_TASK_INVALID');
-  assert.match(r.get('oracle-db').error, /type: unknown task type "oracle"/);
+  assert.equal(r.get('oracle-db').code, 'BACKUP_TASK_TYPE_UNSUPPORTED');
+  assert.match(r.get('oracle-db').error, /Task type "oracle" is not supported/);
   assert.equal(r.get('no-target').code, 'BACKUP_TASK_INVALID');
   assert.match(r.get('no-target').error, /storageTargetNames/);
 

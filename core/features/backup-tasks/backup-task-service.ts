@@ -14,7 +14,7 @@ import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } f
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
 import type { Draft } from './task-draft.ts';
 import { validateTask } from './task-validation.ts';
-import { poolLabel, refuseUnsupportedOptions } from './reference-options.ts';
+import { poolLabel, refuseUnsupportedOptions, REFERENCE_TYPE_NAMES } from './reference-options.ts';
 import { rowLimit } from '../../http/schemas.ts';
 
 /** BackupX's default forced-full interval, also what its `diffFullIntervalDays: 0` means. */
@@ -53,6 +53,22 @@ export class BackupTaskService {
     return driverFor(this.#drivers.list(), type)?.type;
   }
 
+  /**
+   * The canonical type, or 400 BACKUP_TASK_TYPE_UNSUPPORTED naming it and the types this master
+   * serves (`details.supportedTypes`): checked before anything else, so a BackupX client that
+   * picks MongoDB or SAP HANA reads why in the message its console shows.
+   */
+  supportedType(type: string): string {
+    const canonical = this.canonicalType(type.trim());
+    if (canonical) return canonical;
+    const supportedTypes = ['file', ...this.#drivers.list().map((d) => d.type)];
+    const name = REFERENCE_TYPE_NAMES[type.trim().toLowerCase()];
+    throw new AppError('BACKUP_TASK_TYPE_UNSUPPORTED', {
+      message: `Task type "${type}"${name ? ` (${name})` : ''} is not supported: no installed plugin serves it. Supported types: ${supportedTypes.join(', ')}.`,
+      details: { type, supportedTypes },
+    });
+  }
+
   async list(query: TaskListQuery): Promise<[BackupTask[], number]> {
     const where: Record<string, unknown> = {};
     if (query.type !== undefined) where.type = this.canonicalType(query.type) ?? query.type;
@@ -84,6 +100,7 @@ export class BackupTaskService {
   }
 
   async create(input: TaskInput): Promise<BackupTask> {
+    this.supportedType(input.type);
     refuseUnsupportedOptions(input);
     return this.#em.transactional(async (em) => {
       const draft = this.#merge({ ...TASK_DEFAULTS, name: input.name, type: input.type }, input);
@@ -97,6 +114,7 @@ export class BackupTaskService {
   }
 
   async update(id: number, input: TaskUpdate): Promise<BackupTask> {
+    if (input.type !== undefined) this.supportedType(input.type);
     refuseUnsupportedOptions(input);
     return this.#em.transactional(async (em) => {
       const task = await this.get(id, em);

@@ -13,6 +13,9 @@ const MODE_CODES: Record<string, 'BACKUP_TASK_DIFF_UNSUPPORTED' | 'BACKUP_TASK_R
   repository: 'BACKUP_TASK_REPOSITORY_UNSUPPORTED',
 };
 
+/** BackupX's task types that no plugin of Backplane serves yet, by the names its console shows. */
+export const REFERENCE_TYPE_NAMES: Readonly<Record<string, string>> = { mongodb: 'MongoDB', saphana: 'SAP HANA' };
+
 /** `nodePoolTag` (BackupX's name) and `nodeLabel` (Backplane's) are one setting; undefined when neither is sent. */
 export function poolLabel(input: Pick<TaskUpdate, 'nodeLabel' | 'nodePoolTag'>): string | undefined {
   return input.nodeLabel ?? input.nodePoolTag;

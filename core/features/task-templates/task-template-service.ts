@@ -186,9 +186,8 @@ export class TaskTemplateService {
    * File tasks have no connection, so a file payload keeps no password.
    */
   #split(input: TemplatePayload, stored: Secrets): { payload: TemplatePayload; secrets: Secrets } {
+    const type = this.#tasks.supportedType(input.type);
     refuseUnsupportedOptions(input);
-    const type = this.#tasks.canonicalType(input.type.trim());
-    if (!type) throw new AppError('TASK_TEMPLATE_INVALID', { details: [{ path: 'payload/type', message: `unknown task type "${input.type}"` }] });
     const payload: Record<string, unknown> = {};
     for (const key of PAYLOAD_KEYS) {
       // null (a Go client's nil list) means what absent means for a new task: empty.
