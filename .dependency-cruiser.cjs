@@ -90,6 +90,30 @@ module.exports = {
       to: { path: '^(core|agent|plugins|test)/' },
     },
     {
+      name: 'agent-imports-kernel',
+      comment:
+        'The agent stands on the run kernel (core/engine/index.ts), the wire (core/agent-protocol/wire.ts) and the ' +
+        'standalone plugin loader (plugins are Fastify plugins: loading them needs a bare Fastify instance, which ' +
+        'the kernel must not hold); @backplane/plugin-api and npm packages besides.',
+      severity: 'error',
+      from: { path: '^agent/' },
+      to: { path: '^(core|plugins|packages)/', pathNot: '^core/(engine/index|agent-protocol/wire|plugin-host/standalone)\\.ts$|^packages/plugin-api/' },
+    },
+    {
+      name: 'kernel-stands-alone',
+      comment: 'The run kernel (core/engine/) imports no other part of core: no ORM, entity, HTTP or feature.',
+      severity: 'error',
+      from: { path: '^core/engine/' },
+      to: { path: '^core/(?!engine/)|node_modules/(@mikro-orm/[^/]+|fastify|fastify-plugin|@fastify/[^/]+|typebox)/' },
+    },
+    {
+      name: 'kernel-through-its-entry',
+      comment: 'Outside the kernel, core uses it through its entry module only, as the agent does.',
+      severity: 'error',
+      from: { path: '^(core|agent)/', pathNot: '^core/engine/' },
+      to: { path: '^core/engine/', pathNot: '^core/engine/index\\.ts$' },
+    },
+    {
       name: 'agent-to-http',
       comment: 'The agent runs engine, storage, plugin-host and recovery pieces, never HTTP code.',
       severity: 'error',

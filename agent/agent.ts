@@ -1,10 +1,10 @@
-import type { Registries } from '../core/plugin-host/load.ts';
-import { errorText } from '../core/lib/text.ts';
-import { VERSION } from '../core/config/version.ts';
+import type { Registries } from '../core/engine/index.ts';
+import { errorText } from '../core/engine/index.ts';
+import { VERSION } from '../core/engine/index.ts';
 import { Backoff, retryWithBackoff, sleep } from './backoff.ts';
 import { executeCommand } from './commands/dispatch.ts';
 import type { ClaimedCommand, CommandOutcome } from './commands/command-types.ts';
-import { hostInfo } from '../core/lib/host-info.ts';
+import { hostInfo } from '../core/engine/index.ts';
 import type { AgentLogger } from './logger.ts';
 import { isRetryable, MasterError, type MasterClient } from './master-client.ts';
 import { resetSpools } from './spool.ts';

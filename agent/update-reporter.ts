@@ -1,6 +1,6 @@
-import type { ManifestEntry } from '../core/engine/tar-source.ts';
+import type { ManifestEntry } from '../core/engine/index.ts';
 import type { LogLine, Progress, RecordUpdateInput, RestoreUpdateInput, UpdateReply, WireManifestEntry } from '../core/agent-protocol/wire.ts';
-import { errorText } from '../core/lib/text.ts';
+import { errorText } from '../core/engine/index.ts';
 import { Backoff, retryWithBackoff } from './backoff.ts';
 import { isRetryable, type MasterClient } from './master-client.ts';
 

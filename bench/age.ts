@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
-import { generateIdentity, identityToRecipient } from '../core/engine/age-identity.ts';
-import { encryptStream } from '../core/engine/encryption.ts';
+import { generateIdentity, identityToRecipient } from '../core/engine/stream/age-identity.ts';
+import { encryptStream } from '../core/engine/stream/encryption.ts';
 import { machine } from './backup-files.ts';
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load-config.ts';
-import { VERSION } from './config/version.ts';
+import { VERSION } from './engine/index.ts';
 
 // Each command loads what it needs when it runs: the agent never pays for the master's modules
 // (the web server, the ORM, the plugins), nor the master for the agent's.

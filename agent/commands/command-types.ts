@@ -1,5 +1,5 @@
 import type { ProviderDeps } from '@backplane/plugin-api';
-import type { Registries } from '../../core/plugin-host/load.ts';
+import type { Registries } from '../../core/engine/index.ts';
 import type { AgentLogger } from '../logger.ts';
 import type { MasterClient } from '../master-client.ts';
 import type { LogLevel } from '../update-reporter.ts';

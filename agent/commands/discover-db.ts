@@ -1,7 +1,7 @@
 import type { DiscoverDbResult } from '../../core/agent-protocol/wire.ts';
-import { discovered } from '../../core/agent-protocol/discovered.ts';
-import { driverFor } from '../../core/plugin-host/driver-for.ts';
-import { errorText } from '../../core/lib/text.ts';
+import { discovered } from '../../core/engine/index.ts';
+import { driverFor } from '../../core/engine/index.ts';
+import { errorText } from '../../core/engine/index.ts';
 import { providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { errorText } from '../../core/lib/text.ts';
+import { errorText } from '../../core/engine/index.ts';
 import type { ClaimedCommand, CommandContext, CommandOutcome } from './command-types.ts';
 import { listDirCommand } from './list-dir.ts';
 import { discoverDbCommand } from './discover-db.ts';

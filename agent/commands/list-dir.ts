@@ -1,7 +1,7 @@
-import { listDir } from '../../core/agent-protocol/dir-listing.ts';
+import { listDir } from '../../core/engine/index.ts';
 import type { CommandOutcome } from './command-types.ts';
 
-export { listDir, MAX_ENTRIES } from '../../core/agent-protocol/dir-listing.ts';
+export { listDir, MAX_ENTRIES } from '../../core/engine/index.ts';
 
 export async function listDirCommand(payload: Record<string, unknown>): Promise<CommandOutcome> {
   return { success: true, result: { ...(await listDir(payload.path)) } };

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { NodeEntity, type Node } from '../db/entities/node.ts';
-import { hostInfo } from '../lib/host-info.ts';
+import { hostInfo } from '../engine/index.ts';
 
 /** The name the local node gets when it is created (an admin may rename it). */
 const LOCAL_NODE_NAME = 'Local (master)';

@@ -3,7 +3,7 @@ import { PeriodicPass } from '../lib/periodic-pass.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { NodeEntity } from '../db/entities/node.ts';
 import { AggregateSql, timeOf } from '../db/aggregate-sql.ts';
-import { VERSION } from '../config/version.ts';
+import { VERSION } from '../engine/index.ts';
 import type { Alerts } from '../notifications/alerts.ts';
 import { nodeStatus } from './node-status.ts';
 

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { AggregateSql } from '../db/aggregate-sql.ts';
 import { BackupRecordEntryEntity } from '../db/entities/backup-record.ts';
-import type { ManifestEntry, ManifestEntryType } from '../engine/tar-source.ts';
+import type { ManifestEntry, ManifestEntryType } from '../engine/index.ts';
 
 const BATCH = 1000;
 const COLUMNS = ['record_id', 'path', 'size', 'mtime', 'mode', 'entry_type'] as const;

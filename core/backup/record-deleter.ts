@@ -4,6 +4,10 @@ import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, Back
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import { PeriodicPass } from '../lib/periodic-pass.ts';
+
+/** How often the leader retries deletions that failed (a target that was down). */
+const RETRY_INTERVAL_MS = 10 * 60_000;
 
 export interface DeleteOutcome {
   deleted: boolean;
@@ -20,11 +24,22 @@ export class RecordDeleter {
   readonly #orm: MikroORM;
   readonly #opener: StorageTargetOpener;
   readonly #log: FastifyBaseLogger;
+  readonly #retries: PeriodicPass<number>;
 
   constructor({ orm, storageOpener, logger }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#opener = storageOpener;
     this.#log = logger.child({ component: 'record-deleter' });
+    this.#retries = new PeriodicPass(() => this.retryPending(), (err: unknown) => this.#log.error({ err }, 'deletion retry failed'));
+  }
+
+  /** Retries pending deletions now and every ten minutes (the leader does, after start-up recovery). */
+  startRetries(): void {
+    this.#retries.start(RETRY_INTERVAL_MS, { immediately: true });
+  }
+
+  stopRetries(): Promise<void> {
+    return this.#retries.stop();
   }
 
   async delete(recordId: number): Promise<DeleteOutcome> {

@@ -1,6 +1,6 @@
+import { PROJECT_ROOT } from '../engine/index.ts';
 import { readFileSync, existsSync } from 'node:fs';
-import { resolve, join, dirname, isAbsolute } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve, join, isAbsolute } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from './config.ts';
 
@@ -50,7 +50,6 @@ const ENTRIES: Entry[] = [
   { key: 'consoleDir', env: 'BACKPLANE_CONSOLE_DIR', kind: 'string' },
 ];
 
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function defaults(): Config {
   return {

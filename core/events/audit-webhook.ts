@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuditWriter, RecordedAuditEntry } from './audit-writer.ts';
-import { VERSION } from '../config/version.ts';
+import { VERSION } from '../engine/index.ts';
 
 const TIMEOUT_MS = 3000;
 

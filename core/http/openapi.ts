@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
-import { VERSION } from '../config/version.ts';
+import { VERSION } from '../engine/index.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

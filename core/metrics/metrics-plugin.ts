@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
-import { VERSION } from '../config/version.ts';
+import { VERSION } from '../engine/index.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { NotifierInstance, NotifierType, ProviderDeps } from '@backplane/plugin-api';
 import type { Config } from '../config/config.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { ProviderRegistry } from '../plugin-host/registry.ts';
+import type { ProviderRegistry } from '../engine/index.ts';
 import type { NotificationChannel } from '../db/entities/notification.ts';
 import { AppError } from '../http/app-error.ts';
 

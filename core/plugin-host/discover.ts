@@ -3,7 +3,7 @@ import { findPackageJSON } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { exports as resolveExports, legacy as legacyEntry } from 'resolve.exports';
-import { PluginError } from './registry.ts';
+import { PluginError } from '../engine/index.ts';
 
 export type PluginOrigin = 'builtin' | 'package' | 'config';
 

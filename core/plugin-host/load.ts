@@ -6,7 +6,7 @@ import {
   type BackplanePlugin, type DatabaseDriverType, type ExtensionPoints, type NotifierType, type PluginOptions, type StorageType,
 } from '@backplane/plugin-api';
 import type { PluginSource } from './discover.ts';
-import { PluginError, type ProviderRegistry } from './registry.ts';
+import { PluginError, type ProviderRegistry, type Registries } from '../engine/index.ts';
 
 export interface LoadedPlugin {
   name: string;
@@ -67,11 +67,6 @@ export async function importPlugins(sources: PluginSource[], disabled: string[] 
   return loaded;
 }
 
-export interface Registries {
-  storageTypes: ProviderRegistry<StorageType>;
-  notifierTypes: ProviderRegistry<NotifierType>;
-  databaseDrivers: ProviderRegistry<DatabaseDriverType>;
-}
 
 /** Registers each plugin as a Fastify plugin with extension points bound to its own name. */
 export async function registerPlugins(app: FastifyInstance, plugins: LoadedPlugin[], registries: Registries): Promise<void> {

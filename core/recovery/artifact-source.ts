@@ -5,10 +5,10 @@ import { pipeline } from 'node:stream/promises';
 import { BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
-import { checksumGuard } from '../engine/checksum-guard.ts';
-import { decryptStream } from '../engine/encryption.ts';
-import { decompressor, type Compression } from '../engine/compression.ts';
-import { errorText } from '../lib/text.ts';
+import { checksumGuard } from '../engine/index.ts';
+import { decryptStream } from '../engine/index.ts';
+import { decompressor, type Compression } from '../engine/index.ts';
+import { errorText } from '../engine/index.ts';
 import { AppError } from '../http/app-error.ts';
 
 /** What the whole-object check of a copy found so far. */

@@ -2,7 +2,7 @@ import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity } from '.
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { ReplicationRecordEntity, type ReplicationRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { errorText as message } from '../lib/text.ts';
+import { errorText as message } from '../engine/index.ts';
 import { withHealthyCopy } from './artifact-source.ts';
 import { JobQueue } from './job-queue.ts';
 import { failStale } from './run-lifecycle.ts';

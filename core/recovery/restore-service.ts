@@ -4,22 +4,23 @@ import { ARTIFACT_STATUSES, TERMINAL_STATUSES, BackupRecordEntity, type BackupRe
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { restoreDatabase, restoreTargetOf } from './database-restore.ts';
-import { driverFor } from '../plugin-host/driver-for.ts';
+import { restoreDatabase, restoreTargetOf } from '../engine/index.ts';
+import { driverFor } from '../engine/index.ts';
 import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
-import { checkDump } from './artifact-check.ts';
+import { checkDump } from '../engine/index.ts';
 import { loadManifest } from './stored-manifest.ts';
-import { archivePath } from './safe-extract.ts';
-import { stagedRestore } from './staged-restore.ts';
-import type { Compression } from '../engine/compression.ts';
-import { SelectionMatch, nothingSelectedText } from './selection.ts';
-import { databaseOfEntry, isDumpArchive } from '../backup/dump-archive.ts';
-import { restoreDumpArchive } from './dump-archive-restore.ts';
+import { archivePath } from '../engine/index.ts';
+import { stagedRestore } from '../engine/index.ts';
+import type { Compression } from '../engine/index.ts';
+import { SelectionMatch, nothingSelectedText } from '../engine/index.ts';
+import { databaseOfEntry, isDumpArchive } from '../engine/index.ts';
+import { restoreDumpArchive } from '../engine/index.ts';
 import { JobQueue } from './job-queue.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
 import type { RestoreRecordPayload } from '../agent-protocol/wire.ts';
-import { runLifecycle, failStale, settleStopped, stopQueuedJob, type Log } from './run-lifecycle.ts';
-import type { RunStop } from '../backup/run-stop.ts';
+import { runLifecycle, failStale, settleStopped, stopQueuedJob } from './run-lifecycle.ts';
+import type { RunLog } from '../engine/index.ts';
+import type { RunStop } from '../engine/index.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 import { restoreAlert } from './recovery-alerts.ts';
 
@@ -181,13 +182,13 @@ export class RestoreService {
    * corrupt copy is marked, logged and the next one read); returns the copy that passed, which
    * the write pass then reads, so what is written is what was checked.
    */
-  async #checkPass<T>(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal, check: (raw: Readable) => Promise<T>): Promise<{ value: T; copyId: number }> {
+  async #checkPass<T>(record: RestoreRecord, backup: BackupRecord, log: RunLog, signal: AbortSignal, check: (raw: Readable) => Promise<T>): Promise<{ value: T; copyId: number }> {
     const { value, copy } = await withHealthyCopy(this.#d, backup, log, (c) => check(this.#readFrom(record, c, backup)), { signal });
     return { value, copyId: copy.copyId };
   }
 
   /** The write pass: a checked raw stream of the one copy the check pass chose. */
-  async #open(record: RestoreRecord, backup: BackupRecord, log: Log, copyId: number): Promise<Readable> {
+  async #open(record: RestoreRecord, backup: BackupRecord, log: RunLog, copyId: number): Promise<Readable> {
     const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup, { copyId });
     log('info', `reading from "${copy.targetName}" again to write`);
     return this.#readFrom(record, copy, backup);
@@ -198,7 +199,7 @@ export class RestoreService {
    * into place only once the artifact proved whole (staged-restore.ts). A corrupt copy is marked
    * and the next one read, as by every reader.
    */
-  async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
+  async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: RunLog, signal: AbortSignal): Promise<void> {
     const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
     const selected = JSON.parse(record.selectedPaths) as string[];
     const wanted = selected.map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
@@ -221,7 +222,7 @@ export class RestoreService {
     log('info', `restored ${result.entries} entries, ${human(result.bytes)}`);
   }
 
-  async #restoreDatabase(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: RestoreRecord, backup: BackupRecord, log: Log, signal: AbortSignal): Promise<void> {
+  async #restoreDatabase(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: RestoreRecord, backup: BackupRecord, log: RunLog, signal: AbortSignal): Promise<void> {
     const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
     if (!task) throw new Error('the task that made this record was deleted; its database connection is unknown');
     const { type, instance } = await openDriver(this.#d, task);

@@ -1,8 +1,9 @@
+import type { RunLog } from '../engine/index.ts';
 import type { EntityManager, EntityName } from '@mikro-orm/core';
 import type { RecordStatus } from '../db/entities/backup-record.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
-import { errorText as message } from '../lib/text.ts';
-import { stopOutcome, type RunStop } from '../backup/run-stop.ts';
+import { errorText as message } from '../engine/index.ts';
+import { stopOutcome, type RunStop } from '../engine/index.ts';
 import type { JobQueue } from './job-queue.ts';
 
 export interface LifecycleRecord {
@@ -14,7 +15,6 @@ export interface LifecycleRecord {
   errorMessage: string;
 }
 
-export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 
 /**
@@ -22,12 +22,12 @@ export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
  * (`cancelled` on shutdown or a cancel, see RunStop) with the reason, the log closed with the terminal status.
  * Work that succeeded but found a problem on the way returns `{ partial: reason }`: the record ends `partial`.
  */
-export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, signal: AbortSignal, work: (log: Log) => Promise<void | { partial: string }>): Promise<RecordStatus> {
+export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, signal: AbortSignal, work: (log: RunLog) => Promise<void | { partial: string }>): Promise<RecordStatus> {
   record.status = 'running';
   record.startedAt = new Date();
   await em.flush();
   await hub.open(record.id, 'running');
-  const log: Log = (level, text) => void hub.line(record.id, level, text);
+  const log: RunLog = (level, text) => void hub.line(record.id, level, text);
   let status: RecordStatus;
   let reason = '';
   try {

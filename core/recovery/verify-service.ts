@@ -5,16 +5,17 @@ import { ARTIFACT_STATUSES, TERMINAL_STATUSES, BackupRecordEntity, type BackupRe
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { driverFor } from '../plugin-host/driver-for.ts';
+import { driverFor } from '../engine/index.ts';
 import { rawStream, withHealthyCopy } from './artifact-source.ts';
-import { checkDump, checkTar } from './artifact-check.ts';
+import { checkDump, checkTar } from '../engine/index.ts';
 import { loadManifest } from './stored-manifest.ts';
-import { safeExtract } from './safe-extract.ts';
-import { isDumpArchive } from '../backup/dump-archive.ts';
-import { checkDumpArchive, forEachDump } from './dump-archive-restore.ts';
+import { safeExtract } from '../engine/index.ts';
+import { isDumpArchive } from '../engine/index.ts';
+import { checkDumpArchive, forEachDump } from '../engine/index.ts';
 import { JobQueue } from './job-queue.ts';
-import { runLifecycle, failStale, stopQueuedJob, type Log } from './run-lifecycle.ts';
-import type { RunStop } from '../backup/run-stop.ts';
+import { runLifecycle, failStale, stopQueuedJob } from './run-lifecycle.ts';
+import type { RunLog } from '../engine/index.ts';
+import type { RunStop } from '../engine/index.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 import { verifyAlert, rtoAlert } from './recovery-alerts.ts';
 import type { EntityManager } from '@mikro-orm/core';
@@ -157,7 +158,7 @@ export class VerifyService {
     return `quick: ${checksum}; dump of ${human(r.bytes)} has its header and completion trailer`;
   }
 
-  async #deep(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord, backup: BackupRecord, openRaw: () => Readable, log: Log, signal: AbortSignal): Promise<string> {
+  async #deep(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord, backup: BackupRecord, openRaw: () => Readable, log: RunLog, signal: AbortSignal): Promise<string> {
     const sandbox = join(this.#d.config.dataDir, 'tmp', `verify-${record.id}`);
     await rm(sandbox, { recursive: true, force: true });
     await mkdir(sandbox, { recursive: true });
@@ -206,7 +207,7 @@ export class VerifyService {
    * A several-database artifact: each dump restored into its own sandbox database, its row
    * counts compared with that database's at backup time, the sandbox dropped; one read.
    */
-  async #deepArchive(record: VerifyRecord, backup: BackupRecord, { type, instance }: Awaited<ReturnType<typeof openDriver>>, openRaw: () => Readable, log: Log, started: number): Promise<string> {
+  async #deepArchive(record: VerifyRecord, backup: BackupRecord, { type, instance }: Awaited<ReturnType<typeof openDriver>>, openRaw: () => Readable, log: RunLog, started: number): Promise<string> {
     if (!instance.ensureDatabase || !instance.dropDatabase) throw new Error(`the ${type.type} driver cannot create sandbox databases`);
     const expected = backup.sourceStats ? (JSON.parse(backup.sourceStats) as { databases?: Record<string, Record<string, number>> }).databases : undefined;
     const restored: string[] = [];

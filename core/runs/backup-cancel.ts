@@ -3,7 +3,7 @@ import { BackupRecordEntity, TERMINAL_STATUSES, type BackupRecord } from '../db/
 import { AppError } from '../http/app-error.ts';
 import type { RemoteBackups } from './remote-backups.ts';
 import type { BackupRuns } from './backup-runs.ts';
-import { RunStop, type StopStatus } from '../backup/run-stop.ts';
+import { RunStop, type StopStatus } from '../engine/index.ts';
 import type { Cluster } from '../db/cluster.ts';
 
 /** How long a cancel waits for the master that runs the backup to stop it. */

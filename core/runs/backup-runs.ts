@@ -19,7 +19,7 @@ import { placeRun, recordNodeId, runsOnMaster, type PlacementLimits } from '../a
 import type { RunTaskPayload } from '../agent-protocol/wire.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
-import type { RunStop } from '../backup/run-stop.ts';
+import type { RunStop } from '../engine/index.ts';
 
 export type RunTrigger = 'manual' | 'scheduled' | 'catch_up' | 'dependency';
 

@@ -5,7 +5,7 @@ import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { AppError } from '../http/app-error.ts';
 import type { BackupCancel } from './backup-cancel.ts';
 import type { Cluster } from '../db/cluster.ts';
-import { timeLimitReached } from '../backup/run-stop.ts';
+import { timeLimitReached } from '../engine/index.ts';
 
 /**
  * Enforces each task's `timeoutMinutes`: every `runLimitCheckMs` the running backups (master

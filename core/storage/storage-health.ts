@@ -6,7 +6,7 @@ import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { testInstance } from './target-test.ts';
 import { providerFailure, trimReason } from './target-opener.ts';
 import { recordedUsage } from './target-usage.ts';
-import { humanBytes } from '../lib/text.ts';
+import { humanBytes } from '../engine/index.ts';
 import type { StorageTarget } from '../db/entities/storage-target.ts';
 import type { EntityManager } from '@mikro-orm/core';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { ProviderRegistry } from '../plugin-host/registry.ts';
+import type { ProviderRegistry } from '../engine/index.ts';
 import { type StorageType, type StorageInstance, type ProviderDeps, providerErrorKind } from '@backplane/plugin-api';
 import type { StorageTarget } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';

@@ -12,7 +12,7 @@ import { resolveToken } from '../../agent/enroll.ts';
 import { createAgentLogger } from '../../agent/logger.ts';
 import { MasterClient } from '../../agent/master-client.ts';
 import { spoolDir } from '../../agent/spool.ts';
-import { ProviderRegistry } from '../../core/plugin-host/registry.ts';
+import { ProviderRegistry } from '../../core/engine/host/provider-registry.ts';
 import type { DatabaseDriverType, NotifierType, StorageType } from '@backplane/plugin-api';
 
 const TOKEN = `bpn_${'cd'.repeat(32)}`;

@@ -88,7 +88,7 @@ test('GET /api/settings: a string map holding BackupX\'s keys; PUT takes the con
   // The audit page's retention box (web/src/pages/audit/AuditLogsPage.tsx).
   const saved = expectEnvelope(await call(app, 'PUT', '/api/settings', { token: admin, body: { audit_retention_days: '30' } }), Type.Record(Type.String(), Type.String()));
   assert.equal(saved.audit_retention_days, '30');
-  assert.equal(await app.auditRetention.sweep(), 1, 'the 40-day-old entry goes');
+  assert.equal(await app.diContainer.cradle.auditRetention.sweep(), 1, 'the 40-day-old entry goes');
 
   const unknown = await call(app, 'PUT', '/api/settings', { token: admin, body: { theme: 'dark' } });
   assert.equal(unknown.status, 400, 'an unknown key is refused, not silently dropped');

@@ -8,9 +8,9 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { Decrypter, Encrypter, generateIdentity, identityToRecipient } from 'age-encryption';
-import { loadOrCreateAgeIdentity } from '../../core/engine/age-identity.ts';
-import { parseX25519Identity, parseX25519Recipient } from '../../core/engine/age-native.ts';
-import { decryptStream, encryptStream } from '../../core/engine/encryption.ts';
+import { loadOrCreateAgeIdentity } from '../../core/engine/stream/age-identity.ts';
+import { parseX25519Identity, parseX25519Recipient } from '../../core/engine/stream/age-native.ts';
+import { decryptStream, encryptStream } from '../../core/engine/stream/encryption.ts';
 import { q, sh, tempDir } from './helpers.ts';
 
 const KiB64 = 64 * 1024;

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
-import { loadOrCreateAgeIdentity } from '../../core/engine/age-identity.ts';
-import { decryptStream, encryptStream } from '../../core/engine/encryption.ts';
+import { loadOrCreateAgeIdentity } from '../../core/engine/stream/age-identity.ts';
+import { decryptStream, encryptStream } from '../../core/engine/stream/encryption.ts';
 import { q, sh, tempDir } from './helpers.ts';
 
 test('backup.agekey: created 0600 in the standard format, loaded again unchanged', async () => {
@@ -71,7 +71,7 @@ test('decryptStream refuses a wrong identity and tampered bytes', async () => {
 });
 
 test('identities are generated natively; their recipients agree with stock age-keygen -y and the age-encryption package', async () => {
-  const { generateIdentity, identityToRecipient } = await import('../../core/engine/age-identity.ts');
+  const { generateIdentity, identityToRecipient } = await import('../../core/engine/stream/age-identity.ts');
   const reference = await import('age-encryption');
   const { dir, cleanup } = await tempDir();
   try {

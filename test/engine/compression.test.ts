@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
-import { COMPRESSIONS, compressor, decompressor } from '../../core/engine/compression.ts';
+import { COMPRESSIONS, compressor, decompressor } from '../../core/engine/stream/compression.ts';
 import { q, sh, tempDir } from './helpers.ts';
 
 const sample = Buffer.concat([randomBytes(300_000), Buffer.alloc(500_000, 'abc'), randomBytes(1000)]);
@@ -40,7 +40,7 @@ test('zstd and gzip output is read by the stock tools; levels apply', async () =
 
 test('zstd through the installed program and in-process are interchangeable; a failing filter errors instead of ending', async () => {
   const { toolStream } = await import('@backplane/plugin-api');
-  const { zstdProgram } = await import('../../core/engine/compression.ts');
+  const { zstdProgram } = await import('../../core/engine/stream/compression.ts');
   const data = Buffer.concat([randomBytes(300_000), Buffer.alloc(300_000, 7)]);
   const roundTrip = async (compressEnv: string | undefined, decompressEnv: string | undefined): Promise<Buffer> => {
     const saved = process.env.BACKPLANE_ZSTD_BINARY;

@@ -4,8 +4,8 @@ import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createGnuTarSource, gnuTarProgram, tarCompressor } from '../../core/engine/gnu-tar-source.ts';
-import { modeBits, parseIndexLine, unquoteC } from '../../core/engine/tar-index.ts';
+import { createGnuTarSource, gnuTarProgram, tarCompressor } from '../../core/engine/archive/gnu-tar-source.ts';
+import { modeBits, parseIndexLine, unquoteC } from '../../core/engine/archive/tar-index.ts';
 import { q, sh, tempDir } from './helpers.ts';
 
 test('tar listing lines: names unquoted (escapes, octal UTF-8), modes with special bits, mtimes in UTC, links', () => {

@@ -5,8 +5,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { loadOrCreateAgeIdentity } from '../../core/engine/age-identity.ts';
-import { runPipeline } from '../../core/engine/pipeline.ts';
+import { loadOrCreateAgeIdentity } from '../../core/engine/stream/age-identity.ts';
+import { runPipeline } from '../../core/engine/stream/pipeline.ts';
 import { localDisk, tempDir } from './helpers.ts';
 
 const TOTAL = 256 * 1024 * 1024;

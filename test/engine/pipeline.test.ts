@@ -4,10 +4,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { loadOrCreateAgeIdentity } from '../../core/engine/age-identity.ts';
-import type { Compression } from '../../core/engine/compression.ts';
-import { runPipeline, type PipelineProgress } from '../../core/engine/pipeline.ts';
-import { createTarSource } from '../../core/engine/tar-source.ts';
+import { loadOrCreateAgeIdentity } from '../../core/engine/stream/age-identity.ts';
+import type { Compression } from '../../core/engine/stream/compression.ts';
+import { runPipeline, type PipelineProgress } from '../../core/engine/stream/pipeline.ts';
+import { createTarSource } from '../../core/engine/archive/tar-source.ts';
 import { ProviderError, type StorageInstance } from '@backplane/plugin-api';
 import { describeTree, filesUnder, localDisk, q, sh, tempDir } from './helpers.ts';
 

@@ -5,9 +5,9 @@ import { mkdir, symlink, writeFile, chmod, utimes } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createTarSource, isExcluded, type TarSourceOptions } from '../../core/engine/tar-source.ts';
-import { createGnuTarSource } from '../../core/engine/gnu-tar-source.ts';
-import { unquoteC } from '../../core/engine/tar-index.ts';
+import { createTarSource, isExcluded, type TarSourceOptions } from '../../core/engine/archive/tar-source.ts';
+import { createGnuTarSource } from '../../core/engine/archive/gnu-tar-source.ts';
+import { unquoteC } from '../../core/engine/archive/tar-index.ts';
 import { describeTree, q, sh, tempDir } from './helpers.ts';
 
 async function makeTree(root: string): Promise<void> {
@@ -30,7 +30,7 @@ async function makeTree(root: string): Promise<void> {
 }
 
 /** Both producers of a file task's tar: GNU tar in its own process (used when installed) and the in-process fallback. */
-const producers: Array<{ name: string; create: (o: TarSourceOptions) => { stream: NodeJS.ReadableStream & import('node:stream').Readable; done: Promise<import('../../core/engine/manifest-entry.ts').ManifestEntry[]> } }> = [
+const producers: Array<{ name: string; create: (o: TarSourceOptions) => { stream: NodeJS.ReadableStream & import('node:stream').Readable; done: Promise<import('../../core/engine/archive/manifest-entry.ts').ManifestEntry[]> } }> = [
   { name: 'GNU tar', create: (o) => createGnuTarSource('tar', o) },
   { name: 'in-process', create: (o) => createTarSource(o) },
 ];

@@ -12,7 +12,7 @@ import { InstallTokenEntity } from '../../core/db/entities/install-token.ts';
 import { NodeEntity } from '../../core/db/entities/node.ts';
 import { hashToken } from '../../core/security/tokens.ts';
 import { redactUrl } from '../../core/http/logging.ts';
-import { VERSION } from '../../core/config/version.ts';
+import { VERSION } from '../../core/engine/host/installation.ts';
 
 const run = promisify(execFile);
 

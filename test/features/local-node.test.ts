@@ -9,7 +9,7 @@ import { createTask, diskTarget, runAndWait } from '../backup/helpers.ts';
 import { closedPort } from '../helpers/rclone-servers.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 import { NodeEntity } from '../../core/db/entities/node.ts';
-import { VERSION } from '../../core/config/version.ts';
+import { VERSION } from '../../core/engine/host/installation.ts';
 
 async function setup(t: TestContext, config: Record<string, unknown> = {}, dataDir?: string) {
   const { app } = await build(t, { config, ...(dataDir ? { dataDir } : {}) });

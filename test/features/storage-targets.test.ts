@@ -134,24 +134,24 @@ test('the health monitor records status and emits one event per transition', asy
   const good = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(dir, 'good') })).json.data;
   const bad = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(join(file, 'sub'), 'bad') })).json.data;
 
-  const first = await app.storageHealth.runOnce();
+  const first = await app.diContainer.cradle.storageHealth.runOnce();
   assert.deepEqual(first.map((x) => [x.name, x.to]), [['bad', 'unhealthy']]);
   assert.deepEqual(events.map((e) => e.type), ['storage_unhealthy']);
   assert.equal(events[0]!.fields.storageTargetId, bad.id);
   assert.equal((await call(app, 'GET', `/api/storage-targets/${good.id}`, { token: admin })).json.data.healthStatus, 'healthy');
   assert.equal((await call(app, 'GET', `/api/storage-targets/${bad.id}`, { token: admin })).json.data.healthStatus, 'unhealthy');
 
-  await app.storageHealth.runOnce();
+  await app.diContainer.cradle.storageHealth.runOnce();
   assert.equal(events.length, 1, 'a target that stays unhealthy does not alert again');
 
   await call(app, 'PUT', `/api/storage-targets/${bad.id}`, { token: admin, body: { config: { basePath: dir } } });
-  const third = await app.storageHealth.runOnce();
+  const third = await app.diContainer.cradle.storageHealth.runOnce();
   assert.deepEqual(third.map((x) => [x.name, x.to]), [['bad', 'healthy']]);
   assert.deepEqual(events.map((e) => e.type), ['storage_unhealthy', 'storage_recovered']);
 
   // Disabled targets are not checked.
   await call(app, 'PUT', `/api/storage-targets/${bad.id}`, { token: admin, body: { enabled: false, config: { basePath: join(file, 'sub') } } });
-  assert.deepEqual(await app.storageHealth.runOnce(), []);
+  assert.deepEqual(await app.diContainer.cradle.storageHealth.runOnce(), []);
   const em = app.diContainer.cradle.orm.em.fork();
   assert.equal((await em.findOneOrFail(StorageTargetEntity, { id: bad.id })).healthStatus, 'healthy');
 });

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, userWithRole, tempDir } from '../helpers/build.ts';
-import { DB_PASSWORD_AAD } from '../../core/backup/task-source.ts';
+import { DB_PASSWORD_AAD } from '../../core/backup/task-spec.ts';
 import { TEMPLATE_SECRETS_AAD } from '../../core/features/task-templates/task-template-service.ts';
 
 const SECRET = 'tpl-secret-pw';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { ExtensionPoints, ProviderDeps, StorageType } from '@backplane/plugin-api';
-import { ProviderRegistry } from '../../core/plugin-host/registry.ts';
+import { ProviderRegistry } from '../../core/engine/host/provider-registry.ts';
 import plugin from '../../plugins/storage-rclone/index.ts';
 
 /** The storage-rclone plugin registered as core registers it, for the plugin's test files. */

@@ -9,7 +9,7 @@ import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import type { Config } from '../../core/config/config.ts';
 import type { BuildOptions } from '../../core/app.ts';
 import { type StorageType, definePlugin, isPlugin, PLUGIN_API_VERSION, PLUGIN_BRAND } from '@backplane/plugin-api';
-import { ProviderRegistry, PluginError } from '../../core/plugin-host/registry.ts';
+import { ProviderRegistry, PluginError } from '../../core/engine/host/provider-registry.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/plugin-package/', import.meta.url));
 const FIXTURE_NAME = 'backplane-plugin-fixture';

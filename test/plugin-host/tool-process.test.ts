@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
-import { dumpCompressor, zstdRawBytes } from '../../core/engine/compression.ts';
+import { dumpCompressor, zstdRawBytes } from '../../core/engine/stream/compression.ts';
 
 const cat: ToolRun = { command: 'cat', args: [], env: { PATH: process.env.PATH ?? '' }, secrets: [], classify: () => 'permanent' };
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { StorageInstance, StorageType } from '@backplane/plugin-api';
-import { ProviderRegistry } from '../../core/plugin-host/registry.ts';
+import { ProviderRegistry } from '../../core/engine/host/provider-registry.ts';
 import { BACKUPX_VENDORS, deps, rcloneType, registerInto, registeredTypes } from '../helpers/rclone-types.ts';
 import { buildArgv, buildEnv, REMOTE, type Operation } from '../../plugins/storage-rclone/invocation.ts';
 import { rcloneFailure, redact } from '../../plugins/storage-rclone/errors.ts';

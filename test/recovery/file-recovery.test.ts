@@ -102,7 +102,7 @@ test('file records restore in place, into a directory and selectively; verificat
 });
 
 test('a tar entry that climbs out of the restore root through a symlink is refused', async (t) => {
-  const { safeExtract } = await import('../../core/recovery/safe-extract.ts');
+  const { safeExtract } = await import('../../core/engine/restore/safe-extract.ts');
   const tar = (await import('tar-stream')).default;
   const root = await tempDir(t);
   const outside = await tempDir(t);

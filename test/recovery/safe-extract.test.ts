@@ -4,8 +4,8 @@ import { link, lstat, mkdir, readFile, readdir, readlink, symlink, writeFile } f
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
-import { safeExtract } from '../../core/recovery/safe-extract.ts';
-import { stagedRestore } from '../../core/recovery/staged-restore.ts';
+import { safeExtract } from '../../core/engine/restore/safe-extract.ts';
+import { stagedRestore } from '../../core/engine/restore/staged-restore.ts';
 import { tempDir } from '../helpers/build.ts';
 
 type Entry = { name: string; type?: 'file' | 'directory' | 'symlink' | 'link'; linkname?: string; body?: string };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzipSync, gzipSync, zstdDecompressSync } from 'node:zlib';
-import { stagedRestore, type RestoreSource } from '../../core/recovery/staged-restore.ts';
+import { stagedRestore, type RestoreSource } from '../../core/engine/restore/staged-restore.ts';
 import { tempDir } from '../helpers/build.ts';
 
 const run = promisify(execFile);

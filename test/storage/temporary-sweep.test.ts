@@ -48,7 +48,7 @@ test('the periodic sweep removes temporary objects older than a day on every ena
   // The sweep runs at start-up when its interval is set (tests otherwise turn it off).
   const second = await build(t, { dataDir, config: { tempSweepIntervalSeconds: 3600 } });
   await second.app.ready();
-  await second.app.temporarySweep.runOnce();
+  await second.app.diContainer.cradle.temporarySweep.runOnce();
   for (const [name, dir] of [['local_disk', disk.dir], ['rclone', rcloneDir]] as const) {
     const after = await files(dir);
     assert.ok(after.includes('kept.bin'), `${name}: the object stays`);
@@ -56,5 +56,5 @@ test('the periodic sweep removes temporary objects older than a day on every ena
     assert.equal(temporaries(after.filter((p) => p.startsWith('recent/'))).length, 1, `${name}: the hour-old temporary stays`);
     assert.equal(temporaries(after.filter((p) => p.startsWith('busy/'))).length, 1, `${name}: the running upload's temporary stays`);
   }
-  assert.deepEqual(await second.app.temporarySweep.runOnce(), { removed: 0, failedTargets: [] }, 'a second pass finds nothing more');
+  assert.deepEqual(await second.app.diContainer.cradle.temporarySweep.runOnce(), { removed: 0, failedTargets: [] }, 'a second pass finds nothing more');
 });

@@ -5,11 +5,11 @@ import { BackupTaskEntity, BackupTaskTargetEntity, type BackupTask } from '../..
 import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { ProviderRegistry } from '../../plugin-host/registry.ts';
+import type { ProviderRegistry } from '../../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
-import { driverFor } from '../../plugin-host/driver-for.ts';
-import { DB_PASSWORD_AAD } from '../../backup/task-source.ts';
+import { driverFor } from '../../engine/index.ts';
+import { DB_PASSWORD_AAD } from '../../backup/task-spec.ts';
 import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
 import type { Draft } from './task-draft.ts';

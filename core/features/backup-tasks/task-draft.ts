@@ -1,4 +1,4 @@
-import type { SourceSpec } from '../../backup/task-source.ts';
+import type { SourceSpec } from '../../engine/index.ts';
 
 /** A task's full, normalised state: built from the stored row and the input, then validated; its source is what a run reads. */
 export interface Draft extends SourceSpec {

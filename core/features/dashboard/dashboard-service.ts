@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Config } from '../../config/config.ts';
-import { VERSION } from '../../config/version.ts';
+import { VERSION } from '../../engine/index.ts';
 import { AggregateSql, num, timeOf } from '../../db/aggregate-sql.ts';
 import { BackupRecordEntity, BackupRecordCopyEntity } from '../../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../../db/entities/backup-task.ts';

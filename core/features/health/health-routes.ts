@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { ok } from '../../http/envelope.ts';
 import { envelopeOf, rawResponse, Timestamp } from '../../http/schemas.ts';
 import { AppError } from '../../http/app-error.ts';
-import { VERSION } from '../../config/version.ts';
+import { VERSION } from '../../engine/index.ts';
 
 /** The reference's probe fields: status, version, uptime in seconds, the time of the answer. */
 const probe = (status: string) => ({ status, version: VERSION, uptime: Math.floor(process.uptime()), timestamp: new Date().toISOString() });

@@ -6,7 +6,7 @@ import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { auditActor } from '../../events/audit-actor.ts';
 import { principalName } from '../../auth/principal.ts';
-import { VERSION } from '../../config/version.ts';
+import { VERSION } from '../../engine/index.ts';
 import type { Node } from '../../db/entities/node.ts';
 import type { IssuedInstaller } from './install-service.ts';
 import { installOptions, storedOptions, type InstallOptions } from './install-options.ts';

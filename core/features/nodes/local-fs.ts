@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { AppError } from '../../http/app-error.ts';
-import { listDir } from '../../agent-protocol/dir-listing.ts';
+import { listDir } from '../../engine/index.ts';
 import type { DirEntry, DirListing } from '../../agent-protocol/wire.ts';
 
 interface Root {

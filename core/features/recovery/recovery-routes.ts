@@ -15,7 +15,7 @@ import { RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity } from
 import { RecoveryListQuery, ReplicationListQuery, RestoreBody, RestoreSummary, RestoreDetail, VerifyBody, VerifySummary, VerifyDetail, ReplicateBody, ReplicationSummary } from './recovery-schemas.ts';
 import { restoreView, verifyView, replicationView, logOf } from './recovery-view.ts';
 import { statusWhere } from '../backup-records/reported-status.ts';
-import { cancelledBy } from '../../backup/run-stop.ts';
+import { cancelledBy } from '../../engine/index.ts';
 
 type ListQuery = Static<typeof ReplicationListQuery>;
 

@@ -5,7 +5,7 @@ import { diskUsage } from '@backplane/plugin-api';
 import { scheduleTimeZone } from '../../backup/time-zone.ts';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { VERSION } from '../../config/version.ts';
+import { VERSION } from '../../engine/index.ts';
 import { databaseKind, databaseLocation } from '../../db/orm.ts';
 import { checkForUpdate } from './update-check.ts';
 

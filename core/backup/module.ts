@@ -1,0 +1,30 @@
+import { asClass, asFunction } from 'awilix';
+import type { MikroORM } from '@mikro-orm/core';
+import { defineModule, type Registered } from '../lib/app-module.ts';
+import { RecordLogHub } from './record-log.ts';
+import { BackupExecutor } from './backup-executor.ts';
+import { RecordDeleter } from './record-deleter.ts';
+import { RetentionService } from './retention-service.ts';
+import { SlaScan } from './sla-scan.ts';
+
+const services = {
+  recordLogs: asFunction(({ orm }: { orm: MikroORM }) => new RecordLogHub(orm, 'backup')).singleton(),
+  backupExecutor: asClass(BackupExecutor).singleton(),
+  recordDeleter: asClass(RecordDeleter).singleton(),
+  retention: asClass(RetentionService).singleton(),
+  slaScan: asClass(SlaScan).singleton(),
+};
+
+declare module '../lib/app-module.ts' {
+  interface Services extends Registered<typeof services> {}
+}
+
+export default defineModule({
+  name: 'backup',
+  services,
+  lifecycle: {
+    // Deletions that failed before are retried by the leader, after start-up recovery.
+    recordDeleter: { runs: 'leading', after: ['deadMasters'], start: (s) => s.startRetries(), stop: (s) => s.stopRetries() },
+    slaScan: { runs: 'leading', after: ['deliveryWorker'], start: (s) => s.start(), stop: (s) => s.stop() },
+  },
+});

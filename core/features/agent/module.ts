@@ -1,0 +1,6 @@
+import { defineModule } from '../../lib/app-module.ts';
+import { agentCommandRoutes } from './agent-command-routes.ts';
+import { agentRunRoutes } from './agent-run-routes.ts';
+import { agentRestoreRoutes } from './agent-restore-routes.ts';
+
+export default defineModule({ name: 'features/agent', routes: [agentCommandRoutes, agentRunRoutes, agentRestoreRoutes] });
