@@ -7,7 +7,7 @@ import { encryptStream } from '../core/engine/stream/encryption.ts';
 import { machine } from './backup-files.ts';
 
 /**
- * age encryption throughput: the native stream (`core/engine/age-native.ts`, node:crypto) against
+ * age encryption throughput: the native stream (`core/engine/stream/age-native.ts`, node:crypto) against
  * the pure-JS `age-encryption` package (a dev dependency, used only here and in tests) on the same
  * bytes, streamed in 1 MiB chunks. Size: BACKPLANE_BENCH_AGE_MB (256 by default). Best of 3.
  */

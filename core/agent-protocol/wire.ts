@@ -77,7 +77,7 @@ export type DiscoverDbResult = Static<typeof DiscoverDbResult>;
 export const TaskSpecQuery = Type.Object({ recordId: Id });
 
 /**
- * What a run reads (core/backup/task-source.ts `SourceSpec`, which the type checker holds to
+ * What a run reads (core/engine/backup/task-source.ts `SourceSpec`, which the type checker holds to
  * this shape both ways), plus the unsealed database password; database fields are unused by file tasks.
  */
 const Source = Type.Object({

@@ -9,7 +9,7 @@ import { nothingSelectedText } from './selection.ts';
 import type { RunLog } from '../host/run-log.ts';
 
 /**
- * Reading a several-database artifact (see core/backup/dump-archive.ts): one tar, one dump per
+ * Reading a several-database artifact (see core/engine/archive/dump-archive.ts): one tar, one dump per
  * database. Each dump is handed on exactly as a single-database artifact's bytes would be.
  */
 

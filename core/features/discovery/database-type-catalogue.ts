@@ -6,7 +6,7 @@ import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 
 /**
- * The task fields a driver's config is built from (core/backup/task-source.ts `driverConfig`):
+ * The task fields a driver's config is built from (core/engine/backup/task-source.ts `driverConfig`):
  * a task field is used when the driver's schema declares the config key it feeds.
  */
 const TASK_FIELD_OF = { host: 'dbHost', port: 'dbPort', user: 'dbUser', password: 'dbPassword', path: 'dbPath' } as const;
