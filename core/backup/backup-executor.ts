@@ -52,14 +52,14 @@ export interface ExecutionOutcome {
  * no target keeps an object.
  */
 export class BackupExecutor {
-  readonly #d: ExecutorDeps;
+  readonly #deps: ExecutorDeps;
 
   constructor(deps: ExecutorDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   async execute(recordId: number, signal: AbortSignal): Promise<ExecutionOutcome> {
-    const { orm, recordLogs, backupMetrics } = this.#d;
+    const { orm, recordLogs, backupMetrics } = this.#deps;
     const em = orm.em.fork();
     const record = await em.findOneOrFail(BackupRecordEntity, { id: recordId });
     const task = await em.findOne(BackupTaskEntity, { id: record.taskId }, { populate: ['dbPassword'] });
@@ -89,12 +89,12 @@ export class BackupExecutor {
     } finally {
       backupMetrics.running.dec();
     }
-    await settleBackup(this.#d, em, record, task, status);
+    await settleBackup(this.#deps, em, record, task, status);
     return { record, status };
   }
 
   async #run(em: EntityManager, record: BackupRecord, task: BackupTask, signal: AbortSignal, log: Log): Promise<RecordStatus> {
-    const { storageOpener, secretBox, databaseDrivers, orm, recordLogs } = this.#d;
+    const { storageOpener, secretBox, databaseDrivers, orm, recordLogs } = this.#deps;
     const ordered = await taskTargets(em, task.id);
     if (ordered.length === 0) throw new Error('the task has no storage target');
 
@@ -137,7 +137,7 @@ export class BackupExecutor {
           log('error', `target "${target.name}": ${reason}`);
         },
         compression,
-        ...(encrypted ? { recipient: this.#d.ageRecipient } : {}),
+        ...(encrypted ? { recipient: this.#deps.ageRecipient } : {}),
         signal,
         log,
         onProgress: (p) => recordLogs.progress(record.id, p, `${human(p.bytesRead)} read, ${human(p.bytesStored)} stored, ${human(p.speedBps)}/s`),
@@ -176,7 +176,7 @@ export class BackupExecutor {
           continue;
         }
       }
-      usable.push({ id: target.id, name: target.name, open: () => this.#d.storageOpener.open(target) });
+      usable.push({ id: target.id, name: target.name, open: () => this.#deps.storageOpener.open(target) });
     }
     return usable;
   }

@@ -40,7 +40,7 @@ export function backoffMs(baseSeconds: number, attempt: number): number {
  * key, since whether the receiver got it is unknown (at-least-once; receivers deduplicate).
  */
 export class DeliveryWorker {
-  readonly #d: DeliveryWorkerDeps;
+  readonly #deps: DeliveryWorkerDeps;
   readonly #lanes = new Map<number, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -50,16 +50,16 @@ export class DeliveryWorker {
   #lastDigestCheck = 0;
 
   constructor(deps: DeliveryWorkerDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   async start(): Promise<void> {
     this.#stopped = false;
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const resumed = await em.nativeUpdate(NotificationDeliveryEntity, { status: 'sending' }, { status: 'pending', nextAttemptAt: new Date() });
-    if (resumed > 0) this.#d.logger.warn({ resumed }, 'notification deliveries interrupted by a restart will be sent again');
-    this.#unsubscribe = this.#d.alerts.onStored(() => this.wake());
-    const pollMs = Math.min(5000, Math.max(200, this.#d.config.notifyRetryBaseSeconds * 500));
+    if (resumed > 0) this.#deps.logger.warn({ resumed }, 'notification deliveries interrupted by a restart will be sent again');
+    this.#unsubscribe = this.#deps.alerts.onStored(() => this.wake());
+    const pollMs = Math.min(5000, Math.max(200, this.#deps.config.notifyRetryBaseSeconds * 500));
     this.#timer = setInterval(() => this.wake(), pollMs);
     this.#timer.unref();
     this.wake();
@@ -81,7 +81,7 @@ export class DeliveryWorker {
       return;
     }
     this.#pass = this.#runPass()
-      .catch((err: unknown) => this.#d.logger.error({ err }, 'notification pass failed'))
+      .catch((err: unknown) => this.#deps.logger.error({ err }, 'notification pass failed'))
       .finally(() => {
         this.#pass = undefined;
         if (this.#again) {
@@ -105,15 +105,15 @@ export class DeliveryWorker {
   }
 
   async #dueNow(): Promise<boolean> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     return (await em.count(NotificationEventEntity, { dispatchedAt: null })) + (await em.count(NotificationDeliveryEntity, { status: 'pending', nextAttemptAt: { $lte: new Date() } })) > 0;
   }
 
   async #runPass(): Promise<void> {
-    const { config } = this.#d;
+    const { config } = this.#deps;
     const now = new Date();
-    const em = this.#d.orm.em.fork();
-    const settings = await this.#d.readSettings();
+    const em = this.#deps.orm.em.fork();
+    const settings = await this.#deps.readSettings();
     await dispatchPending(em, { coalesceMs: config.notifyCoalesceSeconds * 1000, backupNotifications: settings.backup_notification_enabled !== 'false', now });
     if (now.getTime() - this.#lastDigestCheck >= DIGEST_CHECK_MS) {
       this.#lastDigestCheck = now.getTime();
@@ -127,7 +127,7 @@ export class DeliveryWorker {
   #startLane(channelId: number): void {
     if (this.#lanes.has(channelId) || this.#stopped) return;
     const lane = this.#runLane(channelId)
-      .catch((err: unknown) => this.#d.logger.error({ err, channelId }, 'notification lane failed'))
+      .catch((err: unknown) => this.#deps.logger.error({ err, channelId }, 'notification lane failed'))
       .finally(() => {
         this.#lanes.delete(channelId);
         void this.#updateDepth().catch(() => undefined);
@@ -137,7 +137,7 @@ export class DeliveryWorker {
 
   async #runLane(channelId: number): Promise<void> {
     while (!this.#stopped) {
-      const em = this.#d.orm.em.fork();
+      const em = this.#deps.orm.em.fork();
       const batch = await em.find(NotificationDeliveryEntity, { channelId, status: 'pending', nextAttemptAt: { $lte: new Date() } }, { orderBy: { id: 'asc' }, limit: LANE_BATCH });
       if (batch.length === 0) return;
       for (const delivery of batch) {
@@ -148,7 +148,7 @@ export class DeliveryWorker {
   }
 
   async #deliver(delivery: NotificationDelivery): Promise<void> {
-    const { orm, config, notificationSender, notificationMetrics, logger } = this.#d;
+    const { orm, config, notificationSender, notificationMetrics, logger } = this.#deps;
     const em = orm.em.fork();
     // The claim: only one sender moves a delivery from pending to sending.
     const claimed = await em.nativeUpdate(NotificationDeliveryEntity, { id: delivery.id, status: 'pending' }, { status: 'sending', attempts: delivery.attempts + 1 });
@@ -181,8 +181,8 @@ export class DeliveryWorker {
   }
 
   async #updateDepth(): Promise<void> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const depth = (await em.count(NotificationEventEntity, { dispatchedAt: null })) + (await em.count(NotificationDeliveryEntity, { status: { $in: ['pending', 'sending'] } }));
-    this.#d.notificationMetrics.outboxDepth.set(depth);
+    this.#deps.notificationMetrics.outboxDepth.set(depth);
   }
 }

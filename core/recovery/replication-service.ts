@@ -18,16 +18,16 @@ import { replicationAlert } from './recovery-alerts.ts';
  * retention and deletion remove it with the rest.
  */
 export class ReplicationService {
-  readonly #d: RecoveryDeps;
+  readonly #deps: RecoveryDeps;
   readonly #queue: JobQueue;
 
   constructor(deps: RecoveryDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#queue = new JobQueue(deps.config.maxConcurrent);
   }
 
   async request(backupRecordId: number, destTargetId: number, triggeredBy: string): Promise<ReplicationRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('REPLICATION_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to replicate.` });
@@ -38,7 +38,7 @@ export class ReplicationService {
     if (held > 0) throw new AppError('REPLICATION_DEST_INVALID', { message: `"${dest.name}" already holds this artifact.` });
     const record = em.create(ReplicationRecordEntity, {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, destTargetId, destTargetName: dest.name,
-      storagePath: backup.storagePath, checksum: backup.checksum, triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#d.masterId,
+      storagePath: backup.storagePath, checksum: backup.checksum, triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#deps.masterId,
     });
     await em.flush();
     this.#queue.push(`replication-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
@@ -54,7 +54,7 @@ export class ReplicationService {
   }
 
   async execute(id: number, signal: AbortSignal): Promise<ReplicationRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await em.findOneOrFail(ReplicationRecordEntity, { id });
     record.status = 'running';
     record.startedAt = new Date();
@@ -65,12 +65,12 @@ export class ReplicationService {
       const dest = await em.findOneOrFail(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
       // The copy's bytes pass its checksum guard into the destination's atomic put: a corrupt
       // source aborts the put (nothing is left behind) and the next copy is read instead.
-      const { copy: source, corrupt } = await withHealthyCopy(this.#d, backup, (level, text) => {
+      const { copy: source, corrupt } = await withHealthyCopy(this.#deps, backup, (level, text) => {
         if (level !== 'error') return;
         corruptSeen.push(text);
-        this.#d.logger.error({ replicationId: record.id, backupRecordId: backup.id }, text);
+        this.#deps.logger.error({ replicationId: record.id, backupRecordId: backup.id }, text);
       }, async (copy) => {
-        const stored = await this.#d.storageOpener.use(dest, (instance) => instance.put(backup.storagePath, copy.stream, { size: backup.fileSize, signal }));
+        const stored = await this.#deps.storageOpener.use(dest, (instance) => instance.put(backup.storagePath, copy.stream, { size: backup.fileSize, signal }));
         if (stored.size !== backup.fileSize) throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
       }, { exclude: [dest.id], signal });
       record.sourceTargetId = source.targetId;
@@ -86,16 +86,16 @@ export class ReplicationService {
     record.completedAt = new Date();
     record.durationMs = record.completedAt.getTime() - (record.startedAt?.getTime() ?? record.completedAt.getTime());
     await em.flush();
-    this.#d.recoveryMetrics.observe('replication', record);
+    this.#deps.recoveryMetrics.observe('replication', record);
     const alert = replicationAlert(record);
-    if (alert) await this.#d.alerts.notify(alert);
+    if (alert) await this.#deps.alerts.notify(alert);
     return record;
   }
 
   /** Replications of masters not in `live` (stopped, crashed, or this master's earlier process) are failed, and what they left on the destination removed. */
   async recover(live: number[]): Promise<number> {
     await this.#removeInterruptedCopies(live);
-    return failStale(this.#d.orm.em.fork(), ReplicationRecordEntity as never, 'the master stopped while this replication was running; run it again', { masterId: { $nin: live } });
+    return failStale(this.#deps.orm.em.fork(), ReplicationRecordEntity as never, 'the master stopped while this replication was running; run it again', { masterId: { $nin: live } });
   }
 
   /**
@@ -104,18 +104,18 @@ export class ReplicationService {
    * copy points at. Both go, so the retry starts clean and nothing is stranded.
    */
   async #removeInterruptedCopies(live: number[]): Promise<void> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     for (const record of await em.find(ReplicationRecordEntity, { status: 'running', masterId: { $nin: live } })) {
       const dest = await em.findOne(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
       if (!dest || record.storagePath === '') continue;
       const held = await em.count(BackupRecordCopyEntity, { recordId: record.backupRecordId, storageTargetId: dest.id, status: { $in: ['success', 'pending'] } });
       try {
-        await this.#d.storageOpener.use(dest, async (instance) => {
+        await this.#deps.storageOpener.use(dest, async (instance) => {
           if (held === 0) await instance.delete(record.storagePath);
           await instance.removeTemporaries?.(record.storagePath);
         });
       } catch (err) {
-        this.#d.logger.error({ err, replicationId: record.id, target: dest.name }, 'could not remove what an interrupted replication left on its destination');
+        this.#deps.logger.error({ err, replicationId: record.id, target: dest.name }, 'could not remove what an interrupted replication left on its destination');
       }
     }
   }

@@ -43,16 +43,16 @@ export interface RestoreInput {
  * check the whole artifact first, then read it again to restore.
  */
 export class RestoreService {
-  readonly #d: RecoveryDeps;
+  readonly #deps: RecoveryDeps;
   readonly #queue: JobQueue;
 
   constructor(deps: RecoveryDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#queue = new JobQueue(deps.config.maxConcurrent);
   }
 
   async request(backupRecordId: number, input: RestoreInput, triggeredBy: string): Promise<RestoreRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('RESTORE_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to restore.` });
@@ -66,7 +66,7 @@ export class RestoreService {
       if (selected.length > 0 && backup.hasManifest) {
         // Known up front from the manifest: a selection the archive does not hold restores nothing.
         const match = new SelectionMatch(selected.map((p) => archivePath(p) as string));
-        for (const path of (await loadManifest(this.#d.orm, backup.id)).keys()) match.see(path);
+        for (const path of (await loadManifest(this.#deps.orm, backup.id)).keys()) match.see(path);
         const missing = match.unmatched();
         if (missing.length > 0) throw new AppError('RESTORE_NOTHING_SELECTED', { message: `${nothingSelectedText('selectedPaths', missing)}.` });
       }
@@ -86,16 +86,16 @@ export class RestoreService {
     };
     if (backup.nodeId !== 0) {
       // A node's backup restores on that node, where its paths and databases are.
-      await placeRun(em, { name: backup.taskName, nodeId: backup.nodeId, nodeLabel: '' }, { offlineSeconds: this.#d.config.nodeOfflineSeconds, masterSlots: this.#d.config.maxConcurrent });
+      await placeRun(em, { name: backup.taskName, nodeId: backup.nodeId, nodeLabel: '' }, { offlineSeconds: this.#deps.config.nodeOfflineSeconds, masterSlots: this.#deps.config.maxConcurrent });
       return em.transactional(async (tx) => {
         const record = tx.create(RestoreRecordEntity, fields);
         await tx.flush();
-        this.#d.commandQueue.add(tx, { nodeId: backup.nodeId, type: 'restore_record', payload: { restoreId: record.id } satisfies RestoreRecordPayload, recordKind: 'restore', recordId: record.id });
+        this.#deps.commandQueue.add(tx, { nodeId: backup.nodeId, type: 'restore_record', payload: { restoreId: record.id } satisfies RestoreRecordPayload, recordKind: 'restore', recordId: record.id });
         await tx.flush();
         return record;
       });
     }
-    const record = em.create(RestoreRecordEntity, { ...fields, masterId: this.#d.masterId });
+    const record = em.create(RestoreRecordEntity, { ...fields, masterId: this.#deps.masterId });
     await em.flush();
     this.#queue.push(`restore-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
     return record;
@@ -108,25 +108,25 @@ export class RestoreService {
    * stays, as after a failure (database restores that can be atomic are rolled back).
    */
   async cancel(id: number, stop: RunStop): Promise<RestoreRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await em.findOne(RestoreRecordEntity, { id });
     if (!record) throw new AppError('RESTORE_RECORD_NOT_FOUND');
     const ended = (r: RestoreRecord) => new AppError('RESTORE_RECORD_NOT_ACTIVE', { message: `Restore ${id} has already ended (${r.status}).` });
     if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
     if (record.nodeId !== 0) {
-      for (const c of await this.#d.commandQueue.openFor('restore', id)) if (c.status === 'pending') await this.#d.commandQueue.settle(c.id, 'failed', stop.message);
-      await settleStopped(em, record, this.#d.restoreLogs, stop);
-      this.#d.recoveryMetrics.observe('restore', record);
-      void this.#d.alerts.notify(restoreAlert(record));
+      for (const c of await this.#deps.commandQueue.openFor('restore', id)) if (c.status === 'pending') await this.#deps.commandQueue.settle(c.id, 'failed', stop.message);
+      await settleStopped(em, record, this.#deps.restoreLogs, stop);
+      this.#deps.recoveryMetrics.observe('restore', record);
+      void this.#deps.alerts.notify(restoreAlert(record));
       return record;
     }
     return stopQueuedJob(em, this.#queue, `restore-${id}`, record, {
-      hub: this.#d.restoreLogs, stop, ended,
+      hub: this.#deps.restoreLogs, stop, ended,
       publish: (r) => {
-        this.#d.recoveryMetrics.observe('restore', r);
-        void this.#d.alerts.notify(restoreAlert(r));
+        this.#deps.recoveryMetrics.observe('restore', r);
+        void this.#deps.alerts.notify(restoreAlert(r));
       },
-      reload: () => this.#d.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id }),
+      reload: () => this.#deps.orm.em.fork().findOneOrFail(RestoreRecordEntity, { id }),
     });
   }
 
@@ -140,8 +140,8 @@ export class RestoreService {
       throw new AppError('RESTORE_TARGET_INVALID', { message: 'This record holds several databases: targetDatabase needs exactly one of them chosen in databases.' });
     }
     if (databases.length === 0 || !backup.hasManifest) return;
-    const driver = driverFor(this.#d.databaseDrivers.list(), backup.type) ?? {};
-    const held = new Set([...(await loadManifest(this.#d.orm, backup.id)).keys()].map((name) => databaseOfEntry(name, driver)));
+    const driver = driverFor(this.#deps.databaseDrivers.list(), backup.type) ?? {};
+    const held = new Set([...(await loadManifest(this.#deps.orm, backup.id)).keys()].map((name) => databaseOfEntry(name, driver)));
     const missing = databases.filter((name) => !held.has(name));
     if (missing.length > 0) throw new AppError('RESTORE_NOTHING_SELECTED', { message: `${nothingSelectedText('databases', missing)}.` });
   }
@@ -155,17 +155,17 @@ export class RestoreService {
   }
 
   async execute(id: number, signal: AbortSignal): Promise<RestoreRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await em.findOneOrFail(RestoreRecordEntity, { id });
-    await runLifecycle(em, record, this.#d.restoreLogs, signal, async (log) => {
+    await runLifecycle(em, record, this.#deps.restoreLogs, signal, async (log) => {
       const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
       if (!backup) throw new Error('the backup record was deleted');
       log('info', `restoring ${backup.fileName} (record ${backup.id}, ${human(backup.fileSize)})`);
       if (backup.type === 'file') await this.#restoreFiles(record, backup, log, signal);
       else await this.#restoreDatabase(em, record, backup, log, signal);
     });
-    this.#d.recoveryMetrics.observe('restore', record);
-    void this.#d.alerts.notify(restoreAlert(record));
+    this.#deps.recoveryMetrics.observe('restore', record);
+    void this.#deps.alerts.notify(restoreAlert(record));
     return record;
   }
 
@@ -174,7 +174,7 @@ export class RestoreService {
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;
     record.bytes = 0;
-    return rawStream(copy, backup, this.#d.ageKeys.identity, (n) => { record.bytes += n; }, decompressed);
+    return rawStream(copy, backup, this.#deps.ageKeys.identity, (n) => { record.bytes += n; }, decompressed);
   }
 
   /**
@@ -183,13 +183,13 @@ export class RestoreService {
    * the write pass then reads, so what is written is what was checked.
    */
   async #checkPass<T>(record: RestoreRecord, backup: BackupRecord, log: RunLog, signal: AbortSignal, check: (raw: Readable) => Promise<T>): Promise<{ value: T; copyId: number }> {
-    const { value, copy } = await withHealthyCopy(this.#d, backup, log, (c) => check(this.#readFrom(record, c, backup)), { signal });
+    const { value, copy } = await withHealthyCopy(this.#deps, backup, log, (c) => check(this.#readFrom(record, c, backup)), { signal });
     return { value, copyId: copy.copyId };
   }
 
   /** The write pass: a checked raw stream of the one copy the check pass chose. */
   async #open(record: RestoreRecord, backup: BackupRecord, log: RunLog, copyId: number): Promise<Readable> {
-    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup, { copyId });
+    const copy = await openStoredCopy(this.#deps.orm, this.#deps.storageOpener, backup, { copyId });
     log('info', `reading from "${copy.targetName}" again to write`);
     return this.#readFrom(record, copy, backup);
   }
@@ -200,12 +200,12 @@ export class RestoreService {
    * and the next one read, as by every reader.
    */
   async #restoreFiles(record: RestoreRecord, backup: BackupRecord, log: RunLog, signal: AbortSignal): Promise<void> {
-    const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
+    const manifest = backup.hasManifest ? await loadManifest(this.#deps.orm, backup.id) : undefined;
     const selected = JSON.parse(record.selectedPaths) as string[];
     const wanted = selected.map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
     const root = record.targetPath || '/';
     log('info', `extracting into a staging folder in ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}; nothing is replaced before the whole artifact is checked`);
-    const { value: result } = await withHealthyCopy(this.#d, backup, log, (copy) => {
+    const { value: result } = await withHealthyCopy(this.#deps, backup, log, (copy) => {
       const match = new SelectionMatch(wanted);
       const source = { compression: backup.compression as Compression, open: (decompressed: boolean) => this.#readFrom(record, copy, backup, decompressed) };
       return stagedRestore(source, {
@@ -225,11 +225,11 @@ export class RestoreService {
   async #restoreDatabase(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: RestoreRecord, backup: BackupRecord, log: RunLog, signal: AbortSignal): Promise<void> {
     const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
     if (!task) throw new Error('the task that made this record was deleted; its database connection is unknown');
-    const { type, instance } = await openDriver(this.#d, task);
+    const { type, instance } = await openDriver(this.#deps, task);
     if (isDumpArchive(backup.fileName)) {
       // Its first read checks every dump before any database is touched, so a corrupt copy found
       // there is followed by the next copy; the restore pass reads the copy that checked out.
-      const { value: restored } = await withHealthyCopy(this.#d, backup, log, (copy) => {
+      const { value: restored } = await withHealthyCopy(this.#deps, backup, log, (copy) => {
         let first = true;
         const open = async (): Promise<Readable> => {
           if (!first) return this.#open(record, backup, log, copy.copyId);
@@ -245,21 +245,21 @@ export class RestoreService {
     if (!target) throw new Error('no database to restore into');
     if (!type.atomicRestore) {
       // The tool commits as it goes: check the whole artifact before it touches the database.
-      const { value: checked, copyId } = await this.#checkPass(record, backup, log, signal, (raw) => checkDump(raw, driverFor(this.#d.databaseDrivers.list(), task.type)));
+      const { value: checked, copyId } = await this.#checkPass(record, backup, log, signal, (raw) => checkDump(raw, driverFor(this.#deps.databaseDrivers.list(), task.type)));
       log('info', `artifact checked: ${human(checked.bytes)} of dump; checksum ${backup.checksum}`);
       if (signal.aborted) throw signal.reason;
       await restoreDatabase({ type, instance }, target, record.id, () => this.#open(record, backup, log, copyId), log);
     } else {
       // An atomic restore leaves the target untouched when its stream fails, so a corrupt copy
       // found while restoring is simply followed by the next one.
-      await withHealthyCopy(this.#d, backup, log, (copy) => restoreDatabase({ type, instance }, target, record.id, () => Promise.resolve(this.#readFrom(record, copy, backup)), log), { signal });
+      await withHealthyCopy(this.#deps, backup, log, (copy) => restoreDatabase({ type, instance }, target, record.id, () => Promise.resolve(this.#readFrom(record, copy, backup)), log), { signal });
     }
     log('info', `restored ${human(record.bytes)} of artifact into ${target}`);
   }
 
   /** Restores of masters not in `live` (stopped, crashed, or this master's earlier process) are failed (the target may be partly restored; the log says where). */
   async recover(live: number[]): Promise<number> {
-    return failStale(this.#d.orm.em.fork(), RestoreRecordEntity as never, 'the master stopped while this restore was running; run it again', { nodeId: 0, masterId: { $nin: live } });
+    return failStale(this.#deps.orm.em.fork(), RestoreRecordEntity as never, 'the master stopped while this restore was running; run it again', { nodeId: 0, masterId: { $nin: live } });
   }
 }
 

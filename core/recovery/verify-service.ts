@@ -43,22 +43,22 @@ export function sandboxDatabase(record: { id: number; startedAt?: Date | null },
  * next one; the record then ends `partial`, naming the corrupt copy (the copy itself is marked).
  */
 export class VerifyService {
-  readonly #d: RecoveryDeps;
+  readonly #deps: RecoveryDeps;
   readonly #queue: JobQueue;
 
   constructor(deps: RecoveryDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#queue = new JobQueue(deps.config.maxConcurrent);
   }
 
   async request(backupRecordId: number, mode: VerifyMode, triggeredBy: string): Promise<VerifyRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('VERIFY_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to verify.` });
     const record = em.create(VerifyRecordEntity, {
       backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId, mode,
-      triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#d.masterId,
+      triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#deps.masterId,
     });
     await em.flush();
     this.#queue.push(`verify-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
@@ -67,7 +67,7 @@ export class VerifyService {
 
   /** The newest successful record of the task. */
   async requestForTask(taskId: number, mode: VerifyMode, triggeredBy: string): Promise<VerifyRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     if (!(await em.findOne(BackupTaskEntity, { id: taskId }))) throw new AppError('BACKUP_TASK_NOT_FOUND');
     const newest = await em.findOne(BackupRecordEntity, { taskId, status: 'success', deleteRequestedAt: null }, { orderBy: { id: 'desc' } });
     if (!newest) throw new AppError('VERIFY_NO_SOURCE');
@@ -83,21 +83,21 @@ export class VerifyService {
   }
 
   async execute(id: number, signal: AbortSignal): Promise<VerifyRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await em.findOneOrFail(VerifyRecordEntity, { id });
-    await runLifecycle(em, record, this.#d.verifyLogs, signal, async (log) => {
+    await runLifecycle(em, record, this.#deps.verifyLogs, signal, async (log) => {
       const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
       if (!backup) throw new Error('the backup record was deleted');
       log('info', `${record.mode} verification of ${backup.fileName} (record ${backup.id})`);
       // A corrupt copy is marked, logged and followed by the next; the verification still ends
       // `partial` then, since it found a real problem.
-      const { value: summary, corrupt } = await withHealthyCopy(this.#d, backup, log, async (copy) => {
+      const { value: summary, corrupt } = await withHealthyCopy(this.#deps, backup, log, async (copy) => {
         record.sourceTargetId = copy.targetId;
         record.sourceTargetName = copy.targetName;
         // The decoded stream is opened only when its consumer is ready (a deep sandbox database
         // takes time to create; a stream failing before anyone reads it would go unnoticed).
         let raw: Readable | undefined;
-        const openRaw = (): Readable => (raw = rawStream(copy, backup, this.#d.ageKeys.identity));
+        const openRaw = (): Readable => (raw = rawStream(copy, backup, this.#deps.ageKeys.identity));
         try {
           return record.mode === 'deep' ? await this.#deep(em, record, backup, openRaw, log, signal) : await this.#quick(backup, openRaw());
         } finally {
@@ -118,48 +118,48 @@ export class VerifyService {
 
   /** The verification's alert, and `rto_exceeded` when a deep one measured a restore slower than the task's objective. */
   async #alert(em: EntityManager, record: VerifyRecord): Promise<void> {
-    this.#d.recoveryMetrics.observe('verify', record);
-    await this.#d.alerts.notify(verifyAlert(record));
+    this.#deps.recoveryMetrics.observe('verify', record);
+    await this.#deps.alerts.notify(verifyAlert(record));
     const task = await em.findOne(BackupTaskEntity, { id: record.taskId }, { fields: ['rtoMinutes'] });
     const rto = rtoAlert(record, task?.rtoMinutes ?? 0);
-    if (rto) await this.#d.alerts.notify(rto);
+    if (rto) await this.#deps.alerts.notify(rto);
   }
 
   /** Ends a queued or running verification `cancelled` (a running one is aborted and waited for; its sandbox is removed as after a failure). */
   async cancel(id: number, stop: RunStop): Promise<VerifyRecord> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await em.findOne(VerifyRecordEntity, { id });
     if (!record) throw new AppError('VERIFY_RECORD_NOT_FOUND');
     const ended = (r: VerifyRecord) => new AppError('VERIFY_RECORD_NOT_ACTIVE', { message: `Verification ${id} has already ended (${r.status}).` });
     if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
     return stopQueuedJob(em, this.#queue, `verify-${id}`, record, {
-      hub: this.#d.verifyLogs, stop, ended,
+      hub: this.#deps.verifyLogs, stop, ended,
       publish: (r) => {
-        this.#d.recoveryMetrics.observe('verify', r);
-        void this.#d.alerts.notify(verifyAlert(r));
+        this.#deps.recoveryMetrics.observe('verify', r);
+        void this.#deps.alerts.notify(verifyAlert(r));
       },
-      reload: () => this.#d.orm.em.fork().findOneOrFail(VerifyRecordEntity, { id }),
+      reload: () => this.#deps.orm.em.fork().findOneOrFail(VerifyRecordEntity, { id }),
     });
   }
 
   async #quick(backup: BackupRecord, raw: NodeJS.ReadableStream): Promise<string> {
     const checksum = `${human(backup.fileSize)} stored, sha256 ${backup.checksum} matches`;
     if (backup.type === 'file') {
-      const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
+      const manifest = backup.hasManifest ? await loadManifest(this.#deps.orm, backup.id) : undefined;
       const r = await checkTar(raw as never, manifest);
       return `quick: ${checksum}; ${r.entries} tar entries (${human(r.bytes)}) ${manifest ? 'match the manifest' : 'read (no manifest stored)'}`;
     }
     if (isDumpArchive(backup.fileName)) {
-      const manifest = backup.hasManifest ? await loadManifest(this.#d.orm, backup.id) : undefined;
-      const r = await checkDumpArchive(raw as never, driverFor(this.#d.databaseDrivers.list(), backup.type), manifest);
+      const manifest = backup.hasManifest ? await loadManifest(this.#deps.orm, backup.id) : undefined;
+      const r = await checkDumpArchive(raw as never, driverFor(this.#deps.databaseDrivers.list(), backup.type), manifest);
       return `quick: ${checksum}; the dumps of ${r.databases.join(', ')} (${human(r.bytes)}) each have their header and completion trailer`;
     }
-    const r = await checkDump(raw as never, driverFor(this.#d.databaseDrivers.list(), backup.type));
+    const r = await checkDump(raw as never, driverFor(this.#deps.databaseDrivers.list(), backup.type));
     return `quick: ${checksum}; dump of ${human(r.bytes)} has its header and completion trailer`;
   }
 
   async #deep(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord, backup: BackupRecord, openRaw: () => Readable, log: RunLog, signal: AbortSignal): Promise<string> {
-    const sandbox = join(this.#d.config.dataDir, 'tmp', `verify-${record.id}`);
+    const sandbox = join(this.#deps.config.dataDir, 'tmp', `verify-${record.id}`);
     await rm(sandbox, { recursive: true, force: true });
     await mkdir(sandbox, { recursive: true });
     const started = Date.now();
@@ -167,13 +167,13 @@ export class VerifyService {
       if (backup.type === 'file') {
         const result = await safeExtract(openRaw(), { root: sandbox, onWarning: (m) => log('warn', m), signal });
         record.restoreMs = Date.now() - started;
-        const mismatch = backup.hasManifest ? await this.#compareTree(sandbox, await loadManifest(this.#d.orm, backup.id)) : [];
+        const mismatch = backup.hasManifest ? await this.#compareTree(sandbox, await loadManifest(this.#deps.orm, backup.id)) : [];
         if (mismatch.length > 0) throw new Error(`the restored tree differs from the manifest: ${mismatch.slice(0, 5).join('; ')}`);
         return `deep: restored ${result.entries} entries (${human(result.bytes)}) into a sandbox in ${(record.restoreMs / 1000).toFixed(1)} s; every file matches the manifest`;
       }
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
       if (!task) throw new Error('the task that made this record was deleted; no database server to restore into');
-      const { type, instance } = await openDriver(this.#d, task);
+      const { type, instance } = await openDriver(this.#deps, task);
       if (isDumpArchive(backup.fileName)) return await this.#deepArchive(record, backup, { type, instance }, openRaw, log, started);
       let database: string;
       if (type.databaseNames === 'none') {
@@ -256,10 +256,10 @@ export class VerifyService {
    * sandbox folders live under the data dir's scratch folder, which start-up empties.
    */
   async recover(live: number[]): Promise<number> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const stale = await em.find(VerifyRecordEntity, { status: 'running', mode: 'deep', type: { $ne: 'file' }, masterId: { $nin: live } });
     for (const record of stale) {
-      await this.#dropSandboxes(em, record).catch((err: unknown) => this.#d.logger.warn({ err, verifyRecordId: record.id }, 'sandbox databases of an interrupted deep verification could not be dropped'));
+      await this.#dropSandboxes(em, record).catch((err: unknown) => this.#deps.logger.warn({ err, verifyRecordId: record.id }, 'sandbox databases of an interrupted deep verification could not be dropped'));
     }
     return failStale(em, VerifyRecordEntity as never, 'the master stopped while this verification was running; run it again', { masterId: { $nin: live } });
   }
@@ -268,10 +268,10 @@ export class VerifyService {
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
     const task = backup ? await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] }) : null;
     if (!backup || !task) return;
-    const { type, instance } = await openDriver(this.#d, task);
+    const { type, instance } = await openDriver(this.#deps, task);
     if (type.databaseNames === 'none' || !instance.dropDatabase) return;
     // A several-database archive had one sandbox per dump; dropping a name that never existed is a no-op.
-    const dumps = isDumpArchive(backup.fileName) ? Math.max(backup.hasManifest ? (await loadManifest(this.#d.orm, backup.id)).size : 0, task.dbName.split(',').length) : 0;
+    const dumps = isDumpArchive(backup.fileName) ? Math.max(backup.hasManifest ? (await loadManifest(this.#deps.orm, backup.id)).size : 0, task.dbName.split(',').length) : 0;
     const names = isDumpArchive(backup.fileName) ? Array.from({ length: dumps }, (_, i) => sandboxDatabase(record, i)) : [sandboxDatabase(record)];
     for (const name of names) await instance.dropDatabase(name);
   }

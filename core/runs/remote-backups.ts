@@ -80,7 +80,7 @@ function refuseIncompleteSuccess(u: RecordUpdate): void {
  * metrics, retention, replication, dependents).
  */
 export class RemoteBackups {
-  readonly #d: Deps;
+  readonly #deps: Deps;
   readonly #log: FastifyBaseLogger;
   /** Records this process counted in the `running` gauge (a restart must not decrement twice). */
   readonly #counted = new Set<number>();
@@ -92,7 +92,7 @@ export class RemoteBackups {
   readonly #locks = new Map<number, Promise<unknown>>();
 
   constructor(deps: Deps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#log = deps.logger.child({ component: 'remote-backups' });
   }
 
@@ -105,7 +105,7 @@ export class RemoteBackups {
 
   /** The run's key: named from its start, like a run on the master (see `storageKey`). */
   #key(record: BackupRecord & { startedAt: Date }, { name: taskName, type, dbName }: { name: string; type: string; dbName: string }, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
-    const driver = type === 'file' ? undefined : driverFor(this.#d.databaseDrivers.list(), type);
+    const driver = type === 'file' ? undefined : driverFor(this.#deps.databaseDrivers.list(), type);
     const rawExtension = rawExtensionOf({ type, dbName }, driver);
     return { key: storageKey(taskName, record.id, record.startedAt, artifactExtension(rawExtension, compression, encrypted)), rawExtension };
   }
@@ -129,7 +129,7 @@ export class RemoteBackups {
   }
 
   async #spec(nodeId: number, taskId: number, recordId: number): Promise<TaskSpec> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
     if (record.taskId !== taskId) throw new AppError('AGENT_COMMAND_FORBIDDEN', { message: `Record ${recordId} is not a run of task ${taskId}.` });
     if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
@@ -141,11 +141,11 @@ export class RemoteBackups {
     const targets = (await taskTargets(em, taskId)).filter((t) => t.enabled);
     return {
       recordId, taskId, name: task.name,
-      source: { ...sourceSpecOf(task), dbPassword: task.dbPassword ? this.#d.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '' },
-      compression, encrypt: record.encrypted, recipient: record.encrypted ? this.#d.ageRecipient : null,
+      source: { ...sourceSpecOf(task), dbPassword: task.dbPassword ? this.#deps.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '' },
+      compression, encrypt: record.encrypted, recipient: record.encrypted ? this.#deps.ageRecipient : null,
       storageKey: key, rawExtension,
       targets: targets.map((t) => t.agentDirectUpload
-        ? { id: t.id, name: t.name, mode: 'direct', type: t.type, config: this.#d.storageOpener.fullConfig(t) }
+        ? { id: t.id, name: t.name, mode: 'direct', type: t.type, config: this.#deps.storageOpener.fullConfig(t) }
         : { id: t.id, name: t.name, mode: 'relay', type: t.type }),
       bandwidthLimit: node.bandwidthLimit,
     };
@@ -166,8 +166,8 @@ export class RemoteBackups {
   }
 
   async #update(nodeId: number, recordId: number, u: RecordUpdate): Promise<{ accepted: boolean; status: string }> {
-    const { recordLogs, commandQueue } = this.#d;
-    const em = this.#d.orm.em.fork();
+    const { recordLogs, commandQueue } = this.#deps;
+    const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
     if (isTerminal(record)) return { accepted: false, status: record.status };
     // Refused before anything changes: a refused update must not renew the lease either (a
@@ -217,10 +217,10 @@ export class RemoteBackups {
       });
     }
     await em.flush();
-    await this.#d.recordLogs.open(record.id, 'running');
-    this.#d.backupMetrics.running.inc();
+    await this.#deps.recordLogs.open(record.id, 'running');
+    this.#deps.backupMetrics.running.inc();
     this.#counted.add(record.id);
-    void this.#d.recordLogs.line(record.id, 'info', `backup of task "${task.name}" (${task.type}) started on node "${node?.name ?? record.nodeId}", trigger ${record.trigger} by ${record.triggeredBy}; writing ${key}`);
+    void this.#deps.recordLogs.line(record.id, 'info', `backup of task "${task.name}" (${task.type}) started on node "${node?.name ?? record.nodeId}", trigger ${record.trigger} by ${record.triggeredBy}; writing ${key}`);
   }
 
   /**
@@ -245,7 +245,7 @@ export class RemoteBackups {
   }
 
   async #relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }, signal: AbortSignal): Promise<{ targetId: number; size: number; checksum: string }> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
     const notHeld = (): AppError => new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${record.status} and not held by this node's agent; artifacts are accepted while its run holds it.` });
     if (record.status !== 'running') throw notHeld();
@@ -260,7 +260,7 @@ export class RemoteBackups {
       const used = await recordedUsage(em, target.id);
       if (used.bytes + upload.size > target.quotaBytes) throw new AppError('STORAGE_QUOTA_EXCEEDED', { message: `"${target.name}" holds ${humanBytes(used.bytes)} of its ${humanBytes(target.quotaBytes)} quota.` });
     }
-    if (!(await this.#d.commandQueue.touch(nodeId, 'backup', recordId))) throw notHeld();
+    if (!(await this.#deps.commandQueue.touch(nodeId, 'backup', recordId))) throw notHeld();
     let mismatch = '';
     const guard = checksumGuard(upload.size, upload.sha256, (why) => { mismatch = why; });
     upload.body.on('error', (err) => guard.destroy(err));
@@ -269,24 +269,24 @@ export class RemoteBackups {
     signal.addEventListener('abort', onStop, { once: true });
     copy.attempts += 1;
     try {
-      const stored = await this.#d.storageOpener.use(target, (instance) => instance.put(upload.key, guard, { size: upload.size, signal }));
+      const stored = await this.#deps.storageOpener.use(target, (instance) => instance.put(upload.key, guard, { size: upload.size, signal }));
       // Stopped while the object was being committed (or by another master process): it goes.
-      const now = await this.#d.orm.em.fork().findOne(BackupRecordEntity, { id: recordId }, { fields: ['status'] });
+      const now = await this.#deps.orm.em.fork().findOne(BackupRecordEntity, { id: recordId }, { fields: ['status'] });
       if (signal.aborted || now?.status !== 'running') {
-        await this.#d.storageOpener.use(target, (instance) => instance.delete(upload.key)).catch((err: unknown) => this.#log.error({ err, recordId, target: target.name }, 'an object relayed to a stopped run could not be removed'));
+        await this.#deps.storageOpener.use(target, (instance) => instance.delete(upload.key)).catch((err: unknown) => this.#log.error({ err, recordId, target: target.name }, 'an object relayed to a stopped run could not be removed'));
         throw new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${now?.status ?? 'gone'}; the relayed object was removed.` });
       }
       copy.status = 'success';
       copy.fileSize = stored.size;
       copy.error = '';
       await em.flush();
-      void this.#d.recordLogs.line(recordId, 'info', `target "${target.name}": ${humanBytes(stored.size)} received from the agent and stored`);
+      void this.#deps.recordLogs.line(recordId, 'info', `target "${target.name}": ${humanBytes(stored.size)} received from the agent and stored`);
       return { targetId, size: stored.size, checksum: upload.sha256 };
     } catch (err) {
       if (signal.aborted || err instanceof AppError) throw err instanceof AppError ? err : new AppError('AGENT_RECORD_TERMINAL', { message: `The run was stopped: ${errorText(signal.reason)}.` });
       copy.error = (mismatch ? `relayed artifact refused: ${mismatch}` : `relay failed: ${errorText(err)}`).slice(0, 2000);
       await em.flush();
-      void this.#d.recordLogs.line(recordId, 'warn', `target "${target.name}": ${copy.error}`);
+      void this.#deps.recordLogs.line(recordId, 'warn', `target "${target.name}": ${copy.error}`);
       if (mismatch) throw new AppError('AGENT_CHECKSUM_MISMATCH', { message: copy.error });
       throw err;
     } finally {
@@ -309,7 +309,7 @@ export class RemoteBackups {
           continue;
         }
         // The agent's word is not enough: the master looks at the object itself.
-        const seen = await this.#d.storageOpener.use(target, (i) => i.stat(record.storagePath)).catch((err: unknown) => new Error(errorText(err)));
+        const seen = await this.#deps.storageOpener.use(target, (i) => i.stat(record.storagePath)).catch((err: unknown) => new Error(errorText(err)));
         if (seen instanceof Error || !seen || seen.size !== u.fileSize) {
           copy.status = 'failed';
           copy.error = seen instanceof Error ? `the object could not be checked: ${seen.message}` : !seen ? 'the agent reported an upload the master cannot find' : `the stored object has ${seen.size} bytes, the artifact ${u.fileSize}`;
@@ -325,7 +325,7 @@ export class RemoteBackups {
         copy.error = copy.error || 'the agent never relayed the artifact to this target';
       }
     }
-    for (const c of copies) if (c.status === 'failed') void this.#d.recordLogs.line(record.id, 'error', `target "${c.storageTargetName}" failed: ${c.error}`);
+    for (const c of copies) if (c.status === 'failed') void this.#deps.recordLogs.line(record.id, 'error', `target "${c.storageTargetName}" failed: ${c.error}`);
     const stored = copies.filter((c) => c.status === 'success');
     if (stored.length === 0) {
       await this.#finishFailed(em, record, copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') || 'no target holds the artifact');
@@ -344,16 +344,16 @@ export class RemoteBackups {
     // On a success the agent's errorMessage carries the run's warnings (paths missing, files skipped).
     const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
     record.errorMessage = withWarnings(failedCopies, (u.errorMessage ?? '').trim());
-    void this.#d.recordLogs.line(record.id, 'info', `stored ${humanBytes(u.fileSize)} (from ${humanBytes(u.rawSize)}), sha256 ${u.checksum}${entries ? `, ${entries} entries` : ''}`);
+    void this.#deps.recordLogs.line(record.id, 'info', `stored ${humanBytes(u.fileSize)} (from ${humanBytes(u.rawSize)}), sha256 ${u.checksum}${entries ? `, ${entries} entries` : ''}`);
     await this.#settle(em, record, status);
   }
 
   async #finishFailed(em: EntityManager, record: BackupRecord, reason: string): Promise<void> {
     record.errorMessage = reason.slice(0, 2000);
-    void this.#d.recordLogs.line(record.id, 'error', record.errorMessage);
+    void this.#deps.recordLogs.line(record.id, 'error', record.errorMessage);
     await em.flush();
     // A failed run keeps nothing: relayed or direct objects and the partial listing go.
-    await this.#d.backupRuns.removeObjects([record]);
+    await this.#deps.backupRuns.removeObjects([record]);
     await em.nativeUpdate(BackupRecordCopyEntity, { recordId: record.id, status: 'pending' }, { status: 'failed', error: reason.slice(0, 2000) });
     await em.nativeDelete(BackupRecordEntryEntity, { recordId: record.id });
     await this.#settle(em, record, 'failed');
@@ -361,10 +361,10 @@ export class RemoteBackups {
 
   async #settle(em: EntityManager, record: BackupRecord, status: 'success' | 'partial' | StopStatus): Promise<void> {
     const task = await em.findOne(BackupTaskEntity, { id: record.taskId });
-    await settleBackup(this.#d, em, record, task, status);
-    if (this.#counted.delete(record.id)) this.#d.backupMetrics.running.dec();
+    await settleBackup(this.#deps, em, record, task, status);
+    if (this.#counted.delete(record.id)) this.#deps.backupMetrics.running.dec();
     // Retention, replication and dependents may take long; the agent's request does not wait.
-    void this.#d.backupRuns.afterRun(record, status).catch((err: unknown) => this.#log.error({ err, recordId: record.id }, 'after-run work failed'));
+    void this.#deps.backupRuns.afterRun(record, status).catch((err: unknown) => this.#log.error({ err, recordId: record.id }, 'after-run work failed'));
   }
 
   /**
@@ -376,24 +376,24 @@ export class RemoteBackups {
    */
   stop(recordId: number, stop: RunStop): Promise<boolean> {
     return this.#serial(recordId, async () => {
-      const em = this.#d.orm.em.fork();
+      const em = this.#deps.orm.em.fork();
       const record = await em.findOne(BackupRecordEntity, { id: recordId });
       if (!record || isTerminal(record)) return false;
       // Ended in the table first, with its reason (a reader never sees an ended record without
       // one): a relay starting from now on sees it and refuses.
       if (await em.nativeUpdate(BackupRecordEntity, { id: recordId, status: { $in: ['queued', 'running'] } }, { status: stop.status, errorMessage: stop.message.slice(0, 2000) }) !== 1) return false;
-      if (!this.#d.recordLogs.isLive(recordId)) await this.#d.recordLogs.open(recordId, record.status);
-      for (const command of await this.#d.commandQueue.openFor('backup', recordId)) {
-        if (command.status === 'pending') await this.#d.commandQueue.settle(command.id, 'failed', stop.message);
+      if (!this.#deps.recordLogs.isLive(recordId)) await this.#deps.recordLogs.open(recordId, record.status);
+      for (const command of await this.#deps.commandQueue.openFor('backup', recordId)) {
+        if (command.status === 'pending') await this.#deps.commandQueue.settle(command.id, 'failed', stop.message);
         else this.#stopped.add(recordId);
       }
       const relays = [...(this.#relays.get(recordId) ?? [])];
       for (const r of relays) r.controller.abort(stop);
       await Promise.all(relays.map((r) => r.done));
       record.errorMessage = stop.message.slice(0, 2000);
-      void this.#d.recordLogs.line(recordId, 'error', record.errorMessage);
+      void this.#deps.recordLogs.line(recordId, 'error', record.errorMessage);
       if (!record.startedAt) record.startedAt = new Date();
-      await this.#d.backupRuns.discard(record);
+      await this.#deps.backupRuns.discard(record);
       await this.#settle(em, record, stop.status);
       return true;
     });
@@ -405,12 +405,12 @@ export class RemoteBackups {
   }
 
   async #fail(recordId: number, reason: string): Promise<boolean> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await em.findOne(BackupRecordEntity, { id: recordId });
     // The agent of a stopped run let go: anything a direct upload finished after the stop goes now.
-    if (record && this.#stopped.delete(recordId)) await this.#d.backupRuns.removeObjects([record]);
+    if (record && this.#stopped.delete(recordId)) await this.#deps.backupRuns.removeObjects([record]);
     if (!record || isTerminal(record)) return false;
-    if (!this.#d.recordLogs.isLive(recordId)) await this.#d.recordLogs.open(recordId, record.status);
+    if (!this.#deps.recordLogs.isLive(recordId)) await this.#deps.recordLogs.open(recordId, record.status);
     if (!record.startedAt) record.startedAt = new Date();
     await this.#finishFailed(em, record, reason);
     return true;

@@ -45,10 +45,10 @@ const isTerminal = (r: RestoreRecord): boolean => TERMINAL_STATUSES.includes(r.s
  * raw artifact; the agent writes it with the same restore code the master uses.
  */
 export class RemoteRestores {
-  readonly #d: Deps;
+  readonly #deps: Deps;
 
   constructor(deps: Deps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   async #owned(em: EntityManager, nodeId: number, id: number): Promise<RestoreRecord> {
@@ -59,7 +59,7 @@ export class RemoteRestores {
   }
 
   async spec(nodeId: number, id: number): Promise<RestoreSpec> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
@@ -67,11 +67,11 @@ export class RemoteRestores {
     let database: RestoreSpec['database'] = null;
     if (backup.type !== 'file') {
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
-      const driver = driverFor(this.#d.databaseDrivers.list(), backup.type);
+      const driver = driverFor(this.#deps.databaseDrivers.list(), backup.type);
       if (!task || !driver) throw new AppError('RESTORE_SOURCE_INVALID', { message: 'The task or its database driver is gone; the connection is unknown.' });
       database = {
         type: backup.type, host: task.dbHost, port: task.dbPort, user: task.dbUser, path: task.dbPath,
-        password: task.dbPassword ? this.#d.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
+        password: task.dbPassword ? this.#deps.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
         target: restoreTargetOf(driver, task, record.targetDatabase),
         // Several databases in one artifact: which to restore (empty = all) and, for one, under what name.
         ...(isDumpArchive(backup.fileName) ? { archive: { databases: JSON.parse(record.selectedPaths) as string[], targetDatabase: record.targetDatabase } } : {}),
@@ -85,31 +85,31 @@ export class RemoteRestores {
 
   /** The checked raw artifact; the stream errors (and the reply is cut) when any check fails. */
   async artifact(nodeId: number, id: number): Promise<{ stream: Readable; rawSize: number }> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    await this.#d.commandQueue.touch(nodeId, 'restore', id);
+    await this.#deps.commandQueue.touch(nodeId, 'restore', id);
     // Coded like a download: the agent reports it and the restore fails with the reason.
-    const copy = await openStoredCopy(this.#d.orm, this.#d.storageOpener, backup).catch((err: unknown) => {
+    const copy = await openStoredCopy(this.#deps.orm, this.#deps.storageOpener, backup).catch((err: unknown) => {
       throw unreadableArtifact(err);
     });
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;
     await em.flush();
-    void this.#d.restoreLogs.line(id, 'info', `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`);
+    void this.#deps.restoreLogs.line(id, 'info', `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`);
     // Intact copies are read first. A read that fails is cut before its last byte; when the
     // copy's bytes are to blame (decryption may fail before the checksum guard saw them all, so
     // the copy is read through once more to tell) it is marked corrupt first, so the agent's
     // next fetch reads the next copy.
-    const raw = rawStream(copy, backup, this.#d.ageKeys.identity);
+    const raw = rawStream(copy, backup, this.#deps.ageKeys.identity);
     const out = new PassThrough();
     out.on('error', () => undefined);
     out.once('close', () => raw.destroy());
     raw.once('error', (err) => {
-      void copyVerdict(this.#d, backup, copy).then((verdict) => {
-        if (verdict?.state === 'corrupt') void this.#d.restoreLogs.line(id, 'error', `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, and the transfer to the agent was cut`);
+      void copyVerdict(this.#deps, backup, copy).then((verdict) => {
+        if (verdict?.state === 'corrupt') void this.#deps.restoreLogs.line(id, 'error', `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, and the transfer to the agent was cut`);
       }).finally(() => out.destroy(err));
     });
     raw.pipe(out);
@@ -117,11 +117,11 @@ export class RemoteRestores {
   }
 
   async update(nodeId: number, id: number, u: RestoreUpdate): Promise<{ accepted: boolean; status: string }> {
-    const { restoreLogs } = this.#d;
-    const em = this.#d.orm.em.fork();
+    const { restoreLogs } = this.#deps;
+    const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) return { accepted: false, status: record.status };
-    if (!(await this.#d.commandQueue.touch(nodeId, 'restore', id, record.status === 'queued'))) return { accepted: false, status: record.status };
+    if (!(await this.#deps.commandQueue.touch(nodeId, 'restore', id, record.status === 'queued'))) return { accepted: false, status: record.status };
     if (record.status === 'queued') {
       record.status = 'running';
       record.startedAt = new Date();
@@ -138,16 +138,16 @@ export class RemoteRestores {
   }
 
   async #settle(em: EntityManager, record: RestoreRecord, status: 'success' | 'failed', reason: string): Promise<void> {
-    await settleLifecycle(em, record, this.#d.restoreLogs, status, reason);
-    this.#d.recoveryMetrics.observe('restore', record);
-    await this.#d.alerts.notify(restoreAlert(record));
+    await settleLifecycle(em, record, this.#deps.restoreLogs, status, reason);
+    this.#deps.recoveryMetrics.observe('restore', record);
+    await this.#deps.alerts.notify(restoreAlert(record));
   }
 
   async fail(id: number, reason: string): Promise<boolean> {
-    const em = this.#d.orm.em.fork();
+    const em = this.#deps.orm.em.fork();
     const record = await em.findOne(RestoreRecordEntity, { id });
     if (!record || isTerminal(record)) return false;
-    if (!this.#d.restoreLogs.isLive(id)) await this.#d.restoreLogs.open(id, record.status);
+    if (!this.#deps.restoreLogs.isLive(id)) await this.#deps.restoreLogs.open(id, record.status);
     await this.#settle(em, record, 'failed', reason);
     return true;
   }

@@ -41,13 +41,13 @@ export interface StorageHealthDeps {
 }
 
 export class StorageHealthMonitor {
-  readonly #d: StorageHealthDeps;
+  readonly #deps: StorageHealthDeps;
   readonly #log: FastifyBaseLogger;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<HealthTransition[]> | undefined;
 
   constructor({ orm, storageOpener, alerts, purgeOAuthDrafts, logger }: StorageHealthDeps) {
-    this.#d = { orm, storageOpener, alerts, purgeOAuthDrafts, logger };
+    this.#deps = { orm, storageOpener, alerts, purgeOAuthDrafts, logger };
     this.#log = logger;
   }
 
@@ -75,8 +75,8 @@ export class StorageHealthMonitor {
 
   async #pass(): Promise<HealthTransition[]> {
     const transitions: HealthTransition[] = [];
-    const { storageOpener, alerts, purgeOAuthDrafts } = this.#d;
-    const em = this.#d.orm.em.fork();
+    const { storageOpener, alerts, purgeOAuthDrafts } = this.#deps;
+    const em = this.#deps.orm.em.fork();
     await purgeOAuthDrafts();
     const targets = await em.find(StorageTargetEntity, { enabled: true }, { populate: ['secrets'] });
     for (const target of targets) {
@@ -127,7 +127,7 @@ export class StorageHealthMonitor {
     const worst = candidates.map((c) => ({ ...c, rate: c.usedBytes / c.totalBytes })).sort((a, b) => b.rate - a.rate)[0];
     if (!worst || worst.rate < CAPACITY_WARNING_RATE) return;
     const percent = Math.round(worst.rate * 1000) / 10;
-    await this.#d.alerts.raiseOnce({
+    await this.#deps.alerts.raiseOnce({
       type: 'storage_capacity_warning',
       subject: `storage:${target.id}`,
       linkPath: `/api/storage-targets/${target.id}`,
