@@ -7,9 +7,8 @@ import { createAppContainer, type Cradle } from './container.ts';
 import { loadModules } from './app-modules.ts';
 import type { AppModule } from './lib/app-module.ts';
 import { ServiceLifecycles } from './lib/service-lifecycle.ts';
-import { openOrm, migrate, databaseKind } from './db/orm.ts';
-import { LocalCluster, type Cluster } from './db/cluster.ts';
-import { PgCluster } from './db/pg-cluster.ts';
+import { openOrm, migrate } from './db/orm.ts';
+import { openCluster } from './db/open-cluster.ts';
 import { BOOT_ID_STRIDE } from './events/event-bus.ts';
 import { loadMasterKey } from './security/master-key.ts';
 import { loadOrCreateAgeIdentity, VERSION } from './engine/index.ts';
@@ -116,7 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });
-    container.register({ cluster: asValue(createCluster(config.databaseUrl, bootEpoch, instance.log, container.cradle)) });
+    container.register({ cluster: asValue(openCluster(config.databaseUrl, { masterId: bootEpoch, numberFloor: bootEpoch * BOOT_ID_STRIDE }, instance.log)) });
     if (scratch.removed.length > 0) instance.log.warn({ path: scratch.path, removed: scratch.removed.slice(0, 20) }, 'removed what an interrupted run left in the scratch folder');
     app = instance;
     await instance.register(backplaneApp, { container, plugins, modules });
@@ -129,17 +128,3 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
 }
-
-/**
- * The masters sharing the database: one on SQLite; on PostgreSQL any number, whose events and
- * live logs then travel through the database (LISTEN/NOTIFY) so every master's clients see them.
- */
-function createCluster(databaseUrl: string, masterId: number, log: FastifyInstance['log'], cradle: Pick<Cradle, 'events' | 'recordLogs' | 'restoreLogs' | 'verifyLogs'>): Cluster {
-  const onError = (err: unknown): void => log.error({ err }, 'cluster notice failed');
-  if (databaseKind(databaseUrl) === 'sqlite') return new LocalCluster(masterId, onError);
-  const cluster = new PgCluster({ url: databaseUrl, masterId, numberFloor: masterId * BOOT_ID_STRIDE, onError, log });
-  cradle.events.relay(cluster, onError);
-  for (const hub of [cradle.recordLogs, cradle.restoreLogs, cradle.verifyLogs]) hub.relay(cluster, onError);
-  return cluster;
-}
-

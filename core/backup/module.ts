@@ -1,7 +1,7 @@
 import { asClass, asFunction } from 'awilix';
 import type { MikroORM } from '@mikro-orm/core';
 import { defineModule, type Registered } from '../lib/app-module.ts';
-import { RecordLogHub } from './record-log.ts';
+import { RecordLogHub, relayThroughCluster } from './record-log.ts';
 import { BackupExecutor } from './backup-executor.ts';
 import { RecordDeleter } from './record-deleter.ts';
 import { RetentionService } from './retention-service.ts';
@@ -23,6 +23,8 @@ export default defineModule({
   name: 'backup',
   services,
   lifecycle: {
+    // Several masters (PostgreSQL): a record's live log streams from whichever master a client reaches.
+    recordLogs: { runs: 'always', start: relayThroughCluster },
     // Deletions that failed before are retried by the leader, after start-up recovery.
     recordDeleter: { runs: 'leading', after: ['deadMasters'], start: (s) => s.startRetries(), stop: (s) => s.stopRetries() },
     slaScan: { runs: 'leading', after: ['deliveryWorker'], start: (s) => s.start(), stop: (s) => s.stop() },

@@ -1,7 +1,7 @@
 import { asClass, asFunction } from 'awilix';
 import type { MikroORM } from '@mikro-orm/core';
 import { defineModule, type Registered } from '../lib/app-module.ts';
-import { RecordLogHub } from '../backup/record-log.ts';
+import { RecordLogHub, relayThroughCluster } from '../backup/record-log.ts';
 import { RestoreService } from './restore-service.ts';
 import { VerifyService } from './verify-service.ts';
 import { ReplicationService } from './replication-service.ts';
@@ -24,5 +24,11 @@ const jobs = { runs: 'always', after: ['deliveryWorker'], stop: (s: { stop(): Pr
 export default defineModule({
   name: 'recovery',
   services,
-  lifecycle: { restores: jobs, verifications: jobs, replications: jobs },
+  lifecycle: {
+    restoreLogs: { runs: 'always', start: relayThroughCluster },
+    verifyLogs: { runs: 'always', start: relayThroughCluster },
+    restores: jobs,
+    verifications: jobs,
+    replications: jobs,
+  },
 });
