@@ -11,7 +11,8 @@ import type { Node } from '../../db/entities/node.ts';
 import type { IssuedInstaller } from './install-service.ts';
 import { installOptions, storedOptions, type InstallOptions } from './install-options.ts';
 import { ENROLLMENT_PLACEHOLDER, renderCompose, renderInstallScript, shQuote, type InstallerInput } from './installer-script.ts';
-import { DEFAULT_TTL_MINUTES, EnrollInput, EnrollResult, InstallPreviewQuery, InstallTokenCreated, InstallTokenInput, InstallTokenParams } from './install-schemas.ts';
+import { EnrollInput, EnrollReply } from '../../agent-protocol/wire.ts';
+import { DEFAULT_TTL_MINUTES, InstallPreviewQuery, InstallTokenCreated, InstallTokenInput, InstallTokenParams } from './install-schemas.ts';
 
 /** The URL agents reach the master at: BACKPLANE_EXTERNAL_URL, or the request's own origin. */
 function masterUrl(request: FastifyRequest): string {
@@ -117,7 +118,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post('/api/install/enroll', {
     config: { access: 'public', secret: true },
-    schema: { body: EnrollInput, response: { 200: envelopeOf(EnrollResult) } },
+    schema: { body: EnrollInput, response: { 200: envelopeOf(EnrollReply) } },
   }, async (request) => {
     const { node, token, previousTokenValidUntil } = await request.diScope.cradle.installs.enroll(request.body.code);
     await audit(request, 'enroll', node, previousTokenValidUntil ? `previous token valid until ${previousTokenValidUntil.toISOString()}` : '', 'installer');

@@ -50,13 +50,3 @@ export const InstallPreviewQuery = Type.Object({
 });
 
 export const InstallTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 256 }) });
-
-export const EnrollInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
-export type EnrollInput = Static<typeof EnrollInput>;
-
-export const EnrollResult = Type.Object({
-  nodeId: Type.Integer(),
-  nodeName: Type.String(),
-  token: Type.String(),
-  masterUrl: Type.String(),
-});

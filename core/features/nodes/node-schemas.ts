@@ -74,30 +74,3 @@ export const NodeBatchResult = Type.Array(Type.Object({
   node: NodeView,
   token: Type.String(),
 }));
-
-export const HeartbeatInput = Type.Object({
-  hostname: Type.Optional(Type.String({ maxLength: 255 })),
-  ipAddress: Type.Optional(Type.String({ maxLength: 64 })),
-  os: Type.Optional(Type.String({ maxLength: 64 })),
-  arch: Type.Optional(Type.String({ maxLength: 64 })),
-  agentVersion: Type.Optional(Type.String({ maxLength: 64 })),
-  lastError: Type.Optional(Type.String({ maxLength: 4000 })),
-  /** Runs the agent reports as active; informational (the view counts records). */
-  running: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-  /** Command ids the agent is executing: only these leases are renewed (others lapse on their own). */
-  inFlight: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 })),
-  /** A starting agent holds nothing: every command the node had claimed is settled at once. */
-  starting: Type.Optional(Type.Boolean()),
-});
-export type HeartbeatInput = Static<typeof HeartbeatInput>;
-
-export const HeartbeatReply = Type.Object({
-  nodeId: Type.Integer(),
-  name: Type.String(),
-  serverTime: Timestamp,
-  offlineAfterSeconds: Type.Integer(),
-  leaseSeconds: Type.Integer(),
-  maxConcurrent: Type.Integer(),
-  bandwidthLimit: Type.String(),
-  labels: Type.Array(Type.String()),
-});

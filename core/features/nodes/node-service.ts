@@ -12,7 +12,8 @@ import type { HeartbeatWriter } from '../../agent-protocol/heartbeat-writer.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
 import { toNodeView } from './node-view.ts';
 import { nodeCounts } from './node-counts.ts';
-import { MAX_NODE_BATCH, type HeartbeatInput, type NodeInput, type NodeUpdate, type NodeView } from './node-schemas.ts';
+import { MAX_NODE_BATCH, type NodeInput, type NodeUpdate, type NodeView } from './node-schemas.ts';
+import type { HeartbeatInput } from '../../agent-protocol/wire.ts';
 
 export const MAX_NAME_LENGTH = 128;
 
