@@ -69,7 +69,8 @@ test('create shows the token once, stores only its hash, and the token drives th
   const adminKey = (await apiKeyWithRole(app, admin, 'admin')).key;
   assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { token: admin, body: {} })).status, 401);
   assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { apiKey: adminKey, body: {} })).status, 401);
-  assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { token, body: {} })).status, 401, 'agent token only in X-Agent-Token');
+  // The node token opens the agent routes as Authorization: Bearer too (docs/agent-protocol.md).
+  assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { token, body: {} })).status, 200, 'the node token as a bearer token');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'node' } });
   assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action), ['create']);
