@@ -102,7 +102,7 @@ export class Agent {
     };
     const reply = await this.#o.client.post<HeartbeatReply>('/api/agent/heartbeat', body);
     if (Number.isInteger(reply?.maxConcurrent) && reply.maxConcurrent >= 0) {
-      // 0 is unlimited (the node's setting, as BackupX means it): claim while there is work.
+      // 0 is unlimited (the node's setting): claim while there is work.
       const slots = reply.maxConcurrent === 0 ? Infinity : reply.maxConcurrent;
       if (slots !== this.#maxConcurrent) this.#wake();
       this.#maxConcurrent = slots;

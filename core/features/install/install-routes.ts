@@ -28,7 +28,7 @@ function issuedInput(request: FastifyRequest, issued: IssuedInstaller): Installe
   return installerInput(request, issued.node, storedOptions(issued.row), issued.enrollCode, issued.enrollExpiresAt);
 }
 
-/** BackupX's headers for a script on its way through proxies and CDNs: plain text, never sniffed or cached. */
+/** Headers for a script on its way through proxies and CDNs: plain text, never sniffed or cached. */
 function asScript(reply: FastifyReply): FastifyReply {
   return reply.type('text/plain; charset=utf-8').header('content-disposition', 'inline; filename="backplane-agent-install.sh"');
 }
@@ -62,7 +62,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
     const { node, token, row } = issued;
     await audit(request, 'install_token', node, `${row.mode}/${row.arch}, agent ${row.agentVersion}, expires ${row.expiresAt.toISOString()}`);
     const base = row.agentMasterUrl || masterUrl(request);
-    // BackupX's primary URL is under /api (reverse proxies forward it); the other is the fallback.
+    // The primary URL is under /api (reverse proxies forward it); the other is the fallback.
     const url = `${base}/api/install/${token}`;
     const fallbackUrl = `${base}/install/${token}`;
     const curlOptions = [row.proxyUrl ? `--proxy ${shQuote(row.proxyUrl)} ` : '', row.caCertFile ? `--cacert ${shQuote(row.caCertFile)} ` : ''].join('');
