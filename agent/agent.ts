@@ -1,10 +1,8 @@
-import type { Registries } from '../core/engine/index.ts';
-import { errorText } from '../core/engine/index.ts';
-import { VERSION } from '../core/engine/index.ts';
+import { errorText, hostInfo, VERSION, type Registries } from '../core/engine/index.ts';
+import type { HeartbeatInput, HeartbeatReply, PollReply } from '../core/agent-protocol/wire.ts';
 import { Backoff, retryWithBackoff, sleep } from './backoff.ts';
 import { executeCommand } from './commands/dispatch.ts';
 import type { ClaimedCommand, CommandOutcome } from './commands/command-types.ts';
-import { hostInfo } from '../core/engine/index.ts';
 import type { AgentLogger } from './logger.ts';
 import { isRetryable, MasterError, type MasterClient } from './master-client.ts';
 import { resetSpools } from './spool.ts';
@@ -17,18 +15,6 @@ export interface AgentOptions {
   heartbeatSeconds: number;
   pollSeconds: number;
   stopGraceSeconds: number;
-}
-
-/** `POST /api/agent/heartbeat` reply. */
-export interface HeartbeatReply {
-  nodeId: number;
-  name: string;
-  serverTime: string;
-  offlineAfterSeconds: number;
-  leaseSeconds?: number;
-  maxConcurrent: number;
-  bandwidthLimit: string;
-  labels: string[];
 }
 
 interface Running {
@@ -103,16 +89,17 @@ export class Agent {
 
   /** `starting`: this process holds nothing yet, so whatever the node had claimed before is settled. */
   async #heartbeat(inFlight: number[], starting = false): Promise<HeartbeatReply> {
-    const reply = await this.#o.client.post<HeartbeatReply>('/api/agent/heartbeat', {
+    const body: HeartbeatInput = {
       ...hostInfo(),
       agentVersion: VERSION,
       running: inFlight.length,
       inFlight,
       ...(starting ? { starting: true } : {}),
       ...(this.#lastError ? { lastError: this.#lastError.slice(0, 4000) } : {}),
-    });
+    };
+    const reply = await this.#o.client.post<HeartbeatReply>('/api/agent/heartbeat', body);
     if (Number.isInteger(reply?.maxConcurrent) && reply.maxConcurrent >= 0) {
-      // 0 is unlimited (the node's setting, as BackupX means it): claim while there is work.
+      // 0 is unlimited (the node's setting): claim while there is work.
       const slots = reply.maxConcurrent === 0 ? Infinity : reply.maxConcurrent;
       if (slots !== this.#maxConcurrent) this.#wake();
       this.#maxConcurrent = slots;
@@ -165,7 +152,7 @@ export class Agent {
       }
       let command: ClaimedCommand | null;
       try {
-        command = (await client.post<{ command: ClaimedCommand | null }>('/api/agent/commands/poll', {}, { signal })).command;
+        command = (await client.post<PollReply>('/api/agent/commands/poll', {}, { signal })).command;
         backoff.reset();
       } catch (err) {
         if (signal.aborted) break;

@@ -5,6 +5,7 @@ import type { AgentConfig } from './config.ts';
 import { AgentConfigError } from './config.ts';
 import { retryWithBackoff } from './backoff.ts';
 import { isRetryable, MasterClient, MasterError } from './master-client.ts';
+import type { EnrollInput, EnrollReply } from '../core/agent-protocol/wire.ts';
 
 const TOKEN_PATTERN = /^bpn_[0-9a-f]{64}$/;
 
@@ -33,15 +34,17 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
 
 /** Exchanges a one-time enrollment code for the node token (no token header: the agent has none yet). */
 export async function enroll(client: MasterClient, code: string, signal?: AbortSignal): Promise<string> {
-  let reply: { token?: unknown };
+  const body: EnrollInput = { code };
+  let reply: EnrollReply;
   try {
-    reply = await retryWithBackoff(() => client.post<{ token?: unknown }>('/api/install/enroll', { code }, { anonymous: true, signal }), { retryable: isRetryable, signal });
+    reply = await retryWithBackoff(() => client.post<EnrollReply>('/api/install/enroll', body, { anonymous: true, signal }), { retryable: isRetryable, signal });
   } catch (err) {
     if (err instanceof MasterError && err.status !== undefined && err.status >= 400 && err.status < 500) {
       throw new AgentConfigError(`enrollment refused (${err.code}): the code may be used or expired; create a new installer for this node`);
     }
     throw err;
   }
+  // Typed as the wire says, checked anyway: the reply crosses a process.
   if (typeof reply?.token !== 'string' || !TOKEN_PATTERN.test(reply.token)) throw new Error('the enrollment reply held no agent token');
   return reply.token;
 }

@@ -7,7 +7,7 @@ import { hostInfo } from '../engine/index.ts';
 const LOCAL_NODE_NAME = 'Local (master)';
 
 /**
- * The node that stands for the master itself, as BackupX lists it (`isLocal: true`): created at
+ * The node that stands for the master itself (`isLocal: true`, first in node lists): created at
  * start-up when missing, its host facts refreshed otherwise. It has no agent token, so no agent
  * can authenticate as it; tasks placed on it run on the master.
  */

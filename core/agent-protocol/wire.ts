@@ -12,6 +12,50 @@ const Level = Type.Union([Type.Literal('info'), Type.Literal('warn'), Type.Liter
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 const RunStatus = Type.Union([Type.Literal('running'), Type.Literal('success'), Type.Literal('failed')]);
 
+// ---- enrollment and heartbeat -----------------------------------------------------------------
+
+/** `POST /api/install/enroll`: a one-time enrollment code for the node token (no token header). */
+export const EnrollInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
+export type EnrollInput = Static<typeof EnrollInput>;
+
+export const EnrollReply = Type.Object({
+  nodeId: Type.Integer(),
+  nodeName: Type.String(),
+  token: Type.String(),
+  masterUrl: Type.String(),
+});
+export type EnrollReply = Static<typeof EnrollReply>;
+
+/** `POST /api/agent/heartbeat` (an agent with nothing to report may send no body at all). */
+export const HeartbeatInput = Type.Object({
+  hostname: Type.Optional(Type.String({ maxLength: 255 })),
+  ipAddress: Type.Optional(Type.String({ maxLength: 64 })),
+  os: Type.Optional(Type.String({ maxLength: 64 })),
+  arch: Type.Optional(Type.String({ maxLength: 64 })),
+  agentVersion: Type.Optional(Type.String({ maxLength: 64 })),
+  lastError: Type.Optional(Type.String({ maxLength: 4000 })),
+  /** Runs the agent reports as active; informational (the view counts records). */
+  running: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  /** Command ids the agent is executing: only these leases are renewed (others lapse on their own). */
+  inFlight: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+  /** A starting agent holds nothing: every command the node had claimed is settled at once. */
+  starting: Type.Optional(Type.Boolean()),
+});
+export type HeartbeatInput = Static<typeof HeartbeatInput>;
+
+/** The node's settings as the agent applies them; `maxConcurrent` 0 is unlimited. */
+export const HeartbeatReply = Type.Object({
+  nodeId: Type.Integer(),
+  name: Type.String(),
+  serverTime: Type.String({ format: 'date-time' }),
+  offlineAfterSeconds: Type.Integer(),
+  leaseSeconds: Type.Integer(),
+  maxConcurrent: Type.Integer(),
+  bandwidthLimit: Type.String(),
+  labels: Type.Array(Type.String()),
+});
+export type HeartbeatReply = Static<typeof HeartbeatReply>;
+
 // ---- commands ---------------------------------------------------------------------------------
 
 /** A claimed command as the poll reply carries it. */
@@ -24,6 +68,7 @@ export const ClaimedCommand = Type.Object({
 });
 export type ClaimedCommand = Static<typeof ClaimedCommand>;
 
+/** `POST /api/agent/commands/poll`: the claimed command, or null when there is none. */
 export const PollReply = Type.Object({ command: Type.Union([ClaimedCommand, Type.Null()]) });
 export type PollReply = Static<typeof PollReply>;
 

@@ -42,7 +42,7 @@ function bearer(request: FastifyRequest): string | undefined {
 }
 
 async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
-  // X-Agent-Token, or a bearer node token as BackupX's agents send it. A node token is told apart
+  // X-Agent-Token, or the node token as `Authorization: Bearer bpn_...`. A node token is told apart
   // by its form, so user credentials never open agent routes, and a node token opens no other
   // route: userPrincipal only takes session tokens and API keys.
   const token = header(request, 'x-agent-token') ?? bearer(request);

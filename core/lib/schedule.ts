@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 
 /**
  * A task's schedule as the scheduler reads it: a cron expression (croner: 5 fields, 6 with
- * leading seconds, `@daily`-style nicknames) or BackupX's `@every <duration>` (robfig/cron's
+ * leading seconds, `@daily`-style nicknames) or `@every <duration>` (robfig/cron's
  * descriptor, a Go duration such as `1h`, `90m` or `1h30m`), which croner does not know.
  *
  * `@every` fires on a fixed grid: the multiples of the duration since 1970-01-01T00:00Z. robfig

@@ -6,7 +6,7 @@ import { SECRET_MASK, type ConfigIssue } from './provider-config.ts';
 
 /**
  * Other names for config fields, as a storage type declares them (`configAliases`, e.g. the
- * rclone types' BackupX keys): an incoming config is translated to the type's own names before
+ * rclone types' client keys): an incoming config is translated to the type's own names before
  * it is validated, so one form is stored and handed to providers and agents; errors name the
  * field the client used; details carry the alias names next to the native ones.
  */
@@ -70,16 +70,15 @@ export function fromAliases(type: AliasedType, incoming: Record<string, unknown>
   return { config, aliased, issues };
 }
 
-/** A validation issue under the name the client used: `config/url` -> `config/endpoint` for a webdav config sent with BackupX's keys. */
+/** A validation issue under the name the client used: `config/url` -> `config/endpoint` for a webdav config sent with the alias keys. */
 export function aliasIssues(type: AliasedType, issues: ConfigIssue[]): ConfigIssue[] {
   const byNative = new Map(aliasesOf(type).map((a) => [`config/${a.native}`, `config/${a.alias}`]));
   return issues.map((i) => ({ ...i, path: byNative.get(i.path) ?? i.path }));
 }
 
 /**
- * The detail's config with the alias names added (where a client such as BackupX's console
- * reads them), masked like their native counterparts; `maskedFields` lists both names of a
- * masked secret.
+ * The detail's config with the alias names added (where a client reads them), masked like
+ * their native counterparts; `maskedFields` lists both names of a masked secret.
  */
 export function aliasView(type: AliasedType | undefined, view: { config: Record<string, unknown>; maskedFields: string[] }): { config: Record<string, unknown>; maskedFields: string[] } {
   if (!type) return view;

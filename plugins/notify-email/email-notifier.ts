@@ -6,9 +6,9 @@ import { smtpError } from './smtp-errors.ts';
 const PHASE_TIMEOUT_MS = 15_000;
 
 /**
- * Email over SMTP with nodemailer. BackupX's fields (`host`, `port`, `username`, `password`,
- * `from`, `to` as a comma list) plus `security`: `auto` (BackupX's behaviour: implicit TLS on port
- * 465, otherwise STARTTLS when the server offers it), `tls` (implicit TLS on any port), `starttls`
+ * Email over SMTP with nodemailer. Fields `host`, `port`, `username`, `password`, `from`, `to`
+ * (a comma list) and `security`: `auto` (implicit TLS on port 465, otherwise STARTTLS when the
+ * server offers it), `tls` (implicit TLS on any port), `starttls`
  * (STARTTLS required: a server that does not offer it is refused, so credentials never travel in
  * clear), `none` (plain SMTP, for a relay on localhost).
  */

@@ -4,7 +4,7 @@ const URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';
 const ICON: Record<string, string> = { error: '🔴', warning: '🟠', success: '🟢', info: '🔵' };
 
 /**
- * Telegram's Bot API `sendMessage` (BackupX's fields `botToken`, `chatId`), as HTML. The token is
+ * Telegram's Bot API `sendMessage` (fields `botToken`, `chatId`), as HTML. The token is
  * part of the URL path, so every error message is cleaned of it. `apiUrl` points at a local Bot
  * API server or a test stand-in.
  */

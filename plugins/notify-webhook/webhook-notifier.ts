@@ -11,8 +11,8 @@ const TOKEN = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$';
 
 /**
  * A JSON POST to any URL: the generic escape hatch (chat bridges, SMS gateways, ticket systems).
- * Signed with HMAC-SHA256 over "<timestamp>.<body>" when a secret is set — never the secret
- * itself, which BackupX sends as a header. docs/webhook-signatures.md shows how to verify.
+ * Signed with HMAC-SHA256 over "<timestamp>.<body>" when a secret is set; the secret itself
+ * never travels, not even as a header. docs/webhook-signatures.md shows how to verify.
  */
 export const webhookType: NotifierType = {
   type: 'webhook',
@@ -41,7 +41,7 @@ export const webhookType: NotifierType = {
   },
 };
 
-/** The JSON body: BackupX's `{title, body, fields}` and Backplane's event fields beside them. */
+/** The JSON body: `{title, body, fields}` and the event's own fields beside them. */
 export function webhookBody(message: NotificationMessage, options: SendOptions = {}): string {
   return JSON.stringify({
     event: message.event,

@@ -9,7 +9,7 @@ export function rcloneBinary(env: Record<string, string | undefined> = process.e
 
 /**
  * Built-in storage through the installed rclone binary: one type per rclone backend (`s3`,
- * `webdav`, `sftp`, `local`...), a generic `rclone` type, and BackupX's S3-compatible vendor
+ * `webdav`, `sftp`, `local`...), a generic `rclone` type, and the S3-compatible cloud vendor
  * types (`aliyun_oss`, `tencent_cos`, `qiniu_kodo`). Without a usable rclone, boot goes
  * on with the generic and vendor types only, whose every operation is refused as `unsupported`.
  */
@@ -18,7 +18,7 @@ export default definePlugin({
   apiVersion: 1,
   async register(app, { ext }) {
     const result = await loadCatalogue(rcloneBinary());
-    if (!result.ok) app.log.warn(`storage-rclone: rclone is not installed or not usable (binary "${result.binary}": ${result.reason}); only the generic "rclone" storage type and BackupX's vendor types are registered, and they cannot be used`);
+    if (!result.ok) app.log.warn(`storage-rclone: rclone is not installed or not usable (binary "${result.binary}": ${result.reason}); only the generic "rclone" storage type and the cloud vendor types are registered, and they cannot be used`);
     for (const type of rcloneStorageTypes(result)) {
       // A type another plugin already provides (say a native `s3`) wins; the rclone one steps aside.
       if (ext.storage.has(type.type)) {

@@ -4,7 +4,7 @@ import type { CatalogueResult, RcloneBackend } from './catalogue.ts';
 import { genericDefinition, typedDefinition, type RemoteDefinition } from './remote-definition.ts';
 import { RcloneStorage } from './rclone-storage.ts';
 import { UnavailableStorage } from './unavailable-storage.ts';
-import { backendAliases, GENERIC_ALIASES } from './backupx-aliases.ts';
+import { backendAliases, GENERIC_ALIASES } from './client-aliases.ts';
 import { VENDORS, vendorS3Config, vendorSchema, type Vendor, type VendorConfig } from './vendor-types.ts';
 
 /**
@@ -111,7 +111,7 @@ export function genericType(result: CatalogueResult): StorageType {
 
 const S3_STUB: RcloneBackend = { Name: 's3', Description: 'Amazon S3 compliant storage', Prefix: 's3', Options: [] };
 
-/** A BackupX cloud vendor type (`aliyun_oss`...): BackupX's keys, served by rclone's `s3` backend. */
+/** A cloud vendor type (`aliyun_oss`...): its own config keys (vendor-types.ts), served by rclone's `s3` backend. */
 export function vendorType(vendor: Vendor, result: CatalogueResult): StorageType {
   const s3 = (result.ok ? result.catalogue.find((b) => b.Prefix === 's3') : undefined) ?? S3_STUB;
   return {
@@ -119,7 +119,7 @@ export function vendorType(vendor: Vendor, result: CatalogueResult): StorageType
     displayName: vendor.displayName,
     description: `${vendor.displayName}, through rclone's s3 backend (provider ${vendor.provider}); BackupX's type and keys.`,
     configSchema: vendorSchema(vendor),
-    // BackupX masks both keys.
+    // Both keys are secrets.
     secretFields: ['accessKeyId', 'secretAccessKey'],
     capabilities: { range: true, usage: false, oauth: false },
     create(config, deps) {
@@ -129,7 +129,7 @@ export function vendorType(vendor: Vendor, result: CatalogueResult): StorageType
   };
 }
 
-/** Every type to register for a catalogue result: the backends (when rclone works), the generic type, then BackupX's vendor types. */
+/** Every type to register for a catalogue result: the backends (when rclone works), the generic type, then the cloud vendor types. */
 export function rcloneStorageTypes(result: CatalogueResult): StorageType[] {
   const types: StorageType[] = [];
   if (result.ok) {

@@ -46,8 +46,8 @@ export const BackupTaskEntity = defineEntity({
     timeoutMinutes: p.integer().default(0),
     alertOnConsecutiveFails: p.integer().default(1),
     /**
-     * BackupX's forced-full interval for its differential mode. Backplane makes full backups
-     * only, so it has no effect; it is kept so BackupX clients read back what they wrote.
+     * The forced-full interval of a differential mode. Backplane makes full backups only, so
+     * it has no effect; it is stored so clients read back what they wrote.
      */
     diffFullIntervalDays: p.integer().default(7),
     verifyEnabled: p.boolean().default(false),

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 import { addDialectSql } from './dialect.ts';
 
-/** BackupX's `diffFullIntervalDays` on a task, kept so its clients read back what they wrote (default 7). */
+/** A task's `diffFullIntervalDays`, stored so clients read back what they wrote (default 7; no effect: full backups only). */
 export class Migration011DiffFullInterval extends Migration {
   override up(): void {
     addDialectSql(this, this.driver, {

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { addDialectSql } from './dialect.ts';
 
 /**
- * What an installer installs (BackupX's installer options: mode, architecture, agent version,
+ * What an installer installs (its options: mode, architecture, agent version,
  * download source, the URL, proxy and CA the agent uses) and at most one local node (the master).
  */
 export class Migration012NodeInstallOptions extends Migration {

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { addDialectSql } from './dialect.ts';
 
 /**
- * How each copy reached its target (BackupX's `storageTransferMode`): `direct` when the master or
+ * How each copy reached its target (a record's `storageTransferMode`): `direct` when the master or
  * the agent wrote it, `master_relay` when an agent streamed it through the master.
  */
 export class Migration014CopyTransferMode extends Migration {

@@ -121,7 +121,7 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
 
   app.put('/api/backup/records/:id/lock', {
     config: { access: 'operator' },
-    // BackupX's console reads the record detail back (setBackupRecordLock).
+    // The answer is the record's detail, which a console reads back.
     schema: { params: IdParams, body: LockBody, response: { 200: envelopeOf(RecordDetail) } },
   }, async (request) => {
     const { cradle } = request.diScope;

@@ -24,7 +24,7 @@ export const CopyResult = Type.Object({
   corruptAt: NullableTimestamp,
   storagePath: Type.String(),
   fileSize: Type.Number(),
-  /** direct | master_relay (BackupX's StorageUploadResultItem.transferMode). */
+  /** direct | master_relay: how the copy reached its target. */
   transferMode: Type.String(),
   attempts: Type.Integer(),
   error: Type.String(),
@@ -38,7 +38,7 @@ export const RecordSummary = Type.Object({
   storageTargetId: Type.Integer(),
   storageTargetName: Type.String(),
   nodeId: Type.Integer(),
-  /** BackupX's vocabulary plus partial and cancelled: a queued run shows as running. */
+  /** running | success | failed, plus partial and cancelled: a queued run shows as running (reported-status.ts). */
   status: Type.String(),
   /** Backplane's precise state: queued | running | success | partial | failed | cancelled. */
   state: Type.String(),
@@ -66,7 +66,7 @@ export const RecordSummary = Type.Object({
   progress: Type.Union([Type.Object({ bytesRead: Type.Number(), bytesStored: Type.Number(), speedBps: Type.Number(), elapsedSeconds: Type.Number() }), Type.Null()]),
 });
 
-/** A stored log line as BackupX's BackupLogEvent (the log stream sends the same objects). */
+/** A stored log line as a log event (the log stream sends the same objects). */
 export const LogEventView = Type.Object({
   recordId: Type.Integer(),
   sequence: Type.Integer(),
@@ -92,7 +92,7 @@ export const BatchDeleteResult = Type.Object({
   results: Type.Array(Type.Object({ id: Type.Integer(), success: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) })),
   succeeded: Type.Integer(),
   failed: Type.Integer(),
-  /** BackupX's answer: how many were deleted (the same number as `succeeded`). */
+  /** How many were deleted (the same number as `succeeded`). */
   deleted: Type.Integer(),
 });
 

@@ -6,8 +6,8 @@ import { reportedStatus } from './reported-status.ts';
 
 /**
  * A record's detail: its summary, its log so far and each copy's result. One builder for
- * `GET /api/backup/records/:id` and for the answer to a run trigger, which BackupX's console
- * reads as the same record detail.
+ * `GET /api/backup/records/:id` and for the answer to a run trigger, which clients read as the
+ * same record detail.
  */
 export async function recordDetail({ backupRecords, recordLogs }: { backupRecords: BackupRecordService; recordLogs: RecordLogHub }, record: BackupRecord) {
   const copies = (await backupRecords.copies([record.id])).get(record.id) ?? [];

@@ -4,7 +4,7 @@ import { finalEvent, type LogEvent, type RecordLogHub } from '../../backup/recor
 import { openEventStream } from '../../http/sse-accept.ts';
 import { reportedStatus } from './reported-status.ts';
 
-// `status` as a record shows it (a queued run is running to BackupX's clients, reported-status.ts).
+// `status` as a record shows it (a queued run shows as running, reported-status.ts).
 const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', data: { ...e, status: reportedStatus(e.status) } });
 
 /**

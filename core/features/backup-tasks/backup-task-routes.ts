@@ -13,7 +13,7 @@ import { recordDetail } from '../backup-records/record-detail.ts';
 
 export const MAX_BATCH = 100;
 
-/** BackupX's batch item: `name` when the task was found, `error` (and Backplane's `code`) only on failure. */
+/** A batch item: `name` when the task was found, `error` (and `code`) only on failure. */
 type BatchItem = { id: number; name?: string; success: boolean; error?: string; code?: string };
 
 /** Batch ids: 1 to 100 positive integers; repeats are processed once. */
@@ -149,7 +149,7 @@ export async function backupTaskRoutes(fastify: FastifyInstance): Promise<void> 
     const task = await cradle.backupTasks.get(request.params.id);
     const record = await cradle.backupRuns.request(task.id, { trigger: 'manual', triggeredBy: principalName(request.principal) });
     await audit(request, 'manual_run', task, `record ${record.id}`);
-    // BackupX answers with the record's detail (its console opens the record's log from `id`).
+    // The answer is the record's detail (a console opens the record's log from `id`).
     return ok({ ...await recordDetail(cradle, await cradle.backupRecords.get(record.id)), recordId: record.id });
   });
 

@@ -4,7 +4,7 @@ import { RecordDetail } from '../backup-records/backup-record-schemas.ts';
 
 const Int = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-/** A list a Go client (BackupX's own JSON) may send as `null`: its nil slice, an empty list. */
+/** A list a Go client may send as `null`: its nil slice, an empty list. */
 const List = <T extends TSchema>(item: T, maxItems: number) => Type.Optional(Type.Union([Type.Array(item, { maxItems }), Type.Null()]));
 
 /**
@@ -28,12 +28,12 @@ export const TaskInput = Type.Object({
   dbName: Type.Optional(Type.String({ maxLength: 255 })),
   dbPath: Type.Optional(Type.String({ maxLength: 500 })),
   storageTargetIds: List(Id, 20),
-  /** Legacy single target, used when `storageTargetIds` is absent or empty; 0 is BackupX's "none". */
+  /** Legacy single target, used when `storageTargetIds` is absent or empty; 0 is "none". */
   storageTargetId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   nodeId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   /** Run on the least busy online node with this label instead of one node. */
   nodeLabel: Type.Optional(Type.String({ maxLength: 64 })),
-  /** BackupX's name for `nodeLabel`; when both are sent they must agree. */
+  /** Another name for `nodeLabel` (docs/api-decisions.md); when both are sent they must agree. */
   nodePoolTag: Type.Optional(Type.String({ maxLength: 64 })),
   tags: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
   retentionDays: Type.Optional(Int),
@@ -55,11 +55,11 @@ export const TaskInput = Type.Object({
   maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
   dependsOnTaskIds: List(Id, 50),
   replicationTargetIds: List(Id, 20),
-  /** BackupX's backup mode: `full` ('' means full) is all Backplane makes; see reference-options.ts. */
+  /** The backup mode: `full` ('' means full) is all Backplane makes; see reference-options.ts. */
   backupMode: Type.Optional(Type.String({ maxLength: 32 })),
-  /** BackupX's forced-full interval of its differential mode: stored and returned, 0 = the default 7. */
+  /** The forced-full interval of a differential mode: stored and returned (no effect), 0 = the default 7. */
   diffFullIntervalDays: Type.Optional(Int),
-  /** BackupX's type-specific settings (SAP HANA keys): only an empty object or null is accepted. */
+  /** Type-specific settings: only an empty object or null is accepted (see reference-options.ts). */
   extraConfig: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
 });
 export type TaskInput = Static<typeof TaskInput>;
@@ -68,7 +68,7 @@ export type TaskInput = Static<typeof TaskInput>;
 export const TaskUpdate = Type.Partial(TaskInput);
 export type TaskUpdate = Static<typeof TaskUpdate>;
 
-/** No limit by default: BackupX's console loads the whole list in one request (fleets of 100+ tasks). */
+/** No limit by default: a console loads the whole list in one request (fleets of 100+ tasks). */
 export const TaskListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
@@ -91,7 +91,7 @@ export const TaskSummary = Type.Object({
   nodeId: Type.Integer(),
   nodeName: Type.String(),
   nodeLabel: Type.String(),
-  /** BackupX's name for `nodeLabel`, same value. */
+  /** Another name for `nodeLabel`, same value. */
   nodePoolTag: Type.String(),
   tags: Type.String(),
   retentionDays: Type.Integer(),
@@ -139,8 +139,8 @@ export const BatchIds = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems
 export const BatchToggle = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }), enabled: Type.Boolean() });
 
 /**
- * One batch item as BackupX answers it (`{id, name?, success, error?}`, Go's omitempty): `name`
- * when the task was found, `error` and Backplane's `code` only on failure.
+ * One batch item (`{id, name?, success, error?}`, absent fields left out as Go's omitempty
+ * does): `name` when the task was found, `error` and `code` only on failure.
  */
 const BatchItem = {
   id: Type.Integer(),
@@ -153,5 +153,5 @@ export const BatchResult = Type.Array(Type.Object(BatchItem));
 /** A batch run item also names the record a started run got. */
 export const BatchRunResult = Type.Array(Type.Object({ ...BatchItem, recordId: Type.Optional(Type.Integer()) }));
 
-/** A started run: the record's detail, as `GET /api/backup/records/:id` gives it (BackupX's answer), plus `recordId`. */
+/** A started run: the record's detail, as `GET /api/backup/records/:id` gives it, plus `recordId`. */
 export const RunAccepted = Type.Object({ ...RecordDetail.properties, recordId: Type.Integer() });

@@ -17,7 +17,7 @@ import { validateTask } from './task-validation.ts';
 import { poolLabel, refuseUnsupportedOptions, REFERENCE_TYPE_NAMES } from './reference-options.ts';
 import { rowLimit } from '../../http/schemas.ts';
 
-/** BackupX's default forced-full interval, also what its `diffFullIntervalDays: 0` means. */
+/** The default forced-full interval, also what `diffFullIntervalDays: 0` means. */
 const DIFF_FULL_INTERVAL_DEFAULT = 7;
 
 /** What a field absent from a new task's input becomes. */
@@ -55,8 +55,8 @@ export class BackupTaskService {
 
   /**
    * The canonical type, or 400 BACKUP_TASK_TYPE_UNSUPPORTED naming it and the types this master
-   * serves (`details.supportedTypes`): checked before anything else, so a BackupX client that
-   * picks MongoDB or SAP HANA reads why in the message its console shows.
+   * serves (`details.supportedTypes`): checked before anything else, so a client that picks a
+   * type no plugin serves (MongoDB, SAP HANA) reads why in the message it shows.
    */
   supportedType(type: string): string {
     const canonical = this.canonicalType(type.trim());
@@ -215,8 +215,8 @@ export class BackupTaskService {
     d.nodeLabel = str(poolLabel(input), d.nodeLabel);
     d.compression = str(input.compression, d.compression).toLowerCase();
     d.verifyMode = str(input.verifyMode, d.verifyMode).toLowerCase();
-    // As in BackupX, `sourcePath` and `storageTargetId` (0 = none) stand in for a list that is
-    // empty, absent or null (a Go client's nil slice).
+    // `sourcePath` and `storageTargetId` (0 = none) stand in for a list that is empty, absent
+    // or null (a Go client's nil slice).
     if (input.sourcePaths !== undefined || input.sourcePath !== undefined) {
       const paths = (input.sourcePaths ?? []).map((s) => s.trim()).filter((s) => s !== '');
       d.sourcePaths = unique(paths.length > 0 ? paths : [input.sourcePath?.trim() ?? ''].filter((s) => s !== ''));
@@ -232,7 +232,7 @@ export class BackupTaskService {
     for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails'] as const) {
       if (input[key] !== undefined) d[key] = input[key];
     }
-    // BackupX's zero value means "not set", i.e. its default.
+    // 0 means "not set", i.e. the default.
     if (input.diffFullIntervalDays !== undefined) d.diffFullIntervalDays = input.diffFullIntervalDays === 0 ? DIFF_FULL_INTERVAL_DEFAULT : input.diffFullIntervalDays;
     return d;
   }

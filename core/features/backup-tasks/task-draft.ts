@@ -21,7 +21,7 @@ export interface Draft extends SourceSpec {
   rtoMinutes: number;
   timeoutMinutes: number;
   alertOnConsecutiveFails: number;
-  /** BackupX's differential forced-full interval: kept, no effect (full backups only). */
+  /** The forced-full interval of a differential mode: kept, no effect (full backups only). */
   diffFullIntervalDays: number;
   verifyEnabled: boolean;
   verifyCronExpr: string;

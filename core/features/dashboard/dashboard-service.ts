@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
 const iso = (d: Date | null) => d?.toISOString();
 
 /**
- * The dashboard (spec 4.5) in BackupX's shapes, every figure an aggregate in the database.
+ * The dashboard (spec 4.5), every figure an aggregate in the database.
  * The master's own runs carry node 0 and count for the local node; agent runs count like them.
  */
 export class DashboardService {
@@ -59,7 +59,7 @@ export class DashboardService {
     };
   }
 
-  /** One row per UTC day with records started in the window (days without any are omitted, as in BackupX). */
+  /** One row per UTC day with records started in the window (days without any are omitted). */
   async timeline(days: number, now = new Date()) {
     const sql = this.#sql;
     const rows = await sql.rows(`select ${sql.day('started_at')} as day, count(*) as total,

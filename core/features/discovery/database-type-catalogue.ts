@@ -47,8 +47,8 @@ function describe(d: DatabaseDriverType) {
 
 /**
  * Every database driver the installed plugins register, with what a task of its type fills in,
- * so a client (the console's task form) builds the form from the server. Backplane's own route;
- * BackupX's console hard-codes its three database types.
+ * so a client (the console's task form) builds the form from the server instead of hard-coding
+ * the types. Backplane's own route.
  */
 export async function databaseTypeCatalogueRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

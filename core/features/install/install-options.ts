@@ -12,7 +12,7 @@ const RELEASES_REPOSITORY = 'https://github.com/backplane-dev/backplane';
 /** The container image the docker mode and the compose file run, tagged with the agent version. */
 const AGENT_IMAGE_NAME = 'backplane';
 
-/** What an installer installs and how the agent reaches the master (BackupX's installer options). */
+/** What an installer installs and how the agent reaches the master (the installer options). */
 export interface InstallOptions {
   mode: InstallMode;
   arch: InstallArch;
@@ -60,13 +60,13 @@ export function agentImage(options: Pick<InstallOptions, 'agentVersion'>): strin
 }
 
 /**
- * Checks and completes BackupX's installer options. Malformed values are 400 INVALID_INPUT
+ * Checks and completes the installer options. Malformed values are 400 INVALID_INPUT
  * naming the field; well-formed values Backplane cannot serve are 400 INSTALL_OPTION_UNSUPPORTED.
  * Nothing is accepted and ignored: every option changes the script (see installer-script.ts).
  */
 export function installOptions(input: InstallOptionsInput, masterVersion: string, where: 'body' | 'querystring'): InstallOptions {
   const invalid = (field: string, message: string): AppError => new AppError('INVALID_INPUT', { details: [{ path: `${where}/${field}`, message }] });
-  // BackupX writes release versions as tags (`v1.2.3`); Backplane's are bare (`backplane version`, the tag adds the v).
+  // A release version may come in tag form (`v1.2.3`); Backplane's are bare (`backplane version`, the tag adds the v).
   const agentVersion = (input.agentVersion?.trim() || masterVersion).replace(/^v(?=\d)/, '');
   if (!VERSION_PATTERN.test(agentVersion)) throw invalid('agentVersion', 'must be 1-64 letters, digits, ".", "_", "+" or "-"');
   const agentMasterUrl = (input.agentMasterUrl ?? '').trim().replace(/\/+$/, '');

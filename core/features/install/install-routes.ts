@@ -11,7 +11,8 @@ import type { Node } from '../../db/entities/node.ts';
 import type { IssuedInstaller } from './install-service.ts';
 import { installOptions, storedOptions, type InstallOptions } from './install-options.ts';
 import { ENROLLMENT_PLACEHOLDER, renderCompose, renderInstallScript, shQuote, type InstallerInput } from './installer-script.ts';
-import { DEFAULT_TTL_MINUTES, EnrollInput, EnrollResult, InstallPreviewQuery, InstallTokenCreated, InstallTokenInput, InstallTokenParams } from './install-schemas.ts';
+import { EnrollInput, EnrollReply } from '../../agent-protocol/wire.ts';
+import { DEFAULT_TTL_MINUTES, InstallPreviewQuery, InstallTokenCreated, InstallTokenInput, InstallTokenParams } from './install-schemas.ts';
 
 /** The URL agents reach the master at: BACKPLANE_EXTERNAL_URL, or the request's own origin. */
 function masterUrl(request: FastifyRequest): string {
@@ -27,7 +28,7 @@ function issuedInput(request: FastifyRequest, issued: IssuedInstaller): Installe
   return installerInput(request, issued.node, storedOptions(issued.row), issued.enrollCode, issued.enrollExpiresAt);
 }
 
-/** BackupX's headers for a script on its way through proxies and CDNs: plain text, never sniffed or cached. */
+/** Headers for a script on its way through proxies and CDNs: plain text, never sniffed or cached. */
 function asScript(reply: FastifyReply): FastifyReply {
   return reply.type('text/plain; charset=utf-8').header('content-disposition', 'inline; filename="backplane-agent-install.sh"');
 }
@@ -61,7 +62,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
     const { node, token, row } = issued;
     await audit(request, 'install_token', node, `${row.mode}/${row.arch}, agent ${row.agentVersion}, expires ${row.expiresAt.toISOString()}`);
     const base = row.agentMasterUrl || masterUrl(request);
-    // BackupX's primary URL is under /api (reverse proxies forward it); the other is the fallback.
+    // The primary URL is under /api (reverse proxies forward it); the other is the fallback.
     const url = `${base}/api/install/${token}`;
     const fallbackUrl = `${base}/install/${token}`;
     const curlOptions = [row.proxyUrl ? `--proxy ${shQuote(row.proxyUrl)} ` : '', row.caCertFile ? `--cacert ${shQuote(row.caCertFile)} ` : ''].join('');
@@ -117,7 +118,7 @@ export async function installRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post('/api/install/enroll', {
     config: { access: 'public', secret: true },
-    schema: { body: EnrollInput, response: { 200: envelopeOf(EnrollResult) } },
+    schema: { body: EnrollInput, response: { 200: envelopeOf(EnrollReply) } },
   }, async (request) => {
     const { node, token, previousTokenValidUntil } = await request.diScope.cradle.installs.enroll(request.body.code);
     await audit(request, 'enroll', node, previousTokenValidUntil ? `previous token valid until ${previousTokenValidUntil.toISOString()}` : '', 'installer');

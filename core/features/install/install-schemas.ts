@@ -6,10 +6,10 @@ export const MIN_TTL_MINUTES = 5;
 export const MAX_TTL_MINUTES = 1440;
 export const DEFAULT_TTL_MINUTES = 60;
 
-/** One of the values, or '' (the default, as BackupX's handler reads an empty string). */
+/** One of the values, or '' (the default). */
 const OneOf = <V extends string>(values: readonly V[]) => Type.Union([Type.Literal(''), ...values.map((v) => Type.Literal(v))]);
 
-/** BackupX's installer options (request fields of its install-token route and query of its preview). */
+/** The installer options (request fields of the install-token route and query of its preview). */
 const Options = {
   mode: Type.Optional(OneOf(INSTALL_MODES)),
   arch: Type.Optional(OneOf(INSTALL_ARCHES)),
@@ -23,13 +23,13 @@ const Options = {
 export const InstallTokenInput = Type.Object({
   /** Backplane's lifetime field. */
   ttlMinutes: Type.Optional(Type.Integer({ minimum: MIN_TTL_MINUTES, maximum: MAX_TTL_MINUTES })),
-  /** BackupX's: 300-86400 seconds, 0 = the default. */
+  /** The other lifetime field: 300-86400 seconds, 0 = the default. */
   ttlSeconds: Type.Optional(Type.Union([Type.Literal(0), Type.Integer({ minimum: MIN_TTL_MINUTES * 60, maximum: MAX_TTL_MINUTES * 60 })])),
   ...Options,
 }, { additionalProperties: false });
 export type InstallTokenInput = Static<typeof InstallTokenInput>;
 
-/** BackupX's InstallTokenResult, with Backplane's own names for the same values. */
+/** The created installer; `token`, `installUrl` and `command` repeat values under Backplane's own names (docs/api-decisions.md). */
 export const InstallTokenCreated = Type.Object({
   installToken: Type.String(),
   expiresAt: Timestamp,
@@ -45,18 +45,8 @@ export const InstallTokenCreated = Type.Object({
 
 export const InstallPreviewQuery = Type.Object({
   ...Options,
-  /** `script` (BackupX's preview) or `compose` (the compose file of the same installer). */
+  /** `script` (the default) or `compose` (the compose file of the same installer). */
   format: Type.Optional(Type.Union([Type.Literal('script'), Type.Literal('compose')])),
 });
 
 export const InstallTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 256 }) });
-
-export const EnrollInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
-export type EnrollInput = Static<typeof EnrollInput>;
-
-export const EnrollResult = Type.Object({
-  nodeId: Type.Integer(),
-  nodeName: Type.String(),
-  token: Type.String(),
-  masterUrl: Type.String(),
-});

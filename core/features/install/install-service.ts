@@ -29,7 +29,7 @@ export interface IssuedInstaller {
 /**
  * One-time agent installers. Both secrets (install token, enrollment code) are stored as SHA-256
  * only and consumed with a single conditional UPDATE, so concurrent requests cannot both win.
- * An installer's first enrollment code is issued with it (for the embedded script, BackupX's
+ * An installer's first enrollment code is issued with it (for the embedded script,
  * `scriptBase64`); serving the installer replaces it with a fresh one, and enrolling with either
  * uses the installer up, so one installer enrolls the node once.
  */

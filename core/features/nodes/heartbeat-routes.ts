@@ -5,7 +5,7 @@ import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
-import { HeartbeatInput, HeartbeatReply } from './node-schemas.ts';
+import { HeartbeatInput, HeartbeatReply } from '../../agent-protocol/wire.ts';
 
 /** `POST /api/agent/heartbeat`: X-Agent-Token only (the guard's `agent` label); the node is the token's. */
 export async function heartbeatRoutes(fastify: FastifyInstance): Promise<void> {

@@ -13,7 +13,7 @@ import { listLocalDir } from './local-fs.ts';
  * `GET /api/nodes/:id/fs/list?path=`: browse a node's filesystem to pick backup paths. The local
  * node (the master) answers itself within BACKPLANE_LOCAL_FS_ROOTS; a remote node's agent
  * answers a `list_dir` command. Operators only: directory names can be sensitive. The answer is
- * BackupX's plain array of entries; `X-Total-Count` counts the folder's entries before the cut
+ * a plain array of entries; `X-Total-Count` counts the folder's entries before the cut
  * at 5000 (more than the array holds: the listing was cut).
  */
 export async function nodeFsRoutes(fastify: FastifyInstance): Promise<void> {

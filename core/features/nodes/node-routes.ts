@@ -48,7 +48,7 @@ export async function nodeRoutes(fastify: FastifyInstance): Promise<void> {
     schema: { body: NodeBatchInput, response: { 200: envelopeOf(NodeBatchResult) } },
   }, async (request) => {
     const nodes = request.diScope.cradle.nodes;
-    // All or nothing, as BackupX: its console asks for an installer for every returned id.
+    // All or nothing: a console asks for an installer for every returned id.
     const created = await nodes.createBatch(request.body.names);
     const results = [];
     for (const { node, token } of created) {

@@ -15,7 +15,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 
 export const NodeSettings = {
   labels: Type.Optional(Labels),
-  /** Concurrent runs the node's agent takes; 0 = unlimited (BackupX's meaning). */
+  /** Concurrent runs the node's agent takes; 0 = unlimited. */
   maxConcurrent: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
   bandwidthLimit: Type.Optional(Type.String({ maxLength: 32, pattern: BANDWIDTH_PATTERN })),
 };
@@ -26,7 +26,7 @@ export type NodeInput = Static<typeof NodeInput>;
 export const NodeUpdate = Type.Object({ name: Type.Optional(Name), ...NodeSettings });
 export type NodeUpdate = Static<typeof NodeUpdate>;
 
-/** The count rule (1-50) and the names are checked by the handler so it can answer with BackupX's codes. */
+/** The count rule (1-50) and the names are checked by the handler so it can answer with their own codes (NODE_BATCH_EMPTY, NODE_BATCH_TOO_MANY, NODE_NAME_TOO_LONG, NODE_DUPLICATE_NAME), not INVALID_INPUT. */
 export const NodeBatchInput = Type.Object({ names: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10_000 }) });
 
 export const NodeListQuery = Type.Object(pageQuery(100, 1000));
@@ -64,40 +64,13 @@ export type NodeView = Static<typeof NodeView>;
 
 export const NodeWithToken = Type.Object({ node: NodeView, token: Type.String() });
 
-/** `newToken` is BackupX's name for the new token; `token` Backplane's. */
+/** `newToken` and `token` are the same new token under two names (docs/api-decisions.md). */
 export const RotatedToken = Type.Object({ newToken: Type.String(), node: NodeView, token: Type.String(), previousTokenValidUntil: NullableTimestamp });
 
-/** BackupX's `[{id, name}]`, with Backplane's view and token of each created node. */
+/** `[{id, name}]`, with the view and token of each created node. */
 export const NodeBatchResult = Type.Array(Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   node: NodeView,
   token: Type.String(),
 }));
-
-export const HeartbeatInput = Type.Object({
-  hostname: Type.Optional(Type.String({ maxLength: 255 })),
-  ipAddress: Type.Optional(Type.String({ maxLength: 64 })),
-  os: Type.Optional(Type.String({ maxLength: 64 })),
-  arch: Type.Optional(Type.String({ maxLength: 64 })),
-  agentVersion: Type.Optional(Type.String({ maxLength: 64 })),
-  lastError: Type.Optional(Type.String({ maxLength: 4000 })),
-  /** Runs the agent reports as active; informational (the view counts records). */
-  running: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-  /** Command ids the agent is executing: only these leases are renewed (others lapse on their own). */
-  inFlight: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 })),
-  /** A starting agent holds nothing: every command the node had claimed is settled at once. */
-  starting: Type.Optional(Type.Boolean()),
-});
-export type HeartbeatInput = Static<typeof HeartbeatInput>;
-
-export const HeartbeatReply = Type.Object({
-  nodeId: Type.Integer(),
-  name: Type.String(),
-  serverTime: Timestamp,
-  offlineAfterSeconds: Type.Integer(),
-  leaseSeconds: Type.Integer(),
-  maxConcurrent: Type.Integer(),
-  bandwidthLimit: Type.String(),
-  labels: Type.Array(Type.String()),
-});

@@ -12,7 +12,8 @@ import type { HeartbeatWriter } from '../../agent-protocol/heartbeat-writer.ts';
 import { normaliseTags } from '../backup-tasks/backup-task-service.ts';
 import { toNodeView } from './node-view.ts';
 import { nodeCounts } from './node-counts.ts';
-import { MAX_NODE_BATCH, type HeartbeatInput, type NodeInput, type NodeUpdate, type NodeView } from './node-schemas.ts';
+import { MAX_NODE_BATCH, type NodeInput, type NodeUpdate, type NodeView } from './node-schemas.ts';
+import type { HeartbeatInput } from '../../agent-protocol/wire.ts';
 
 export const MAX_NAME_LENGTH = 128;
 
@@ -26,7 +27,7 @@ export function nodeName(raw: string): string {
 }
 
 /**
- * The names of a batch as BackupX takes them: trimmed, blank ones skipped; the whole batch is
+ * The names of a batch: trimmed, blank ones skipped; the whole batch is
  * refused when one is too long or repeated (NODE_NAME_TOO_LONG, NODE_DUPLICATE_NAME).
  */
 function batchNames(raw: string[]): string[] {
@@ -64,7 +65,7 @@ export class NodeService {
     this.#tokens = agentTokens;
   }
 
-  /** The local node first (as BackupX lists it), then by id. */
+  /** The local node first, then by id. */
   async list(page: { limit: number; offset: number }): Promise<[Node[], number]> {
     return this.#em.findAndCount(NodeEntity, {}, { orderBy: { isLocal: 'desc', id: 'asc' }, limit: page.limit, offset: page.offset });
   }
@@ -99,7 +100,7 @@ export class NodeService {
   }
 
   /**
-   * BackupX's batch: every name is checked first and the nodes are created in one transaction,
+   * A batch: every name is checked first and the nodes are created in one transaction,
    * so a refused batch (NODE_BATCH_EMPTY, NODE_BATCH_TOO_MANY, NODE_NAME_TOO_LONG,
    * NODE_DUPLICATE_NAME) creates nothing and every created node has an id.
    */
@@ -221,7 +222,7 @@ export class NodeService {
 /**
  * The master's concurrency is BACKPLANE_MAX_CONCURRENT and its bandwidth the `bandwidth_limit`
  * setting: the local node keeps `maxConcurrent` 0 and no bandwidth limit of its own. Sending its
- * current values (as BackupX's edit form does) is fine; other values are refused, not ignored.
+ * current values (as an edit form does) is fine; other values are refused, not ignored.
  */
 function refuseLocalSettings(node: Node, input: NodeUpdate): void {
   if (input.maxConcurrent !== undefined && input.maxConcurrent !== node.maxConcurrent) {

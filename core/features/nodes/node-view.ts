@@ -3,7 +3,7 @@ import type { NodeView } from './node-schemas.ts';
 import { nodeStatus } from '../../agent-protocol/node-status.ts';
 
 /**
- * A node's work as BackupX's queue summary counts it. For a remote node: its agent commands
+ * A node's work as its queue summary counts it. For a remote node: its agent commands
  * (`pending` waiting, `dispatched` claimed by the agent) and the commands the master took back
  * in the last 24 hours (`timeouts`). For the local node: the master's own backups (queued,
  * running). `running` is the backups running there.
@@ -25,7 +25,7 @@ export function nodeHealth(node: Pick<Node, 'lastSeenAt' | 'lastError' | 'isLoca
   return node.lastError !== '' || counts.timeouts > 0 ? 'degraded' : 'healthy';
 }
 
-/** The public shape of a node (BackupX's NodeSummary and more): never a token or a token hash. */
+/** The public shape of a node: never a token or a token hash. */
 export function toNodeView(node: Node, counts: NodeCounts, offlineSeconds: number, now = Date.now()): NodeView {
   // The master answering this request is the local node's proof of life.
   const lastSeen = node.isLocal ? new Date(now) : node.lastSeenAt;

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 
 const ConfigObject = Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), { maxProperties: 100 });
 
-/** BackupX's channel fields, plus Backplane's daily digest. */
+/** A channel's fields, and whether it gets the daily digest. */
 export const ChannelInput = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   type: Type.String({ minLength: 1, maxLength: 64 }),
@@ -17,11 +17,11 @@ export const ChannelInput = Type.Object({
 });
 export type ChannelInput = Static<typeof ChannelInput>;
 
-/** An update: the same fields, all optional (BackupX's console sends them all). */
+/** An update: the same fields, all optional (a console may send them all). */
 export const ChannelUpdate = Type.Partial(ChannelInput);
 export type ChannelUpdate = Static<typeof ChannelUpdate>;
 
-/** A test of an unsaved channel: its type and config (BackupX sends the whole form). */
+/** A test of an unsaved channel: its type and config (a client may send the whole form). */
 export const ChannelTestInput = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 100 })),
   type: Type.String({ minLength: 1, maxLength: 64 }),

@@ -20,7 +20,7 @@ export function toChannelSummary(c: NotificationChannel) {
   };
 }
 
-/** The detail: the config with every stored secret masked, and which fields were masked (BackupX's `maskedFields`). */
+/** The detail: the config with every stored secret masked, and which fields were masked (`maskedFields`). */
 export function toChannelDetail(c: NotificationChannel, type: NotifierType | undefined, storedSecretKeys: string[]) {
   const masked = maskConfig(type, JSON.parse(c.config) as Record<string, unknown>, storedSecretKeys);
   const { config, maskedFields } = aliasView(type, masked);

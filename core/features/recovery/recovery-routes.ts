@@ -94,7 +94,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
   // ---- verification ----------------------------------------------------------------------
   app.post('/api/backup/records/:id/verify', {
     config: { access: 'operator' },
-    // BackupX's console reads the verification detail back (startVerificationFromRecord).
+    // The answer is the verification's detail, which a console reads back.
     schema: { params: IdParams, body: VerifyBody, response: { 200: envelopeOf(VerifyDetail) } },
   }, async (request) => {
     const record = await request.diScope.cradle.verifications.request(request.params.id, request.body?.mode ?? 'quick', principalName(request.principal));
@@ -108,7 +108,7 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (request) => {
     const record = await request.diScope.cradle.verifications.requestForTask(request.params.id, request.body?.mode ?? 'quick', principalName(request.principal));
     await audit(request, 'verify_record', 'start', record.id, record.taskName, `${record.mode} of backup record ${record.backupRecordId} (newest of task ${record.taskId})`);
-    // BackupX answers with the verification record's detail, as GET /api/verify/records/:id gives it.
+    // The answer is the verification record's detail, as GET /api/verify/records/:id gives it.
     return ok({ ...verifyView(record), ...await logOf(request.diScope.cradle.verifyLogs, record) });
   });
 

@@ -8,7 +8,7 @@ export const RecoveryListQuery = Type.Object({
   backupRecordId: Type.Optional(Type.Integer({ minimum: 1 })),
   taskId: Type.Optional(Type.Integer({ minimum: 1 })),
   status: Type.Optional(Status),
-  /** Records queued at or after this instant (RFC 3339, as BackupX's console sends it). */
+  /** Records queued at or after this instant (RFC 3339). */
   dateFrom: Type.Optional(Type.String({ format: 'date-time' })),
   /** ... and before this instant. */
   dateTo: Type.Optional(Type.String({ format: 'date-time' })),
@@ -25,7 +25,7 @@ const Common = {
   backupRecordId: Type.Integer(),
   taskId: Type.Integer(),
   taskName: Type.String(),
-  /** BackupX's vocabulary plus partial and cancelled: a queued run shows as running. */
+  /** running | success | failed, plus partial and cancelled: a queued run shows as running (reported-status.ts). */
   status: Type.String(),
   /** Backplane's precise state: queued | running | success | partial | failed | cancelled. */
   state: Type.String(),

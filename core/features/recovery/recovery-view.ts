@@ -43,7 +43,7 @@ export function replicationView(r: ReplicationRecord) {
   };
 }
 
-/** A record's log for its detail: the text and BackupX's `logEvents`, one object per line. */
+/** A record's log for its detail: the text and `logEvents`, one object per line. */
 export async function logOf(hub: RecordLogHub, r: RestoreRecord | VerifyRecord) {
   return { logContent: await hub.content(r.id), logEvents: await hub.stored(r.id, 0, reportedStatus(r.status)) };
 }

@@ -7,7 +7,7 @@ const utc = (iso: string | undefined) => (iso ? iso.replace('T', ' ').slice(0, 1
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 const percent = (rate: number) => `${(rate * 100).toFixed(2)}%`;
 
-/** The CSV columns: BackupX's seventeen in English, then the RTO and deep-verification evidence. */
+/** The CSV columns (docs/insight.md): seventeen in English, then the RTO and deep-verification evidence. */
 export const CSV_COLUMNS: [string, (r: ComplianceRow) => string | number | boolean][] = [
   ['Task ID', (r) => r.taskId],
   ['Task name', (r) => r.taskName],

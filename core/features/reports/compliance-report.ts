@@ -26,9 +26,9 @@ export interface ComplianceReport {
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /**
- * The compliance evidence of every task over the last `days` days, BackupX's report with the RTO
- * columns added. A disabled task is `not_applicable`; an enabled one is `at_risk` when it never
- * succeeded, its RPO is exceeded, or its last measured restore exceeded its RTO; `ok` otherwise.
+ * The compliance evidence of every task over the last `days` days, RTO columns included. A
+ * disabled task is `not_applicable`; an enabled one is `at_risk` when it never succeeded, its
+ * RPO is exceeded, or its last measured restore exceeded its RTO; `ok` otherwise.
  * An RTO that was never (or not recently) measured is reported as `unmeasured` without making
  * the task at risk: the column says what is not proven.
  */

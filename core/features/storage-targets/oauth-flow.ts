@@ -18,7 +18,7 @@ export const GOOGLE_DRIVE = 'google_drive';
 
 export const AuthUrlBody = Type.Object({
   targetId: Type.Optional(Type.Integer({ minimum: 1 })),
-  /** BackupX's console sends its whole target draft: the type (google_drive only) and the quota come along. */
+  /** A client may send its whole target draft: the type (google_drive only) and the quota come along. */
   type: Type.Optional(Type.String({ maxLength: 64 })),
   quotaBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),

@@ -40,7 +40,7 @@ export class StorageTargetService {
   }
 
   /**
-   * Validates an input (the aliases its type declares, such as BackupX's keys, translated to the type's own names, secrets sent masked or empty
+   * Validates an input (the aliases its type declares translated to the type's own names, secrets sent masked or empty
    * taken from `stored`) and returns its full config, and `agentDirectUpload` when the input
    * decides it (directly or as local_disk's `masterRelay`).
    */
@@ -138,7 +138,7 @@ export class StorageTargetService {
     return { target, result };
   }
 
-  /** BackupX's usage shape: `diskUsage` and its fields only where the backend reports them. */
+  /** The usage: `diskUsage` and its fields only where the backend reports them. */
   async usage(id: number) {
     const target = await this.get(id);
     const recorded = await this.#recordedUsage(target.id);

@@ -12,7 +12,7 @@ export function toTargetSummary(t: StorageTarget) {
     description: t.description,
     enabled: t.enabled,
     starred: t.starred,
-    // BackupX's config format version; Backplane has had one format.
+    // The config format version; Backplane has had one format.
     configVersion: 1,
     agentDirectUpload: t.agentDirectUpload,
     quotaBytes: t.quotaBytes,
@@ -28,8 +28,8 @@ export function toTargetSummary(t: StorageTarget) {
 }
 
 /**
- * The detail: the config with every stored secret masked, and which fields were masked; BackupX's
- * names of the same settings are added where its console reads them (the type's configAliases, config-aliases.ts).
+ * The detail: the config with every stored secret masked, and which fields were masked; the
+ * alias names of the same settings are added where the type declares them (its configAliases, config-aliases.ts).
  */
 export function toTargetDetail(t: StorageTarget, type: StorageType | undefined, storedSecretKeys: string[]) {
   const masked = maskConfig(type, JSON.parse(t.config) as Record<string, unknown>, storedSecretKeys);

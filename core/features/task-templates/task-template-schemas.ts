@@ -31,7 +31,7 @@ export type TemplateInput = Static<typeof TemplateInput>;
 export const TemplateUpdate = Type.Partial(TemplateInput);
 export type TemplateUpdate = Static<typeof TemplateUpdate>;
 
-/** No limit by default: BackupX's console loads every template in one request. */
+/** No limit by default: a console loads every template in one request. */
 export const TemplateListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
@@ -53,7 +53,7 @@ export const TemplateDetail = Type.Intersect([TemplateSummary, Type.Object({
   maskedFields: Type.Array(Type.String()),
 })]);
 
-/** The override fields' task-input types; each may also be null (BackupX's `nodeId` is a Go pointer), which overrides nothing. */
+/** The override fields' task-input types; each may also be null (a Go client's nil pointer), which overrides nothing. */
 const overridable = Type.Required(Type.Pick(TaskInput, ['sourcePath', 'dbHost', 'dbName', 'tags', 'nodeId'])).properties;
 const Override = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 
@@ -78,7 +78,7 @@ export const ApplyInput = Type.Object({
 });
 export type ApplyInput = Static<typeof ApplyInput>;
 
-/** BackupX's `{name, taskId?, success, error?}` (Go's omitempty), plus the item's `index` and, on failure, `code`. */
+/** `{name, taskId?, success, error?}` (absent fields left out, as Go's omitempty does), plus the item's `index` and, on failure, `code`. */
 export const ApplyResult = Type.Array(Type.Object({
   index: Type.Integer(),
   name: Type.String(),

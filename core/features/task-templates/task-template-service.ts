@@ -21,7 +21,7 @@ const SECRET_KEYS = ['dbPassword'] as const;
 /** The fields a variables item may override, besides the name. */
 const OVERRIDES = ['sourcePath', 'sourcePaths', 'dbHost', 'dbName', 'tags', 'nodeId'] as const;
 
-/** BackupX's apply item (`{name, taskId?, success, error?}`) with Backplane's `index` and, on failure, `code`. */
+/** An apply item: `{name, taskId?, success, error?}` with the item's `index` and, on failure, `code`. */
 export interface ApplyItem {
   index: number;
   name: string;
@@ -31,7 +31,7 @@ export interface ApplyItem {
   code?: string;
 }
 
-/** BackupX's rule for a variables field: blank, an empty list or null means "keep the template's". */
+/** A variables field that is blank, an empty list or null means "keep the template's". */
 const given = (value: unknown) => value !== undefined && value !== null && (typeof value === 'string' ? value.trim() !== '' : !Array.isArray(value) || value.length > 0);
 
 type Detail = { path: string; message: string };
@@ -194,7 +194,7 @@ export class TaskTemplateService {
       if (input[key] != null && !(SECRET_KEYS as readonly string[]).includes(key)) payload[key] = input[key];
     }
     payload.type = type;
-    // BackupX's names and options at their only accepted values: stored once, under Backplane's names.
+    // Alias names and options at their only accepted values (reference-options.ts): stored once, under Backplane's names.
     const label = poolLabel(input);
     if (label !== undefined) payload.nodeLabel = label;
     for (const key of ['nodePoolTag', 'backupMode', 'extraConfig']) delete payload[key];

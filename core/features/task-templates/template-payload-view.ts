@@ -4,15 +4,15 @@ import type { TemplatePayload } from './task-template-schemas.ts';
 
 /**
  * A stored payload as the task input it makes: every task field, the stored value or the
- * default a task created from it gets, in BackupX's shape (its templates hold a full task input,
- * which its clients read: `sourcePath`, `dbHost`, `dbName`, `tags`…). The single-value forms
+ * default a task created from it gets: a full task input, which clients read (`sourcePath`,
+ * `dbHost`, `dbName`, `tags`…). The single-value forms
  * (`sourcePath`, `storageTargetId`) are the first of their lists, `nodePoolTag` is `nodeLabel`,
  * tags are CSV. Never a name (each applied task is named by its variables item) and never the
  * password: `dbPassword` is `mask` or ''.
  */
 export function payloadView(stored: TemplatePayload, mask: string) {
   const defaults = TASK_DEFAULTS;
-  // Only an empty extraConfig is ever stored (any key is refused): BackupX leaves an empty one out.
+  // Only an empty extraConfig is ever stored (any key is refused), and an empty one is left out.
   const { extraConfig: _empty, ...given } = stored;
   // The single-value forms stand in for an empty list, as the task input reads them.
   const sourcePaths = stored.sourcePaths?.length ? stored.sourcePaths : stored.sourcePath ? [stored.sourcePath] : defaults.sourcePaths;

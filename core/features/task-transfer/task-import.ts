@@ -64,7 +64,7 @@ export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
     const value = e[key];
     if (value != null) input[key] = value;
   }
-  // Refused by the task input when it has any key: BackupX's SAP HANA settings.
+  // Refused by the task input when it has any key (reference-options.ts).
   if (e.extraConfig != null) input.extraConfig = e.extraConfig;
   return input;
 }
@@ -128,7 +128,7 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
     }
   }
 
-  // BackupX's console shows `error` as each entry's note: a task that exists says what is left to do there.
+  // `error` is each entry's note (a console shows it): a task that exists says what is left to do there.
   for (const r of results) if (r.error === undefined && r.warnings.length > 0) r.error = r.warnings.join(' ');
   return results;
 }

@@ -53,7 +53,7 @@ export const ExportedTask = Type.Object({
   rtoMinutes: Type.Integer(),
   timeoutMinutes: Type.Integer(),
   alertOnConsecutiveFails: Type.Integer(),
-  /** BackupX's differential interval, kept with the task (BackupX's own v1 leaves it out). */
+  /** The differential forced-full interval, kept with the task (the reference's v1 leaves it out). */
   diffFullIntervalDays: Type.Integer(),
   maintenanceWindows: Type.String(),
 });
@@ -73,9 +73,9 @@ const Opt = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, 
 
 /**
  * A task as a v1 file carries it, from Backplane or from the reference. Lengths are the task
- * input's. A `dbPassword` added by hand is ignored (exports never carry one); the BackupX task
- * options its v1 leaves out (`backupMode`, `nodePoolTag`, `diffFullIntervalDays`) are read as the
- * task input reads them, so an unsupported mode fails that task rather than being dropped.
+ * input's. A `dbPassword` added by hand is ignored (exports never carry one); the task
+ * options the reference's v1 leaves out (`backupMode`, `nodePoolTag`, `diffFullIntervalDays`)
+ * are read as the task input reads them, so an unsupported mode fails that task rather than being dropped.
  */
 export const ImportedTask = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -131,9 +131,9 @@ export const TaskImportBody = Type.Object({
 export type TaskImportBody = Static<typeof TaskImportBody>;
 
 /**
- * One task of the file, in BackupX's shape (`{name, taskId?, success, error?, skipped?}`, Go's
- * omitempty): `taskId` is the created task, or the existing one a skipped entry names; `error`
- * is what BackupX's console shows in its "note" column: the failure, else what the operator
+ * One task of the file, `{name, taskId?, success, error?, skipped?}` (absent fields left out,
+ * as Go's omitempty does): `taskId` is the created task, or the existing one a skipped entry
+ * names; `error` is what a console shows in its "note" column: the failure, else what the operator
  * still has to do (`warnings` joined), absent when there is nothing to say.
  */
 export const ImportResult = Type.Object({

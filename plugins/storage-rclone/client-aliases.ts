@@ -2,11 +2,11 @@ import { SECRET_MASK, UNSET_OPTION, sameSetting, type ConfigAlias, type ConfigAl
 import { ROOT_FIELD } from './backend-options.ts';
 
 /**
- * BackupX's config keys for the rclone types (its server/internal/storage/rclone/factory.go).
- * BackupX's console and scripts send (and read back) `basePath`, `endpoint`, `accessKeyId`,
- * `root`...; these types use rclone's option names (`url`, `user`, `access_key_id`...) and
- * `path`. Core translates through the declaration (StorageType.configAliases), so one form is
- * stored and handed to the backend and to agents.
+ * Client aliases: the config keys BackupX-compatible clients use for the rclone types (BackupX's
+ * server/internal/storage/rclone/factory.go). Its console and scripts send (and read back)
+ * `basePath`, `endpoint`, `accessKeyId`, `root`...; these types use rclone's option names
+ * (`url`, `user`, `access_key_id`...) and `path`. Core translates through the declaration
+ * (StorageType.configAliases), so one form is stored and handed to the backend and to agents.
  */
 
 const isTrue = (v: unknown): boolean => v === true || (typeof v === 'string' && /^(true|t|1)$/i.test(v.trim()));
