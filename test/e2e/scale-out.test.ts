@@ -59,8 +59,11 @@ test('three masters on one PostgreSQL database: one schedule through a leader SI
   assert.equal(stream.status, 200);
   const frames: SseFrame[] = [];
   void (async () => {
-    // Short waits, so no timer outlives the test.
-    while (!abort.signal.aborted) await stream.next(2000).then((f) => frames.push(f), () => undefined);
+    // Short waits, so no timer outlives the test; a stream that ended stops the loop (it would spin).
+    let open = true;
+    while (open && !abort.signal.aborted) {
+      await stream.next(2000).then((f) => frames.push(f), (err: unknown) => { open = !/stream ended/.test(String(err)); });
+    }
   })();
   const outcomeOf = (recordId: number) => frames.find((f) => f.event === 'backup_success' && JSON.parse(f.data).fields.recordId === recordId);
 
