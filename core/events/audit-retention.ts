@@ -23,7 +23,8 @@ export class AuditRetention {
   start(): void {
     const sweep = () => this.sweep().catch((err: unknown) => this.#log.error({ err }, 'audit retention sweep failed'));
     void sweep();
-    this.#timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+    // sweep() settles and never rejects (it logs its own failure): nothing to wait for.
+    this.#timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
     this.#timer.unref();
   }
 

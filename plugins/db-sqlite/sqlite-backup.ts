@@ -32,6 +32,8 @@ export async function backupToStream(sourcePath: string, tempDir: string): Promi
   const handle = await open(temp, 'r');
   await unlink(temp);
   const stream = handle.createReadStream({ highWaterMark: 1024 * 1024 });
+  // finally() waits for the promise its callback returns: `done` settles once the handle is closed.
+  // oxlint-disable-next-line typescript/no-misused-promises
   const done = finished(stream).finally(() => handle.close().catch(() => undefined));
   done.catch(() => undefined);
   return { stream, done };
