@@ -7,8 +7,7 @@
 //   base              everything else under core/ (engine, storage, db, security, plugin-host, notifications,
 //                     events, metrics, http, auth, config, lib)
 const DOMAIN = '^core/(runs|backup|recovery|agent-protocol|insight)/';
-const BASE =
-  '^core/(engine|storage|db|security|plugin-host|events|notifications|metrics|http|auth|config|lib)/';
+const BASE = '^core/(engine|storage|db|security|plugin-host|events|notifications|metrics|http|auth|config|lib)/';
 // Provider SDKs belong to the plugins that use them; core persists through MikroORM's own drivers.
 const VENDOR_SDKS =
   'node_modules/(@types/)?(@googleapis/[^/]+|googleapis|google-auth-library|mysql2|pg|pg-[^/]+|better-sqlite3)/';
@@ -97,7 +96,10 @@ module.exports = {
         'the kernel must not hold); @backplane/plugin-api and npm packages besides.',
       severity: 'error',
       from: { path: '^agent/' },
-      to: { path: '^(core|plugins|packages)/', pathNot: '^core/(engine/index|agent-protocol/wire|plugin-host/standalone)\\.ts$|^packages/plugin-api/' },
+      to: {
+        path: '^(core|plugins|packages)/',
+        pathNot: '^core/(engine/index|agent-protocol/wire|plugin-host/standalone)\\.ts$|^packages/plugin-api/',
+      },
     },
     {
       name: 'kernel-stands-alone',
@@ -118,7 +120,9 @@ module.exports = {
       comment: 'The agent runs engine, storage, plugin-host and recovery pieces, never HTTP code.',
       severity: 'error',
       from: { path: '^agent/' },
-      to: { path: '^core/(features|http|auth|runs)/|^core/(app|container|server)\\.ts$|node_modules/(fastify|@fastify/[^/]+|fastify-plugin)/' },
+      to: {
+        path: '^core/(features|http|auth|runs)/|^core/(app|container|server)\\.ts$|node_modules/(fastify|@fastify/[^/]+|fastify-plugin)/',
+      },
     },
     {
       name: 'agent-reaches-features',

@@ -71,7 +71,8 @@ export class Agent {
       first = await retryWithBackoff(() => this.#heartbeat([], true), {
         retryable: (err) => !(err instanceof MasterError && err.status === 401),
         signal: stopSignal,
-        onRetry: (err, attempt) => log.warn({ attempt }, `the master did not answer the first heartbeat: ${errorText(err)}`),
+        onRetry: (err, attempt) =>
+          log.warn({ attempt }, `the master did not answer the first heartbeat: ${errorText(err)}`),
       });
     } catch (err) {
       if (stopSignal.aborted) return;
@@ -183,17 +184,32 @@ export class Agent {
         signal: abort.signal,
       });
       if (!outcome.success) this.#lastError = `command ${command.id} (${command.type}): ${outcome.error ?? 'failed'}`;
-      log[outcome.success ? 'info' : 'warn']({ commandId: command.id, type: command.type, success: outcome.success, seconds: Math.round((Date.now() - started) / 100) / 10, ...(outcome.error ? { error: outcome.error } : {}) }, 'command finished');
+      log[outcome.success ? 'info' : 'warn'](
+        {
+          commandId: command.id,
+          type: command.type,
+          success: outcome.success,
+          seconds: Math.round((Date.now() - started) / 100) / 10,
+          ...(outcome.error ? { error: outcome.error } : {}),
+        },
+        'command finished',
+      );
       await this.#sendResult(command, outcome);
-    })().catch((err: unknown) => log.error({ commandId: command.id }, `command ${command.id} broke: ${errorText(err)}`)).finally(() => {
-      this.#running.delete(command.id);
-      this.#wake();
-    });
+    })()
+      .catch((err: unknown) => log.error({ commandId: command.id }, `command ${command.id} broke: ${errorText(err)}`))
+      .finally(() => {
+        this.#running.delete(command.id);
+        this.#wake();
+      });
     this.#running.set(command.id, { command, abort, done });
   }
 
   async #sendResult(command: ClaimedCommand, outcome: CommandOutcome): Promise<void> {
-    const body = { success: outcome.success, ...(outcome.error ? { error: outcome.error.slice(0, 4000) } : {}), ...(outcome.result ? { result: outcome.result } : {}) };
+    const body = {
+      success: outcome.success,
+      ...(outcome.error ? { error: outcome.error.slice(0, 4000) } : {}),
+      ...(outcome.result ? { result: outcome.result } : {}),
+    };
     try {
       await retryWithBackoff(() => this.#o.client.post(`/api/agent/commands/${command.id}/result`, body), {
         retryable: isRetryable,
@@ -216,7 +232,10 @@ export class Agent {
       new Promise<false>((resolve) => grace.addEventListener('abort', () => resolve(false), { once: true })),
     ]);
     if (finished) return;
-    this.#o.log.warn({ running: this.inFlight }, `grace period of ${this.#o.stopGraceSeconds} s is over; aborting running work`);
+    this.#o.log.warn(
+      { running: this.inFlight },
+      `grace period of ${this.#o.stopGraceSeconds} s is over; aborting running work`,
+    );
     for (const r of this.#running.values()) r.abort.abort(new Error(STOPPED_MESSAGE));
     await all();
   }

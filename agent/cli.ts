@@ -27,7 +27,10 @@ async function readCa(config: AgentConfig): Promise<Buffer | undefined> {
  * `backplane agent ...`: resolves when the agent has stopped (SIGTERM/SIGINT, results sent),
  * with the process exit code.
  */
-export async function runAgentCli(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function runAgentCli(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(AGENT_USAGE);
     return 0;
@@ -57,18 +60,38 @@ export async function runAgentCli(argv: string[], env: Record<string, string | u
 
   try {
     const ca = await readCa(config);
-    const makeClient = (token: string): MasterClient => new MasterClient({ master: config.master, token, ...(ca ? { ca } : {}), ...(config.proxyUrl ? { proxy: config.proxyUrl } : {}) });
+    const makeClient = (token: string): MasterClient =>
+      new MasterClient({
+        master: config.master,
+        token,
+        ...(ca ? { ca } : {}),
+        ...(config.proxyUrl ? { proxy: config.proxyUrl } : {}),
+      });
     const { token, origin } = await resolveToken(config, makeClient, early.signal);
-    if (origin === 'enrollment') log.info(config.tokenFile ? { tokenFile: config.tokenFile } : {}, config.tokenFile ? 'enrolled; the node token is stored in the token file' : 'enrolled; no token file is set, so the token lives only in this process');
+    if (origin === 'enrollment')
+      log.info(
+        config.tokenFile ? { tokenFile: config.tokenFile } : {},
+        config.tokenFile
+          ? 'enrolled; the node token is stored in the token file'
+          : 'enrolled; no token file is set, so the token lives only in this process',
+      );
     await mkdir(config.tempDir, { recursive: true, mode: 0o700 });
-    const registries = await loadStandaloneRegistries({ projectRoot: PROJECT_ROOT, plugins: config.plugins, disabled: config.pluginsDisabled, logger: { level: config.logLevel } });
-    log.info({
-      version: VERSION,
-      master: config.master,
-      tempDir: config.tempDir,
-      storageTypes: registries.storageTypes.list().map((t) => t.type),
-      databaseDrivers: registries.databaseDrivers.list().map((d) => d.type),
-    }, 'agent starting');
+    const registries = await loadStandaloneRegistries({
+      projectRoot: PROJECT_ROOT,
+      plugins: config.plugins,
+      disabled: config.pluginsDisabled,
+      logger: { level: config.logLevel },
+    });
+    log.info(
+      {
+        version: VERSION,
+        master: config.master,
+        tempDir: config.tempDir,
+        storageTypes: registries.storageTypes.list().map((t) => t.type),
+        databaseDrivers: registries.databaseDrivers.list().map((d) => d.type),
+      },
+      'agent starting',
+    );
     const client = makeClient(token);
     agent = new Agent({
       client,

@@ -31,7 +31,13 @@ export interface AgentConfig {
 }
 
 type Kind = 'string' | 'seconds' | 'list';
-interface Field { key: keyof AgentConfig; flag?: string; env?: string; kind: Kind; min?: number }
+interface Field {
+  key: keyof AgentConfig;
+  flag?: string;
+  env?: string;
+  kind: Kind;
+  min?: number;
+}
 
 /** One table: the flag, the environment variable and the YAML key (the config key). */
 const FIELDS: Field[] = [
@@ -42,9 +48,21 @@ const FIELDS: Field[] = [
   { key: 'tempDir', flag: 'temp-dir', env: 'BACKPLANE_AGENT_TEMP_DIR', kind: 'string' },
   { key: 'caCertFile', flag: 'ca-cert', env: 'BACKPLANE_AGENT_CA_CERT_FILE', kind: 'string' },
   { key: 'proxyUrl', flag: 'proxy', env: 'BACKPLANE_AGENT_PROXY_URL', kind: 'string' },
-  { key: 'heartbeatSeconds', flag: 'heartbeat-seconds', env: 'BACKPLANE_AGENT_HEARTBEAT_SECONDS', kind: 'seconds', min: 1 },
+  {
+    key: 'heartbeatSeconds',
+    flag: 'heartbeat-seconds',
+    env: 'BACKPLANE_AGENT_HEARTBEAT_SECONDS',
+    kind: 'seconds',
+    min: 1,
+  },
   { key: 'pollSeconds', flag: 'poll-seconds', env: 'BACKPLANE_AGENT_POLL_SECONDS', kind: 'seconds', min: 1 },
-  { key: 'stopGraceSeconds', flag: 'stop-grace-seconds', env: 'BACKPLANE_AGENT_STOP_GRACE_SECONDS', kind: 'seconds', min: 0 },
+  {
+    key: 'stopGraceSeconds',
+    flag: 'stop-grace-seconds',
+    env: 'BACKPLANE_AGENT_STOP_GRACE_SECONDS',
+    kind: 'seconds',
+    min: 0,
+  },
   { key: 'plugins', env: 'BACKPLANE_PLUGINS', kind: 'list' },
   { key: 'pluginsDisabled', env: 'BACKPLANE_PLUGINS_DISABLED', kind: 'list' },
   { key: 'logLevel', flag: 'log-level', env: 'BACKPLANE_AGENT_LOG_LEVEL', kind: 'string' },
@@ -83,13 +101,18 @@ function defaults(): Omit<AgentConfig, 'master'> {
 function parseValue(field: Field, raw: unknown, origin: string): unknown {
   if (field.kind === 'list') {
     if (Array.isArray(raw)) return raw.map(String).filter((s) => s !== '');
-    return String(raw).split(',').map((s) => s.trim()).filter((s) => s !== '');
+    return String(raw)
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   }
   if (field.kind === 'seconds') {
     const text = String(raw).trim();
     const n = Number(text);
     if (text === '' || !Number.isInteger(n) || n < (field.min ?? 0)) {
-      throw new AgentConfigError(`${origin} must be a whole number of seconds, at least ${field.min ?? 0} (got ${JSON.stringify(raw)})`);
+      throw new AgentConfigError(
+        `${origin} must be a whole number of seconds, at least ${field.min ?? 0} (got ${JSON.stringify(raw)})`,
+      );
     }
     return n;
   }
@@ -111,10 +134,14 @@ function readConfigFile(path: string): Record<string, unknown> {
     throw new AgentConfigError(`the config file ${path} is not valid YAML: ${(err as Error).message}`);
   }
   if (parsed === null || parsed === undefined) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new AgentConfigError(`the config file ${path} must hold a mapping of settings`);
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new AgentConfigError(`the config file ${path} must hold a mapping of settings`);
   const known = new Set<string>(FIELDS.map((f) => f.key));
   const unknown = Object.keys(parsed).filter((k) => !known.has(k));
-  if (unknown.length > 0) throw new AgentConfigError(`the config file ${path} has unknown settings: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  if (unknown.length > 0)
+    throw new AgentConfigError(
+      `the config file ${path} has unknown settings: ${unknown.join(', ')} (known: ${[...known].join(', ')})`,
+    );
   return parsed as Record<string, unknown>;
 }
 
@@ -124,10 +151,14 @@ export function normaliseMasterUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new AgentConfigError(`master must be an absolute URL such as https://backup.example.com (got ${JSON.stringify(raw)})`);
+    throw new AgentConfigError(
+      `master must be an absolute URL such as https://backup.example.com (got ${JSON.stringify(raw)})`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AgentConfigError(`master must use http or https (got ${url.protocol.replace(/:$/, '')})`);
-  if (url.username || url.password) throw new AgentConfigError('master must not contain credentials; give the node token with --token-file');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AgentConfigError(`master must use http or https (got ${url.protocol.replace(/:$/, '')})`);
+  if (url.username || url.password)
+    throw new AgentConfigError('master must not contain credentials; give the node token with --token-file');
   if (url.search || raw.includes('?')) throw new AgentConfigError('master must not contain a query string');
   if (url.hash || raw.includes('#')) throw new AgentConfigError('master must not contain a fragment');
   return url.href.replace(/\/+$/, '');
@@ -139,10 +170,14 @@ export function normaliseProxyUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new AgentConfigError(`proxy must be an absolute URL such as http://proxy.example:3128 (got ${JSON.stringify(raw)})`);
+    throw new AgentConfigError(
+      `proxy must be an absolute URL such as http://proxy.example:3128 (got ${JSON.stringify(raw)})`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AgentConfigError(`proxy must use http or https (got ${url.protocol.replace(/:$/, '')})`);
-  if (url.pathname !== '/' || url.search || url.hash) throw new AgentConfigError('proxy must not contain a path, query or fragment');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AgentConfigError(`proxy must use http or https (got ${url.protocol.replace(/:$/, '')})`);
+  if (url.pathname !== '/' || url.search || url.hash)
+    throw new AgentConfigError('proxy must not contain a path, query or fragment');
   return url.href.replace(/\/+$/, '');
 }
 
@@ -162,7 +197,10 @@ export function loadAgentConfig({ argv, env, cwd = process.cwd() }: ConfigInputs
   for (const f of FIELDS) if (f.flag) options[f.flag] = { type: 'string' };
   let flags: Record<string, string | boolean | undefined>;
   try {
-    flags = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+    flags = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Record<
+      string,
+      string | undefined
+    >;
   } catch (err) {
     throw new AgentConfigError(`${(err as Error).message}\n\n${AGENT_USAGE}`);
   }
@@ -176,7 +214,8 @@ export function loadAgentConfig({ argv, env, cwd = process.cwd() }: ConfigInputs
     const envValue = f.env ? env[f.env] : undefined;
     if (flagValue !== undefined) merged[f.key] = parseValue(f, flagValue, `--${f.flag}`);
     else if (envValue !== undefined && envValue !== '') merged[f.key] = parseValue(f, envValue, f.env!);
-    else if (file[f.key] !== undefined && file[f.key] !== null) merged[f.key] = parseValue(f, file[f.key], `${f.key} (config file)`);
+    else if (file[f.key] !== undefined && file[f.key] !== null)
+      merged[f.key] = parseValue(f, file[f.key], `${f.key} (config file)`);
   }
   for (const key of ['token', 'tokenFile', 'enrollCode', 'caCertFile', 'proxyUrl'] as const) {
     if (merged[key] === '') delete merged[key];
@@ -188,9 +227,12 @@ export function loadAgentConfig({ argv, env, cwd = process.cwd() }: ConfigInputs
   merged.master = normaliseMasterUrl(merged.master);
   if (typeof merged.proxyUrl === 'string') merged.proxyUrl = normaliseProxyUrl(merged.proxyUrl);
   if (!merged.token && !merged.tokenFile && !merged.enrollCode) {
-    throw new AgentConfigError('a node token is required: --token-file PATH (or --token, BACKPLANE_AGENT_TOKEN_FILE, BACKPLANE_AGENT_TOKEN), or an enrollment code in BACKPLANE_AGENT_ENROLL_CODE');
+    throw new AgentConfigError(
+      'a node token is required: --token-file PATH (or --token, BACKPLANE_AGENT_TOKEN_FILE, BACKPLANE_AGENT_TOKEN), or an enrollment code in BACKPLANE_AGENT_ENROLL_CODE',
+    );
   }
-  if (typeof merged.token === 'string' && /\s/.test(merged.token)) throw new AgentConfigError('the node token must not contain white space');
+  if (typeof merged.token === 'string' && /\s/.test(merged.token))
+    throw new AgentConfigError('the node token must not contain white space');
   for (const key of ['tokenFile', 'tempDir', 'caCertFile'] as const) {
     if (typeof merged[key] === 'string') merged[key] = resolve(cwd, merged[key]);
   }

@@ -37,15 +37,21 @@ export async function enroll(client: MasterClient, code: string, signal?: AbortS
   const body: EnrollInput = { code };
   let reply: EnrollReply;
   try {
-    reply = await retryWithBackoff(() => client.post<EnrollReply>('/api/install/enroll', body, { anonymous: true, signal }), { retryable: isRetryable, signal });
+    reply = await retryWithBackoff(
+      () => client.post<EnrollReply>('/api/install/enroll', body, { anonymous: true, signal }),
+      { retryable: isRetryable, signal },
+    );
   } catch (err) {
     if (err instanceof MasterError && err.status !== undefined && err.status >= 400 && err.status < 500) {
-      throw new AgentConfigError(`enrollment refused (${err.code}): the code may be used or expired; create a new installer for this node`);
+      throw new AgentConfigError(
+        `enrollment refused (${err.code}): the code may be used or expired; create a new installer for this node`,
+      );
     }
     throw err;
   }
   // Typed as the wire says, checked anyway: the reply crosses a process.
-  if (typeof reply?.token !== 'string' || !TOKEN_PATTERN.test(reply.token)) throw new Error('the enrollment reply held no agent token');
+  if (typeof reply?.token !== 'string' || !TOKEN_PATTERN.test(reply.token))
+    throw new Error('the enrollment reply held no agent token');
   return reply.token;
 }
 
@@ -60,11 +66,18 @@ export interface TokenResolution {
  * token file when there is one). A token file that holds a token makes the code irrelevant,
  * so a container restarted with its enrollment code still in the environment keeps its identity.
  */
-export async function resolveToken(config: AgentConfig, makeClient: (token: string) => MasterClient, signal?: AbortSignal): Promise<TokenResolution> {
+export async function resolveToken(
+  config: AgentConfig,
+  makeClient: (token: string) => MasterClient,
+  signal?: AbortSignal,
+): Promise<TokenResolution> {
   if (config.token) return { token: config.token, origin: 'flag-or-env' };
   const fromFile = config.tokenFile ? await readTokenFile(config.tokenFile) : '';
   if (fromFile) return { token: fromFile, origin: 'token-file' };
-  if (!config.enrollCode) throw new AgentConfigError(`the token file ${config.tokenFile ?? ''} is missing or empty (set BACKPLANE_AGENT_ENROLL_CODE to enroll)`);
+  if (!config.enrollCode)
+    throw new AgentConfigError(
+      `the token file ${config.tokenFile ?? ''} is missing or empty (set BACKPLANE_AGENT_ENROLL_CODE to enroll)`,
+    );
   const client = makeClient('');
   try {
     const token = await enroll(client, config.enrollCode, signal);

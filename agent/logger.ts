@@ -11,7 +11,17 @@ export function createAgentLogger(level: string, destination?: NodeJS.WritableSt
     level,
     base: { pid: process.pid, component: 'agent' },
     redact: {
-      paths: ['token', '*.token', 'password', '*.password', '*.dbPassword', 'headers["x-agent-token"]', '*.headers["x-agent-token"]', 'code', 'enrollCode'],
+      paths: [
+        'token',
+        '*.token',
+        'password',
+        '*.password',
+        '*.dbPassword',
+        'headers["x-agent-token"]',
+        '*.headers["x-agent-token"]',
+        'code',
+        'enrollCode',
+      ],
       censor: '[REDACTED]',
     },
   };

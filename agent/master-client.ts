@@ -11,8 +11,19 @@ export const JSON_TIMEOUT_MS = 120_000;
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 const RETRYABLE_NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
-  'ENETDOWN', 'EHOSTDOWN', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET', 'TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+  'TIMEOUT',
 ]);
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
@@ -66,9 +77,14 @@ export interface Download {
 function networkError(err: unknown, method: string, path: string): MasterError {
   if (err instanceof MasterError) return err;
   const e = err as NodeJS.ErrnoException;
-  if (e?.name === 'AbortError') return new MasterError(`${method} ${path}: aborted`, { code: 'ABORTED', retryable: false, cause: err });
+  if (e?.name === 'AbortError')
+    return new MasterError(`${method} ${path}: aborted`, { code: 'ABORTED', retryable: false, cause: err });
   const code = typeof e?.code === 'string' ? e.code : 'NETWORK_ERROR';
-  return new MasterError(`${method} ${path}: ${e?.message ?? String(err)}`, { code, retryable: RETRYABLE_NETWORK_CODES.has(code) || code === 'NETWORK_ERROR', cause: err });
+  return new MasterError(`${method} ${path}: ${e?.message ?? String(err)}`, {
+    code,
+    retryable: RETRYABLE_NETWORK_CODES.has(code) || code === 'NETWORK_ERROR',
+    cause: err,
+  });
 }
 
 async function readBody(res: IncomingMessage, limit: number): Promise<Buffer> {
@@ -78,7 +94,11 @@ async function readBody(res: IncomingMessage, limit: number): Promise<Buffer> {
     size += (chunk as Buffer).length;
     if (size > limit) {
       res.destroy();
-      throw new MasterError(`the master's reply exceeds ${limit} bytes`, { status: res.statusCode, code: 'REPLY_TOO_LARGE', retryable: false });
+      throw new MasterError(`the master's reply exceeds ${limit} bytes`, {
+        status: res.statusCode,
+        code: 'REPLY_TOO_LARGE',
+        retryable: false,
+      });
     }
     chunks.push(chunk as Buffer);
   }
@@ -96,11 +116,24 @@ function unwrap(res: IncomingMessage, body: Buffer, method: string, path: string
   }
   if (status >= 200 && status < 300) {
     if (envelope?.code === 'OK') return envelope.data;
-    throw new MasterError(`${method} ${path}: the master's reply is not an OK envelope`, { status, code: 'BAD_REPLY', retryable: false });
+    throw new MasterError(`${method} ${path}: the master's reply is not an OK envelope`, {
+      status,
+      code: 'BAD_REPLY',
+      retryable: false,
+    });
   }
-  const code = typeof envelope?.code === 'string' ? envelope.code : status >= 300 && status < 400 ? 'REDIRECT_REFUSED' : `HTTP_${status}`;
+  const code =
+    typeof envelope?.code === 'string'
+      ? envelope.code
+      : status >= 300 && status < 400
+        ? 'REDIRECT_REFUSED'
+        : `HTTP_${status}`;
   const detail = typeof envelope?.message === 'string' ? envelope.message : (res.statusMessage ?? '');
-  throw new MasterError(`${method} ${path}: ${status} ${code}${detail ? ` (${detail})` : ''}`, { status, code, retryable: RETRYABLE_STATUSES.has(status) });
+  throw new MasterError(`${method} ${path}: ${status} ${code}${detail ? ` (${detail})` : ''}`, {
+    status,
+    code,
+    retryable: RETRYABLE_STATUSES.has(status),
+  });
 }
 
 /** The agent's side of docs/agent-protocol.md: every call carries X-Agent-Token; redirects are never followed. */
@@ -118,9 +151,10 @@ export class MasterClient {
     this.#jsonTimeoutMs = options.jsonTimeoutMs ?? JSON_TIMEOUT_MS;
     // Node's own proxy support: the agent sees the proxy as HTTP(S)_PROXY, and nothing else of the environment.
     const proxyEnv = options.proxy ? { proxyEnv: { HTTP_PROXY: options.proxy, HTTPS_PROXY: options.proxy } } : {};
-    this.#agent = this.#base.protocol === 'https:'
-      ? new https.Agent({ keepAlive: true, ...(this.#ca ? { ca: this.#ca } : {}), ...proxyEnv })
-      : new http.Agent({ keepAlive: true, ...proxyEnv });
+    this.#agent =
+      this.#base.protocol === 'https:'
+        ? new https.Agent({ keepAlive: true, ...(this.#ca ? { ca: this.#ca } : {}), ...proxyEnv })
+        : new http.Agent({ keepAlive: true, ...proxyEnv });
   }
 
   /** Frees pooled connections (the agent at exit, tests). */
@@ -133,7 +167,11 @@ export class MasterClient {
   }
 
   /** Sends one request; resolves with the response head, the body still unread. */
-  #send(method: string, path: string, options: RequestOptions & { timeoutMs?: number; body?: Buffer | Readable; contentLength?: number }): Promise<IncomingMessage> {
+  #send(
+    method: string,
+    path: string,
+    options: RequestOptions & { timeoutMs?: number; body?: Buffer | Readable; contentLength?: number },
+  ): Promise<IncomingMessage> {
     const url = this.#url(path);
     const headers: Record<string, string | number> = { accept: 'application/json', ...options.headers };
     if (!options.anonymous) headers['x-agent-token'] = this.#token;
@@ -146,7 +184,9 @@ export class MasterClient {
       const req = transport.request(url, { method, headers, agent: this.#agent, signal: options.signal }, resolve);
       req.on('error', (err) => reject(networkError(err, method, path)));
       if (options.timeoutMs) {
-        req.setTimeout(options.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'TIMEOUT' })));
+        req.setTimeout(options.timeoutMs, () =>
+          req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'TIMEOUT' })),
+        );
       }
       const body = options.body;
       if (body === undefined) req.end();
@@ -177,7 +217,12 @@ export class MasterClient {
   }
 
   /** PUTs a file's bytes with its exact Content-Length (the master refuses a body without one). */
-  async putFile<T>(path: string, filePath: string, headers: Record<string, string> = {}, options: RequestOptions & { bytesPerSecond?: number } = {}): Promise<T> {
+  async putFile<T>(
+    path: string,
+    filePath: string,
+    headers: Record<string, string> = {},
+    options: RequestOptions & { bytesPerSecond?: number } = {},
+  ): Promise<T> {
     const { size } = await stat(filePath);
     const file = createReadStream(filePath);
     const res = await this.#send('PUT', path, {

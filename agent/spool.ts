@@ -51,7 +51,8 @@ export class SpoolStorage implements StorageInstance {
       if (meta?.signal) await pipeline(body, file, { signal: meta.signal });
       else await pipeline(body, file);
       const written = (await stat(this.path)).size;
-      if (meta?.size !== undefined && meta.size !== written) throw new Error(`the spool took ${written} bytes, expected ${meta.size}`);
+      if (meta?.size !== undefined && meta.size !== written)
+        throw new Error(`the spool took ${written} bytes, expected ${meta.size}`);
       this.size = written;
       return { size: this.size };
     } catch (err) {

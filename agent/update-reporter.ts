@@ -1,5 +1,12 @@
 import type { ManifestEntry } from '../core/engine/index.ts';
-import type { LogLine, Progress, RecordUpdateInput, RestoreUpdateInput, UpdateReply, WireManifestEntry } from '../core/agent-protocol/wire.ts';
+import type {
+  LogLine,
+  Progress,
+  RecordUpdateInput,
+  RestoreUpdateInput,
+  UpdateReply,
+  WireManifestEntry,
+} from '../core/agent-protocol/wire.ts';
 import { errorText } from '../core/engine/index.ts';
 import { Backoff, retryWithBackoff } from './backoff.ts';
 import { isRetryable, type MasterClient } from './master-client.ts';
@@ -30,7 +37,14 @@ export interface UpdateReporterOptions {
 }
 
 function wireEntry(e: ManifestEntry): WireManifestEntry {
-  return { path: e.path, type: e.type, size: e.size, mode: e.mode, mtime: e.mtime.toISOString(), ...(e.linkname !== undefined ? { linkname: e.linkname } : {}) };
+  return {
+    path: e.path,
+    type: e.type,
+    size: e.size,
+    mode: e.mode,
+    mtime: e.mtime.toISOString(),
+    ...(e.linkname !== undefined ? { linkname: e.linkname } : {}),
+  };
 }
 
 /**
@@ -100,7 +114,10 @@ export class UpdateReporter {
 
   #takeLogs(): LogLine[] {
     if (this.#dropped > 0) {
-      this.#logs.unshift({ level: 'warn', message: `${this.#dropped} log lines were dropped while the master was unreachable` });
+      this.#logs.unshift({
+        level: 'warn',
+        message: `${this.#dropped} log lines were dropped while the master was unreachable`,
+      });
       this.#dropped = 0;
     }
     return this.#logs.splice(0, MAX_LOGS_PER_CALL);
@@ -115,7 +132,11 @@ export class UpdateReporter {
         const progress = this.#progress;
         this.#progress = undefined;
         try {
-          await this.#post({ ...(logs.length ? { logs } : {}), ...(manifest.length ? { manifest } : {}), ...(progress ? { progress } : {}) });
+          await this.#post({
+            ...(logs.length ? { logs } : {}),
+            ...(manifest.length ? { manifest } : {}),
+            ...(progress ? { progress } : {}),
+          });
         } catch (err) {
           if (isRetryable(err)) {
             this.#logs.unshift(...logs);
@@ -142,17 +163,31 @@ export class UpdateReporter {
     const deadline = options.final ? FINAL_RETRY_MS : 60_000;
     const backoff = new Backoff();
     // Pending data first, so the manifest is complete before `success`.
-    await retryWithBackoff(async () => {
-      await this.#drain();
-      if (this.#manifest.length > 0 || this.#logs.length > MAX_LOGS_PER_CALL) throw Object.assign(new Error('pending updates not delivered'), { retry: true });
-    }, { backoff, retryable: (err) => (err as { retry?: boolean }).retry === true || isRetryable(err), deadlineMs: deadline, signal: options.signal }).catch((err: unknown) => this.#o.onError?.(errorText(err)));
-    return this.#enqueue(() => retryWithBackoff(() => {
-      const logs = this.#takeLogs();
-      return this.#post({ ...body, ...(logs.length ? { logs } : {}) }).catch((err: unknown) => {
-        this.#logs.unshift(...logs);
-        throw err;
-      });
-    }, { backoff: new Backoff(), retryable: isRetryable, deadlineMs: deadline, signal: options.signal }));
+    await retryWithBackoff(
+      async () => {
+        await this.#drain();
+        if (this.#manifest.length > 0 || this.#logs.length > MAX_LOGS_PER_CALL)
+          throw Object.assign(new Error('pending updates not delivered'), { retry: true });
+      },
+      {
+        backoff,
+        retryable: (err) => (err as { retry?: boolean }).retry === true || isRetryable(err),
+        deadlineMs: deadline,
+        signal: options.signal,
+      },
+    ).catch((err: unknown) => this.#o.onError?.(errorText(err)));
+    return this.#enqueue(() =>
+      retryWithBackoff(
+        () => {
+          const logs = this.#takeLogs();
+          return this.#post({ ...body, ...(logs.length ? { logs } : {}) }).catch((err: unknown) => {
+            this.#logs.unshift(...logs);
+            throw err;
+          });
+        },
+        { backoff: new Backoff(), retryable: isRetryable, deadlineMs: deadline, signal: options.signal },
+      ),
+    );
   }
 }
 
@@ -160,10 +195,17 @@ export class UpdateReporter {
  * Ends a run that failed: unless the master already ended it (then it knows), the reason is
  * logged and sent as the final `failed` update. Returns the reason for the command result.
  */
-export async function reportFailure(reporter: UpdateReporter, signal: AbortSignal, err: unknown, warn: (message: string) => void): Promise<string> {
+export async function reportFailure(
+  reporter: UpdateReporter,
+  signal: AbortSignal,
+  err: unknown,
+  warn: (message: string) => void,
+): Promise<string> {
   const reason = signal.aborted ? errorText(signal.reason) : errorText(err);
   if (reporter.rejected) return reason;
   reporter.log('error', reason);
-  await reporter.send({ status: 'failed', errorMessage: reason.slice(0, 2000) }, { final: true }).catch((e: unknown) => warn(`the failure could not be reported: ${errorText(e)}`));
+  await reporter
+    .send({ status: 'failed', errorMessage: reason.slice(0, 2000) }, { final: true })
+    .catch((e: unknown) => warn(`the failure could not be reported: ${errorText(e)}`));
   return reason;
 }

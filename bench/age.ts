@@ -14,7 +14,12 @@ import { machine } from './backup-files.ts';
 export async function benchAge(): Promise<void> {
   const mb = Number(process.env.BACKPLANE_BENCH_AGE_MB ?? 256);
   const chunk = randomBytes(1024 * 1024);
-  const source = () => Readable.from((function* () { for (let i = 0; i < mb; i++) yield chunk; })());
+  const source = () =>
+    Readable.from(
+      (function* () {
+        for (let i = 0; i < mb; i++) yield chunk;
+      })(),
+    );
   const identity = generateIdentity();
   const recipient = identityToRecipient(identity);
   const { Encrypter } = await import('age-encryption');
@@ -26,7 +31,9 @@ export async function benchAge(): Promise<void> {
     const e = new Encrypter();
     e.addRecipient(recipient);
     const out = await e.encrypt(Readable.toWeb(source()) as ReadableStream<Uint8Array>);
-    for await (const _ of out) { /* drain */ }
+    for await (const _ of out) {
+      /* drain */
+    }
   };
   const best = async (run: () => Promise<void>): Promise<number> => {
     let min = Infinity;

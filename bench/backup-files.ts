@@ -46,7 +46,8 @@ export async function withCleanup<T>(cleanup: () => Promise<unknown>, work: () =
     }
   }
   let once: Promise<unknown> | undefined;
-  const run = (): Promise<unknown> => (once ??= cleanup().catch((err: unknown) => console.error(`cleanup failed: ${String(err)}`)));
+  const run = (): Promise<unknown> =>
+    (once ??= cleanup().catch((err: unknown) => console.error(`cleanup failed: ${String(err)}`)));
   cleanups.add(run);
   try {
     return await work();
@@ -62,7 +63,10 @@ export const mib = (bytes: number): string => `${(bytes / MiB).toFixed(1)} MiB`;
 export const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 export const rate = (bytes: number, ms: number): string => `${(bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s`;
 /** Other work on the machine skews every figure: say how busy it was. */
-export const machine = (): string => `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+export const machine = (): string =>
+  `${cpus().length} CPUs, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 
 // ---- the master as a child process ----------------------------------------------------------
 
@@ -72,12 +76,20 @@ export async function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): P
 }
 
 /** Samples VmRSS every `intervalMs`; `stop()` gives the highest sample and the kernel's high-water mark since `start`. */
-export function sampleRss(pid: number, intervalMs = 100): { stop(): Promise<{ peakKiB: number; hwmKiB: number | undefined; samples: number }> } {
+export function sampleRss(
+  pid: number,
+  intervalMs = 100,
+): { stop(): Promise<{ peakKiB: number; hwmKiB: number | undefined; samples: number }> } {
   let peak = 0;
   let samples = 0;
   let hwmReset = false;
   // Writing 5 to clear_refs resets VmHWM (Linux >= 4.0): it then measures this window only.
-  const reset = writeFile(`/proc/${pid}/clear_refs`, '5').then(() => { hwmReset = true; }, () => undefined);
+  const reset = writeFile(`/proc/${pid}/clear_refs`, '5').then(
+    () => {
+      hwmReset = true;
+    },
+    () => undefined,
+  );
   const take = async (): Promise<void> => {
     try {
       const kib = await rssKiB(pid);
@@ -120,7 +132,14 @@ export function masterNodeOptions(): Record<string, string> {
  */
 async function startMasterProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', ...masterNodeOptions(), BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...masterNodeOptions(),
+      BACKPLANE_HOST: '127.0.0.1',
+      BACKPLANE_PORT: '0',
+      BACKPLANE_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stop = async (): Promise<void> => {
@@ -135,7 +154,10 @@ async function startMasterProcess(env: Record<string, string>): Promise<ServerPr
   let buffered = '';
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the master did not start within 30 s:\n${tail.join('\n')}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the master did not start within 30 s:\n${tail.join('\n')}`)),
+        30_000,
+      );
       const onData = (chunk: Buffer): void => {
         buffered += chunk.toString();
         const lines = buffered.split('\n');
@@ -152,8 +174,14 @@ async function startMasterProcess(env: Record<string, string>): Promise<ServerPr
       };
       child.stdout.on('data', onData);
       child.stderr.on('data', onData);
-      child.once('error', (err) => { clearTimeout(timer); reject(err); });
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the master exited early with ${String(code)}:\n${tail.join('\n')}${buffered}`)); });
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the master exited early with ${String(code)}:\n${tail.join('\n')}${buffered}`));
+      });
     });
     // keep draining its output (the pipes must not fill up) without keeping it
     child.stdout.removeAllListeners('data').resume();
@@ -181,46 +209,60 @@ export interface Master {
 }
 
 /** Starts `backplane serve` on 127.0.0.1 (port 0), creates the admin and a local_disk target; stops it when `work` is done. */
-export async function withMaster<T>(dataDir: string, targetDir: string, work: (master: Master, targetId: number) => Promise<T>): Promise<T> {
+export async function withMaster<T>(
+  dataDir: string,
+  targetDir: string,
+  work: (master: Master, targetId: number) => Promise<T>,
+): Promise<T> {
   await mkdir(targetDir, { recursive: true });
   const server = await startMasterProcess({ BACKPLANE_DATA_DIR: dataDir });
-  return withCleanup(() => server.stop(), async () => {
-    let token = '';
-    const api = async <R>(method: string, path: string, body?: unknown): Promise<R> => {
-      const res = await fetch(`${server.url}${path}`, {
-        method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  return withCleanup(
+    () => server.stop(),
+    async () => {
+      let token = '';
+      const api = async <R>(method: string, path: string, body?: unknown): Promise<R> => {
+        const res = await fetch(`${server.url}${path}`, {
+          method,
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const text = await res.text();
+        if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}: ${text.slice(0, 1000)}`);
+        return (JSON.parse(text) as { data: R }).data;
+      };
+      token = (await api<{ token: string }>('POST', '/api/auth/setup', ADMIN)).token;
+      const target = await api<{ id: number }>('POST', '/api/storage-targets', {
+        name: 'bench-disk',
+        type: 'local_disk',
+        config: { basePath: targetDir },
       });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}: ${text.slice(0, 1000)}`);
-      return (JSON.parse(text) as { data: R }).data;
-    };
-    token = (await api<{ token: string }>('POST', '/api/auth/setup', ADMIN)).token;
-    const target = await api<{ id: number }>('POST', '/api/storage-targets', { name: 'bench-disk', type: 'local_disk', config: { basePath: targetDir } });
-    const master: Master = {
-      server,
-      pid: server.child.pid!,
-      dataDir,
-      api,
-      async recipient() {
-        const out = await capture('age-keygen', ['-y', join(dataDir, 'backup.agekey')]);
-        const recipient = out.trim();
-        if (!recipient.startsWith('age1')) throw new Error(`age-keygen -y printed ${JSON.stringify(out)}`);
-        return recipient;
-      },
-      async runTask(taskId) {
-        const t0 = performance.now();
-        const { recordId } = await api<{ recordId: number }>('POST', `/api/backup/tasks/${taskId}/run`);
-        for (;;) {
-          const record = await api<any>('GET', `/api/backup/records/${recordId}`);
-          if (TERMINAL.has(record.status)) return { ms: performance.now() - t0, record };
-          await sleep(Math.min(500, Math.max(50, (performance.now() - t0) / 50)));
-        }
-      },
-    };
-    return work(master, target.id);
-  });
+      const master: Master = {
+        server,
+        pid: server.child.pid!,
+        dataDir,
+        api,
+        async recipient() {
+          const out = await capture('age-keygen', ['-y', join(dataDir, 'backup.agekey')]);
+          const recipient = out.trim();
+          if (!recipient.startsWith('age1')) throw new Error(`age-keygen -y printed ${JSON.stringify(out)}`);
+          return recipient;
+        },
+        async runTask(taskId) {
+          const t0 = performance.now();
+          const { recordId } = await api<{ recordId: number }>('POST', `/api/backup/tasks/${taskId}/run`);
+          for (;;) {
+            const record = await api<any>('GET', `/api/backup/records/${recordId}`);
+            if (TERMINAL.has(record.status)) return { ms: performance.now() - t0, record };
+            await sleep(Math.min(500, Math.max(50, (performance.now() - t0) / 50)));
+          }
+        },
+      };
+      return work(master, target.id);
+    },
+  );
 }
 
 // ---- stock tools ------------------------------------------------------------------------------
@@ -230,8 +272,12 @@ export async function capture(cmd: string, args: string[], env?: NodeJS.ProcessE
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => { if (stderr.length < 64 * 1024) stderr += c; });
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    if (stderr.length < 64 * 1024) stderr += c;
+  });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', resolve);
@@ -251,7 +297,10 @@ export async function cpuSeconds(pid: number | 'self'): Promise<{ own: number; c
 
 /** The CPU seconds in the text of a /proc/<pid>/stat file (see cpuSeconds). */
 export function statCpuSeconds(stat: string): { own: number; children: number } {
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number); // fields from 3 (state) on
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number); // fields from 3 (state) on
   const tick = 100; // USER_HZ: what /proc reports in on Linux, whatever the kernel's HZ
   return { own: (fields[11]! + fields[12]!) / tick, children: (fields[13]! + fields[14]!) / tick };
 }
@@ -277,10 +326,15 @@ export async function threadCpu(pid: number): Promise<Map<string, number>> {
 
 /** What each thread name used between two threadCpu readings, largest first ("other": threads gone meanwhile). */
 export function threadCpuDelta(before: Map<string, number>, after: Map<string, number>, total: number): string {
-  const rows = [...after].map(([name, s]) => [name, s - (before.get(name) ?? 0)] as const).filter(([, s]) => s >= 0.005);
+  const rows = [...after]
+    .map(([name, s]) => [name, s - (before.get(name) ?? 0)] as const)
+    .filter(([, s]) => s >= 0.005);
   const other = total - rows.reduce((sum, [, s]) => sum + s, 0);
   if (other >= 0.005) rows.push(['other', other]);
-  return rows.sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ');
+  return rows
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, s]) => `${name} ${s.toFixed(2)}`)
+    .join(', ');
 }
 
 /** A shell pipeline under bash with pipefail; arguments arrive as $1, $2, ... (never interpolated). Returns its wall time. */
@@ -292,7 +346,32 @@ export async function timeShell(script: string, args: string[], env?: NodeJS.Pro
 
 // ---- the tree ---------------------------------------------------------------------------------
 
-const SYLLABLES = ['ka', 'to', 'ri', 'ne', 'mo', 'sa', 'lu', 'pe', 'di', 'go', 'ba', 'xi', 'ver', 'con', 'tra', 'ment', 'ion', 'al', 'st', 'qu', 'ple', 'ark', 'el', 'or'];
+const SYLLABLES = [
+  'ka',
+  'to',
+  'ri',
+  'ne',
+  'mo',
+  'sa',
+  'lu',
+  'pe',
+  'di',
+  'go',
+  'ba',
+  'xi',
+  'ver',
+  'con',
+  'tra',
+  'ment',
+  'ion',
+  'al',
+  'st',
+  'qu',
+  'ple',
+  'ark',
+  'el',
+  'or',
+];
 const LEVELS = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARN', 'ERROR'];
 
 /** Text in three styles (log, CSV, prose) from a 3000-word vocabulary with random numbers and ids: compresses about 3-4x with zstd -3. */
@@ -322,7 +401,8 @@ function textGenerator(seed: number): (bytes: number) => string {
       for (let i = 0; i < n; i++) msg += `${word()} `;
       return `${new Date(clock).toISOString()} ${pick(LEVELS)} [${word()}-${Math.floor(rnd() * 32)}] ${msg}id=${hex(8)} took=${Math.floor(rnd() * 2000)}ms\n`;
     }
-    if (style === 1) return `${Math.floor(rnd() * 1e6)},${word()},${word()} ${word()},${(rnd() * 1000).toFixed(2)},${hex(6)},${rnd() < 0.5 ? 'true' : 'false'}\n`;
+    if (style === 1)
+      return `${Math.floor(rnd() * 1e6)},${word()},${word()} ${word()},${(rnd() * 1000).toFixed(2)},${hex(6)},${rnd() < 0.5 ? 'true' : 'false'}\n`;
     let sentence = word();
     const n = 6 + Math.floor(rnd() * 18);
     for (let i = 0; i < n; i++) sentence += (rnd() < 0.08 ? ', ' : ' ') + word();
@@ -332,7 +412,10 @@ function textGenerator(seed: number): (bytes: number) => string {
     const style = Math.floor(rnd() * 3);
     const parts: string[] = [];
     let size = 0;
-    if (style === 1) { parts.push('id,name,label,amount,ref,flag\n'); size += 30; }
+    if (style === 1) {
+      parts.push('id,name,label,amount,ref,flag\n');
+      size += 30;
+    }
     while (size < bytes) {
       const l = line(style);
       parts.push(l);
@@ -346,9 +429,15 @@ function textGenerator(seed: number): (bytes: number) => string {
 async function writeRandom(path: string, bytes: number): Promise<void> {
   const cipher = createCipheriv('aes-256-ctr', randomBytes(32), randomBytes(16));
   const zeros = Buffer.alloc(4 * MiB);
-  await pipeline(Readable.from((function* generate() {
-    for (let sent = 0; sent < bytes; sent += zeros.length) yield cipher.update(zeros.subarray(0, Math.min(zeros.length, bytes - sent)));
-  })()), createWriteStream(path));
+  await pipeline(
+    Readable.from(
+      (function* generate() {
+        for (let sent = 0; sent < bytes; sent += zeros.length)
+          yield cipher.update(zeros.subarray(0, Math.min(zeros.length, bytes - sent)));
+      })(),
+    ),
+    createWriteStream(path),
+  );
 }
 
 export interface Tree {
@@ -392,7 +481,8 @@ export async function generateTree(root: string, bytes: number, seed = 1): Promi
     }
     leftInFolder--;
     // sizes spread around the mean (0.1x to 1.9x), the last file tops the total up
-    const size = i === fileCount - 1 ? Math.max(1, textTarget - textBytes) : Math.max(64, Math.round(mean * (0.1 + 1.8 * rnd())));
+    const size =
+      i === fileCount - 1 ? Math.max(1, textTarget - textBytes) : Math.max(64, Math.round(mean * (0.1 + 1.8 * rnd())));
     const ext = ['.log', '.csv', '.txt', '.md'][Math.floor(rnd() * 4)]!;
     pending.push(writeFile(join(folder, `file-${i}${ext}`), text(size)));
     textBytes += size;
@@ -412,7 +502,13 @@ export async function generateTree(root: string, bytes: number, seed = 1): Promi
     randomBytesWritten += size;
     files++;
   }
-  return { files, dirs: dirsMade.size, bytes: textBytes + randomBytesWritten, textBytes, randomBytes: randomBytesWritten };
+  return {
+    files,
+    dirs: dirsMade.size,
+    bytes: textBytes + randomBytesWritten,
+    textBytes,
+    randomBytes: randomBytesWritten,
+  };
 }
 
 // ---- one size ---------------------------------------------------------------------------------
@@ -441,14 +537,25 @@ interface SizeResult {
   backupThreads: string;
   restoreThreads: string;
   /** The gzip round (full-size tree only). */
-  gzip: { stockMs: number; stockCpu: number; ms: number; cpu: { master: number; programs: number }; threads: string; peakKiB: number } | undefined;
+  gzip:
+    | {
+        stockMs: number;
+        stockCpu: number;
+        ms: number;
+        cpu: { master: number; programs: number };
+        threads: string;
+        peakKiB: number;
+      }
+    | undefined;
 }
 
 async function benchOneSize(dir: string, label: string, bytes: number, withGzip: boolean): Promise<SizeResult> {
   const root = join(dir, `tree-${label}`);
   const t0 = performance.now();
   const tree = await generateTree(root, bytes);
-  console.log(`  [${label}] generated ${tree.files} files in ${tree.dirs} folders, ${mib(tree.bytes)} (${mib(tree.textBytes)} text, ${mib(tree.randomBytes)} random) in ${secs(performance.now() - t0)}`);
+  console.log(
+    `  [${label}] generated ${tree.files} files in ${tree.dirs} folders, ${mib(tree.bytes)} (${mib(tree.textBytes)} text, ${mib(tree.randomBytes)} random) in ${secs(performance.now() - t0)}`,
+  );
   try {
     return await withMaster(join(dir, `data-${label}`), join(dir, `target-${label}`), async (master, targetId) => {
       const recipient = await master.recipient();
@@ -465,7 +572,12 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
       await rm(stockOut, { force: true });
 
       const task = await master.api<{ id: number }>('POST', '/api/backup/tasks', {
-        name: `bench-files-${label}`, type: 'file', sourcePaths: [root], storageTargetIds: [targetId], compression: 'zstd', encrypt: true,
+        name: `bench-files-${label}`,
+        type: 'file',
+        sourcePaths: [root],
+        storageTargetIds: [targetId],
+        compression: 'zstd',
+        encrypt: true,
       });
       await sleep(2000);
       await timeShell('sync', []);
@@ -481,7 +593,8 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
       const backupCpu = { master: mcpu1.own - mcpu0.own, programs: mcpu1.children - mcpu0.children };
       const backupThreads = threadCpuDelta(threads0, await threadCpu(master.pid), backupCpu.master);
       const rss = await sampler.stop();
-      if (run.record.status !== 'success') throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
+      if (run.record.status !== 'success')
+        throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
 
       // Restore of the same artifact: stock age -d | zstd -d | tar -x against the API restore into a folder.
       const artifact = join(dir, `target-${label}`, run.record.storagePath);
@@ -491,7 +604,11 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
       // the kernel time it costs) lands on whichever run comes next.
       await timeShell('sync', []);
       const rcpu0 = await cpuSeconds('self');
-      const stockRestoreMs = await timeShell('age -d -i "$1" "$2" | zstd -d -q | tar -x -f - -C "$3"', [join(master.dataDir, 'backup.agekey'), artifact, stockDir]);
+      const stockRestoreMs = await timeShell('age -d -i "$1" "$2" | zstd -d -q | tar -x -f - -C "$3"', [
+        join(master.dataDir, 'backup.agekey'),
+        artifact,
+        stockDir,
+      ]);
       const stockRestoreCpu = (await cpuSeconds('self')).children - rcpu0.children;
       await rm(stockDir, { recursive: true, force: true });
       await timeShell('sync', []);
@@ -500,7 +617,9 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
       const r0 = performance.now();
       const rmcpu0 = await cpuSeconds(master.pid);
       const rthreads0 = await threadCpu(master.pid);
-      const restore = await master.api<{ id: number }>('POST', `/api/backup/records/${run.record.id}/restore`, { targetPath: restoreDir });
+      const restore = await master.api<{ id: number }>('POST', `/api/backup/records/${run.record.id}/restore`, {
+        targetPath: restoreDir,
+      });
       let restored: any;
       for (;;) {
         restored = await master.api<any>('GET', `/api/restore/records/${restore.id}`);
@@ -513,7 +632,8 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
       const restoreThreads = threadCpuDelta(rthreads0, await threadCpu(master.pid), restoreCpu.master);
       const restoreRss = await restoreSampler.stop();
       await rm(restoreDir, { recursive: true, force: true });
-      if (restored.status !== 'success') throw new Error(`the restore ended ${restored.status}: ${restored.errorMessage}`);
+      if (restored.status !== 'success')
+        throw new Error(`the restore ended ${restored.status}: ${restored.errorMessage}`);
       if (process.env.BACKPLANE_BENCH_SHOW_LOGS) console.log(restored.logContent, run.record.logContent ?? '');
 
       // The same tree with gzip (level 6, in-process zlib) against tar | gzip -6 | age.
@@ -526,7 +646,12 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
         const stockCpu = (await cpuSeconds('self')).children - gcpu0.children;
         await rm(stockOut, { force: true });
         const gzipTask = await master.api<{ id: number }>('POST', '/api/backup/tasks', {
-          name: `bench-files-${label}-gzip`, type: 'file', sourcePaths: [root], storageTargetIds: [targetId], compression: 'gzip', encrypt: true,
+          name: `bench-files-${label}-gzip`,
+          type: 'file',
+          sourcePaths: [root],
+          storageTargetIds: [targetId],
+          compression: 'gzip',
+          encrypt: true,
         });
         await timeShell('sync', []);
         const gmcpu0 = await cpuSeconds(master.pid);
@@ -539,15 +664,39 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
         const gzipRss = await gzipSampler.stop();
         const gmcpu1 = await cpuSeconds(master.pid);
         const cpu = { master: gmcpu1.own - gmcpu0.own, programs: gmcpu1.children - gmcpu0.children };
-        if (gzipRun.record.status !== 'success') throw new Error(`the gzip backup ended ${gzipRun.record.status}: ${gzipRun.record.errorMessage}`);
-        gzip = { stockMs, stockCpu, ms: gzipRun.ms, cpu, threads: threadCpuDelta(gthreads0, await threadCpu(master.pid), cpu.master), peakKiB: gzipRss.peakKiB };
+        if (gzipRun.record.status !== 'success')
+          throw new Error(`the gzip backup ended ${gzipRun.record.status}: ${gzipRun.record.errorMessage}`);
+        gzip = {
+          stockMs,
+          stockCpu,
+          ms: gzipRun.ms,
+          cpu,
+          threads: threadCpuDelta(gthreads0, await threadCpu(master.pid), cpu.master),
+          peakKiB: gzipRss.peakKiB,
+        };
       }
       return {
-        label, tree, stockMs, stockSyncMs, stockSize,
-        backplaneMs: run.ms, recordSeconds: run.record.durationSeconds, backplaneSize: run.record.fileSize,
-        idleKiB, peakKiB: rss.peakKiB, hwmKiB: rss.hwmKiB,
-        stockRestoreMs, restoreMs, restorePeakKiB: restoreRss.peakKiB,
-        stockCpu, backupCpu, stockRestoreCpu, restoreCpu, backupThreads, restoreThreads, gzip,
+        label,
+        tree,
+        stockMs,
+        stockSyncMs,
+        stockSize,
+        backplaneMs: run.ms,
+        recordSeconds: run.record.durationSeconds,
+        backplaneSize: run.record.fileSize,
+        idleKiB,
+        peakKiB: rss.peakKiB,
+        hwmKiB: rss.hwmKiB,
+        stockRestoreMs,
+        restoreMs,
+        restorePeakKiB: restoreRss.peakKiB,
+        stockCpu,
+        backupCpu,
+        stockRestoreCpu,
+        restoreCpu,
+        backupThreads,
+        restoreThreads,
+        gzip,
       };
     });
   } finally {
@@ -558,22 +707,42 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
 function report(r: SizeResult): void {
   const ratio = r.backplaneMs / r.stockMs;
   console.log(`  [${r.label}] ${mib(r.tree.bytes)}, ${r.tree.files} files:`);
-  console.log(`    stock tar | zstd -3 -T1 | age   ${secs(r.stockMs)} (${rate(r.tree.bytes, r.stockMs)}), + fsync of the output ${secs(r.stockSyncMs)}`);
-  console.log(`    backplane (API run to success)  ${secs(r.backplaneMs)} (${rate(r.tree.bytes, r.backplaneMs)}; record duration ${r.recordSeconds.toFixed(1)} s)`);
-  console.log(`    ratio backplane/stock           ${ratio.toFixed(2)} (vs stock + fsync: ${(r.backplaneMs / (r.stockMs + r.stockSyncMs)).toFixed(2)})`);
-  console.log(`    master RSS                      idle ${(r.idleKiB / 1024).toFixed(1)} MiB, peak ${(r.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${r.hwmKiB === undefined ? '' : `, VmHWM ${(r.hwmKiB / 1024).toFixed(1)} MiB`}`);
+  console.log(
+    `    stock tar | zstd -3 -T1 | age   ${secs(r.stockMs)} (${rate(r.tree.bytes, r.stockMs)}), + fsync of the output ${secs(r.stockSyncMs)}`,
+  );
+  console.log(
+    `    backplane (API run to success)  ${secs(r.backplaneMs)} (${rate(r.tree.bytes, r.backplaneMs)}; record duration ${r.recordSeconds.toFixed(1)} s)`,
+  );
+  console.log(
+    `    ratio backplane/stock           ${ratio.toFixed(2)} (vs stock + fsync: ${(r.backplaneMs / (r.stockMs + r.stockSyncMs)).toFixed(2)})`,
+  );
+  console.log(
+    `    master RSS                      idle ${(r.idleKiB / 1024).toFixed(1)} MiB, peak ${(r.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${r.hwmKiB === undefined ? '' : `, VmHWM ${(r.hwmKiB / 1024).toFixed(1)} MiB`}`,
+  );
   console.log(`    artifact                        backplane ${mib(r.backplaneSize)}, stock ${mib(r.stockSize)}`);
   const cores = cpus().length;
-  console.log(`    CPU seconds                     stock ${r.stockCpu.toFixed(2)}; backplane ${(r.backupCpu.master + r.backupCpu.programs).toFixed(2)} (master ${r.backupCpu.master.toFixed(2)}, tar and zstd ${r.backupCpu.programs.toFixed(2)}); on ${cores} CPUs no run can take less than CPU/${cores}`);
+  console.log(
+    `    CPU seconds                     stock ${r.stockCpu.toFixed(2)}; backplane ${(r.backupCpu.master + r.backupCpu.programs).toFixed(2)} (master ${r.backupCpu.master.toFixed(2)}, tar and zstd ${r.backupCpu.programs.toFixed(2)}); on ${cores} CPUs no run can take less than CPU/${cores}`,
+  );
   console.log(`    master CPU by thread            ${r.backupThreads}`);
-  console.log(`    goals (issue 17)                ratio <= 1.10: ${verdict(ratio <= 1.10)}; peak RSS <= 150 MiB: ${verdict(r.peakKiB <= 150 * 1024)}`);
-  console.log(`    restore: stock age -d | zstd -d | tar -x  ${secs(r.stockRestoreMs)} (${rate(r.tree.bytes, r.stockRestoreMs)}), CPU ${r.stockRestoreCpu.toFixed(2)} s`);
-  console.log(`    restore: backplane (API: one read into a staging folder, checked, then moved into place)  ${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB; CPU ${(r.restoreCpu.master + r.restoreCpu.programs).toFixed(2)} s (master ${r.restoreCpu.master.toFixed(2)}, tar and zstd ${r.restoreCpu.programs.toFixed(2)})`);
+  console.log(
+    `    goals (issue 17)                ratio <= 1.10: ${verdict(ratio <= 1.1)}; peak RSS <= 150 MiB: ${verdict(r.peakKiB <= 150 * 1024)}`,
+  );
+  console.log(
+    `    restore: stock age -d | zstd -d | tar -x  ${secs(r.stockRestoreMs)} (${rate(r.tree.bytes, r.stockRestoreMs)}), CPU ${r.stockRestoreCpu.toFixed(2)} s`,
+  );
+  console.log(
+    `    restore: backplane (API: one read into a staging folder, checked, then moved into place)  ${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB; CPU ${(r.restoreCpu.master + r.restoreCpu.programs).toFixed(2)} s (master ${r.restoreCpu.master.toFixed(2)}, tar and zstd ${r.restoreCpu.programs.toFixed(2)})`,
+  );
   console.log(`    restore: master CPU by thread   ${r.restoreThreads}`);
-  console.log(`    restore goals (issue 17)        ratio <= 1.25: ${verdict(r.restoreMs / r.stockRestoreMs <= 1.25)}; peak RSS <= 150 MiB: ${verdict(r.restorePeakKiB <= 150 * 1024)}`);
+  console.log(
+    `    restore goals (issue 17)        ratio <= 1.25: ${verdict(r.restoreMs / r.stockRestoreMs <= 1.25)}; peak RSS <= 150 MiB: ${verdict(r.restorePeakKiB <= 150 * 1024)}`,
+  );
   const g = r.gzip;
   if (!g) return;
-  console.log(`    gzip: stock tar | gzip -6 | age ${secs(g.stockMs)} (CPU ${g.stockCpu.toFixed(2)} s); backplane ${secs(g.ms)} (CPU ${(g.cpu.master + g.cpu.programs).toFixed(2)} s: master ${g.cpu.master.toFixed(2)}, tar ${g.cpu.programs.toFixed(2)}); ratio ${(g.ms / g.stockMs).toFixed(2)} (goal <= 1.10: ${verdict(g.ms / g.stockMs <= 1.10)}); master peak RSS ${(g.peakKiB / 1024).toFixed(1)} MiB`);
+  console.log(
+    `    gzip: stock tar | gzip -6 | age ${secs(g.stockMs)} (CPU ${g.stockCpu.toFixed(2)} s); backplane ${secs(g.ms)} (CPU ${(g.cpu.master + g.cpu.programs).toFixed(2)} s: master ${g.cpu.master.toFixed(2)}, tar ${g.cpu.programs.toFixed(2)}); ratio ${(g.ms / g.stockMs).toFixed(2)} (goal <= 1.10: ${verdict(g.ms / g.stockMs <= 1.1)}); master peak RSS ${(g.peakKiB / 1024).toFixed(1)} MiB`,
+  );
   console.log(`    gzip: master CPU by thread      ${g.threads}`);
 }
 
@@ -588,14 +757,21 @@ function verdict(met: boolean): string {
 export async function benchBackupFiles(options: { bytes?: number } = {}): Promise<void> {
   const bytes = options.bytes ?? Number(process.env.BACKPLANE_BENCH_BACKUP_MB ?? 1024) * MiB;
   const dir = await mkdtemp(join(tmpdir(), 'backplane-bench-files-'));
-  await withCleanup(() => rm(dir, { recursive: true, force: true }), async () => {
-    console.log(`file task (zstd, age) to local_disk vs tar | zstd -3 -T1 | age; page cache warmed by one untimed stock run per tree (${machine()})`);
-    const small = await benchOneSize(dir, 'quarter', Math.round(bytes / 4), false);
-    report(small);
-    const big = await benchOneSize(dir, 'full', bytes, true);
-    report(big);
-    console.log(`  peak master RSS by tree size: ${mib(small.tree.bytes)} -> ${(small.peakKiB / 1024).toFixed(1)} MiB, ${mib(big.tree.bytes)} -> ${(big.peakKiB / 1024).toFixed(1)} MiB`);
-  });
+  await withCleanup(
+    () => rm(dir, { recursive: true, force: true }),
+    async () => {
+      console.log(
+        `file task (zstd, age) to local_disk vs tar | zstd -3 -T1 | age; page cache warmed by one untimed stock run per tree (${machine()})`,
+      );
+      const small = await benchOneSize(dir, 'quarter', Math.round(bytes / 4), false);
+      report(small);
+      const big = await benchOneSize(dir, 'full', bytes, true);
+      report(big);
+      console.log(
+        `  peak master RSS by tree size: ${mib(small.tree.bytes)} -> ${(small.peakKiB / 1024).toFixed(1)} MiB, ${mib(big.tree.bytes)} -> ${(big.peakKiB / 1024).toFixed(1)} MiB`,
+      );
+    },
+  );
 }
 
 if (import.meta.main) await benchBackupFiles();

@@ -7,7 +7,20 @@ import pg from 'pg';
 import { postgresUrl } from '../test/helpers/databases.ts';
 import { pgDumpArgs, pgEnv } from '../plugins/db-postgres/postgres-argv.ts';
 import type { PostgresConfig } from '../plugins/db-postgres/postgres-config.ts';
-import { cpuSeconds, machine, statCpuSeconds, MiB, mib, rate, rssKiB, sampleRss, secs, timeShell, withCleanup, withMaster } from './backup-files.ts';
+import {
+  cpuSeconds,
+  machine,
+  statCpuSeconds,
+  MiB,
+  mib,
+  rate,
+  rssKiB,
+  sampleRss,
+  secs,
+  timeShell,
+  withCleanup,
+  withMaster,
+} from './backup-files.ts';
 
 /**
  * PostgreSQL backup end to end: a scratch database (`bp_bench_<random>`) of about
@@ -48,16 +61,20 @@ async function fill(client: pg.Client, bytes: number): Promise<{ rows: number; s
     body text NOT NULL,
     qty integer NOT NULL,
     created timestamptz NOT NULL)`);
-  const size = async (): Promise<number> => Number((await client.query<{ s: string }>('SELECT pg_database_size(current_database()) AS s')).rows[0]!.s);
+  const size = async (): Promise<number> =>
+    Number((await client.query<{ s: string }>('SELECT pg_database_size(current_database()) AS s')).rows[0]!.s);
   let rows = 0;
   let current = await size();
   while (current < bytes) {
     // about 200 bytes per row on disk (with the index); at most 1M rows per statement
     const batch = Math.max(10_000, Math.min(1_000_000, Math.ceil((bytes - current) / 200)));
-    await client.query(`INSERT INTO bench_rows
+    await client.query(
+      `INSERT INTO bench_rows
       SELECT g, md5(g::text), md5((g * 7)::text) || ' ' || md5((g * 13)::text) || ' row ' || g, (g * 31) % 1000,
              timestamptz '2024-01-01' + g * interval '1 second'
-        FROM generate_series($1::bigint, $2::bigint) AS g`, [rows + 1, rows + batch]);
+        FROM generate_series($1::bigint, $2::bigint) AS g`,
+      [rows + 1, rows + batch],
+    );
     rows += batch;
     current = await size();
   }
@@ -101,7 +118,13 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
     };
 
     const t0 = performance.now();
-    const scratch = new pg.Client({ host: config.host, port: config.port, user: config.user, password: config.password, database });
+    const scratch = new pg.Client({
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database,
+    });
     scratch.on('error', () => undefined);
     await scratch.connect();
     let filled: { rows: number; size: number };
@@ -110,8 +133,11 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
     } finally {
       await scratch.end().catch(() => undefined);
     }
-    const version = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
-    console.log(`  scratch database ${database} on PostgreSQL ${version}: ${filled.rows} rows, pg_database_size ${mib(filled.size)}, filled in ${secs(performance.now() - t0)} (${machine()})`);
+    const version =
+      (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
+    console.log(
+      `  scratch database ${database} on PostgreSQL ${version}: ${filled.rows} rows, pg_database_size ${mib(filled.size)}, filled in ${secs(performance.now() - t0)} (${machine()})`,
+    );
 
     await withMaster(join(dir, 'data'), join(dir, 'target'), async (master, targetId) => {
       const recipient = await master.recipient();
@@ -127,13 +153,24 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
       await rm(zstdOut, { force: true });
       const cpu0 = { self: await cpuSeconds('self'), server: await serverCpuSeconds() };
       const stockAgeMs = await timeShell(dumpZstdAge, [ageOut, recipient, ...args], env);
-      const stockCpu = { programs: (await cpuSeconds('self')).children - cpu0.self.children, server: (await serverCpuSeconds()) - cpu0.server };
+      const stockCpu = {
+        programs: (await cpuSeconds('self')).children - cpu0.self.children,
+        server: (await serverCpuSeconds()) - cpu0.server,
+      };
       const stockAgeSize = (await stat(ageOut)).size;
       await rm(ageOut, { force: true });
 
       const task = await master.api<{ id: number }>('POST', '/api/backup/tasks', {
-        name: 'bench-postgres', type: 'postgresql', dbHost: config.host, dbPort: config.port, dbUser: config.user, dbPassword: config.password,
-        dbName: database, storageTargetIds: [targetId], compression: 'zstd', encrypt: true,
+        name: 'bench-postgres',
+        type: 'postgresql',
+        dbHost: config.host,
+        dbPort: config.port,
+        dbUser: config.user,
+        dbPassword: config.password,
+        dbName: database,
+        storageTargetIds: [targetId],
+        compression: 'zstd',
+        encrypt: true,
       });
       await sleep(2000);
       const idleKiB = await rssKiB(master.pid);
@@ -144,20 +181,40 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
         throw err;
       });
       const mcpu1 = await cpuSeconds(master.pid);
-      const ourCpu = { master: mcpu1.own - mcpu0.master.own, programs: mcpu1.children - mcpu0.master.children, server: (await serverCpuSeconds()) - mcpu0.server };
+      const ourCpu = {
+        master: mcpu1.own - mcpu0.master.own,
+        programs: mcpu1.children - mcpu0.master.children,
+        server: (await serverCpuSeconds()) - mcpu0.server,
+      };
       const rss = await sampler.stop();
-      if (run.record.status !== 'success') throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
+      if (run.record.status !== 'success')
+        throw new Error(`the backup ended ${run.record.status}: ${run.record.errorMessage}`);
       const dumpBytes: number = run.record.rawSize;
       if (process.env.BACKPLANE_BENCH_SHOW_LOGS) console.log(run.record.logContent ?? '');
 
-      console.log(`  dump of ${mib(dumpBytes)} (plain SQL, the driver's pg_dump arguments; warmed by one untimed pg_dump | zstd):`);
-      console.log(`    stock pg_dump | zstd -3 -T1          ${secs(stockMs)} (${rate(dumpBytes, stockMs)}), artifact ${mib(stockSize)}`);
-      console.log(`    stock pg_dump | zstd -3 -T1 | age    ${secs(stockAgeMs)} (${rate(dumpBytes, stockAgeMs)}), artifact ${mib(stockAgeSize)}`);
-      console.log(`    backplane (zstd, age; API run)       ${secs(run.ms)} (${rate(dumpBytes, run.ms)}; record duration ${Number(run.record.durationSeconds).toFixed(1)} s), artifact ${mib(run.record.fileSize)}`);
-      console.log(`    ratio backplane/stock                ${(run.ms / stockMs).toFixed(2)} (vs stock with age: ${(run.ms / stockAgeMs).toFixed(2)})`);
-      const total = (c: { programs: number; server: number; master?: number }): string => (c.programs + c.server + (c.master ?? 0)).toFixed(2);
-      console.log(`    CPU seconds                          stock with age ${total(stockCpu)} (pg_dump+zstd+age ${stockCpu.programs.toFixed(2)}, server ${stockCpu.server.toFixed(2)}); backplane ${total(ourCpu)} (master ${ourCpu.master.toFixed(2)}, pg_dump+zstd ${ourCpu.programs.toFixed(2)}, server ${ourCpu.server.toFixed(2)})`);
-      console.log(`    master RSS                           idle ${(idleKiB / 1024).toFixed(1)} MiB, peak ${(rss.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${rss.hwmKiB === undefined ? '' : `, VmHWM ${(rss.hwmKiB / 1024).toFixed(1)} MiB`}`);
+      console.log(
+        `  dump of ${mib(dumpBytes)} (plain SQL, the driver's pg_dump arguments; warmed by one untimed pg_dump | zstd):`,
+      );
+      console.log(
+        `    stock pg_dump | zstd -3 -T1          ${secs(stockMs)} (${rate(dumpBytes, stockMs)}), artifact ${mib(stockSize)}`,
+      );
+      console.log(
+        `    stock pg_dump | zstd -3 -T1 | age    ${secs(stockAgeMs)} (${rate(dumpBytes, stockAgeMs)}), artifact ${mib(stockAgeSize)}`,
+      );
+      console.log(
+        `    backplane (zstd, age; API run)       ${secs(run.ms)} (${rate(dumpBytes, run.ms)}; record duration ${Number(run.record.durationSeconds).toFixed(1)} s), artifact ${mib(run.record.fileSize)}`,
+      );
+      console.log(
+        `    ratio backplane/stock                ${(run.ms / stockMs).toFixed(2)} (vs stock with age: ${(run.ms / stockAgeMs).toFixed(2)})`,
+      );
+      const total = (c: { programs: number; server: number; master?: number }): string =>
+        (c.programs + c.server + (c.master ?? 0)).toFixed(2);
+      console.log(
+        `    CPU seconds                          stock with age ${total(stockCpu)} (pg_dump+zstd+age ${stockCpu.programs.toFixed(2)}, server ${stockCpu.server.toFixed(2)}); backplane ${total(ourCpu)} (master ${ourCpu.master.toFixed(2)}, pg_dump+zstd ${ourCpu.programs.toFixed(2)}, server ${ourCpu.server.toFixed(2)})`,
+      );
+      console.log(
+        `    master RSS                           idle ${(idleKiB / 1024).toFixed(1)} MiB, peak ${(rss.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${rss.hwmKiB === undefined ? '' : `, VmHWM ${(rss.hwmKiB / 1024).toFixed(1)} MiB`}`,
+      );
     });
   });
 }

@@ -61,25 +61,55 @@ async function measure(app: FastifyInstance, token: string): Promise<void> {
 async function plans(app: FastifyInstance, dialect: 'sqlite' | 'postgresql'): Promise<void> {
   const conn = app.diContainer.cradle.orm.em.fork().getConnection();
   for (const sql of PLANS) {
-    const bound = sql.replace('?', dialect === 'sqlite' ? String(Date.now() - 30 * 86_400_000) : `'${new Date(Date.now() - 30 * 86_400_000).toISOString()}'`);
-    const rows = await conn.execute(dialect === 'sqlite' ? `explain query plan ${bound}` : `explain ${bound}`) as Record<string, unknown>[];
+    const bound = sql.replace(
+      '?',
+      dialect === 'sqlite'
+        ? String(Date.now() - 30 * 86_400_000)
+        : `'${new Date(Date.now() - 30 * 86_400_000).toISOString()}'`,
+    );
+    const rows = (await conn.execute(
+      dialect === 'sqlite' ? `explain query plan ${bound}` : `explain ${bound}`,
+    )) as Record<string, unknown>[];
     console.log(`  ${sql}\n${rows.map((r) => `    ${String(r.detail ?? r['QUERY PLAN'])}`).join('\n')}`);
   }
 }
 
 async function run(dialect: 'sqlite' | 'postgresql', databaseUrl: string | undefined, dataDir: string): Promise<void> {
-  const config = loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir, logLevel: 'silent', ...(databaseUrl ? { databaseUrl } : {}), tempSweepIntervalSeconds: 0, storageHealthIntervalSeconds: 0 } });
+  const config = loadConfig({
+    env: {},
+    cwd: dataDir,
+    overrides: {
+      dataDir,
+      logLevel: 'silent',
+      ...(databaseUrl ? { databaseUrl } : {}),
+      tempSweepIntervalSeconds: 0,
+      storageHealthIntervalSeconds: 0,
+    },
+  });
   const app = await buildApp(config, { logLevel: 'silent' });
   try {
-    const setup = await app.inject({ method: 'POST', url: '/api/auth/setup', payload: { username: 'bench', password: 'bench-password-1' } });
+    const setup = await app.inject({
+      method: 'POST',
+      url: '/api/auth/setup',
+      payload: { username: 'bench', password: 'bench-password-1' },
+    });
     const token = setup.json().data.token as string;
     const started = performance.now();
-    await seedHistory(app.diContainer.cradle.orm.em.fork(), { tasks: 500, records: RECORDS, nodes: 50, targets: 10, days: 90, seed: 42 });
+    await seedHistory(app.diContainer.cradle.orm.em.fork(), {
+      tasks: 500,
+      records: RECORDS,
+      nodes: 50,
+      targets: 10,
+      days: 90,
+      seed: 42,
+    });
     // PostgreSQL's autovacuum analyses a table soon after a bulk change; a bench that queries at
     // once would measure plans made without statistics, which no running master sees. SQLite
     // keeps no statistics unless told, and the master does not: it is measured as it is.
     if (dialect === 'postgresql') await app.diContainer.cradle.orm.em.fork().getConnection().execute('analyze');
-    console.log(`\n## ${dialect}: ${RECORDS} records seeded in ${((performance.now() - started) / 1000).toFixed(1)} s${dialect === 'postgresql' ? ', then ANALYZE' : ''}\n`);
+    console.log(
+      `\n## ${dialect}: ${RECORDS} records seeded in ${((performance.now() - started) / 1000).toFixed(1)} s${dialect === 'postgresql' ? ', then ANALYZE' : ''}\n`,
+    );
     await measure(app, token);
     console.log('\nquery plans:');
     await plans(app, dialect);

@@ -32,14 +32,18 @@ export async function benchStartup(runs = 5): Promise<void> {
       if (i === runs - 1) {
         await sleep(3000);
         const rss = await rssKiB(server.child.pid!);
-        console.log(`master idle RSS after 3 s: ${(rss / 1024).toFixed(1)} MiB (issue 17's goal: <= 100 MiB, ${rss <= 100 * 1024 ? 'met' : 'NOT met'})`);
+        console.log(
+          `master idle RSS after 3 s: ${(rss / 1024).toFixed(1)} MiB (issue 17's goal: <= 100 MiB, ${rss <= 100 * 1024 ? 'met' : 'NOT met'})`,
+        );
       }
       await server.stop();
     }
     const [first, ...rest] = times;
     const sorted = [...rest].sort((a, b) => a - b);
     console.log(`start-up, fresh data dir (migrations run): ${first!.toFixed(0)} ms`);
-    console.log(`start-up, existing data dir: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms over ${rest.length} runs (min ${sorted[0]!.toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)})`);
+    console.log(
+      `start-up, existing data dir: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms over ${rest.length} runs (min ${sorted[0]!.toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)})`,
+    );
     await agentIdle(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -53,10 +57,19 @@ export async function benchStartup(runs = 5): Promise<void> {
  */
 async function agentIdle(dir: string): Promise<void> {
   await withMaster(join(dir, 'agent-master'), join(dir, 'agent-target'), async (master) => {
-    const [created] = await master.api<{ node: { id: number } | null; token: string | null }[]>('POST', '/api/nodes/batch', { names: ['bench-agent'] });
+    const [created] = await master.api<{ node: { id: number } | null; token: string | null }[]>(
+      'POST',
+      '/api/nodes/batch',
+      { names: ['bench-agent'] },
+    );
     if (!created?.node || !created.token) throw new Error('the master created no node');
     const agent = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'agent'], {
-      env: { PATH: process.env.PATH ?? '', BACKPLANE_AGENT_MASTER: master.server.url, BACKPLANE_AGENT_TOKEN: created.token, BACKPLANE_AGENT_TEMP_DIR: join(dir, 'agent-tmp') },
+      env: {
+        PATH: process.env.PATH ?? '',
+        BACKPLANE_AGENT_MASTER: master.server.url,
+        BACKPLANE_AGENT_TOKEN: created.token,
+        BACKPLANE_AGENT_TEMP_DIR: join(dir, 'agent-tmp'),
+      },
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     try {
@@ -70,7 +83,9 @@ async function agentIdle(dir: string): Promise<void> {
       }
       await sleep(5000);
       const rss = await rssKiB(agent.pid!);
-      console.log(`agent idle RSS 5 s after coming online: ${(rss / 1024).toFixed(1)} MiB (issue 17's goal: <= 60 MiB, ${rss <= 60 * 1024 ? 'met' : 'NOT met'})`);
+      console.log(
+        `agent idle RSS 5 s after coming online: ${(rss / 1024).toFixed(1)} MiB (issue 17's goal: <= 60 MiB, ${rss <= 60 * 1024 ? 'met' : 'NOT met'})`,
+      );
     } finally {
       if (agent.exitCode === null && agent.signalCode === null) {
         const exited = once(agent, 'exit');

@@ -9,7 +9,8 @@ import { localDiskType } from '../plugins/storage-local/local-disk.ts';
 
 const MiB = 1024 * 1024;
 
-const rate = (bytes: number, ms: number) => `${(bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s (${(ms / 1000).toFixed(2)} s)`;
+const rate = (bytes: number, ms: number) =>
+  `${(bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s (${(ms / 1000).toFixed(2)} s)`;
 
 async function writeSource(path: string, bytes: number): Promise<void> {
   const cipher = createCipheriv('aes-256-ctr', randomBytes(32), randomBytes(16));
@@ -46,14 +47,19 @@ export async function benchStorageLocal(options: { bytes?: number } = {}): Promi
     await run('sync', []);
     const cpMs = performance.now() - t0;
 
-    const storage = await localDiskType.create({ basePath: base }, { tempDir: dir, log: { info() {}, warn() {}, error() {} } });
+    const storage = await localDiskType.create(
+      { basePath: base },
+      { tempDir: dir, log: { info() {}, warn() {}, error() {} } },
+    );
     t0 = performance.now();
     await storage.put('bench/object.bin', createReadStream(source, { highWaterMark: MiB }), { size: bytes });
     const putMs = performance.now() - t0;
 
     t0 = performance.now();
     const body = await storage.get('bench/object.bin');
-    for await (const _chunk of body) { /* drain */ }
+    for await (const _chunk of body) {
+      /* drain */
+    }
     const getMs = performance.now() - t0;
 
     console.log(`local_disk, ${bytes / MiB} MiB:`);

@@ -34,9 +34,15 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 async function writeSource(path: string, bytes: number): Promise<void> {
   const cipher = createCipheriv('aes-256-ctr', randomBytes(32), randomBytes(16));
   const zeros = Buffer.alloc(4 * MiB);
-  await pipeline(Readable.from((function* generate() {
-    for (let sent = 0; sent < bytes; sent += zeros.length) yield cipher.update(zeros.subarray(0, Math.min(zeros.length, bytes - sent)));
-  })()), createWriteStream(path));
+  await pipeline(
+    Readable.from(
+      (function* generate() {
+        for (let sent = 0; sent < bytes; sent += zeros.length)
+          yield cipher.update(zeros.subarray(0, Math.min(zeros.length, bytes - sent)));
+      })(),
+    ),
+    createWriteStream(path),
+  );
 }
 
 function rcloneEnv(): NodeJS.ProcessEnv {
@@ -51,7 +57,9 @@ async function runRclone(args: string[], stdinFile?: string): Promise<void> {
   const child = spawn(BINARY, args, { stdio: [input ? input.fd : 'ignore', 'ignore', 'pipe'], env: rcloneEnv() });
   child.once('spawn', () => void input?.close());
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', resolve);
@@ -98,10 +106,37 @@ async function startRcd(bytes: number): Promise<Rcd> {
   const port = await freePort();
   const pass = randomBytes(12).toString('hex');
   const auth = `Basic ${Buffer.from(`bp:${pass}`).toString('base64')}`;
-  const daemon = spawn(BINARY, ['rcd', '--rc-addr', `127.0.0.1:${port}`, '--rc-user', 'bp', '--rc-pass', pass, '--rc-serve', '--log-level', 'ERROR'], { stdio: 'ignore', env: rcloneEnv() });
+  const daemon = spawn(
+    BINARY,
+    [
+      'rcd',
+      '--rc-addr',
+      `127.0.0.1:${port}`,
+      '--rc-user',
+      'bp',
+      '--rc-pass',
+      pass,
+      '--rc-serve',
+      '--log-level',
+      'ERROR',
+    ],
+    { stdio: 'ignore', env: rcloneEnv() },
+  );
   for (let i = 0; ; i++) {
     const up = await new Promise<boolean>((resolve) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/rc/noop', headers: { authorization: auth, 'content-type': 'application/json' } }, (res) => { res.resume(); resolve(res.statusCode === 200); });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/rc/noop',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        },
+      );
       req.once('error', () => resolve(false));
       req.end('{}');
     });
@@ -113,34 +148,65 @@ async function startRcd(bytes: number): Promise<Rcd> {
     await sleep(50);
   }
   return {
-    upload: (source, dest) => new Promise<void>((resolve, reject) => {
-      const boundary = `----backplane${randomBytes(8).toString('hex')}`;
-      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file0"; filename="stream.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-      const req = request({
-        host: '127.0.0.1', port, method: 'POST',
-        path: `/operations/uploadfile?fs=${encodeURIComponent(`:local:${dest}`)}&remote=bench`,
-        headers: { authorization: auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + bytes + tail.length },
-      }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => { body += c; });
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`uploadfile ${String(res.statusCode)}: ${body}`))));
-      });
-      req.once('error', reject);
-      pipeline(Readable.from((async function* body() {
-        yield head;
-        yield* createReadStream(source, { highWaterMark: MiB });
-        yield tail;
-      })()), req).catch(reject);
-    }),
-    download: (dest) => new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'GET', path: `/[:local:${dest}]/bench/stream.bin`, headers: { authorization: auth } }, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`rc-serve ${String(res.statusCode)}`));
-        drain(res).then(resolve, reject);
-      });
-      req.once('error', reject);
-      req.end();
-    }),
+    upload: (source, dest) =>
+      new Promise<void>((resolve, reject) => {
+        const boundary = `----backplane${randomBytes(8).toString('hex')}`;
+        const head = Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file0"; filename="stream.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        );
+        const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: `/operations/uploadfile?fs=${encodeURIComponent(`:local:${dest}`)}&remote=bench`,
+            headers: {
+              authorization: auth,
+              'content-type': `multipart/form-data; boundary=${boundary}`,
+              'content-length': head.length + bytes + tail.length,
+            },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8').on('data', (c: string) => {
+              body += c;
+            });
+            res.on('end', () =>
+              res.statusCode === 200 ? resolve() : reject(new Error(`uploadfile ${String(res.statusCode)}: ${body}`)),
+            );
+          },
+        );
+        req.once('error', reject);
+        pipeline(
+          Readable.from(
+            (async function* body() {
+              yield head;
+              yield* createReadStream(source, { highWaterMark: MiB });
+              yield tail;
+            })(),
+          ),
+          req,
+        ).catch(reject);
+      }),
+    download: (dest) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'GET',
+            path: `/[:local:${dest}]/bench/stream.bin`,
+            headers: { authorization: auth },
+          },
+          (res) => {
+            if (res.statusCode !== 200) reject(new Error(`rc-serve ${String(res.statusCode)}`));
+            drain(res).then(resolve, reject);
+          },
+        );
+        req.once('error', reject);
+        req.end();
+      }),
     stop: () => daemon.kill('SIGTERM'),
   };
 }
@@ -168,7 +234,9 @@ export async function benchStorageRclone(options: { bytes?: number; rounds?: num
   try {
     const source = join(dir, 'stream.bin');
     await writeSource(source, bytes);
-    console.log(`storage-rclone: ${(bytes / MiB).toFixed(0)} MiB stream to rclone's local backend (${tmpdir()}), ${rounds} rounds, rclone "${BINARY}"`);
+    console.log(
+      `storage-rclone: ${(bytes / MiB).toFixed(0)} MiB stream to rclone's local backend (${tmpdir()}), ${rounds} rounds, rclone "${BINARY}"`,
+    );
     const local = rcloneStorageTypes(catalogue).find((t) => t.type === 'local')!;
     const quiet = { info() {}, warn() {}, error() {} };
     rcd = await startRcd(bytes).catch((err: Error) => {
@@ -176,16 +244,41 @@ export async function benchStorageRclone(options: { bytes?: number; rounds?: num
       return undefined;
     });
     const writers: Array<[string, (out: string) => Promise<unknown>]> = [
-      ['rclone copy <file> <dir> (baseline: MD5-checked, multi-thread)', (out) => runRclone(['copy', '--log-level', 'ERROR', source, out])],
-      ['rclone copy --ignore-checksum (no MD5 check afterwards)', (out) => runRclone(['copy', '--log-level', 'ERROR', '--ignore-checksum', source, out])],
-      ['rclone copy --multi-thread-streams 0 (one stream)', (out) => runRclone(['copy', '--log-level', 'ERROR', '--multi-thread-streams', '0', source, out])],
-      ['rclone rcat --size, stdin = the file (no pipe, no Node)', (out) => runRclone(['rcat', '--log-level', 'ERROR', '--size', String(bytes), join(out, 'stream.bin')], source)],
-      ['plugin put: Node stream -> rcat (temp name) + moveto', async (out) => {
-        const storage = await local.create({ path: out }, { tempDir: dir, log: quiet });
-        const result = await storage.put('bench/stream.bin', createReadStream(source, { highWaterMark: MiB }), { size: bytes });
-        if (result.size !== bytes || (await stat(join(out, 'bench/stream.bin'))).size !== bytes) throw new Error('put stored another size');
-      }],
-      ...(rcd ? [['rclone rcd: operations/uploadfile (streamed multipart)', (out: string) => rcd!.upload(source, out)] as [string, (out: string) => Promise<unknown>]] : []),
+      [
+        'rclone copy <file> <dir> (baseline: MD5-checked, multi-thread)',
+        (out) => runRclone(['copy', '--log-level', 'ERROR', source, out]),
+      ],
+      [
+        'rclone copy --ignore-checksum (no MD5 check afterwards)',
+        (out) => runRclone(['copy', '--log-level', 'ERROR', '--ignore-checksum', source, out]),
+      ],
+      [
+        'rclone copy --multi-thread-streams 0 (one stream)',
+        (out) => runRclone(['copy', '--log-level', 'ERROR', '--multi-thread-streams', '0', source, out]),
+      ],
+      [
+        'rclone rcat --size, stdin = the file (no pipe, no Node)',
+        (out) => runRclone(['rcat', '--log-level', 'ERROR', '--size', String(bytes), join(out, 'stream.bin')], source),
+      ],
+      [
+        'plugin put: Node stream -> rcat (temp name) + moveto',
+        async (out) => {
+          const storage = await local.create({ path: out }, { tempDir: dir, log: quiet });
+          const result = await storage.put('bench/stream.bin', createReadStream(source, { highWaterMark: MiB }), {
+            size: bytes,
+          });
+          if (result.size !== bytes || (await stat(join(out, 'bench/stream.bin'))).size !== bytes)
+            throw new Error('put stored another size');
+        },
+      ],
+      ...(rcd
+        ? [
+            ['rclone rcd: operations/uploadfile (streamed multipart)', (out: string) => rcd!.upload(source, out)] as [
+              string,
+              (out: string) => Promise<unknown>,
+            ],
+          ]
+        : []),
     ];
     const times = new Map<string, number[]>(writers.map(([label]) => [label, []]));
     for (let round = 0; round < rounds; round++) {
@@ -208,16 +301,21 @@ export async function benchStorageRclone(options: { bytes?: number; rounds?: num
     await storage.put('bench/stream.bin', createReadStream(source, { highWaterMark: MiB }), { size: bytes });
     const readers: Array<[string, () => Promise<number>]> = [
       ['plugin get: lsjson --stat + cat, read only', async () => drain(await storage.get('bench/stream.bin'))],
-      ['plugin get: lsjson --stat + cat, read and SHA-256', async () => {
-        const hash = createHash('sha256');
-        let n = 0;
-        for await (const chunk of (await storage.get('bench/stream.bin')) as AsyncIterable<Buffer>) {
-          n += chunk.length;
-          hash.update(chunk);
-        }
-        return n;
-      }],
-      ...(rcd ? [['rclone rcd: --rc-serve GET, read only', () => rcd!.download(out)] as [string, () => Promise<number>]] : []),
+      [
+        'plugin get: lsjson --stat + cat, read and SHA-256',
+        async () => {
+          const hash = createHash('sha256');
+          let n = 0;
+          for await (const chunk of (await storage.get('bench/stream.bin')) as AsyncIterable<Buffer>) {
+            n += chunk.length;
+            hash.update(chunk);
+          }
+          return n;
+        },
+      ],
+      ...(rcd
+        ? [['rclone rcd: --rc-serve GET, read only', () => rcd!.download(out)] as [string, () => Promise<number>]]
+        : []),
     ];
     console.log('reads:');
     for (const [label, read] of readers) {
@@ -238,7 +336,9 @@ export async function benchStorageRclone(options: { bytes?: number; rounds?: num
       puts.push((await timed(() => storage.put(`small/${i}`, Readable.from([small]), { size: small.length }))).ms);
       stats.push((await timed(() => storage.stat(`small/${i}`))).ms);
     }
-    console.log(`per call: 1 KiB put (2 rclone processes) median ${median(puts).toFixed(0)} ms; stat (1 process) median ${median(stats).toFixed(0)} ms`);
+    console.log(
+      `per call: 1 KiB put (2 rclone processes) median ${median(puts).toFixed(0)} ms; stat (1 process) median ${median(stats).toFixed(0)} ms`,
+    );
   } finally {
     rcd?.stop();
     await rm(dir, { recursive: true, force: true });

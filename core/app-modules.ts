@@ -20,11 +20,13 @@ export async function loadModules(extraDirs: readonly string[] = []): Promise<Ap
       if (entry.isDirectory() && existsSync(file)) files.push(file);
     }
   }
-  const modules = await Promise.all(files.map(async (file) => {
-    const loaded = (await import(pathToFileURL(file).href)) as { default?: AppModule };
-    if (!loaded.default?.name) throw new Error(`${file} has no default export from defineModule()`);
-    return loaded.default;
-  }));
+  const modules = await Promise.all(
+    files.map(async (file) => {
+      const loaded = (await import(pathToFileURL(file).href)) as { default?: AppModule };
+      if (!loaded.default?.name) throw new Error(`${file} has no default export from defineModule()`);
+      return loaded.default;
+    }),
+  );
   const names = new Set<string>();
   for (const m of modules) {
     if (names.has(m.name)) throw new Error(`two modules are named "${m.name}"`);

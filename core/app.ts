@@ -48,35 +48,44 @@ declare module 'fastify' {
   }
 }
 
-interface AppPluginOptions { container: AwilixContainer<Cradle>; plugins: LoadedPlugin[]; modules: AppModule[] }
+interface AppPluginOptions {
+  container: AwilixContainer<Cradle>;
+  plugins: LoadedPlugin[];
+  modules: AppModule[];
+}
 
 /** Everything Backplane adds to a Fastify instance. Wrapped with fastify-plugin so its hooks and handlers apply at the root. */
-export const backplaneApp = fp(async function backplaneApp(app: FastifyInstance, opts: AppPluginOptions) {
-  const { container, plugins, modules } = opts;
-  await app.register(httpStack, { container, corsOrigins: container.cradle.config.corsOrigins, accessGuard });
-  await app.register(metricsPlugin);
-  await registerPlugins(app, plugins, container.cradle);
-  await app.register(openapiDocs);
-  for (const m of modules) for (const routes of m.routes ?? []) await app.register(routes);
+export const backplaneApp = fp(
+  async function backplaneApp(app: FastifyInstance, opts: AppPluginOptions) {
+    const { container, plugins, modules } = opts;
+    await app.register(httpStack, { container, corsOrigins: container.cradle.config.corsOrigins, accessGuard });
+    await app.register(metricsPlugin);
+    await registerPlugins(app, plugins, container.cradle);
+    await app.register(openapiDocs);
+    for (const m of modules) for (const routes of m.routes ?? []) await app.register(routes);
 
-  const lifecycles = new ServiceLifecycles(modules, container.cradle, (service, err) => app.log.error({ err, service }, 'a service failed to stop'));
-  app.decorate('lifecycles', lifecycles);
-  const { cluster } = container.cradle;
-  app.addHook('onReady', async function startServices() {
-    await lifecycles.start('always');
-    // What one master does for all (core/db/cluster.ts) starts when this master comes to lead
-    // (at once on SQLite) and stops when it stops leading.
-    cluster.onLeadership((leader) => lifecycles[leader ? 'start' : 'stop']('leading'));
-    await cluster.start();
-  });
-  app.addHook('onClose', async function stopServices() {
-    // Every service, in the reverse of its start order; the session closes after this master's
-    // runs stopped, or the leader could settle them as a dead master's.
-    await lifecycles.stop();
-    await cluster.stop();
-    await container.cradle.orm.close();
-  });
-}, { name: 'backplane-app' });
+    const lifecycles = new ServiceLifecycles(modules, container.cradle, (service, err) =>
+      app.log.error({ err, service }, 'a service failed to stop'),
+    );
+    app.decorate('lifecycles', lifecycles);
+    const { cluster } = container.cradle;
+    app.addHook('onReady', async function startServices() {
+      await lifecycles.start('always');
+      // What one master does for all (core/db/cluster.ts) starts when this master comes to lead
+      // (at once on SQLite) and stops when it stops leading.
+      cluster.onLeadership((leader) => lifecycles[leader ? 'start' : 'stop']('leading'));
+      await cluster.start();
+    });
+    app.addHook('onClose', async function stopServices() {
+      // Every service, in the reverse of its start order; the session closes after this master's
+      // runs stopped, or the leader could settle them as a dead master's.
+      await lifecycles.stop();
+      await cluster.stop();
+      await container.cradle.orm.close();
+    });
+  },
+  { name: 'backplane-app' },
+);
 
 /**
  * Builds a ready (not listening) app: master key, database and migrations, plugins, routes.
@@ -89,9 +98,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   try {
     await migrate(orm);
     await ensureLocalNode(orm.em.fork(), VERSION);
-    const plugins = await importPlugins(await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }), config.pluginsDisabled);
+    const plugins = await importPlugins(
+      await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }),
+      config.pluginsDisabled,
+    );
     const ageKeys = await loadOrCreateAgeIdentity(config.dataDir, config.ageIdentityFile).catch((err: unknown) => {
-      if (config.ageIdentityFile) throw new ConfigError(`BACKPLANE_AGE_IDENTITY_FILE ${config.ageIdentityFile}: ${(err as Error).message}`);
+      if (config.ageIdentityFile)
+        throw new ConfigError(`BACKPLANE_AGE_IDENTITY_FILE ${config.ageIdentityFile}: ${(err as Error).message}`);
       throw err;
     });
     // Every master on one database holds the keys it was sealed and encrypted with, or none starts.
@@ -100,7 +113,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const scratch = await resetScratchDir(config.dataDir);
     const bootEpoch = await nextBootEpoch(orm);
     const modules = await loadModules(options.moduleDirs);
-    const container = createAppContainer({ config, orm, masterKey, ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient }, bootEpoch, loginLimits: options.loginLimits, clock: options.clock }, modules);
+    const container = createAppContainer(
+      {
+        config,
+        orm,
+        masterKey,
+        ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient },
+        bootEpoch,
+        loginLimits: options.loginLimits,
+        clock: options.clock,
+      },
+      modules,
+    );
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify({
       logger: loggerOptions(options.logLevel ?? config.logLevel),
@@ -115,8 +139,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });
-    container.register({ cluster: asValue(openCluster(config.databaseUrl, { masterId: bootEpoch, numberFloor: bootEpoch * BOOT_ID_STRIDE }, instance.log)) });
-    if (scratch.removed.length > 0) instance.log.warn({ path: scratch.path, removed: scratch.removed.slice(0, 20) }, 'removed what an interrupted run left in the scratch folder');
+    container.register({
+      cluster: asValue(
+        openCluster(config.databaseUrl, { masterId: bootEpoch, numberFloor: bootEpoch * BOOT_ID_STRIDE }, instance.log),
+      ),
+    });
+    if (scratch.removed.length > 0)
+      instance.log.warn(
+        { path: scratch.path, removed: scratch.removed.slice(0, 20) },
+        'removed what an interrupted run left in the scratch folder',
+      );
     app = instance;
     await instance.register(backplaneApp, { container, plugins, modules });
     await instance.ready();

@@ -97,7 +97,9 @@ export function createAppContainer(options: ContainerOptions, modules: readonly 
 
 /** Names of the modules' singletons (for the check that each one that stops has a lifecycle). */
 export function singletonNames(container: AwilixContainer<Cradle>, modules: readonly AppModule[]): string[] {
-  return modules.flatMap((m) => Object.keys(m.services ?? {})).filter((name) => container.getRegistration(name)?.lifetime === Lifetime.SINGLETON);
+  return modules
+    .flatMap((m) => Object.keys(m.services ?? {}))
+    .filter((name) => container.getRegistration(name)?.lifetime === Lifetime.SINGLETON);
 }
 
 /** A scope for background work: its own EntityManager fork, disposed by the caller. */

@@ -38,7 +38,10 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'reset-password': {
-      const { values } = parseArgs({ args: rest, options: { username: { type: 'string' }, password: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { username: { type: 'string' }, password: { type: 'string' } },
+      });
       if (!values.username || !values.password) {
         console.error('reset-password needs --username and --password');
         return 2;

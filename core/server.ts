@@ -21,10 +21,13 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
-    app.close().then(() => process.exit(0), (err: unknown) => {
-      app.log.error({ err }, 'error during shutdown');
-      process.exit(1);
-    });
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

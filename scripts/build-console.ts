@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (!existsSync(join(root, 'node_modules', 'vite', 'package.json'))) {
-  console.log('backplane: the web console is not built (no Vite: dev dependencies were omitted). Build it with `npm run build -w @backplane/console`.');
+  console.log(
+    'backplane: the web console is not built (no Vite: dev dependencies were omitted). Build it with `npm run build -w @backplane/console`.',
+  );
   process.exit(0);
 }
 const result = spawnSync('npm', ['run', 'build', '-w', '@backplane/console'], { cwd: root, stdio: 'inherit' });

@@ -11,6 +11,8 @@ const header = '| Code | HTTP status | Meaning |\n|---|---|---|\n';
 const start = doc.indexOf(header);
 if (start < 0) throw new Error('table header not found in docs/error-codes.md');
 const end = doc.indexOf('\n\n', start);
-const rows = Object.entries(ERROR_CATALOGUE).map(([code, [status, message]]) => `| \`${code}\` | ${status} | ${message} |`).join('\n');
+const rows = Object.entries(ERROR_CATALOGUE)
+  .map(([code, [status, message]]) => `| \`${code}\` | ${status} | ${message} |`)
+  .join('\n');
 writeFileSync(path, doc.slice(0, start) + header + rows + doc.slice(end));
 console.log(`docs/error-codes.md: ${Object.keys(ERROR_CATALOGUE).length} codes`);

@@ -30,11 +30,16 @@ const dataDir = await mkdtemp(join(tmpdir(), 'backplane-openapi-'));
 try {
   // No environment and no config file: the description is the installation's own (built-in
   // plugins), whatever the machine that runs this has configured.
-  const config = loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir, logLevel: 'silent', tempSweepIntervalSeconds: 0 } });
+  const config = loadConfig({
+    env: {},
+    cwd: dataDir,
+    overrides: { dataDir, logLevel: 'silent', tempSweepIntervalSeconds: 0 },
+  });
   const app = await buildApp(config, { logLevel: 'silent' });
   try {
     const res = await app.inject({ method: 'GET', url: OPENAPI_PATH });
-    if (res.statusCode !== 200) throw new Error(`${OPENAPI_PATH} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+    if (res.statusCode !== 200)
+      throw new Error(`${OPENAPI_PATH} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
     await writeFile(resolve(out), `${JSON.stringify(sortKeys(res.json()), null, 2)}\n`);
   } finally {
     await app.close();

@@ -20,12 +20,16 @@ export interface CommandContext {
 /** A positive integer from a payload, or an error naming the field. */
 export function payloadId(payload: Record<string, unknown>, field: string): number {
   const value = payload[field];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new Error(`the command payload has no valid "${field}"`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`the command payload has no valid "${field}"`);
   return value;
 }
 
 /** Providers' log lines go into the record's (or restore's) log, where the user sees them. */
-export function providerDeps(ctx: Pick<CommandContext, 'tempDir'>, log: (level: LogLevel, message: string) => void): ProviderDeps {
+export function providerDeps(
+  ctx: Pick<CommandContext, 'tempDir'>,
+  log: (level: LogLevel, message: string) => void,
+): ProviderDeps {
   return {
     tempDir: ctx.tempDir,
     env: process.env,

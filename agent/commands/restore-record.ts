@@ -17,7 +17,13 @@ import { payloadId, providerDeps, type CommandContext, type CommandOutcome } fro
 const FETCH_ATTEMPTS = 3;
 
 /** Spools the master's checked raw artifact; throws unless exactly `rawSize` bytes arrived. */
-async function fetchArtifact(client: CommandContext['client'], base: string, spool: string, rawSize: number, signal: AbortSignal): Promise<number> {
+async function fetchArtifact(
+  client: CommandContext['client'],
+  base: string,
+  spool: string,
+  rawSize: number,
+  signal: AbortSignal,
+): Promise<number> {
   const download = await client.download(`${base}/artifact`, { signal });
   try {
     await pipeline(download.stream, createWriteStream(spool, { mode: 0o600 }), { signal });
@@ -35,7 +41,10 @@ async function fetchArtifact(client: CommandContext['client'], base: string, spo
  * and restores only from a spool of exactly `rawSize` bytes (a connection the master cut on a
  * failed check arrives short): nothing is overwritten from an unchecked artifact.
  */
-export async function restoreRecordCommand(payload: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
+export async function restoreRecordCommand(
+  payload: Record<string, unknown>,
+  ctx: CommandContext,
+): Promise<CommandOutcome> {
   const restoreId = payloadId(payload, 'restoreId');
   const { client } = ctx;
   const ended = new AbortController();
@@ -79,19 +88,35 @@ export async function restoreRecordCommand(payload: Record<string, unknown>, ctx
       const db = spec.database;
       const driver = driverFor(ctx.registries.databaseDrivers.list(), db.type);
       if (!driver) throw new Error(`no database driver is installed on this node for "${db.type}"`);
-      const instance = await driver.create(driverConfig(driver, { dbHost: db.host, dbPort: db.port, dbUser: db.user, dbPath: db.path }, db.password ?? ''), providerDeps(ctx, log));
+      const instance = await driver.create(
+        driverConfig(driver, { dbHost: db.host, dbPort: db.port, dbUser: db.user, dbPath: db.path }, db.password ?? ''),
+        providerDeps(ctx, log),
+      );
       if (signal.aborted) throw signal.reason;
       if (db.archive) {
         const restored = await restoreDumpArchive(() => Promise.resolve(createReadStream(spool)), {
-          driver: { type: driver, instance }, selected: db.archive.databases, targetDatabase: db.archive.targetDatabase, restoreId, log, signal,
+          driver: { type: driver, instance },
+          selected: db.archive.databases,
+          targetDatabase: db.archive.targetDatabase,
+          restoreId,
+          log,
+          signal,
         });
         log('info', `restored ${restored.length} database(s): ${restored.join(', ')}`);
       } else {
-        await restoreDatabase({ type: driver, instance }, db.target, restoreId, () => Promise.resolve(createReadStream(spool)), log);
+        await restoreDatabase(
+          { type: driver, instance },
+          db.target,
+          restoreId,
+          () => Promise.resolve(createReadStream(spool)),
+          log,
+        );
         log('info', `database ${db.target} restored`);
       }
     } else {
-      const selected = (spec.selectedPaths ?? []).map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
+      const selected = (spec.selectedPaths ?? [])
+        .map((p) => archivePath(p))
+        .filter((p): p is string => typeof p === 'string');
       // The master refuses what the manifest shows missing; without a manifest the archive tells,
       // before anything is moved into place (staged-restore.ts).
       const match = new SelectionMatch(selected);
@@ -109,10 +134,19 @@ export async function restoreRecordCommand(payload: Record<string, unknown>, ctx
       entries = extracted.entries;
       log('info', `restored ${entries} entries (${humanBytes(bytes)}) under ${spec.targetPath || '/'}`);
     }
-    const final = await reporter.send({ status: 'success', bytes, ...(entries !== undefined ? { entries } : {}) }, { final: true });
-    return final.accepted ? { success: true, result } : { success: false, error: `the restore is already ${final.status}`, result };
+    const final = await reporter.send(
+      { status: 'success', bytes, ...(entries !== undefined ? { entries } : {}) },
+      { final: true },
+    );
+    return final.accepted
+      ? { success: true, result }
+      : { success: false, error: `the restore is already ${final.status}`, result };
   } catch (err) {
-    return { success: false, error: await reportFailure(reporter, signal, err, (m) => ctx.log.warn({ restoreId }, m)), result };
+    return {
+      success: false,
+      error: await reportFailure(reporter, signal, err, (m) => ctx.log.warn({ restoreId }, m)),
+      result,
+    };
   } finally {
     reporter.stop();
     await removeSpool(spool).catch(() => undefined);

@@ -10,9 +10,13 @@ import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
-
 /** A direct target, opened on this node with the configuration the spec carries. */
-async function openDirect(ctx: CommandContext, t: TaskSpec['targets'][number], deps: ProviderDeps, rate: number | undefined): Promise<StorageInstance> {
+async function openDirect(
+  ctx: CommandContext,
+  t: TaskSpec['targets'][number],
+  deps: ProviderDeps,
+  rate: number | undefined,
+): Promise<StorageInstance> {
   const type = ctx.registries.storageTypes.get(t.type);
   if (!type) throw new Error(`storage type "${t.type}" is not installed on this node`);
   const instance = await type.create(t.config ?? {}, deps);
@@ -71,15 +75,27 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
         onEntry: (entry) => reporter.manifest(entry),
         signal,
       },
-      prepare: () => Promise.resolve({
-        key: spec.storageKey,
-        targets: [
-          ...spec.targets.filter((x) => x.mode === 'direct').map((t) => ({ id: t.id, name: t.name, open: () => openDirect(ctx, t, deps, rate) })),
-          // Relayed targets get the artifact from a local spool once it is whole.
-          ...(relays.length > 0 ? [{ id: SPOOL_ID, name: 'relay spool', open: () => Promise.resolve(spool = new SpoolStorage(spoolPath(ctx.tempDir, `record-${recordId}`))) }] : []),
-        ],
-        description: spec.targets.map((t) => `"${t.name}" (${t.mode})`).join(', '),
-      }),
+      prepare: () =>
+        Promise.resolve({
+          key: spec.storageKey,
+          targets: [
+            ...spec.targets
+              .filter((x) => x.mode === 'direct')
+              .map((t) => ({ id: t.id, name: t.name, open: () => openDirect(ctx, t, deps, rate) })),
+            // Relayed targets get the artifact from a local spool once it is whole.
+            ...(relays.length > 0
+              ? [
+                  {
+                    id: SPOOL_ID,
+                    name: 'relay spool',
+                    open: () =>
+                      Promise.resolve((spool = new SpoolStorage(spoolPath(ctx.tempDir, `record-${recordId}`)))),
+                  },
+                ]
+              : []),
+          ],
+          description: spec.targets.map((t) => `"${t.name}" (${t.mode})`).join(', '),
+        }),
       onTargetFailed: (t, reason) => {
         direct.push({ targetId: t.id as number, status: 'failed', error: reason });
         log('error', `target "${t.name}": ${reason}`);
@@ -94,28 +110,45 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
 
     for (const r of outcome.results) {
       if (r.targetId === SPOOL_ID) continue;
-      direct.push({ targetId: r.targetId as number, status: r.status, ...(r.size !== undefined ? { size: r.size } : {}), ...(r.error ? { error: r.error.slice(0, 2000) } : {}) });
-      if (r.status === 'failed') log('error', `target "${r.name}" failed after ${r.attempts} attempt(s): ${r.error ?? 'failed'}`);
+      direct.push({
+        targetId: r.targetId as number,
+        status: r.status,
+        ...(r.size !== undefined ? { size: r.size } : {}),
+        ...(r.error ? { error: r.error.slice(0, 2000) } : {}),
+      });
+      if (r.status === 'failed')
+        log('error', `target "${r.name}" failed after ${r.attempts} attempt(s): ${r.error ?? 'failed'}`);
     }
     const spoolResult = outcome.results.find((r) => r.targetId === SPOOL_ID);
     if (spoolResult?.status === 'failed') log('error', `the relay spool failed: ${spoolResult.error ?? 'failed'}`);
-    if (outcome.status === 'failed') throw new Error(outcome.results.map((r) => `${r.name}: ${r.error ?? 'failed'}`).join('; '));
+    if (outcome.status === 'failed')
+      throw new Error(outcome.results.map((r) => `${r.name}: ${r.error ?? 'failed'}`).join('; '));
 
     let relayed = 0;
     if (spool && spoolResult?.status === 'success') {
       for (const t of relays) {
         if (signal.aborted) throw signal.reason;
         try {
-          await retryWithBackoff(() => client.putFile(`/api/agent/records/${recordId}/artifacts/${t.id}`, spool!.path, {
-            'x-backplane-sha256': outcome.checksum,
-            'x-backplane-object-key': spec.storageKey,
-          }, { signal, ...(rate ? { bytesPerSecond: rate } : {}) }), {
-            backoff: new Backoff(),
-            retryable: isRetryable,
-            deadlineMs: RELAY_RETRY_MS,
-            signal,
-            onRetry: (err, attempt) => log('warn', `upload to "${t.name}" failed (${errorText(err)}); retry ${attempt}`),
-          });
+          await retryWithBackoff(
+            () =>
+              client.putFile(
+                `/api/agent/records/${recordId}/artifacts/${t.id}`,
+                spool!.path,
+                {
+                  'x-backplane-sha256': outcome.checksum,
+                  'x-backplane-object-key': spec.storageKey,
+                },
+                { signal, ...(rate ? { bytesPerSecond: rate } : {}) },
+              ),
+            {
+              backoff: new Backoff(),
+              retryable: isRetryable,
+              deadlineMs: RELAY_RETRY_MS,
+              signal,
+              onRetry: (err, attempt) =>
+                log('warn', `upload to "${t.name}" failed (${errorText(err)}); retry ${attempt}`),
+            },
+          );
           relayed++;
           log('info', `uploaded ${humanBytes(outcome.size)} to "${t.name}" through the master`);
         } catch (err) {
@@ -129,19 +162,28 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     if (stored === 0) throw new Error('no target holds the artifact');
     const stats = await readSourceStats(source, log);
     log('info', storedLine(outcome));
-    const final = await reporter.send({
-      status: 'success',
-      fileSize: outcome.size,
-      rawSize: outcome.rawBytes,
-      checksum: outcome.checksum,
-      ...(stats.tables ? { tableStats: stats.tables } : {}),
-      ...(stats.databases ? { databaseStats: stats.databases } : {}),
-      ...(warnings.count > 0 ? { errorMessage: warnings.summary() } : {}),
-      targets: direct,
-    }, { final: true });
-    return final.accepted ? { success: true, result } : { success: false, error: `the record is already ${final.status}`, result };
+    const final = await reporter.send(
+      {
+        status: 'success',
+        fileSize: outcome.size,
+        rawSize: outcome.rawBytes,
+        checksum: outcome.checksum,
+        ...(stats.tables ? { tableStats: stats.tables } : {}),
+        ...(stats.databases ? { databaseStats: stats.databases } : {}),
+        ...(warnings.count > 0 ? { errorMessage: warnings.summary() } : {}),
+        targets: direct,
+      },
+      { final: true },
+    );
+    return final.accepted
+      ? { success: true, result }
+      : { success: false, error: `the record is already ${final.status}`, result };
   } catch (err) {
-    return { success: false, error: await reportFailure(reporter, signal, err, (m) => ctx.log.warn({ recordId }, m)), result };
+    return {
+      success: false,
+      error: await reportFailure(reporter, signal, err, (m) => ctx.log.warn({ recordId }, m)),
+      result,
+    };
   } finally {
     reporter.stop();
     if (spool) await removeSpool(spool.path).catch(() => undefined);

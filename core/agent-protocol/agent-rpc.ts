@@ -23,15 +23,24 @@ export interface AgentRpcDeps {
   signal: AbortSignal;
 }
 
-export async function askAgent({ em, config, commandQueue, signal }: AgentRpcDeps, nodeId: number, type: CommandType, payload: Record<string, unknown>, secrets?: Record<string, unknown>): Promise<{ result: unknown } | { error: string }> {
+export async function askAgent(
+  { em, config, commandQueue, signal }: AgentRpcDeps,
+  nodeId: number,
+  type: CommandType,
+  payload: Record<string, unknown>,
+  secrets?: Record<string, unknown>,
+): Promise<{ result: unknown } | { error: string }> {
   const node = await em.findOne(NodeEntity, { id: nodeId });
   if (!node) throw new AppError('NODE_NOT_FOUND');
-  if (nodeStatus(node, config.nodeOfflineSeconds) !== 'online') throw new AppError('NODE_OFFLINE', { message: `Node "${node.name}" is offline.` });
+  if (nodeStatus(node, config.nodeOfflineSeconds) !== 'online')
+    throw new AppError('NODE_OFFLINE', { message: `Node "${node.name}" is offline.` });
   const command = await commandQueue.enqueue({ nodeId: node.id, type, payload, ...(secrets ? { secrets } : {}) });
   const done = await commandQueue.waitFor(command.id, AGENT_RPC_WAIT_MS, signal);
   if (!done || done.status === 'pending' || done.status === 'claimed') {
     await commandQueue.settle(command.id, 'failed', 'no answer from the agent in time');
-    throw new AppError('AGENT_COMMAND_TIMEOUT', { message: `Node "${node.name}" did not answer within ${AGENT_RPC_WAIT_MS / 1000} s.` });
+    throw new AppError('AGENT_COMMAND_TIMEOUT', {
+      message: `Node "${node.name}" did not answer within ${AGENT_RPC_WAIT_MS / 1000} s.`,
+    });
   }
   if (done.status === 'failed') return { error: done.error || 'the agent reported a failure without a reason' };
   return { result: JSON.parse(done.result || '{}') as unknown };

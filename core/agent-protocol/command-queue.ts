@@ -23,7 +23,9 @@ export interface NewCommand {
 /** The claim as the poll reply carries it (the agent wire). */
 export type { ClaimedCommand } from './wire.ts';
 
-export type ResultOutcome = { kind: 'applied' | 'repeated'; command: AgentCommand } | { kind: 'forbidden' | 'not_found' | 'not_claimed' };
+export type ResultOutcome =
+  | { kind: 'applied' | 'repeated'; command: AgentCommand }
+  | { kind: 'forbidden' | 'not_found' | 'not_claimed' };
 
 /**
  * The master's side of the command queue. A claim is a conditional update (`status = pending`
@@ -39,7 +41,12 @@ export class CommandQueue {
   /** In-process wake-ups for RPC waiters; they also re-read the table, so several masters work. */
   readonly #settled = new EventEmitter();
 
-  constructor({ orm, secretBox, config, clock }: { orm: MikroORM; secretBox: SecretBox; config: { commandLeaseSeconds: number }; clock: Clock }) {
+  constructor({
+    orm,
+    secretBox,
+    config,
+    clock,
+  }: { orm: MikroORM; secretBox: SecretBox; config: { commandLeaseSeconds: number }; clock: Clock }) {
     this.#orm = orm;
     this.#clock = clock;
     this.#box = secretBox;
@@ -54,7 +61,12 @@ export class CommandQueue {
   /** Adds a command in `em`'s unit of work (flushed with the record it drives, atomically). */
   add(em: EntityManager, c: NewCommand): AgentCommand {
     return em.create(AgentCommandEntity, {
-      nodeId: c.nodeId, type: c.type, status: 'pending', payload: JSON.stringify(c.payload), recordKind: c.recordKind ?? '', recordId: c.recordId ?? 0,
+      nodeId: c.nodeId,
+      type: c.type,
+      status: 'pending',
+      payload: JSON.stringify(c.payload),
+      recordKind: c.recordKind ?? '',
+      recordId: c.recordId ?? 0,
       secrets: c.secrets ? this.#box.seal(JSON.stringify(c.secrets), SECRETS_AAD) : '',
     });
   }
@@ -73,15 +85,27 @@ export class CommandQueue {
     const sql = new AggregateSql(this.#orm.em.fork());
     for (let round = 0; round < 5; round++) {
       const [next] = await sql.rows<{ id: number; attempts: number; type: string; payload: string; secrets: string }>(
-        "select id, attempts, type, payload, secrets from agent_commands where node_id = ? and status = 'pending' order by id limit 1", [nodeId]);
+        "select id, attempts, type, payload, secrets from agent_commands where node_id = ? and status = 'pending' order by id limit 1",
+        [nodeId],
+      );
       if (!next) return null;
       const now = this.#clock.now();
       const attempts = Number(next.attempts);
-      const won = await sql.run("update agent_commands set status = 'claimed', attempts = ?, claimed_at = ?, lease_expires_at = ? where id = ? and status = 'pending' and attempts = ?",
-        [attempts + 1, sql.time(now), sql.time(new Date(now.getTime() + this.#leaseMs)), next.id, attempts]);
+      const won = await sql.run(
+        "update agent_commands set status = 'claimed', attempts = ?, claimed_at = ?, lease_expires_at = ? where id = ? and status = 'pending' and attempts = ?",
+        [attempts + 1, sql.time(now), sql.time(new Date(now.getTime() + this.#leaseMs)), next.id, attempts],
+      );
       if (won === 1) {
-        const secrets = next.secrets ? (JSON.parse(this.#box.open(next.secrets, SECRETS_AAD)) as Record<string, unknown>) : {};
-        return { id: Number(next.id), type: next.type as ClaimedCommand['type'], payload: { ...(JSON.parse(next.payload) as Record<string, unknown>), ...secrets }, attempt: attempts + 1, leaseSeconds: this.leaseSeconds };
+        const secrets = next.secrets
+          ? (JSON.parse(this.#box.open(next.secrets, SECRETS_AAD)) as Record<string, unknown>)
+          : {};
+        return {
+          id: Number(next.id),
+          type: next.type as ClaimedCommand['type'],
+          payload: { ...(JSON.parse(next.payload) as Record<string, unknown>), ...secrets },
+          attempt: attempts + 1,
+          leaseSeconds: this.leaseSeconds,
+        };
       }
       // Another poller took it between our read and write: look again.
     }
@@ -98,12 +122,16 @@ export class CommandQueue {
     const em = this.#orm.em.fork();
     if (starting) {
       // Nearly always nothing: a bound statement first (every agent of a restarted fleet sends this at once).
-      const [held] = await new AggregateSql(em).rows("select id from agent_commands where node_id = ? and status = 'claimed' limit 1", [nodeId]);
+      const [held] = await new AggregateSql(em).rows(
+        "select id from agent_commands where node_id = ? and status = 'claimed' limit 1",
+        [nodeId],
+      );
       return held ? em.find(AgentCommandEntity, { nodeId, status: 'claimed' }) : [];
     }
     const lease = new Date(this.#clock.now().getTime() + this.#leaseMs);
     const listed = inFlight === undefined ? {} : { id: { $in: inFlight } };
-    if (inFlight?.length !== 0) await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', ...listed }, { leaseExpiresAt: lease });
+    if (inFlight?.length !== 0)
+      await em.nativeUpdate(AgentCommandEntity, { nodeId, status: 'claimed', ...listed }, { leaseExpiresAt: lease });
     return [];
   }
 
@@ -115,11 +143,19 @@ export class CommandQueue {
   async touch(nodeId: number, kind: RecordKind, recordId: number, started = false): Promise<boolean> {
     const now = this.#clock.now();
     const changes = { leaseExpiresAt: new Date(now.getTime() + this.#leaseMs), ...(started ? { startedAt: now } : {}) };
-    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { nodeId, recordKind: kind, recordId, status: 'claimed' }, changes)) > 0;
+    return (
+      (await this.#orm.em
+        .fork()
+        .nativeUpdate(AgentCommandEntity, { nodeId, recordKind: kind, recordId, status: 'claimed' }, changes)) > 0
+    );
   }
 
   /** Applies an agent's result: only the owning node, only while claimed; a repeat is answered again. */
-  async complete(nodeId: number, id: number, r: { success: boolean; error?: string; result?: unknown }): Promise<ResultOutcome> {
+  async complete(
+    nodeId: number,
+    id: number,
+    r: { success: boolean; error?: string; result?: unknown },
+  ): Promise<ResultOutcome> {
     const em = this.#orm.em.fork();
     const command = await em.findOne(AgentCommandEntity, { id });
     if (!command) return { kind: 'not_found' };
@@ -127,9 +163,18 @@ export class CommandQueue {
     const status = r.success ? 'succeeded' : 'failed';
     if (command.status === status) return { kind: 'repeated', command };
     if (command.status !== 'claimed') return { kind: 'not_claimed' };
-    const won = await em.nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, {
-      status, completedAt: this.#clock.now(), leaseExpiresAt: null, secrets: '', error: (r.error ?? '').slice(0, 4000), result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
-    });
+    const won = await em.nativeUpdate(
+      AgentCommandEntity,
+      { id, status: 'claimed' },
+      {
+        status,
+        completedAt: this.#clock.now(),
+        leaseExpiresAt: null,
+        secrets: '',
+        error: (r.error ?? '').slice(0, 4000),
+        result: r.result === undefined ? '' : JSON.stringify(r.result).slice(0, 1_000_000),
+      },
+    );
     if (won !== 1) return { kind: 'not_claimed' };
     command.status = status; // what the update above stored; the fork is not flushed again
     this.#settled.emit(String(id));
@@ -138,31 +183,64 @@ export class CommandQueue {
 
   /** Settles a command from the master's side (lease lapsed, record ended). */
   async settle(id: number, status: 'failed' | 'succeeded', error: string): Promise<boolean> {
-    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: { $in: ['pending', 'claimed'] } }, { status, error: error.slice(0, 4000), completedAt: this.#clock.now(), leaseExpiresAt: null, secrets: '' });
+    const won = await this.#orm.em
+      .fork()
+      .nativeUpdate(
+        AgentCommandEntity,
+        { id, status: { $in: ['pending', 'claimed'] } },
+        { status, error: error.slice(0, 4000), completedAt: this.#clock.now(), leaseExpiresAt: null, secrets: '' },
+      );
     if (won === 1) this.#settled.emit(String(id));
     return won === 1;
   }
 
   /** Puts a claimed command back in the queue (its agent vanished before it started). */
   async requeue(id: number): Promise<boolean> {
-    return (await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed', startedAt: null }, { status: 'pending', claimedAt: null, leaseExpiresAt: null, lostAt: this.#clock.now() })) === 1;
+    return (
+      (await this.#orm.em
+        .fork()
+        .nativeUpdate(
+          AgentCommandEntity,
+          { id, status: 'claimed', startedAt: null },
+          { status: 'pending', claimedAt: null, leaseExpiresAt: null, lostAt: this.#clock.now() },
+        )) === 1
+    );
   }
 
   /** Fails a claimed command its agent lost (lease lapsed, agent restarted). */
   async failLost(id: number, error: string): Promise<boolean> {
     const now = this.#clock.now();
-    const won = await this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { id, status: 'claimed' }, { status: 'failed', error: error.slice(0, 4000), completedAt: now, leaseExpiresAt: null, lostAt: now, secrets: '' });
+    const won = await this.#orm.em.fork().nativeUpdate(
+      AgentCommandEntity,
+      { id, status: 'claimed' },
+      {
+        status: 'failed',
+        error: error.slice(0, 4000),
+        completedAt: now,
+        leaseExpiresAt: null,
+        lostAt: now,
+        secrets: '',
+      },
+    );
     if (won === 1) this.#settled.emit(String(id));
     return won === 1;
   }
 
   /** Open commands driving a record (normally one). */
   async openFor(kind: RecordKind, recordId: number): Promise<AgentCommand[]> {
-    return this.#orm.em.fork().find(AgentCommandEntity, { recordKind: kind, recordId, status: { $in: ['pending', 'claimed'] } });
+    return this.#orm.em
+      .fork()
+      .find(AgentCommandEntity, { recordKind: kind, recordId, status: { $in: ['pending', 'claimed'] } });
   }
 
   async expired(now: Date): Promise<AgentCommand[]> {
-    return this.#orm.em.fork().find(AgentCommandEntity, { status: 'claimed', leaseExpiresAt: { $lt: now } }, { orderBy: { id: 'asc' }, limit: 500 });
+    return this.#orm.em
+      .fork()
+      .find(
+        AgentCommandEntity,
+        { status: 'claimed', leaseExpiresAt: { $lt: now } },
+        { orderBy: { id: 'asc' }, limit: 500 },
+      );
   }
 
   async get(id: number): Promise<AgentCommand | null> {
@@ -171,7 +249,13 @@ export class CommandQueue {
 
   /** A master that was down could not renew anything: every claimed lease starts afresh. */
   async extendAll(): Promise<number> {
-    return this.#orm.em.fork().nativeUpdate(AgentCommandEntity, { status: 'claimed' }, { leaseExpiresAt: new Date(this.#clock.now().getTime() + this.#leaseMs) });
+    return this.#orm.em
+      .fork()
+      .nativeUpdate(
+        AgentCommandEntity,
+        { status: 'claimed' },
+        { leaseExpiresAt: new Date(this.#clock.now().getTime() + this.#leaseMs) },
+      );
   }
 
   /** Waits for a command to be settled (RPCs such as a directory listing), up to `timeoutMs`. */
@@ -182,7 +266,11 @@ export class CommandQueue {
       const command = await this.get(id);
       if (!command || (command.status !== 'pending' && command.status !== 'claimed')) return command;
       await new Promise<void>((resolve) => {
-        const done = (): void => { clock.clearTimeout(timer); this.#settled.off(String(id), done); resolve(); };
+        const done = (): void => {
+          clock.clearTimeout(timer);
+          this.#settled.off(String(id), done);
+          resolve();
+        };
         const timer = clock.setTimeout(done, Math.min(500, Math.max(0, deadline - clock.now().getTime())));
         this.#settled.once(String(id), done);
       });

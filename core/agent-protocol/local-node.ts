@@ -22,7 +22,7 @@ export async function ensureLocalNode(em: EntityManager, version: string): Promi
   // A remote node may already carry the name: the next free "<name> <n>" is taken then.
   for (let n = 1; n <= 100; n++) {
     const name = n === 1 ? LOCAL_NODE_NAME : `${LOCAL_NODE_NAME} ${n}`;
-    if (await em.count(NodeEntity, { name }) > 0) continue;
+    if ((await em.count(NodeEntity, { name })) > 0) continue;
     try {
       const node = em.create(NodeEntity, { name, isLocal: true, tokenHash: null, maxConcurrent: 0, ...facts });
       await em.flush();

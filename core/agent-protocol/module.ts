@@ -17,5 +17,7 @@ declare module '../lib/app-module.ts' {
 export default defineModule({
   name: 'agent-protocol',
   services,
-  lifecycle: { nodeMonitor: { runs: 'leading', after: ['deliveryWorker'], start: (s) => s.start(), stop: (s) => s.stop() } },
+  lifecycle: {
+    nodeMonitor: { runs: 'leading', after: ['deliveryWorker'], start: (s) => s.start(), stop: (s) => s.stop() },
+  },
 });

@@ -41,12 +41,20 @@ export class NodeMonitor {
   readonly #log: FastifyBaseLogger;
   readonly #periodic: PeriodicPass<void>;
 
-  constructor({ orm, alerts, config, logger }: { orm: MikroORM; alerts: Alerts; config: { nodeOfflineSeconds: number }; logger: FastifyBaseLogger }) {
+  constructor({
+    orm,
+    alerts,
+    config,
+    logger,
+  }: { orm: MikroORM; alerts: Alerts; config: { nodeOfflineSeconds: number }; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#alerts = alerts;
     this.#offlineSeconds = config.nodeOfflineSeconds;
     this.#log = logger;
-    this.#periodic = new PeriodicPass((now) => this.#pass(now), (err: unknown) => this.#log.error({ err }, 'node monitor pass failed'));
+    this.#periodic = new PeriodicPass(
+      (now) => this.#pass(now),
+      (err: unknown) => this.#log.error({ err }, 'node monitor pass failed'),
+    );
   }
 
   start(): void {
@@ -75,31 +83,42 @@ export class NodeMonitor {
     const sql = new AggregateSql(em);
     // online: heard from after `cutoff` (nodeStatus); a node never heard from and never announced is not news.
     const cutoff = sql.time(new Date(now.getTime() - this.#offlineSeconds * 1000));
-    for (let after = 0; ;) {
-      const moved = (await sql.rows<NodeRow>(
-        `select ${WATCHED_COLUMNS} from nodes
+    for (let after = 0; ; ) {
+      const moved = (
+        await sql.rows<NodeRow>(
+          `select ${WATCHED_COLUMNS} from nodes
           where is_local = ? and id > ? and ((alert_status <> 'online' and last_seen_at > ?) or (alert_status <> 'offline' and last_seen_at <= ?)
             or (alert_status not in ('offline', '') and last_seen_at is null))
-          order by id limit ?`, [false, after, cutoff, cutoff, PAGE])).map(watchedNode);
+          order by id limit ?`,
+          [false, after, cutoff, cutoff, PAGE],
+        )
+      ).map(watchedNode);
       await this.#record(em, moved, now);
       if (moved.length < PAGE) break;
       after = moved.at(-1)!.id;
       await new Promise((resolve) => setImmediate(resolve));
     }
     // Outdated agents among the online ones; agents on the master's own version need no look.
-    const online = (await sql.rows<NodeRow>(
-      `select ${WATCHED_COLUMNS} from nodes where is_local = ? and last_seen_at > ? and agent_version <> ? order by id`,
-      [false, cutoff, VERSION])).map(watchedNode);
+    const online = (
+      await sql.rows<NodeRow>(
+        `select ${WATCHED_COLUMNS} from nodes where is_local = ? and last_seen_at > ? and agent_version <> ? order by id`,
+        [false, cutoff, VERSION],
+      )
+    ).map(watchedNode);
     for (const node of online) {
       if (!isOutdated(node.agentVersion)) continue;
-      await this.#alerts.raiseOnce({
-        type: 'agent_outdated',
-        subject: `node:${node.id}`,
-        linkPath: `/api/nodes/${node.id}`,
-        title: `Agent on "${node.name}" is outdated (${node.agentVersion} < ${VERSION})`,
-        body: `The agent on node "${node.name}" runs version ${node.agentVersion}; the master runs ${VERSION}. Update the agent.`,
-        fields: { nodeId: node.id, nodeName: node.name, agentVersion: node.agentVersion, masterVersion: VERSION },
-      }, OUTDATED_PERIOD_MS, now);
+      await this.#alerts.raiseOnce(
+        {
+          type: 'agent_outdated',
+          subject: `node:${node.id}`,
+          linkPath: `/api/nodes/${node.id}`,
+          title: `Agent on "${node.name}" is outdated (${node.agentVersion} < ${VERSION})`,
+          body: `The agent on node "${node.name}" runs version ${node.agentVersion}; the master runs ${VERSION}. Update the agent.`,
+          fields: { nodeId: node.id, nodeName: node.name, agentVersion: node.agentVersion, masterVersion: VERSION },
+        },
+        OUTDATED_PERIOD_MS,
+        now,
+      );
     }
   }
 
@@ -127,13 +146,31 @@ export class NodeMonitor {
 /** What a pass reads of a node (the columns of NodeRow). */
 const WATCHED_COLUMNS = 'id, name, alert_status, last_seen_at, agent_version';
 
-interface NodeRow { id: number; name: string; alert_status: string; last_seen_at: unknown; agent_version: string }
+interface NodeRow {
+  id: number;
+  name: string;
+  alert_status: string;
+  last_seen_at: unknown;
+  agent_version: string;
+}
 
 /** What a pass needs of a node. */
-interface WatchedNode { id: number; name: string; alertStatus: string; lastSeenAt: Date | null; agentVersion: string }
+interface WatchedNode {
+  id: number;
+  name: string;
+  alertStatus: string;
+  lastSeenAt: Date | null;
+  agentVersion: string;
+}
 
 function watchedNode(row: NodeRow): WatchedNode {
-  return { id: Number(row.id), name: row.name, alertStatus: row.alert_status, lastSeenAt: timeOf(row.last_seen_at), agentVersion: row.agent_version };
+  return {
+    id: Number(row.id),
+    name: row.name,
+    alertStatus: row.alert_status,
+    lastSeenAt: timeOf(row.last_seen_at),
+    agentVersion: row.agent_version,
+  };
 }
 
 function transition(node: WatchedNode, status: 'online' | 'offline') {
@@ -143,7 +180,14 @@ function transition(node: WatchedNode, status: 'online' | 'offline') {
     subject: `node:${node.id}`,
     linkPath: `/api/nodes/${node.id}`,
     title: offline ? `Node "${node.name}" is offline` : `Node "${node.name}" is back online`,
-    body: offline ? `Its agent was last heard from at ${node.lastSeenAt?.toISOString() ?? 'never'}.` : `Its agent reported at ${node.lastSeenAt?.toISOString() ?? ''}.`,
-    fields: { nodeId: node.id, nodeName: node.name, lastSeenAt: node.lastSeenAt?.toISOString() ?? null, agentVersion: node.agentVersion },
+    body: offline
+      ? `Its agent was last heard from at ${node.lastSeenAt?.toISOString() ?? 'never'}.`
+      : `Its agent reported at ${node.lastSeenAt?.toISOString() ?? ''}.`,
+    fields: {
+      nodeId: node.id,
+      nodeName: node.name,
+      lastSeenAt: node.lastSeenAt?.toISOString() ?? null,
+      agentVersion: node.agentVersion,
+    },
   };
 }

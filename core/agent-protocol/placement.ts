@@ -24,7 +24,10 @@ export function recordNodeId(node: Pick<Node, 'id' | 'isLocal'>): number {
 }
 
 function hasLabel(node: Node, label: string): boolean {
-  return node.labels.split(',').map((l) => l.trim()).includes(label);
+  return node.labels
+    .split(',')
+    .map((l) => l.trim())
+    .includes(label);
 }
 
 /**
@@ -34,14 +37,23 @@ function hasLabel(node: Node, label: string): boolean {
  */
 async function leastBusy(em: EntityManager, candidates: Node[], limits: PlacementLimits): Promise<Node> {
   const remote = candidates.filter((n) => !n.isLocal).map((n) => n.id);
-  const open = remote.length > 0
-    ? await em.find(AgentCommandEntity, { nodeId: { $in: remote }, status: { $in: ['pending', 'claimed'] }, recordKind: { $ne: '' } }, { fields: ['nodeId'] })
-    : [];
-  const masterOpen = candidates.some((n) => n.isLocal) ? await em.count(BackupRecordEntity, { nodeId: 0, status: { $in: ['queued', 'running'] } }) : 0;
+  const open =
+    remote.length > 0
+      ? await em.find(
+          AgentCommandEntity,
+          { nodeId: { $in: remote }, status: { $in: ['pending', 'claimed'] }, recordKind: { $ne: '' } },
+          { fields: ['nodeId'] },
+        )
+      : [];
+  const masterOpen = candidates.some((n) => n.isLocal)
+    ? await em.count(BackupRecordEntity, { nodeId: 0, status: { $in: ['queued', 'running'] } })
+    : 0;
   const openOf = (n: Node): number => (n.isLocal ? masterOpen : open.filter((c) => c.nodeId === n.id).length);
-  const slotsOf = (n: Node): number => (n.isLocal ? Math.max(1, limits.masterSlots) : n.maxConcurrent === 0 ? Infinity : n.maxConcurrent);
+  const slotsOf = (n: Node): number =>
+    n.isLocal ? Math.max(1, limits.masterSlots) : n.maxConcurrent === 0 ? Infinity : n.maxConcurrent;
   const key = (n: Node): [number, number, number] => [openOf(n) / slotsOf(n), openOf(n), n.id];
-  const before = (a: [number, number, number], b: [number, number, number]): boolean => a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
+  const before = (a: [number, number, number], b: [number, number, number]): boolean =>
+    a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
   return candidates.reduce((best, n) => (before(key(n), key(best)) ? n : best));
 }
 
@@ -51,15 +63,24 @@ async function leastBusy(em: EntityManager, candidates: Node[], limits: Placemen
  * refused with NODE_OFFLINE and a reason a user can act on. The local node is always online:
  * a run placed there goes to the master's queue (see `recordNodeId`).
  */
-export async function placeRun(em: EntityManager, task: Pick<BackupTask, 'name' | 'nodeId' | 'nodeLabel'>, limits: PlacementLimits): Promise<Node> {
+export async function placeRun(
+  em: EntityManager,
+  task: Pick<BackupTask, 'name' | 'nodeId' | 'nodeLabel'>,
+  limits: PlacementLimits,
+): Promise<Node> {
   if (task.nodeLabel !== '') {
-    const candidates = (await em.find(NodeEntity, {}, { orderBy: { id: 'asc' } }))
-      .filter((n) => hasLabel(n, task.nodeLabel) && nodeStatus(n, limits.offlineSeconds) === 'online');
-    if (candidates.length === 0) throw new AppError('NODE_OFFLINE', { message: `No online node has the label "${task.nodeLabel}" that task "${task.name}" runs on.` });
+    const candidates = (await em.find(NodeEntity, {}, { orderBy: { id: 'asc' } })).filter(
+      (n) => hasLabel(n, task.nodeLabel) && nodeStatus(n, limits.offlineSeconds) === 'online',
+    );
+    if (candidates.length === 0)
+      throw new AppError('NODE_OFFLINE', {
+        message: `No online node has the label "${task.nodeLabel}" that task "${task.name}" runs on.`,
+      });
     return leastBusy(em, candidates, limits);
   }
   const node = await em.findOne(NodeEntity, { id: task.nodeId });
-  if (!node) throw new AppError('NODE_OFFLINE', { message: `Node ${task.nodeId} of task "${task.name}" no longer exists.` });
+  if (!node)
+    throw new AppError('NODE_OFFLINE', { message: `Node ${task.nodeId} of task "${task.name}" no longer exists.` });
   if (nodeStatus(node, limits.offlineSeconds) !== 'online') {
     const seen = node.lastSeenAt ? `last seen ${node.lastSeenAt.toISOString()}` : 'its agent has never connected';
     throw new AppError('NODE_OFFLINE', { message: `Node "${node.name}" is offline (${seen}).` });

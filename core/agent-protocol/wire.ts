@@ -15,7 +15,10 @@ const RunStatus = Type.Union([Type.Literal('running'), Type.Literal('success'), 
 // ---- enrollment and heartbeat -----------------------------------------------------------------
 
 /** `POST /api/install/enroll`: a one-time enrollment code for the node token (no token header). */
-export const EnrollInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
+export const EnrollInput = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
 export type EnrollInput = Static<typeof EnrollInput>;
 
 export const EnrollReply = Type.Object({
@@ -107,10 +110,19 @@ export const DirEntry = Type.Object({
 export type DirEntry = Static<typeof DirEntry>;
 
 /** `list_dir`'s result; `total` counts the folder's entries before the cut (agents before it was added leave it out). */
-export const DirListing = Type.Object({ path: Type.String(), entries: Type.Array(DirEntry), total: Type.Optional(Type.Integer()), truncated: Type.Optional(Type.Boolean()) });
+export const DirListing = Type.Object({
+  path: Type.String(),
+  entries: Type.Array(DirEntry),
+  total: Type.Optional(Type.Integer()),
+  truncated: Type.Optional(Type.Boolean()),
+});
 export type DirListing = Static<typeof DirListing>;
 
-export const DiscoveredDatabase = Type.Object({ name: Type.String(), sizeBytes: Type.Union([Type.Number(), Type.Null()]), system: Type.Boolean() });
+export const DiscoveredDatabase = Type.Object({
+  name: Type.String(),
+  sizeBytes: Type.Union([Type.Number(), Type.Null()]),
+  system: Type.Boolean(),
+});
 export type DiscoveredDatabase = Static<typeof DiscoveredDatabase>;
 
 /** `discover_db`'s result. */
@@ -199,7 +211,9 @@ export const RecordUpdateInput = Type.Object({
   rawSize: Type.Optional(Count),
   checksum: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
   tableStats: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Count)),
-  databaseStats: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Type.Record(Type.String({ maxLength: 255 }), Count))),
+  databaseStats: Type.Optional(
+    Type.Record(Type.String({ maxLength: 255 }), Type.Record(Type.String({ maxLength: 255 }), Count)),
+  ),
   targets: Type.Optional(Type.Array(TargetOutcome, { maxItems: 100 })),
   errorMessage: Type.Optional(Type.String({ maxLength: 4000 })),
 });
@@ -223,11 +237,20 @@ export const RestoreSpec = Type.Object({
   rawExtension: Type.String(),
   targetPath: Type.String(),
   selectedPaths: Type.Array(Type.String()),
-  database: Type.Union([Type.Null(), Type.Object({
-    type: Type.String(), host: Type.String(), port: Type.Integer(), user: Type.String(), password: Type.String(), path: Type.String(), target: Type.String(),
-    /** A record of several databases: those to restore (empty = all), and the one's other name. */
-    archive: Type.Optional(Type.Object({ databases: Type.Array(Type.String()), targetDatabase: Type.String() })),
-  })]),
+  database: Type.Union([
+    Type.Null(),
+    Type.Object({
+      type: Type.String(),
+      host: Type.String(),
+      port: Type.Integer(),
+      user: Type.String(),
+      password: Type.String(),
+      path: Type.String(),
+      target: Type.String(),
+      /** A record of several databases: those to restore (empty = all), and the one's other name. */
+      archive: Type.Optional(Type.Object({ databases: Type.Array(Type.String()), targetDatabase: Type.String() })),
+    }),
+  ]),
 });
 export type RestoreSpec = Static<typeof RestoreSpec>;
 

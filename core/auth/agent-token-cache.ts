@@ -1,5 +1,11 @@
 /** What an agent request needs of its node, without loading it: who it is and what the heartbeat answers. */
-export interface AgentNode { nodeId: number; nodeName: string; maxConcurrent: number; bandwidthLimit: string; labels: string }
+export interface AgentNode {
+  nodeId: number;
+  nodeName: string;
+  maxConcurrent: number;
+  bandwidthLimit: string;
+  labels: string;
+}
 
 /** How long a token's node is remembered: a change made on another master reaches this one within it. */
 export const AGENT_TOKEN_TTL_MS = 5_000;

@@ -54,11 +54,27 @@ async function agentPrincipal(request: FastifyRequest): Promise<Principal> {
   // The current token, or the one a rotation replaced while its grace period lasts. One
   // hand-written statement: with 10,000 agents the 5 s cache misses on most polls (see AggregateSql).
   const sql = new AggregateSql(em);
-  const [node] = await sql.rows<{ id: number; name: string; token_hash: string; previous_token_expires_at: unknown; max_concurrent: number; bandwidth_limit: string; labels: string }>(
+  const [node] = await sql.rows<{
+    id: number;
+    name: string;
+    token_hash: string;
+    previous_token_expires_at: unknown;
+    max_concurrent: number;
+    bandwidth_limit: string;
+    labels: string;
+  }>(
     `select id, name, token_hash, previous_token_expires_at, max_concurrent, bandwidth_limit, labels from nodes
-      where token_hash = ? or (previous_token_hash = ? and previous_token_expires_at > ?) limit 1`, [hash, hash, sql.time(new Date())]);
+      where token_hash = ? or (previous_token_hash = ? and previous_token_expires_at > ?) limit 1`,
+    [hash, hash, sql.time(new Date())],
+  );
   if (!node) throw new AppError('AUTH_UNAUTHORIZED');
-  const facts = { nodeId: Number(node.id), nodeName: node.name, maxConcurrent: Number(node.max_concurrent), bandwidthLimit: node.bandwidth_limit, labels: node.labels };
+  const facts = {
+    nodeId: Number(node.id),
+    nodeName: node.name,
+    maxConcurrent: Number(node.max_concurrent),
+    bandwidthLimit: node.bandwidth_limit,
+    labels: node.labels,
+  };
   agentTokens.set(hash, facts, node.token_hash === hash ? null : timeOf(node.previous_token_expires_at));
   return { kind: 'agent', nodeId: facts.nodeId, nodeName: facts.nodeName, node: facts };
 }
@@ -72,12 +88,32 @@ async function userPrincipal(request: FastifyRequest): Promise<Principal> {
   if (!claims) throw new AppError('AUTH_UNAUTHORIZED');
   // Re-checked on every request: disabling a user, changing the role or the password revokes at once.
   // One hand-written statement (a tenth of an ORM findOne; see AggregateSql): every request pays it.
-  const [row] = await new AggregateSql(request.diScope.cradle.em).rows<{ id: number; username: string; role: Role; disabled: unknown; token_version: number; kept_session_id: string | null }>(
-    'select id, username, role, disabled, token_version, kept_session_id from users where id = ?', [claims.userId]);
-  const user = row && { id: Number(row.id), username: row.username, role: row.role, disabled: bool(row.disabled), tokenVersion: Number(row.token_version), keptSessionId: row.kept_session_id };
+  const [row] = await new AggregateSql(request.diScope.cradle.em).rows<{
+    id: number;
+    username: string;
+    role: Role;
+    disabled: unknown;
+    token_version: number;
+    kept_session_id: string | null;
+  }>('select id, username, role, disabled, token_version, kept_session_id from users where id = ?', [claims.userId]);
+  const user = row && {
+    id: Number(row.id),
+    username: row.username,
+    role: row.role,
+    disabled: bool(row.disabled),
+    tokenVersion: Number(row.token_version),
+    keptSessionId: row.kept_session_id,
+  };
   if (!user || user.disabled || !sessionIsOpen(user, claims)) throw new AppError('AUTH_UNAUTHORIZED');
-  if (claims.enrolmentOnly && request.routeOptions.config.enrolment !== true) throw new AppError('AUTH_MFA_ENROLLMENT_REQUIRED');
-  return { kind: 'user', userId: user.id, username: user.username, role: user.role, ...(claims.sessionId ? { sessionId: claims.sessionId } : {}) };
+  if (claims.enrolmentOnly && request.routeOptions.config.enrolment !== true)
+    throw new AppError('AUTH_MFA_ENROLLMENT_REQUIRED');
+  return {
+    kind: 'user',
+    userId: user.id,
+    username: user.username,
+    role: user.role,
+    ...(claims.sessionId ? { sessionId: claims.sessionId } : {}),
+  };
 }
 
 async function authenticateRequest(this: FastifyInstance, request: FastifyRequest): Promise<void> {
@@ -99,21 +135,26 @@ function accessOf(route: RouteOptions): { access: Access; interactiveOnly: boole
   const config = route.config as { access?: Access; interactiveOnly?: boolean } | undefined;
   const access = config?.access;
   if (!access || !LABELS.includes(access)) {
-    throw new Error(`route ${String(route.method)} ${route.url} has no access label; add config: { access: ${LABELS.map((l) => `'${l}'`).join(' | ')} }`);
+    throw new Error(
+      `route ${String(route.method)} ${route.url} has no access label; add config: { access: ${LABELS.map((l) => `'${l}'`).join(' | ')} }`,
+    );
   }
   return { access, interactiveOnly: config?.interactiveOnly === true };
 }
 
 /** The access guard: one declarative label per route, enforced in one place. */
-export const accessGuard = fp(async function accessGuard(app: FastifyInstance) {
-  app.decorateRequest('principal', null);
-  const table: FastifyInstance['accessTable'] = [];
-  app.decorate('accessTable', table);
-  app.addHook('onRoute', function requireAccessLabel(route) {
-    const label = accessOf(route);
-    for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') table.push({ method, url: route.url, ...label });
-    }
-  });
-  app.addHook('onRequest', authenticateRequest);
-}, { name: 'backplane-access-guard', dependencies: ['backplane-request-scope'] });
+export const accessGuard = fp(
+  async function accessGuard(app: FastifyInstance) {
+    app.decorateRequest('principal', null);
+    const table: FastifyInstance['accessTable'] = [];
+    app.decorate('accessTable', table);
+    app.addHook('onRoute', function requireAccessLabel(route) {
+      const label = accessOf(route);
+      for (const method of [route.method].flat()) {
+        if (method !== 'HEAD') table.push({ method, url: route.url, ...label });
+      }
+    });
+    app.addHook('onRequest', authenticateRequest);
+  },
+  { name: 'backplane-access-guard', dependencies: ['backplane-request-scope'] },
+);

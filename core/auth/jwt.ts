@@ -41,13 +41,20 @@ export class SessionTokens {
   }
 
   #signingKey(): Promise<webcrypto.CryptoKey> {
-    this.#cryptoKey ??= webcrypto.subtle.importKey('raw', this.#key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    this.#cryptoKey ??= webcrypto.subtle.importKey('raw', this.#key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
     return this.#cryptoKey;
   }
 
   async issue(claims: Omit<SessionClaims, 'sessionId'>): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.#ttlSeconds * 1000);
-    const token = await new SignJWT({ role: claims.role, tv: claims.tokenVersion, ...(claims.enrolmentOnly ? { scp: 'mfa-enrol' } : {}) })
+    const token = await new SignJWT({
+      role: claims.role,
+      tv: claims.tokenVersion,
+      ...(claims.enrolmentOnly ? { scp: 'mfa-enrol' } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(String(claims.userId))
       .setIssuer(ISSUER)
@@ -69,8 +76,15 @@ export class SessionTokens {
     try {
       const { payload } = await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'], issuer: ISSUER });
       const userId = Number(payload.sub);
-      if (!Number.isSafeInteger(userId) || typeof payload.tv !== 'number' || typeof payload.exp !== 'number') return undefined;
-      const claims: SessionClaims = { userId, role: payload.role as Role, tokenVersion: payload.tv, ...(typeof payload.jti === 'string' ? { sessionId: payload.jti } : {}), ...(payload.scp === 'mfa-enrol' ? { enrolmentOnly: true } : {}) };
+      if (!Number.isSafeInteger(userId) || typeof payload.tv !== 'number' || typeof payload.exp !== 'number')
+        return undefined;
+      const claims: SessionClaims = {
+        userId,
+        role: payload.role as Role,
+        tokenVersion: payload.tv,
+        ...(typeof payload.jti === 'string' ? { sessionId: payload.jti } : {}),
+        ...(payload.scp === 'mfa-enrol' ? { enrolmentOnly: true } : {}),
+      };
       if (this.#verified.size >= VERIFIED_MAX) this.#verified.clear();
       this.#verified.set(token, { claims, expiresAt: payload.exp * 1000 });
       return claims;

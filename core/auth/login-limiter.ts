@@ -46,9 +46,21 @@ export class LoginLimiter {
 
   constructor(limits: LoginLimits = DEFAULT_LOGIN_LIMITS) {
     this.#limits = limits;
-    this.#ip = new RateLimiterMemory({ keyPrefix: 'login-ip', points: limits.perIpPoints, duration: limits.perIpSeconds });
-    this.#accountIp = new RateLimiterMemory({ keyPrefix: 'login-account-ip', points: limits.perAccountIpFailures, duration: limits.perAccountIpSeconds });
-    this.#account = new RateLimiterMemory({ keyPrefix: 'login-account', points: UNBOUNDED, duration: limits.accountSeconds });
+    this.#ip = new RateLimiterMemory({
+      keyPrefix: 'login-ip',
+      points: limits.perIpPoints,
+      duration: limits.perIpSeconds,
+    });
+    this.#accountIp = new RateLimiterMemory({
+      keyPrefix: 'login-account-ip',
+      points: limits.perAccountIpFailures,
+      duration: limits.perAccountIpSeconds,
+    });
+    this.#account = new RateLimiterMemory({
+      keyPrefix: 'login-account',
+      points: UNBOUNDED,
+      duration: limits.accountSeconds,
+    });
   }
 
   /**
@@ -103,5 +115,8 @@ async function consumeOrRefuse(limiter: RateLimiterMemory, key: string): Promise
 
 function limited(msBeforeNext: number): AppError {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new AppError('AUTH_RATE_LIMITED', { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } });
+  return new AppError('AUTH_RATE_LIMITED', {
+    headers: { 'retry-after': String(seconds) },
+    details: { retryAfterSeconds: seconds },
+  });
 }

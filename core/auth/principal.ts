@@ -11,8 +11,11 @@ export type Principal =
 export function principalName(p: Principal | null): string {
   if (!p) return '';
   switch (p.kind) {
-    case 'user': return p.username;
-    case 'apiKey': return `api-key:${p.name}`;
-    case 'agent': return `node:${p.nodeName}`;
+    case 'user':
+      return p.username;
+    case 'apiKey':
+      return `api-key:${p.name}`;
+    case 'agent':
+      return `node:${p.nodeName}`;
   }
 }

@@ -2,7 +2,13 @@ import type { Alerts } from '../notifications/alerts.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { MikroORM, EntityManager } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { BackupRecordEntity, BackupRecordCopyEntity, type BackupRecord, type BackupRecordCopy, type RecordStatus } from '../db/entities/backup-record.ts';
+import {
+  BackupRecordEntity,
+  BackupRecordCopyEntity,
+  type BackupRecord,
+  type BackupRecordCopy,
+  type RecordStatus,
+} from '../db/entities/backup-record.ts';
 import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { StorageTarget } from '../db/entities/storage-target.ts';
@@ -76,7 +82,10 @@ export class BackupExecutor {
       task.lastRunAt = started;
       task.lastStatus = 'running';
       await em.flush();
-      log('info', `backup of task "${task.name}" (${task.type}) started, trigger ${record.trigger} by ${record.triggeredBy}`);
+      log(
+        'info',
+        `backup of task "${task.name}" (${task.type}) started, trigger ${record.trigger} by ${record.triggeredBy}`,
+      );
       status = await this.#run(em, record, task, signal, log);
       // Stopped after the artifact was stored: the stop still wins (the caller removes the objects).
       if (signal.aborted) throw signal.reason;
@@ -93,7 +102,13 @@ export class BackupExecutor {
     return { record, status };
   }
 
-  async #run(em: EntityManager, record: BackupRecord, task: BackupTask, signal: AbortSignal, log: Log): Promise<RecordStatus> {
+  async #run(
+    em: EntityManager,
+    record: BackupRecord,
+    task: BackupTask,
+    signal: AbortSignal,
+    log: Log,
+  ): Promise<RecordStatus> {
     const { storageOpener, secretBox, databaseDrivers, orm, recordLogs } = this.#deps;
     const ordered = await taskTargets(em, task.id);
     if (ordered.length === 0) throw new Error('the task has no storage target');
@@ -104,7 +119,8 @@ export class BackupExecutor {
     record.encrypted = encrypted;
 
     // File tasks list their entries; so does a several-database task (one dump per entry).
-    const manifest = task.type === 'file' || databaseNames(task).length > 1 ? new ManifestWriter(orm, record.id) : undefined;
+    const manifest =
+      task.type === 'file' || databaseNames(task).length > 1 ? new ManifestWriter(orm, record.id) : undefined;
     const warnings = new RunWarnings();
     let copies: BackupRecordCopy[] = [];
     let run: ArtifactRun;
@@ -123,10 +139,23 @@ export class BackupExecutor {
           signal,
         },
         prepare: async (rawExtension) => {
-          const key = storageKey(task.name, record.id, record.startedAt ?? new Date(), artifactExtension(rawExtension, compression, encrypted));
+          const key = storageKey(
+            task.name,
+            record.id,
+            record.startedAt ?? new Date(),
+            artifactExtension(rawExtension, compression, encrypted),
+          );
           record.storagePath = key;
           record.fileName = fileNameOf(key);
-          copies = ordered.map((t) => em.create(BackupRecordCopyEntity, { recordId: record.id, storageTargetId: t.id, storageTargetName: t.name, storagePath: key, status: 'pending' }));
+          copies = ordered.map((t) =>
+            em.create(BackupRecordCopyEntity, {
+              recordId: record.id,
+              storageTargetId: t.id,
+              storageTargetName: t.name,
+              storagePath: key,
+              status: 'pending',
+            }),
+          );
           await em.flush();
           return { key, targets: await this.#usableTargets(em, ordered, copies, log) };
         },
@@ -140,12 +169,21 @@ export class BackupExecutor {
         ...(encrypted ? { recipient: this.#deps.ageRecipient } : {}),
         signal,
         log,
-        onProgress: (p) => recordLogs.progress(record.id, p, `${human(p.bytesRead)} read, ${human(p.bytesStored)} stored, ${human(p.speedBps)}/s`),
+        onProgress: (p) =>
+          recordLogs.progress(
+            record.id,
+            p,
+            `${human(p.bytesRead)} read, ${human(p.bytesStored)} stored, ${human(p.speedBps)}/s`,
+          ),
       });
       // A stop while the last targets were finishing: what some of them stored goes too.
       if (signal.aborted) throw signal.reason;
     } catch (err) {
-      for (const copy of copies) if (copy.status === 'pending') { copy.status = 'failed'; copy.error = message(err).slice(0, 2000); }
+      for (const copy of copies)
+        if (copy.status === 'pending') {
+          copy.status = 'failed';
+          copy.error = message(err).slice(0, 2000);
+        }
       await manifest?.discard().catch(() => undefined);
       await em.flush();
       throw err;
@@ -157,7 +195,12 @@ export class BackupExecutor {
    * The targets a run may write: a disabled target, or one already at its quota, gets a failed
    * copy and is skipped (the quota is soft: the artifact's size is unknown until it is written).
    */
-  async #usableTargets(em: EntityManager, ordered: StorageTarget[], copies: BackupRecordCopy[], log: Log): Promise<ArtifactTarget[]> {
+  async #usableTargets(
+    em: EntityManager,
+    ordered: StorageTarget[],
+    copies: BackupRecordCopy[],
+    log: Log,
+  ): Promise<ArtifactTarget[]> {
     const usable: ArtifactTarget[] = [];
     for (const [i, target] of ordered.entries()) {
       const copy = copies[i]!;
@@ -182,7 +225,16 @@ export class BackupExecutor {
   }
 
   /** Writes the targets' outcomes, sizes, checksum, statistics and manifest into the record. */
-  async #settle(em: EntityManager, record: BackupRecord, task: BackupTask, copies: BackupRecordCopy[], run: ArtifactRun, manifest: ManifestWriter | undefined, warnings: RunWarnings, log: Log): Promise<RecordStatus> {
+  async #settle(
+    em: EntityManager,
+    record: BackupRecord,
+    task: BackupTask,
+    copies: BackupRecordCopy[],
+    run: ArtifactRun,
+    manifest: ManifestWriter | undefined,
+    warnings: RunWarnings,
+    log: Log,
+  ): Promise<RecordStatus> {
     const { result, source } = run;
     for (const r of result.results) {
       const copy = copies.find((c) => c.storageTargetId === r.targetId)!;
@@ -198,14 +250,23 @@ export class BackupExecutor {
     const status: RecordStatus = stored === 0 ? 'failed' : stored === copies.length ? 'success' : 'partial';
     if (status === 'failed') {
       await manifest?.discard().catch(() => undefined);
-      record.errorMessage = copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; ').slice(0, 2000);
+      record.errorMessage = copies
+        .map((c) => `${c.storageTargetName}: ${c.error}`)
+        .join('; ')
+        .slice(0, 2000);
       await em.flush();
       return 'failed';
     }
     record.fileSize = result.size;
     record.rawSize = result.rawBytes;
     record.checksum = result.checksum;
-    const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
+    const failedCopies =
+      status === 'partial'
+        ? copies
+            .filter((c) => c.status === 'failed')
+            .map((c) => `${c.storageTargetName}: ${c.error}`)
+            .join('; ')
+        : '';
     record.errorMessage = withWarnings(failedCopies, warnings.summary());
     const stats = await readSourceStats(source, log);
     if (stats.tables) record.sourceStats = JSON.stringify({ tables: stats.tables });
@@ -214,9 +275,15 @@ export class BackupExecutor {
       try {
         await manifest.finish();
         record.hasManifest = true;
-        record.sourceStats = JSON.stringify({ entries: manifest.count, ...(stats.databases ? { databases: stats.databases } : {}) });
+        record.sourceStats = JSON.stringify({
+          entries: manifest.count,
+          ...(stats.databases ? { databases: stats.databases } : {}),
+        });
       } catch (err) {
-        log('warn', `the file list could not be stored (${message(err)}); the artifact is complete, its contents cannot be browsed`);
+        log(
+          'warn',
+          `the file list could not be stored (${message(err)}); the artifact is complete, its contents cannot be browsed`,
+        );
       }
     }
     log('info', storedLine(result, manifest ? `, ${manifest.count} entries` : ''));

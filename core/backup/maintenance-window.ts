@@ -70,7 +70,13 @@ const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 /** Weekday (0 = Sunday) and minute of the day of `at` in `timeZone` (the process zone when absent). */
 function wallClock(at: Date, timeZone?: string): { day: number; minute: number } {
   if (!timeZone) return { day: at.getDay(), minute: at.getHours() * 60 + at.getMinutes() };
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
   const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return { day: WEEKDAYS.indexOf(part('weekday')), minute: Number(part('hour')) * 60 + Number(part('minute')) };
 }
@@ -80,7 +86,9 @@ export function withinMaintenanceWindows(windows: MaintenanceWindow[], at: Date,
   if (windows.length === 0) return true;
   const { day, minute } = wallClock(at, timeZone);
   const yesterday = (day + 6) % 7;
-  return windows.some((w) => w.start < w.end
-    ? w.days.includes(day) && minute >= w.start && minute < w.end
-    : (w.days.includes(day) && minute >= w.start) || (w.days.includes(yesterday) && minute < w.end));
+  return windows.some((w) =>
+    w.start < w.end
+      ? w.days.includes(day) && minute >= w.start && minute < w.end
+      : (w.days.includes(day) && minute >= w.start) || (w.days.includes(yesterday) && minute < w.end),
+  );
 }

@@ -111,7 +111,10 @@ export class ManifestWriter {
       if (this.#error !== undefined) return;
       try {
         const sql = batch.rows === BATCH ? (fullBatchSql ??= insertSql(BATCH)) : insertSql(batch.rows);
-        await this.#sql.run(sql, batch.values(this.#recordId, (date) => this.#sql.time(date)));
+        await this.#sql.run(
+          sql,
+          batch.values(this.#recordId, (date) => this.#sql.time(date)),
+        );
       } catch (err) {
         this.#error = err;
       }

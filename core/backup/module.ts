@@ -26,7 +26,12 @@ export default defineModule({
     // Several masters (PostgreSQL): a record's live log streams from whichever master a client reaches.
     recordLogs: { runs: 'always', start: relayThroughCluster },
     // Deletions that failed before are retried by the leader, after start-up recovery.
-    recordDeleter: { runs: 'leading', after: ['deadMasters'], start: (s) => s.startRetries(), stop: (s) => s.stopRetries() },
+    recordDeleter: {
+      runs: 'leading',
+      after: ['deadMasters'],
+      start: (s) => s.startRetries(),
+      stop: (s) => s.stopRetries(),
+    },
     slaScan: { runs: 'leading', after: ['deliveryWorker'], start: (s) => s.start(), stop: (s) => s.stop() },
   },
 });

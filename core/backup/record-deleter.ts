@@ -1,6 +1,11 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity } from '../db/entities/backup-record.ts';
+import {
+  BackupRecordEntity,
+  BackupRecordCopyEntity,
+  BackupRecordLogEntity,
+  BackupRecordEntryEntity,
+} from '../db/entities/backup-record.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
@@ -26,11 +31,18 @@ export class RecordDeleter {
   readonly #log: FastifyBaseLogger;
   readonly #retries: PeriodicPass<number>;
 
-  constructor({ orm, storageOpener, logger }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
+  constructor({
+    orm,
+    storageOpener,
+    logger,
+  }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#opener = storageOpener;
     this.#log = logger.child({ component: 'record-deleter' });
-    this.#retries = new PeriodicPass(() => this.retryPending(), (err: unknown) => this.#log.error({ err }, 'deletion retry failed'));
+    this.#retries = new PeriodicPass(
+      () => this.retryPending(),
+      (err: unknown) => this.#log.error({ err }, 'deletion retry failed'),
+    );
   }
 
   /** Retries pending deletions now and every ten minutes (the leader does, after start-up recovery). */
@@ -52,13 +64,24 @@ export class RecordDeleter {
     await em.flush();
 
     const copies = await em.find(BackupRecordCopyEntity, { recordId, status: { $in: ['success', 'pending'] } });
-    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } }, { populate: ['secrets'] })).map((t) => [t.id, t]));
+    const targets = new Map(
+      (
+        await em.find(
+          StorageTargetEntity,
+          { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } },
+          { populate: ['secrets'] },
+        )
+      ).map((t) => [t.id, t]),
+    );
     const errors: string[] = [];
     for (const copy of copies) {
       const target = targets.get(copy.storageTargetId);
       if (!target) {
         // The target's configuration is gone: nothing here can reach the object any more.
-        this.#log.warn({ recordId, storageTargetId: copy.storageTargetId }, 'storage target no longer exists; copy forgotten');
+        this.#log.warn(
+          { recordId, storageTargetId: copy.storageTargetId },
+          'storage target no longer exists; copy forgotten',
+        );
         copy.status = 'deleted';
         continue;
       }
@@ -86,7 +109,9 @@ export class RecordDeleter {
 
   /** Finishes deletions that failed before; returns how many records are now gone. */
   async retryPending(): Promise<number> {
-    const pending = await this.#orm.em.fork().find(BackupRecordEntity, { deleteRequestedAt: { $ne: null }, locked: false }, { fields: ['id'] });
+    const pending = await this.#orm.em
+      .fork()
+      .find(BackupRecordEntity, { deleteRequestedAt: { $ne: null }, locked: false }, { fields: ['id'] });
     let done = 0;
     for (const { id } of pending) {
       try {

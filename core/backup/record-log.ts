@@ -73,7 +73,11 @@ export class RecordLogHub {
   /** Starts (or resumes, after a restart) a record's log. */
   async open(recordId: number, status: RecordStatus): Promise<void> {
     const em = this.#orm.em.fork();
-    const last = await em.findOne(BackupRecordLogEntity, { recordKind: this.#kind, recordId }, { orderBy: { seq: 'desc' }, fields: ['seq'] });
+    const last = await em.findOne(
+      BackupRecordLogEntity,
+      { recordKind: this.#kind, recordId },
+      { orderBy: { seq: 'desc' }, fields: ['seq'] },
+    );
     const count = await em.count(BackupRecordLogEntity, { recordKind: this.#kind, recordId });
     this.#live.set(recordId, { seq: last?.seq ?? 0, lines: count, status, chain: Promise.resolve() });
   }
@@ -89,11 +93,29 @@ export class RecordLogHub {
     if (!live) return Promise.resolve();
     if (live.lines >= MAX_LINES) return live.chain;
     live.lines++;
-    const text = live.lines === MAX_LINES ? `${message} (log limit of ${MAX_LINES} lines reached; later lines are dropped)` : message;
-    const event: LogEvent = { recordId, sequence: ++live.seq, level, message: text.slice(0, 4000), timestamp: new Date().toISOString(), completed: false, status: live.status };
+    const text =
+      live.lines === MAX_LINES
+        ? `${message} (log limit of ${MAX_LINES} lines reached; later lines are dropped)`
+        : message;
+    const event: LogEvent = {
+      recordId,
+      sequence: ++live.seq,
+      level,
+      message: text.slice(0, 4000),
+      timestamp: new Date().toISOString(),
+      completed: false,
+      status: live.status,
+    };
     live.chain = live.chain.then(async () => {
       try {
-        await this.#orm.em.fork().insert(BackupRecordLogEntity, { recordKind: this.#kind, recordId, seq: event.sequence, level, message: event.message, createdAt: new Date(event.timestamp) });
+        await this.#orm.em.fork().insert(BackupRecordLogEntity, {
+          recordKind: this.#kind,
+          recordId,
+          seq: event.sequence,
+          level,
+          message: event.message,
+          createdAt: new Date(event.timestamp),
+        });
       } catch {
         // a log line must never fail the backup; it still reaches live subscribers
       }
@@ -107,7 +129,16 @@ export class RecordLogHub {
   progress(recordId: number, progress: ProgressInfo, message: string): void {
     const live = this.#live.get(recordId);
     if (!live) return;
-    this.#publish({ recordId, sequence: live.seq, level: 'progress', message, timestamp: new Date().toISOString(), completed: false, status: live.status, progress });
+    this.#publish({
+      recordId,
+      sequence: live.seq,
+      level: 'progress',
+      message,
+      timestamp: new Date().toISOString(),
+      completed: false,
+      status: live.status,
+      progress,
+    });
   }
 
   /** Ends the log: waits for the stored lines, then tells subscribers the terminal status. */
@@ -137,7 +168,8 @@ export class RecordLogHub {
       return;
     }
     let notice = JSON.stringify({ kind: this.#kind, event });
-    if (Buffer.byteLength(notice) > MAX_NOTICE_BYTES) notice = JSON.stringify({ kind: this.#kind, event: { ...event, message: '' }, byReference: true });
+    if (Buffer.byteLength(notice) > MAX_NOTICE_BYTES)
+      notice = JSON.stringify({ kind: this.#kind, event: { ...event, message: '' }, byReference: true });
     void this.#relay.cluster.notify('backplane_logs', notice).catch(this.#relay.onError);
   }
 
@@ -146,7 +178,9 @@ export class RecordLogHub {
     if (notice.kind !== this.#kind) return;
     let event = notice.event;
     if (notice.byReference) {
-      const row = await this.#orm.em.fork().findOne(BackupRecordLogEntity, { recordKind: this.#kind, recordId: event.recordId, seq: event.sequence });
+      const row = await this.#orm.em
+        .fork()
+        .findOne(BackupRecordLogEntity, { recordKind: this.#kind, recordId: event.recordId, seq: event.sequence });
       if (!row) return;
       event = { ...event, message: row.message };
     }
@@ -181,13 +215,29 @@ export class RecordLogHub {
 
   /** Stored lines after `afterSeq`, oldest first. */
   async stored(recordId: number, afterSeq: number, status: RecordStatus): Promise<LogEvent[]> {
-    const rows = await this.#orm.em.fork().find(BackupRecordLogEntity, { recordKind: this.#kind, recordId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' } });
-    return rows.map((r) => ({ recordId, sequence: r.seq, level: r.level as LogLevel, message: r.message, timestamp: r.createdAt.toISOString(), completed: false, status }));
+    const rows = await this.#orm.em
+      .fork()
+      .find(
+        BackupRecordLogEntity,
+        { recordKind: this.#kind, recordId, seq: { $gt: afterSeq } },
+        { orderBy: { seq: 'asc' } },
+      );
+    return rows.map((r) => ({
+      recordId,
+      sequence: r.seq,
+      level: r.level as LogLevel,
+      message: r.message,
+      timestamp: r.createdAt.toISOString(),
+      completed: false,
+      status,
+    }));
   }
 
   /** Every stored line as text (`<time> <LEVEL> <message>`), for a record's detail. */
   async content(recordId: number): Promise<string> {
-    const lines = await this.#orm.em.fork().find(BackupRecordLogEntity, { recordKind: this.#kind, recordId }, { orderBy: { seq: 'asc' } });
+    const lines = await this.#orm.em
+      .fork()
+      .find(BackupRecordLogEntity, { recordKind: this.#kind, recordId }, { orderBy: { seq: 'asc' } });
     return lines.map((l) => `${l.createdAt.toISOString()} ${l.level.toUpperCase()} ${l.message}`).join('\n');
   }
 
@@ -197,10 +247,21 @@ export class RecordLogHub {
 }
 
 export function finalEvent(recordId: number, seq: number, status: RecordStatus): LogEvent {
-  return { recordId, sequence: seq, level: 'info', message: 'stream completed', timestamp: new Date().toISOString(), completed: true, status };
+  return {
+    recordId,
+    sequence: seq,
+    level: 'info',
+    message: 'stream completed',
+    timestamp: new Date().toISOString(),
+    completed: true,
+    status,
+  };
 }
 
 /** A hub's lifecycle start: with several masters (PostgreSQL) its lines travel through the cluster. */
-export function relayThroughCluster(hub: RecordLogHub, { cluster, logger }: { cluster: Cluster; logger: { error(obj: object, msg: string): void } }): void {
+export function relayThroughCluster(
+  hub: RecordLogHub,
+  { cluster, logger }: { cluster: Cluster; logger: { error(obj: object, msg: string): void } },
+): void {
   if (cluster.shared) hub.relay(cluster, (err) => logger.error({ err }, 'cluster notice failed'));
 }

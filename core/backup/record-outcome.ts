@@ -20,7 +20,13 @@ export interface OutcomeDeps {
  * function so an agent's run is reported exactly like the master's. The notice goes into the
  * notification outbox in the same flush as the outcome: both are stored, or neither.
  */
-export async function settleBackup(deps: OutcomeDeps, em: EntityManager, record: BackupRecord, task: BackupTask | null | undefined, status: RecordStatus): Promise<void> {
+export async function settleBackup(
+  deps: OutcomeDeps,
+  em: EntityManager,
+  record: BackupRecord,
+  task: BackupTask | null | undefined,
+  status: RecordStatus,
+): Promise<void> {
   const completed = new Date();
   const started = record.startedAt ?? completed;
   record.status = status;
@@ -32,7 +38,11 @@ export async function settleBackup(deps: OutcomeDeps, em: EntityManager, record:
   await em.flush();
   if (staged) deps.alerts.commit(staged, { publish: false });
   const { recordLogs, backupMetrics } = deps;
-  await recordLogs.line(record.id, status === 'success' ? 'info' : status === 'partial' ? 'warn' : 'error', `backup ${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
+  await recordLogs.line(
+    record.id,
+    status === 'success' ? 'info' : status === 'partial' ? 'warn' : 'error',
+    `backup ${status} in ${(record.durationMs / 1000).toFixed(1)} s`,
+  );
   recordLogs.setStatus(record.id, status);
   await recordLogs.close(record.id, status);
   backupMetrics.runs.inc({ type: record.type, status, trigger: record.trigger });
@@ -43,11 +53,26 @@ export async function settleBackup(deps: OutcomeDeps, em: EntityManager, record:
 
 /** Every run's result on the bus (dashboards refresh on it), whether or not it is news for channels. */
 function publishOutcome(events: EventBus, record: BackupRecord): void {
-  const type = record.status === 'success' ? 'backup_success' : record.status === 'partial' ? 'backup_partial' : record.status === 'cancelled' ? 'backup_cancelled' : 'backup_failed';
+  const type =
+    record.status === 'success'
+      ? 'backup_success'
+      : record.status === 'partial'
+        ? 'backup_partial'
+        : record.status === 'cancelled'
+          ? 'backup_cancelled'
+          : 'backup_failed';
   events.publish({
     type,
     title: `Backup ${record.status}: ${record.taskName}`,
     body: record.status === 'success' ? `Stored ${record.fileName}.` : record.errorMessage,
-    fields: { recordId: record.id, taskId: record.taskId, taskName: record.taskName, status: record.status, fileSize: record.fileSize, durationSeconds: Math.round(record.durationMs / 1000), nodeId: record.nodeId },
+    fields: {
+      recordId: record.id,
+      taskId: record.taskId,
+      taskName: record.taskName,
+      status: record.status,
+      fileSize: record.fileSize,
+      durationSeconds: Math.round(record.durationMs / 1000),
+      nodeId: record.nodeId,
+    },
   });
 }

@@ -53,7 +53,8 @@ export function decideRetention(
 ): RetentionDecision {
   validatePolicy(policy);
   const now = options.now;
-  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new RangeError('retention: options.now must be a valid Date');
+  if (!(now instanceof Date) || Number.isNaN(now.getTime()))
+    throw new RangeError('retention: options.now must be a valid Date');
 
   const seen = new Set<number>();
   for (const r of records) {
@@ -101,7 +102,8 @@ export function decideRetention(
 function validatePolicy(policy: RetentionPolicy): void {
   for (const key of POLICY_KEYS) {
     const v = policy[key];
-    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`retention: ${key} must be a whole number 0 or more, got ${String(v)}`);
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw new RangeError(`retention: ${key} must be a whole number 0 or more, got ${String(v)}`);
   }
 }
 
@@ -188,7 +190,12 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let fmt = formatters.get(timeZone);
   if (!fmt) {
     // Throws RangeError for a zone Intl does not know.
-    fmt = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
+    fmt = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', {
+      timeZone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+    });
     formatters.set(timeZone, fmt);
   }
   return fmt;

@@ -26,7 +26,19 @@ export class RetentionService {
   readonly #metrics: BackupMetrics;
   readonly #log: FastifyBaseLogger;
 
-  constructor({ orm, recordDeleter, audit, backupMetrics, logger }: { orm: MikroORM; recordDeleter: RecordDeleter; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger }) {
+  constructor({
+    orm,
+    recordDeleter,
+    audit,
+    backupMetrics,
+    logger,
+  }: {
+    orm: MikroORM;
+    recordDeleter: RecordDeleter;
+    audit: AuditWriter;
+    backupMetrics: BackupMetrics;
+    logger: FastifyBaseLogger;
+  }) {
     this.#orm = orm;
     this.#deleter = recordDeleter;
     this.#audit = audit;
@@ -38,7 +50,11 @@ export class RetentionService {
     const em = this.#orm.em.fork();
     const task = await em.findOne(BackupTaskEntity, { id: taskId });
     if (!task) return { kept: [], deleted: [], pending: [] };
-    const records = await em.find(BackupRecordEntity, { taskId, status: { $in: [...ARTIFACT_STATUSES] }, deleteRequestedAt: null }, { fields: ['id', 'completedAt', 'startedAt', 'locked'] });
+    const records = await em.find(
+      BackupRecordEntity,
+      { taskId, status: { $in: [...ARTIFACT_STATUSES] }, deleteRequestedAt: null },
+      { fields: ['id', 'completedAt', 'startedAt', 'locked'] },
+    );
     const decision = decideRetention(
       records.map((r) => ({ id: r.id, completedAt: r.completedAt ?? r.startedAt ?? new Date(0), locked: r.locked })),
       task,
@@ -52,11 +68,25 @@ export class RetentionService {
         if (outcome.deleted) {
           run.deleted.push(id);
           this.#metrics.retentionDeleted.inc();
-          await this.#audit.record(SYSTEM, { category: 'backup_record', action: 'retention_delete', targetType: 'backup_record', targetId: id, targetName: task.name, detail: reason });
+          await this.#audit.record(SYSTEM, {
+            category: 'backup_record',
+            action: 'retention_delete',
+            targetType: 'backup_record',
+            targetId: id,
+            targetName: task.name,
+            detail: reason,
+          });
         } else {
           run.pending.push(id);
           this.#metrics.retentionFailures.inc();
-          await this.#audit.record(SYSTEM, { category: 'backup_record', action: 'retention_delete_failed', targetType: 'backup_record', targetId: id, targetName: task.name, detail: `${reason}; ${outcome.error ?? ''}`.slice(0, 1000) });
+          await this.#audit.record(SYSTEM, {
+            category: 'backup_record',
+            action: 'retention_delete_failed',
+            targetType: 'backup_record',
+            targetId: id,
+            targetName: task.name,
+            detail: `${reason}; ${outcome.error ?? ''}`.slice(0, 1000),
+          });
         }
       } catch (err) {
         // Locked or started meanwhile: the next run decides again.
@@ -64,7 +94,8 @@ export class RetentionService {
         this.#log.warn({ err, recordId: id }, 'retention skipped a record');
       }
     }
-    if (run.deleted.length > 0 || run.pending.length > 0) this.#log.info({ taskId, deleted: run.deleted, pending: run.pending }, 'retention applied');
+    if (run.deleted.length > 0 || run.pending.length > 0)
+      this.#log.info({ taskId, deleted: run.deleted, pending: run.pending }, 'retention applied');
     return run;
   }
 }

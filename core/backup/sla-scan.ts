@@ -26,12 +26,25 @@ export class SlaScan {
   readonly #log: FastifyBaseLogger;
   readonly #periodic: PeriodicPass<number>;
 
-  constructor({ orm, alerts, config, logger }: { orm: MikroORM; alerts: Alerts; config: { slaScanIntervalSeconds: number; rtoEvidenceMaxAgeSeconds: number }; logger: FastifyBaseLogger }) {
+  constructor({
+    orm,
+    alerts,
+    config,
+    logger,
+  }: {
+    orm: MikroORM;
+    alerts: Alerts;
+    config: { slaScanIntervalSeconds: number; rtoEvidenceMaxAgeSeconds: number };
+    logger: FastifyBaseLogger;
+  }) {
     this.#orm = orm;
     this.#alerts = alerts;
     this.#config = config;
     this.#log = logger;
-    this.#periodic = new PeriodicPass((now) => this.#scan(now), (err: unknown) => this.#log.error({ err }, 'SLA scan failed'));
+    this.#periodic = new PeriodicPass(
+      (now) => this.#scan(now),
+      (err: unknown) => this.#log.error({ err }, 'SLA scan failed'),
+    );
   }
 
   start(): void {
@@ -49,7 +62,11 @@ export class SlaScan {
 
   async #scan(now: Date): Promise<number> {
     const em = this.#orm.em.fork();
-    const tasks = await em.find(BackupTaskEntity, { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] }, { fields: ['id', 'name', 'nodeId', 'slaHoursRpo', 'rtoMinutes', 'createdAt'] });
+    const tasks = await em.find(
+      BackupTaskEntity,
+      { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] },
+      { fields: ['id', 'name', 'nodeId', 'slaHoursRpo', 'rtoMinutes', 'createdAt'] },
+    );
     if (tasks.length === 0) return 0;
     const evidence = await taskEvidence(em);
     const nodes = new Map((await em.find(NodeEntity, {}, { fields: ['id', 'name'] })).map((n) => [n.id, n.name]));
@@ -62,32 +79,59 @@ export class SlaScan {
     return announced;
   }
 
-  async #rpo(task: Pick<BackupTask, 'id' | 'name' | 'nodeId' | 'slaHoursRpo' | 'createdAt'>, e: TaskEvidence, nodes: Map<number, string>, now: Date): Promise<boolean> {
+  async #rpo(
+    task: Pick<BackupTask, 'id' | 'name' | 'nodeId' | 'slaHoursRpo' | 'createdAt'>,
+    e: TaskEvidence,
+    nodes: Map<number, string>,
+    now: Date,
+  ): Promise<boolean> {
     const hours = (now.getTime() - (e.lastSuccessAt ?? task.createdAt).getTime()) / 3600_000;
     if (hours <= task.slaHoursRpo) return false;
     const neverSucceeded = !e.lastSuccessAt;
-    return this.#alerts.raiseOnce({
-      type: 'sla_violation',
-      subject: `task:${task.id}`,
-      linkPath: `/api/backup/tasks/${task.id}`,
-      title: `RPO missed: ${task.name}`,
-      body: neverSucceeded
-        ? `The task has never backed up successfully; its objective is a backup every ${task.slaHoursRpo} h.`
-        : `The last successful backup is ${hours.toFixed(1)} h old; the objective is ${task.slaHoursRpo} h.`,
-      fields: { taskId: task.id, taskName: task.name, nodeId: task.nodeId, nodeName: nodes.get(task.nodeId) ?? (task.nodeId ? '' : 'master'), slaHoursRpo: task.slaHoursRpo, hoursSinceLastSuccess: Math.round(hours * 10) / 10, neverSucceeded },
-    }, REPEAT_MS, now);
+    return this.#alerts.raiseOnce(
+      {
+        type: 'sla_violation',
+        subject: `task:${task.id}`,
+        linkPath: `/api/backup/tasks/${task.id}`,
+        title: `RPO missed: ${task.name}`,
+        body: neverSucceeded
+          ? `The task has never backed up successfully; its objective is a backup every ${task.slaHoursRpo} h.`
+          : `The last successful backup is ${hours.toFixed(1)} h old; the objective is ${task.slaHoursRpo} h.`,
+        fields: {
+          taskId: task.id,
+          taskName: task.name,
+          nodeId: task.nodeId,
+          nodeName: nodes.get(task.nodeId) ?? (task.nodeId ? '' : 'master'),
+          slaHoursRpo: task.slaHoursRpo,
+          hoursSinceLastSuccess: Math.round(hours * 10) / 10,
+          neverSucceeded,
+        },
+      },
+      REPEAT_MS,
+      now,
+    );
   }
 
   async #rto(task: Pick<BackupTask, 'id' | 'name' | 'rtoMinutes'>, e: TaskEvidence, now: Date): Promise<boolean> {
     const rto = rtoStatus(task.rtoMinutes, e, this.#config.rtoEvidenceMaxAgeSeconds * 1000, now);
     if (rto.status !== 'exceeded') return false;
-    return this.#alerts.raiseOnce({
-      type: 'rto_exceeded',
-      subject: `task:${task.id}`,
-      linkPath: `/api/verify/records/${rto.verifyRecordId}`,
-      title: `RTO exceeded: ${task.name}`,
-      body: `The latest deep verification restored the backup in ${rto.measuredMinutes} minutes; the objective is ${task.rtoMinutes} minutes.`,
-      fields: { taskId: task.id, taskName: task.name, verifyId: rto.verifyRecordId, rtoMinutes: task.rtoMinutes, measuredMinutes: rto.measuredMinutes },
-    }, REPEAT_MS, now);
+    return this.#alerts.raiseOnce(
+      {
+        type: 'rto_exceeded',
+        subject: `task:${task.id}`,
+        linkPath: `/api/verify/records/${rto.verifyRecordId}`,
+        title: `RTO exceeded: ${task.name}`,
+        body: `The latest deep verification restored the backup in ${rto.measuredMinutes} minutes; the objective is ${task.rtoMinutes} minutes.`,
+        fields: {
+          taskId: task.id,
+          taskName: task.name,
+          verifyId: rto.verifyRecordId,
+          rtoMinutes: task.rtoMinutes,
+          measuredMinutes: rto.measuredMinutes,
+        },
+      },
+      REPEAT_MS,
+      now,
+    );
   }
 }

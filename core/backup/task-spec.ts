@@ -10,6 +10,10 @@ export function sourceSpecOf(task: BackupTask): SourceSpec {
     type: task.type,
     sourcePaths: JSON.parse(task.sourcePaths) as string[],
     excludePatterns: JSON.parse(task.excludePatterns) as string[],
-    dbHost: task.dbHost, dbPort: task.dbPort, dbUser: task.dbUser, dbName: task.dbName, dbPath: task.dbPath,
+    dbHost: task.dbHost,
+    dbPort: task.dbPort,
+    dbUser: task.dbUser,
+    dbName: task.dbName,
+    dbPath: task.dbPath,
   };
 }

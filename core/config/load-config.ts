@@ -9,7 +9,12 @@ export class ConfigError extends Error {
 }
 
 type Kind = 'string' | 'int' | 'list' | 'duration' | 'switch';
-interface Entry { key: keyof Config; env: string; kind: Kind; min?: number }
+interface Entry {
+  key: keyof Config;
+  env: string;
+  kind: Kind;
+  min?: number;
+}
 
 /** One table: the environment variable, the YAML key (the config key) and how to parse it. */
 const ENTRIES: Entry[] = [
@@ -49,7 +54,6 @@ const ENTRIES: Entry[] = [
   { key: 'console', env: 'BACKPLANE_CONSOLE', kind: 'switch' },
   { key: 'consoleDir', env: 'BACKPLANE_CONSOLE_DIR', kind: 'string' },
 ];
-
 
 function defaults(): Config {
   return {
@@ -101,7 +105,16 @@ function defaults(): Config {
 }
 
 // The words an on/off setting accepts; YAML's own true and false arrive as booleans.
-const SWITCH = new Map([['on', true], ['true', true], ['1', true], ['yes', true], ['off', false], ['false', false], ['0', false], ['no', false]]);
+const SWITCH = new Map([
+  ['on', true],
+  ['true', true],
+  ['1', true],
+  ['yes', true],
+  ['off', false],
+  ['false', false],
+  ['0', false],
+  ['no', false],
+]);
 const DURATION = /^(\d+)\s*(s|m|h|d)?$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -112,9 +125,16 @@ function parseValue(entry: Entry, raw: unknown, source: string): unknown {
       if (typeof raw !== 'string' && typeof raw !== 'number') throw fail('must be a string');
       return String(raw);
     case 'list':
-      if (Array.isArray(raw)) return raw.map(String).map((s) => s.trim()).filter(Boolean);
+      if (Array.isArray(raw))
+        return raw
+          .map(String)
+          .map((s) => s.trim())
+          .filter(Boolean);
       if (typeof raw !== 'string') throw fail('must be a comma-separated string or a list');
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     case 'int': {
       const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
       if (!Number.isInteger(n) || n < (entry.min ?? 0)) throw fail(`must be an integer >= ${entry.min ?? 0}`);
@@ -166,7 +186,9 @@ function originOf(value: string): string | undefined {
  * Builds the configuration: defaults, then the optional YAML file, then the environment,
  * then explicit overrides (tests). Unknown YAML keys are an error so typos do not pass silently.
  */
-export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; overrides?: Partial<Config> } = {}): Config {
+export function loadConfig(
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; overrides?: Partial<Config> } = {},
+): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const config = defaults() as unknown as Record<string, unknown>;
@@ -177,7 +199,8 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; ove
   }
   for (const entry of ENTRIES) {
     const fromFile = file.values[entry.key];
-    if (fromFile !== undefined && fromFile !== null) config[entry.key] = parseValue(entry, fromFile, `${file.path}: ${entry.key}`);
+    if (fromFile !== undefined && fromFile !== null)
+      config[entry.key] = parseValue(entry, fromFile, `${file.path}: ${entry.key}`);
     const fromEnv = env[entry.env];
     if (fromEnv !== undefined && fromEnv !== '') config[entry.key] = parseValue(entry, fromEnv, entry.env);
   }
@@ -191,12 +214,15 @@ export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; ove
     throw new ConfigError('BACKPLANE_DATABASE_URL: must start with sqlite: or postgres://');
   }
   const relativeRoot = result.localFsRoots.find((r) => !isAbsolute(r));
-  if (relativeRoot !== undefined) throw new ConfigError(`BACKPLANE_LOCAL_FS_ROOTS: "${relativeRoot}" must be an absolute path`);
+  if (relativeRoot !== undefined)
+    throw new ConfigError(`BACKPLANE_LOCAL_FS_ROOTS: "${relativeRoot}" must be an absolute path`);
   result.localFsRoots = result.localFsRoots.map((r) => resolve(r));
   const badOrigin = result.corsOrigins.find((o) => originOf(o) !== o);
   if (badOrigin !== undefined) {
     const fixed = originOf(badOrigin);
-    throw new ConfigError(`BACKPLANE_CORS_ORIGINS: "${badOrigin}" is not an exact origin (scheme://host[:port], no path, no wildcard)${fixed ? `; as browsers send it: ${fixed}` : ''}`);
+    throw new ConfigError(
+      `BACKPLANE_CORS_ORIGINS: "${badOrigin}" is not an exact origin (scheme://host[:port], no path, no wildcard)${fixed ? `; as browsers send it: ${fixed}` : ''}`,
+    );
   }
   if (result.externalUrl) result.externalUrl = result.externalUrl.replace(/\/+$/, '');
   result.webauthnOrigins = result.webauthnOrigins.map((o) => o.replace(/\/+$/, ''));

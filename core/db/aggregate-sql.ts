@@ -30,7 +30,9 @@ export class AggregateSql {
   /** A write; resolves with the number of rows it changed. */
   async run(sql: string, params: unknown[] = []): Promise<number> {
     if (this.dialect === 'sqlite') return Number((await this.#bound(sql, params)).numAffectedRows ?? 0);
-    const result = (await this.#em.getConnection().execute(sql, params, 'run', this.#em.getTransactionContext())) as { affectedRows?: number };
+    const result = (await this.#em.getConnection().execute(sql, params, 'run', this.#em.getTransactionContext())) as {
+      affectedRows?: number;
+    };
     return result.affectedRows ?? 0;
   }
 
@@ -42,7 +44,9 @@ export class AggregateSql {
    * transaction) the ORM uses, so its connection lock and transactions hold.
    */
   #bound(sql: string, params: unknown[]): Promise<QueryResult<unknown>> {
-    const client = (this.#em.getTransactionContext<Kysely<unknown>>() ?? (this.#em.getConnection() as unknown as { getClient(): Kysely<unknown> }).getClient());
+    const client =
+      this.#em.getTransactionContext<Kysely<unknown>>() ??
+      (this.#em.getConnection() as unknown as { getClient(): Kysely<unknown> }).getClient();
     return client.executeQuery(CompiledQuery.raw(sql, params.map(sqliteValue)));
   }
 
@@ -53,7 +57,9 @@ export class AggregateSql {
 
   /** The UTC day (YYYY-MM-DD) of a time column. */
   day(column: string): string {
-    return this.dialect === 'sqlite' ? `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')` : `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
+    return this.dialect === 'sqlite'
+      ? `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`
+      : `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
   }
 
   /**

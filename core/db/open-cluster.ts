@@ -8,7 +8,11 @@ import { PgCluster } from './pg-cluster.ts';
  * live logs then travel through the database (LISTEN/NOTIFY) so every master's clients see them
  * (the event bus and the log hubs relay through it: their modules' lifecycles).
  */
-export function openCluster(databaseUrl: string, ids: { masterId: number; numberFloor: number }, log: FastifyBaseLogger): Cluster {
+export function openCluster(
+  databaseUrl: string,
+  ids: { masterId: number; numberFloor: number },
+  log: FastifyBaseLogger,
+): Cluster {
   const onError = (err: unknown): void => log.error({ err }, 'cluster notice failed');
   if (databaseKind(databaseUrl) === 'sqlite') return new LocalCluster(ids.masterId, onError);
   // Notices are numbered from the boot's floor: above every id of earlier boots (core/events/event-bus.ts).

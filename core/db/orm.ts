@@ -19,7 +19,11 @@ export const UNMANAGED_SCHEMA = /backup_records_search|backup_records_one_active
 /** The ORM's schema difference without the statements about unmanaged objects. */
 export async function schemaDrift(orm: MikroORM): Promise<string> {
   const sql = await orm.schema.getUpdateSchemaSQL({ wrap: false });
-  return sql.split('\n').filter((line) => !UNMANAGED_SCHEMA.test(line)).join('\n').trim();
+  return sql
+    .split('\n')
+    .filter((line) => !UNMANAGED_SCHEMA.test(line))
+    .join('\n')
+    .trim();
 }
 export type DatabaseKind = 'sqlite' | 'postgresql';
 

@@ -74,7 +74,10 @@ export class PgCluster implements Cluster {
   /** Opens the session (failing if the database cannot be reached), then checks every `checkMs`. */
   async start(): Promise<void> {
     this.#client = await this.#connect();
-    await this.#run("select setval('backplane_event_ids', greatest((select last_value from backplane_event_ids), $1::int8))", [this.#options.numberFloor]);
+    await this.#run(
+      "select setval('backplane_event_ids', greatest((select last_value from backplane_event_ids), $1::int8))",
+      [this.#options.numberFloor],
+    );
     await this.#check();
     this.#timer = setInterval(() => void this.#checkOnce(), this.#checkMs);
     this.#timer.unref();
@@ -113,8 +116,8 @@ export class PgCluster implements Cluster {
     // lock: numbers are taken in the order of the commits, which is the order of delivery.
     try {
       await this.#run(
-        `begin; select pg_advisory_xact_lock(${NUMBERED_LOCK}); `
-        + `select pg_notify(${client.escapeLiteral(channel)}, nextval('backplane_event_ids')::text || ':' || ${client.escapeLiteral(payload)}); commit`,
+        `begin; select pg_advisory_xact_lock(${NUMBERED_LOCK}); ` +
+          `select pg_notify(${client.escapeLiteral(channel)}, nextval('backplane_event_ids')::text || ':' || ${client.escapeLiteral(payload)}); commit`,
       );
     } catch (err) {
       // A statement that failed leaves the transaction open and aborted: end it, or the session stays unusable.
@@ -143,12 +146,20 @@ export class PgCluster implements Cluster {
   /** A query on the current session, one at a time (pg refuses overlapping queries on one client from version 9). */
   #run<R extends pg.QueryResultRow>(text: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
     const turn = this.#queries.then(() => this.#session().query<R>(text, params));
-    this.#queries = turn.then(() => undefined, () => undefined);
+    this.#queries = turn.then(
+      () => undefined,
+      () => undefined,
+    );
     return turn;
   }
 
   async #connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.#options.url, application_name: `backplane-master-${this.masterId}`, keepAlive: true, query_timeout: 15_000 });
+    const client = new pg.Client({
+      connectionString: this.#options.url,
+      application_name: `backplane-master-${this.masterId}`,
+      keepAlive: true,
+      query_timeout: 15_000,
+    });
     client.on('notification', (msg) => {
       for (const listener of this.#listeners.get(msg.channel as ClusterChannel) ?? []) {
         try {
@@ -163,7 +174,10 @@ export class PgCluster implements Cluster {
     client.on('end', () => void this.#lost(client));
     await client.connect();
     try {
-      const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [ALIVE_CLASS, this.masterId]);
+      const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
+        ALIVE_CLASS,
+        this.masterId,
+      ]);
       if (!rows[0]?.ok) throw new Error(`master ${this.masterId}'s alive lock is held by another session`);
       for (const channel of this.#listeners.keys()) await client.query(`listen ${channel}`);
     } catch (err) {
@@ -174,7 +188,11 @@ export class PgCluster implements Cluster {
   }
 
   #checkOnce(): Promise<void> {
-    this.#checking ??= this.#check().catch(this.#options.onError).finally(() => { this.#checking = undefined; });
+    this.#checking ??= this.#check()
+      .catch(this.#options.onError)
+      .finally(() => {
+        this.#checking = undefined;
+      });
     return this.#checking;
   }
 
@@ -188,7 +206,12 @@ export class PgCluster implements Cluster {
     let rows: { ok: boolean }[];
     try {
       // A leader checks that its session (and so its lock) still stands; a follower tries to lead.
-      rows = (await this.#run<{ ok: boolean }>(this.#leader ? 'select true as ok' : 'select pg_try_advisory_lock($1::int8) as ok', this.#leader ? [] : [LEADER_LOCK])).rows;
+      rows = (
+        await this.#run<{ ok: boolean }>(
+          this.#leader ? 'select true as ok' : 'select pg_try_advisory_lock($1::int8) as ok',
+          this.#leader ? [] : [LEADER_LOCK],
+        )
+      ).rows;
     } catch (err) {
       // A session that does not answer is as good as lost: the others may already take this master for dead.
       await this.#lost(client);
@@ -206,7 +229,10 @@ export class PgCluster implements Cluster {
   async #lost(client: pg.Client): Promise<void> {
     if (client !== this.#client || this.#stopped) return;
     this.#client = undefined;
-    this.#options.log.warn({ masterId: this.masterId }, 'database session lost: this master stops leading and stops its runs');
+    this.#options.log.warn(
+      { masterId: this.masterId },
+      'database session lost: this master stops leading and stops its runs',
+    );
     for (const listener of this.#sessionLost) listener();
     if (this.#leader) {
       this.#leader = false;

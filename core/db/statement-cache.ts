@@ -8,7 +8,9 @@
  * Written here, not taken from a library: the SQLite driver is chosen by MikroORM and offers no
  * statement cache of its own.
  */
-interface Statement { readonly busy: boolean }
+interface Statement {
+  readonly busy: boolean;
+}
 
 /**
  * Longer texts are prepared but not kept: a statement with its values written into the text
@@ -16,7 +18,9 @@ interface Statement { readonly busy: boolean }
  * of native memory in the cache (a 200,000-file backup's manifest kept 100 MiB; docs/benchmarks.md).
  */
 const MAX_CACHED_TEXT = 4096;
-interface NativeDatabase { prepare(sql: string): Statement }
+interface NativeDatabase {
+  prepare(sql: string): Statement;
+}
 
 export function cacheStatements(db: NativeDatabase, size = 500): void {
   const prepare = db.prepare.bind(db);

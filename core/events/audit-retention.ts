@@ -14,7 +14,11 @@ export class AuditRetention {
   readonly #log: FastifyBaseLogger;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor({ orm, readSettings, logger }: { orm: MikroORM; readSettings: () => Promise<Record<string, string>>; logger: FastifyBaseLogger }) {
+  constructor({
+    orm,
+    readSettings,
+    logger,
+  }: { orm: MikroORM; readSettings: () => Promise<Record<string, string>>; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#readSettings = readSettings;
     this.#log = logger;

@@ -16,7 +16,11 @@ export class AuditWebhook {
   readonly #log: FastifyBaseLogger;
   #stop: (() => void) | undefined;
 
-  constructor({ audit, readSettings, logger }: { audit: AuditWriter; readSettings: () => Promise<Record<string, string>>; logger: FastifyBaseLogger }) {
+  constructor({
+    audit,
+    readSettings,
+    logger,
+  }: { audit: AuditWriter; readSettings: () => Promise<Record<string, string>>; logger: FastifyBaseLogger }) {
     this.#audit = audit;
     this.#readSettings = readSettings;
     this.#log = logger;
@@ -49,9 +53,13 @@ export class AuditWebhook {
         detail: entry.detail,
         clientIp: entry.clientIp,
       });
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `Backplane-Audit/${VERSION}` };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': `Backplane-Audit/${VERSION}`,
+      };
       const secret = settings.audit_webhook_secret;
-      if (secret) headers['x-backplane-signature'] = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      if (secret)
+        headers['x-backplane-signature'] = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
       const res = await fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
       if (!res.ok) log.warn({ status: res.status }, 'audit webhook refused the entry');
     } catch (err) {

@@ -3,7 +3,11 @@ import { AuditLogEntity } from '../db/entities/audit-log.ts';
 import type { Principal } from '../auth/principal.ts';
 import { principalName } from '../auth/principal.ts';
 
-export interface AuditActor { principal: Principal | null; clientIp: string; username?: string }
+export interface AuditActor {
+  principal: Principal | null;
+  clientIp: string;
+  username?: string;
+}
 
 /** The actor of background work (scheduler, retention, dependents). */
 export const SYSTEM_ACTOR: AuditActor = { principal: null, clientIp: '', username: 'system' };
@@ -18,7 +22,12 @@ export interface AuditEntry {
 }
 
 /** An entry as stored, handed to `onRecorded` listeners. */
-export type RecordedAuditEntry = { id: number; actor: { userId: number | null; username: string }; clientIp: string; createdAt: Date } & Required<AuditEntry>;
+export type RecordedAuditEntry = {
+  id: number;
+  actor: { userId: number | null; username: string };
+  clientIp: string;
+  createdAt: Date;
+} & Required<AuditEntry>;
 type Listener = (row: RecordedAuditEntry) => void;
 
 /**
@@ -35,7 +44,12 @@ export class AuditWriter {
 
   async record(actor: AuditActor, entry: AuditEntry): Promise<void> {
     const em = this.#orm.em.fork();
-    const userId = actor.principal?.kind === 'user' ? actor.principal.userId : actor.principal?.kind === 'apiKey' ? actor.principal.createdById : null;
+    const userId =
+      actor.principal?.kind === 'user'
+        ? actor.principal.userId
+        : actor.principal?.kind === 'apiKey'
+          ? actor.principal.createdById
+          : null;
     const row = em.create(AuditLogEntity, {
       userId,
       username: (actor.username ?? principalName(actor.principal)).slice(0, 128),
@@ -48,8 +62,18 @@ export class AuditWriter {
       clientIp: actor.clientIp.slice(0, 64),
     });
     await em.flush();
-    const full = { id: row.id, actor: { userId: row.userId ?? null, username: row.username }, clientIp: row.clientIp, createdAt: row.createdAt,
-      category: row.category, action: row.action, targetType: row.targetType, targetId: row.targetId, targetName: row.targetName, detail: row.detail };
+    const full = {
+      id: row.id,
+      actor: { userId: row.userId ?? null, username: row.username },
+      clientIp: row.clientIp,
+      createdAt: row.createdAt,
+      category: row.category,
+      action: row.action,
+      targetType: row.targetType,
+      targetId: row.targetId,
+      targetName: row.targetName,
+      detail: row.detail,
+    };
     for (const listener of this.#listeners) listener(full);
   }
 

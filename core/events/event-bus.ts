@@ -48,7 +48,8 @@ export class EventBus {
   #relay: { cluster: Cluster; onError: (err: unknown) => void } | undefined;
 
   constructor(bootEpoch: number) {
-    if (!Number.isSafeInteger(bootEpoch) || bootEpoch < 1 || bootEpoch > MAX_EPOCH) throw new Error(`boot epoch out of range (1..${MAX_EPOCH}): ${bootEpoch}`);
+    if (!Number.isSafeInteger(bootEpoch) || bootEpoch < 1 || bootEpoch > MAX_EPOCH)
+      throw new Error(`boot epoch out of range (1..${MAX_EPOCH}): ${bootEpoch}`);
     this.#firstId = bootEpoch * BOOT_ID_STRIDE + 1;
     this.#nextId = this.#firstId;
     // SSE clients each subscribe; many open dashboards are normal, not a leak.
@@ -83,7 +84,8 @@ export class EventBus {
       const colon = payload.indexOf(':');
       const id = Number(payload.slice(0, colon));
       try {
-        if (Number.isSafeInteger(id) && id >= this.#nextId) this.#deliver({ ...(JSON.parse(payload.slice(colon + 1)) as Omit<AppEvent, 'id'>), id });
+        if (Number.isSafeInteger(id) && id >= this.#nextId)
+          this.#deliver({ ...(JSON.parse(payload.slice(colon + 1)) as Omit<AppEvent, 'id'>), id });
       } catch (err) {
         onError(err);
       }

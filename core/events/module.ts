@@ -21,7 +21,11 @@ export default defineModule({
   services,
   lifecycle: {
     // Several masters (PostgreSQL): events travel through the cluster so every master's clients see them.
-    events: { runs: 'always', start: (s, { cluster, logger }) => cluster.shared && s.relay(cluster, (err) => logger.error({ err }, 'cluster notice failed')) },
+    events: {
+      runs: 'always',
+      start: (s, { cluster, logger }) =>
+        cluster.shared && s.relay(cluster, (err) => logger.error({ err }, 'cluster notice failed')),
+    },
     auditRetention: { runs: 'leading', start: (s) => s.start(), stop: (s) => s.stop() },
     auditWebhook: { runs: 'always', start: (s) => s.start(), stop: (s) => s.stop() },
   },

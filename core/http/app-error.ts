@@ -8,7 +8,10 @@ export class AppError extends Error {
   readonly details: unknown;
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, options: { message?: string; details?: unknown; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    options: { message?: string; details?: unknown; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
     const [status, message] = ERROR_CATALOGUE[code];
     super(options.message ?? message, { cause: options.cause });
     this.code = code;

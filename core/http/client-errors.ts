@@ -28,23 +28,34 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   const { status, body } = envelope(code);
   this.log.info({ code, parserCode: err.code, status }, 'request refused by the HTTP parser');
   if (socket.writable) {
-    socket.write([
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'X-Content-Type-Options: nosniff',
-      'Connection: close',
-      '',
-      body,
-    ].join('\r\n'));
+    socket.write(
+      [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'X-Content-Type-Options: nosniff',
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
   }
   socket.destroy();
 }
 
 /** Fastify's `frameworkErrors`: router-level refusals (a URL that cannot be decoded, a path parameter over the length limit). */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'URI_TOO_LONG' : error.code === 'FST_ERR_BAD_URL' ? 'INVALID_URL' : 'INVALID_INPUT';
+  const code: ErrorCode =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'URI_TOO_LONG'
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'INVALID_URL'
+        : 'INVALID_INPUT';
   const [status, message] = ERROR_CATALOGUE[code];
   request.log.info({ code, status }, 'request refused by the router');
-  void reply.code(status).header('x-content-type-options', 'nosniff').type('application/json; charset=utf-8').send({ code, message });
+  void reply
+    .code(status)
+    .header('x-content-type-options', 'nosniff')
+    .type('application/json; charset=utf-8')
+    .send({ code, message });
 }

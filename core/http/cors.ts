@@ -16,16 +16,19 @@ export const CORS_EXPOSED_HEADERS = ['X-Total-Count', 'Content-Disposition'];
  * `OPTIONS *` route is added before the guard starts checking labels. A preflight from another
  * origin gets no CORS header and falls through to 404.
  */
-export const cors = fp(async function cors(app: FastifyInstance, opts: { origins: string[] }) {
-  if (opts.origins.length === 0) return;
-  const allowed = new Set(opts.origins);
-  await app.register(fastifyCors, {
-    // A function, not the list: with a list, @fastify/cors still sends the credentials and
-    // exposed-headers headers to origins it refuses; `false` sends none.
-    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
-    credentials: true,
-    exposedHeaders: CORS_EXPOSED_HEADERS,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    maxAge: 600,
-  });
-}, { name: 'backplane-cors' });
+export const cors = fp(
+  async function cors(app: FastifyInstance, opts: { origins: string[] }) {
+    if (opts.origins.length === 0) return;
+    const allowed = new Set(opts.origins);
+    await app.register(fastifyCors, {
+      // A function, not the list: with a list, @fastify/cors still sends the credentials and
+      // exposed-headers headers to origins it refuses; `false` sends none.
+      origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+      credentials: true,
+      exposedHeaders: CORS_EXPOSED_HEADERS,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      maxAge: 600,
+    });
+  },
+  { name: 'backplane-cors' },
+);

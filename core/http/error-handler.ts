@@ -27,12 +27,16 @@ declare module 'fastify' {
   }
 }
 
-interface ValidationIssue { path: string; message: string }
+interface ValidationIssue {
+  path: string;
+  message: string;
+}
 
 function validationDetails(error: FastifyError): ValidationIssue[] {
   const where = error.validationContext ?? 'body';
   return (error.validation ?? []).map((v) => {
-    const missing = v.keyword === 'required' ? `/${String((v.params as { missingProperty?: string }).missingProperty)}` : '';
+    const missing =
+      v.keyword === 'required' ? `/${String((v.params as { missingProperty?: string }).missingProperty)}` : '';
     return { path: `${where}${v.instancePath}${missing}`, message: v.message ?? 'invalid' };
   });
 }
@@ -54,7 +58,11 @@ function toAppError(error: FastifyError | AppError): AppError {
 
 /** The single root error handler: writes the error envelope and hides 5xx detail. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler(function rootErrorHandler(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  app.setErrorHandler(function rootErrorHandler(
+    error: FastifyError | AppError,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
     const appErr = toAppError(error);
     if (appErr.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appErr.code, status: appErr.statusCode }, 'request refused');
@@ -69,6 +77,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(function routeNotFound(request, reply) {
     if (fallbacks.some((fallback) => fallback(request, reply))) return;
     const [status, message] = ERROR_CATALOGUE.ROUTE_NOT_FOUND;
-    void reply.code(status).send({ code: 'ROUTE_NOT_FOUND', message: `${message} ${request.method} ${request.url.split('?')[0]}` });
+    void reply
+      .code(status)
+      .send({ code: 'ROUTE_NOT_FOUND', message: `${message} ${request.method} ${request.url.split('?')[0]}` });
   });
 }

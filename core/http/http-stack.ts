@@ -22,20 +22,28 @@ export interface HttpStackOptions {
  * container's request scopes, the error envelope, CORS, the OpenAPI description, the access
  * guard, the input guard, event streams and cookies.
  */
-export const httpStack = fp(async function httpStack(app: FastifyInstance, opts: HttpStackOptions) {
-  // First, so every response carries them, even one refused by a later hook.
-  await app.register(responseHeaders);
-  await app.register(fastifyAwilixPlugin, { container: opts.container, disposeOnClose: true, disposeOnResponse: true, strictBooleanEnforced: true });
-  registerErrorHandling(app);
-  await app.register(requestScope);
-  // Before the guard: a preflight is answered in onRequest, before authentication (core/http/cors.ts).
-  await app.register(cors, { origins: opts.corsOrigins });
-  // Before the guard and the routes: it labels the docs' own routes and sees every route as it is added.
-  await app.register(openapi);
-  await app.register(opts.accessGuard);
-  await app.register(inputGuard);
-  // Contract: a heartbeat comment every 25 s on every stream.
-  await app.register(fastifySSE, { heartbeatInterval: 25_000 });
-  // Read by the login (the trusted-device cookie); no signing: the cookie holds a random token.
-  await app.register(fastifyCookie);
-}, { name: 'backplane-http-stack' });
+export const httpStack = fp(
+  async function httpStack(app: FastifyInstance, opts: HttpStackOptions) {
+    // First, so every response carries them, even one refused by a later hook.
+    await app.register(responseHeaders);
+    await app.register(fastifyAwilixPlugin, {
+      container: opts.container,
+      disposeOnClose: true,
+      disposeOnResponse: true,
+      strictBooleanEnforced: true,
+    });
+    registerErrorHandling(app);
+    await app.register(requestScope);
+    // Before the guard: a preflight is answered in onRequest, before authentication (core/http/cors.ts).
+    await app.register(cors, { origins: opts.corsOrigins });
+    // Before the guard and the routes: it labels the docs' own routes and sees every route as it is added.
+    await app.register(openapi);
+    await app.register(opts.accessGuard);
+    await app.register(inputGuard);
+    // Contract: a heartbeat comment every 25 s on every stream.
+    await app.register(fastifySSE, { heartbeatInterval: 25_000 });
+    // Read by the login (the trusted-device cookie); no signing: the cookie holds a random token.
+    await app.register(fastifyCookie);
+  },
+  { name: 'backplane-http-stack' },
+);

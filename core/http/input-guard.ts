@@ -21,7 +21,9 @@ function containsSuspect(value: unknown, depth = 0): boolean {
 /** Integer path parameters of the route's schema (e.g. `id`). */
 function integerParams(request: FastifyRequest): string[] {
   const params = request.routeOptions.schema?.params as { properties?: Record<string, { type?: string }> } | undefined;
-  return Object.entries(params?.properties ?? {}).filter(([, s]) => s.type === 'integer').map(([k]) => k);
+  return Object.entries(params?.properties ?? {})
+    .filter(([, s]) => s.type === 'integer')
+    .map(([k]) => k);
 }
 
 /**
@@ -32,18 +34,25 @@ function integerParams(request: FastifyRequest): string[] {
  * - integer path parameters are plain decimal digits: `1e3`, `0x10`, ` 1` and `1.0` are
  *   400 INVALID_ID, although a lenient number parser would accept them.
  */
-export const inputGuard = fp(async function inputGuard(app: FastifyInstance) {
-  app.addHook('preValidation', async function rejectSuspectInput(request: FastifyRequest) {
-    for (const name of integerParams(request)) {
-      const raw = (request.params as Record<string, unknown>)[name];
-      if (typeof raw !== 'string' || !DIGITS.test(raw)) {
-        throw new AppError('INVALID_ID', { details: [{ path: `params/${name}`, message: 'must be a positive integer' }] });
+export const inputGuard = fp(
+  async function inputGuard(app: FastifyInstance) {
+    app.addHook('preValidation', async function rejectSuspectInput(request: FastifyRequest) {
+      for (const name of integerParams(request)) {
+        const raw = (request.params as Record<string, unknown>)[name];
+        if (typeof raw !== 'string' || !DIGITS.test(raw)) {
+          throw new AppError('INVALID_ID', {
+            details: [{ path: `params/${name}`, message: 'must be a positive integer' }],
+          });
+        }
       }
-    }
-    // A streamed body (an agent's artifact upload) is bytes, not fields.
-    const body = request.body instanceof Readable ? undefined : request.body;
-    if (containsSuspect(request.query) || containsSuspect(request.params) || containsSuspect(body)) {
-      throw new AppError('INVALID_INPUT', { details: [{ path: 'request', message: 'must not contain NUL characters or unpaired surrogates' }] });
-    }
-  });
-}, { name: 'backplane-input-guard' });
+      // A streamed body (an agent's artifact upload) is bytes, not fields.
+      const body = request.body instanceof Readable ? undefined : request.body;
+      if (containsSuspect(request.query) || containsSuspect(request.params) || containsSuspect(body)) {
+        throw new AppError('INVALID_INPUT', {
+          details: [{ path: 'request', message: 'must not contain NUL characters or unpaired surrogates' }],
+        });
+      }
+    });
+  },
+  { name: 'backplane-input-guard' },
+);

@@ -2,7 +2,9 @@ import type { FastifyServerOptions } from 'fastify';
 
 /** One-time install tokens travel in the path; they must never reach a log line. */
 export function redactUrl(url: string): string {
-  return url.replace(/(\/install\/)[^/?#]+/g, '$1[REDACTED]').replace(/([?&](?:token|code|state)=)[^&#]*/gi, '$1[REDACTED]');
+  return url
+    .replace(/(\/install\/)[^/?#]+/g, '$1[REDACTED]')
+    .replace(/([?&](?:token|code|state)=)[^&#]*/gi, '$1[REDACTED]');
 }
 
 /** pino options: secrets in headers are censored, URLs are scrubbed of tokens. */
@@ -11,8 +13,14 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     level,
     redact: {
       paths: [
-        'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-agent-token"]', 'req.headers.cookie',
-        'res.headers["set-cookie"]', '*.password', '*.token', '*.secret',
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'req.headers["x-agent-token"]',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.token',
+        '*.secret',
       ],
       censor: '[REDACTED]',
     },

@@ -13,11 +13,14 @@ declare module 'fastify' {
  * Fastify (errors and 404s included) and streams written straight to the socket (downloads,
  * event streams) alike: Node merges them into the status line's headers.
  */
-export const responseHeaders = fp(async function responseHeaders(app: FastifyInstance) {
-  app.addHook('onRequest', async function baseHeaders(request: FastifyRequest, reply: FastifyReply) {
-    reply.raw.setHeader('X-Content-Type-Options', 'nosniff');
-    // Agent routes hand out task specifications (database and storage credentials): never cached either.
-    const { secret, access } = request.routeOptions.config;
-    if (secret === true || access === 'agent') reply.raw.setHeader('Cache-Control', 'no-store');
-  });
-}, { name: 'backplane-response-headers' });
+export const responseHeaders = fp(
+  async function responseHeaders(app: FastifyInstance) {
+    app.addHook('onRequest', async function baseHeaders(request: FastifyRequest, reply: FastifyReply) {
+      reply.raw.setHeader('X-Content-Type-Options', 'nosniff');
+      // Agent routes hand out task specifications (database and storage credentials): never cached either.
+      const { secret, access } = request.routeOptions.config;
+      if (secret === true || access === 'agent') reply.raw.setHeader('Cache-Control', 'no-store');
+    });
+  },
+  { name: 'backplane-response-headers' },
+);

@@ -52,4 +52,5 @@ export function rawResponse(description: string, mediaTypes: string[], format?: 
 }
 
 /** An event stream (`text/event-stream`): events as `id`/`event`/`data` lines, heartbeat comments between. */
-export const eventStreamResponse = (what: string) => rawResponse(`${what}, as server-sent events`, ['text/event-stream']);
+export const eventStreamResponse = (what: string) =>
+  rawResponse(`${what}, as server-sent events`, ['text/event-stream']);

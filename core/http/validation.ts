@@ -11,7 +11,8 @@ const MAX_DEPTH = 64;
  * which JavaScript has already rounded. Such a value reached the database as SQL text before.
  */
 function unsafeNumberAt(value: unknown, path: string, depth = 0): string | undefined {
-  if (typeof value === 'number') return !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) ? path : undefined;
+  if (typeof value === 'number')
+    return !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) ? path : undefined;
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return undefined;
   for (const [key, v] of Object.entries(value)) {
     const found = unsafeNumberAt(v, `${path}/${key}`, depth + 1);
@@ -31,7 +32,13 @@ function withSafeNumbers(validate: ValidateFunction): ValidateFunction {
       checked.errors = null;
       return true;
     }
-    const error: ErrorObject = { instancePath: at, schemaPath: '#', keyword: 'maximum', params: {}, message: 'must be a finite number within ±2^53' };
+    const error: ErrorObject = {
+      instancePath: at,
+      schemaPath: '#',
+      keyword: 'maximum',
+      params: {},
+      message: 'must be a finite number within ±2^53',
+    };
     checked.errors = [error];
     return false;
   }) as ValidateFunction;
@@ -47,5 +54,8 @@ export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> 
   const coercing = new Ajv({ ...BASE, coerceTypes: 'array' });
   const exact = new Ajv({ ...BASE, coerceTypes: false });
   for (const ajv of [coercing, exact]) (addFormats as unknown as (a: Ajv) => void)(ajv);
-  return ({ schema, httpPart }) => withSafeNumbers((httpPart === 'body' ? exact : coercing).compile(schema as object)) as ReturnType<FastifySchemaCompiler<FastifySchema>>;
+  return ({ schema, httpPart }) =>
+    withSafeNumbers((httpPart === 'body' ? exact : coercing).compile(schema as object)) as ReturnType<
+      FastifySchemaCompiler<FastifySchema>
+    >;
 }

@@ -24,24 +24,50 @@ export class MetricsCollector {
   readonly #g: Record<string, Gauge<string>>;
   readonly #periodic: PeriodicPass<void>;
 
-  constructor({ orm, config, logger, metricsRegistry }: { orm: MikroORM; config: Config; logger: FastifyBaseLogger; metricsRegistry: Registry }) {
+  constructor({
+    orm,
+    config,
+    logger,
+    metricsRegistry,
+  }: { orm: MikroORM; config: Config; logger: FastifyBaseLogger; metricsRegistry: Registry }) {
     this.#orm = orm;
     this.#config = config;
     this.#log = logger;
     const registers = [metricsRegistry];
-    const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers });
+    const gauge = (name: string, help: string, labelNames: string[] = []) =>
+      new Gauge({ name, help, labelNames, registers });
     this.#g = {
-      storageUsed: gauge('backplane_storage_used_bytes', 'Bytes of artifacts held on each storage target', ['target', 'type']),
+      storageUsed: gauge('backplane_storage_used_bytes', 'Bytes of artifacts held on each storage target', [
+        'target',
+        'type',
+      ]),
       nodeOnline: gauge('backplane_node_online', '1 when the node is online (the master always is)', ['node', 'role']),
       queueDepth: gauge('backplane_agent_command_queue_depth', 'Agent commands waiting for their node', ['node']),
-      commandsRunning: gauge('backplane_agent_command_running', 'Agent commands claimed by their node and not finished', ['node']),
-      commandTimeouts: gauge('backplane_agent_command_timeouts', 'Agent commands the master took back in the last 24 hours (lease lapsed)', ['node']),
+      commandsRunning: gauge(
+        'backplane_agent_command_running',
+        'Agent commands claimed by their node and not finished',
+        ['node'],
+      ),
+      commandTimeouts: gauge(
+        'backplane_agent_command_timeouts',
+        'Agent commands the master took back in the last 24 hours (lease lapsed)',
+        ['node'],
+      ),
       slaBreach: gauge('backplane_sla_breach_tasks', 'Enabled tasks whose last success is older than their RPO'),
-      rtoExceeded: gauge('backplane_rto_exceeded_tasks', 'Enabled tasks whose last measured restore exceeded their RTO'),
-      rtoUnmeasured: gauge('backplane_rto_unmeasured_tasks', 'Enabled tasks with an RTO and no recent deep verification measuring it'),
+      rtoExceeded: gauge(
+        'backplane_rto_exceeded_tasks',
+        'Enabled tasks whose last measured restore exceeded their RTO',
+      ),
+      rtoUnmeasured: gauge(
+        'backplane_rto_unmeasured_tasks',
+        'Enabled tasks with an RTO and no recent deep verification measuring it',
+      ),
       refreshed: gauge('backplane_metrics_refreshed_timestamp_seconds', 'When these gauges were last refreshed'),
     };
-    this.#periodic = new PeriodicPass((now) => this.#refresh(now), (err: unknown) => this.#log.error({ err }, 'metrics refresh failed'));
+    this.#periodic = new PeriodicPass(
+      (now) => this.#refresh(now),
+      (err: unknown) => this.#log.error({ err }, 'metrics refresh failed'),
+    );
   }
 
   start(): void {
@@ -64,11 +90,19 @@ export class MetricsCollector {
       sql.rows(`select t.name, t.type, coalesce(sum(c.file_size), 0) as bytes from storage_targets t
         left join backup_record_copies c on c.storage_target_id = t.id and c.status = 'success' group by t.id, t.name, t.type`),
       // Rows, not entities: at 10,000 nodes hydrating them every refresh held requests up (bench/agents.ts).
-      sql.rows<{ id: number; name: string; is_local: unknown; last_seen_at: unknown }>('select id, name, is_local, last_seen_at from nodes'),
-      sql.rows(`select node_id, sum(case when status = 'pending' then 1 else 0 end) as pending, sum(case when status = 'claimed' then 1 else 0 end) as claimed,
+      sql.rows<{ id: number; name: string; is_local: unknown; last_seen_at: unknown }>(
+        'select id, name, is_local, last_seen_at from nodes',
+      ),
+      sql.rows(
+        `select node_id, sum(case when status = 'pending' then 1 else 0 end) as pending, sum(case when status = 'claimed' then 1 else 0 end) as claimed,
         sum(case when lost_at > ? then 1 else 0 end) as lost from agent_commands where status in ('pending', 'claimed') or lost_at > ? group by node_id`,
-      [sql.time(new Date(now.getTime() - DAY_MS)), sql.time(new Date(now.getTime() - DAY_MS))]),
-      em.find(BackupTaskEntity, { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] }, { fields: ['id', 'slaHoursRpo', 'rtoMinutes', 'createdAt'] }),
+        [sql.time(new Date(now.getTime() - DAY_MS)), sql.time(new Date(now.getTime() - DAY_MS))],
+      ),
+      em.find(
+        BackupTaskEntity,
+        { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] },
+        { fields: ['id', 'slaHoursRpo', 'rtoMinutes', 'createdAt'] },
+      ),
       taskEvidence(em),
     ]);
     const g = this.#g;
@@ -78,7 +112,10 @@ export class MetricsCollector {
     for (const key of ['nodeOnline', 'queueDepth', 'commandsRunning', 'commandTimeouts']) g[key]!.reset();
     for (const row of nodes) {
       const n = { id: num(row.id), name: row.name, isLocal: bool(row.is_local), lastSeenAt: timeOf(row.last_seen_at) };
-      g.nodeOnline!.set({ node: n.name, role: n.isLocal ? 'master' : 'agent' }, n.isLocal || nodeStatus(n, this.#config.nodeOfflineSeconds, now.getTime()) === 'online' ? 1 : 0);
+      g.nodeOnline!.set(
+        { node: n.name, role: n.isLocal ? 'master' : 'agent' },
+        n.isLocal || nodeStatus(n, this.#config.nodeOfflineSeconds, now.getTime()) === 'online' ? 1 : 0,
+      );
       if (n.isLocal) continue;
       const c = byNode.get(n.id);
       g.queueDepth!.set({ node: n.name }, num(c?.pending));

@@ -19,8 +19,16 @@ export interface TaskEvidence {
 }
 
 const EMPTY: TaskEvidence = {
-  runs: 0, successes: 0, failures: 0, lastRunAt: null, lastStatus: null, lastSuccessAt: null, lastSuccessRecordId: null, protectedBytes: 0,
-  lastDeepVerify: null, lastRestoreMeasure: null,
+  runs: 0,
+  successes: 0,
+  failures: 0,
+  lastRunAt: null,
+  lastStatus: null,
+  lastSuccessAt: null,
+  lastSuccessRecordId: null,
+  protectedBytes: 0,
+  lastDeepVerify: null,
+  lastRestoreMeasure: null,
 };
 
 /**
@@ -42,9 +50,14 @@ export async function taskEvidence(em: EntityManager, since?: Date): Promise<Map
   };
   const [window, latest] = await Promise.all([
     // Without a window (the SLA scan, the metrics), only the newest rows are wanted.
-    since === undefined ? [] : sql.rows(`select ${sql.groupKey('task_id')} as task_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as successes,
+    since === undefined
+      ? []
+      : sql.rows(
+          `select ${sql.groupKey('task_id')} as task_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as successes,
       sum(case when status = 'failed' then 1 else 0 end) as failures
-      from backup_records where started_at >= ? group by 1`, [sql.time(since)]),
+      from backup_records where started_at >= ? group by 1`,
+          [sql.time(since)],
+        ),
     sql.rows(`select t.id as task_id,
       (select max(r.id) from backup_records r where r.task_id = t.id) as last_id,
       (select max(r.id) from backup_records r where r.task_id = t.id and r.status = 'success') as success_id,
@@ -52,24 +65,46 @@ export async function taskEvidence(em: EntityManager, since?: Date): Promise<Map
       (select max(v.id) from verify_records v where v.task_id = t.id and v.mode = 'deep' and v.restore_ms is not null) as measured_id
       from backup_tasks t`),
   ]);
-  const recordIds = latest.flatMap((r) => [r.last_id, r.success_id]).filter((id) => id !== null && id !== undefined).map(num);
-  const verifyIds = latest.flatMap((r) => [r.deep_id, r.measured_id]).filter((id) => id !== null && id !== undefined).map(num);
+  const recordIds = latest
+    .flatMap((r) => [r.last_id, r.success_id])
+    .filter((id) => id !== null && id !== undefined)
+    .map(num);
+  const verifyIds = latest
+    .flatMap((r) => [r.deep_id, r.measured_id])
+    .filter((id) => id !== null && id !== undefined)
+    .map(num);
   const [records, verifies] = await Promise.all([
     byIds(sql, 'select id, status, started_at, queued_at, completed_at, file_size from backup_records', recordIds),
     byIds(sql, 'select id, status, restore_ms, completed_at from verify_records', verifyIds),
   ]);
-  for (const r of window) Object.assign(of(r.task_id), { runs: num(r.runs), successes: num(r.successes), failures: num(r.failures) });
+  for (const r of window)
+    Object.assign(of(r.task_id), { runs: num(r.runs), successes: num(r.successes), failures: num(r.failures) });
   for (const t of latest) {
     const e = of(t.task_id);
     const last = records.get(num(t.last_id));
     // The newest run; one still queued has no start yet and shows when it was queued.
-    if (last) Object.assign(e, { lastRunAt: timeOf(last.started_at) ?? timeOf(last.queued_at), lastStatus: last.status as RecordStatus });
+    if (last)
+      Object.assign(e, {
+        lastRunAt: timeOf(last.started_at) ?? timeOf(last.queued_at),
+        lastStatus: last.status as RecordStatus,
+      });
     const success = records.get(num(t.success_id));
-    if (success) Object.assign(e, { lastSuccessAt: timeOf(success.completed_at), lastSuccessRecordId: num(success.id), protectedBytes: num(success.file_size) });
+    if (success)
+      Object.assign(e, {
+        lastSuccessAt: timeOf(success.completed_at),
+        lastSuccessRecordId: num(success.id),
+        protectedBytes: num(success.file_size),
+      });
     const deep = verifies.get(num(t.deep_id));
-    if (deep) e.lastDeepVerify = { id: num(deep.id), status: String(deep.status), completedAt: timeOf(deep.completed_at) };
+    if (deep)
+      e.lastDeepVerify = { id: num(deep.id), status: String(deep.status), completedAt: timeOf(deep.completed_at) };
     const measured = verifies.get(num(t.measured_id));
-    if (measured) e.lastRestoreMeasure = { id: num(measured.id), restoreMs: num(measured.restore_ms), completedAt: timeOf(measured.completed_at) };
+    if (measured)
+      e.lastRestoreMeasure = {
+        id: num(measured.id),
+        restoreMs: num(measured.restore_ms),
+        completedAt: timeOf(measured.completed_at),
+      };
   }
   return out;
 }
@@ -79,7 +114,8 @@ async function byIds(sql: AggregateSql, select: string, ids: number[]): Promise<
   const out = new Map<number, Record<string, unknown>>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    for (const row of await sql.rows(`${select} where id in (${chunk.map(() => '?').join(', ')})`, chunk)) out.set(num(row.id), row);
+    for (const row of await sql.rows(`${select} where id in (${chunk.map(() => '?').join(', ')})`, chunk))
+      out.set(num(row.id), row);
   }
   return out;
 }
@@ -95,9 +131,15 @@ export type RtoStatus = 'ok' | 'exceeded' | 'unmeasured';
  * `rtoMinutes`. No measurement, or one older than `maxAgeMs`, is `unmeasured`: "recoverable
  * within N minutes" must be a recent measurement, not a promise.
  */
-export function rtoStatus(rtoMinutes: number, e: TaskEvidence, maxAgeMs: number, now: Date): { status: RtoStatus; measuredMinutes: number | null; measuredAt: Date | null; verifyRecordId: number | null } {
+export function rtoStatus(
+  rtoMinutes: number,
+  e: TaskEvidence,
+  maxAgeMs: number,
+  now: Date,
+): { status: RtoStatus; measuredMinutes: number | null; measuredAt: Date | null; verifyRecordId: number | null } {
   const m = e.lastRestoreMeasure;
-  if (!m || !m.completedAt) return { status: 'unmeasured', measuredMinutes: null, measuredAt: null, verifyRecordId: null };
+  if (!m || !m.completedAt)
+    return { status: 'unmeasured', measuredMinutes: null, measuredAt: null, verifyRecordId: null };
   const measuredMinutes = Math.round((m.restoreMs / 60_000) * 100) / 100;
   const stale = now.getTime() - m.completedAt.getTime() > maxAgeMs;
   const status: RtoStatus = stale ? 'unmeasured' : m.restoreMs > rtoMinutes * 60_000 ? 'exceeded' : 'ok';

@@ -21,7 +21,16 @@ export class ScheduleError extends Error {}
 
 const EVERY = /^@every(\s|$)/i;
 /** Go's units (time.ParseDuration), in milliseconds. */
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
 /** Go's largest duration (about 292 years). */
 const MAX_MS = 9_223_372_036_854;
@@ -34,7 +43,10 @@ export function everyDurationMs(text: string): number {
   while (PART.lastIndex < text.length) {
     const at = PART.lastIndex;
     const m = PART.exec(text);
-    if (!m) throw new ScheduleError(`"@every ${text}": "${text.slice(at)}" is not a duration (a number and a unit: h, m, s, ms; e.g. 1h30m)`);
+    if (!m)
+      throw new ScheduleError(
+        `"@every ${text}": "${text.slice(at)}" is not a duration (a number and a unit: h, m, s, ms; e.g. 1h30m)`,
+      );
     ms += Number(m[1]) * UNIT_MS[m[2]!]!;
   }
   if (ms > MAX_MS) throw new ScheduleError(`"@every ${text}" is longer than the longest duration (about 292 years)`);

@@ -16,7 +16,8 @@ export function lifecycleOrder(modules: readonly AppModule[]): Entry[] {
   for (const m of modules) {
     for (const [name, lifecycle] of Object.entries(m.lifecycle ?? {})) {
       if (!lifecycle) continue;
-      if (!m.services || !(name in m.services)) throw new Error(`module ${m.name}: lifecycle of "${name}", which it does not register`);
+      if (!m.services || !(name in m.services))
+        throw new Error(`module ${m.name}: lifecycle of "${name}", which it does not register`);
       entries.set(name, { name, module: m.name, lifecycle: lifecycle as ServiceLifecycle<unknown> });
     }
   }
@@ -24,11 +25,13 @@ export function lifecycleOrder(modules: readonly AppModule[]): Entry[] {
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (entry: Entry, path: string[]): void => {
     if (state.get(entry.name) === 'done') return;
-    if (state.get(entry.name) === 'visiting') throw new Error(`service lifecycles form a cycle: ${[...path, entry.name].join(' -> ')}`);
+    if (state.get(entry.name) === 'visiting')
+      throw new Error(`service lifecycles form a cycle: ${[...path, entry.name].join(' -> ')}`);
     state.set(entry.name, 'visiting');
     for (const dep of entry.lifecycle.after ?? []) {
       const before = entries.get(dep);
-      if (!before) throw new Error(`${entry.name} (module ${entry.module}) starts after "${dep}", which has no lifecycle`);
+      if (!before)
+        throw new Error(`${entry.name} (module ${entry.module}) starts after "${dep}", which has no lifecycle`);
       visit(before, [...path, entry.name]);
     }
     state.set(entry.name, 'done');

@@ -13,7 +13,12 @@ export class BackupMetrics {
 
   constructor({ metricsRegistry }: { metricsRegistry: Registry }) {
     const registers = [metricsRegistry];
-    this.runs = new Counter({ name: 'backplane_backup_runs_total', help: 'Finished backup runs', labelNames: ['type', 'status', 'trigger'], registers });
+    this.runs = new Counter({
+      name: 'backplane_backup_runs_total',
+      help: 'Finished backup runs',
+      labelNames: ['type', 'status', 'trigger'],
+      registers,
+    });
     this.duration = new Histogram({
       name: 'backplane_backup_duration_seconds',
       help: 'Backup run wall time',
@@ -21,11 +26,33 @@ export class BackupMetrics {
       buckets: [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 21600],
       registers,
     });
-    this.bytes = new Counter({ name: 'backplane_backup_bytes_total', help: 'Stored bytes written by successful or partial runs (once per artifact)', labelNames: ['type'], registers });
-    this.running = new Gauge({ name: 'backplane_backups_running', help: 'Backup runs in progress (on the master and on agents)', registers });
+    this.bytes = new Counter({
+      name: 'backplane_backup_bytes_total',
+      help: 'Stored bytes written by successful or partial runs (once per artifact)',
+      labelNames: ['type'],
+      registers,
+    });
+    this.running = new Gauge({
+      name: 'backplane_backups_running',
+      help: 'Backup runs in progress (on the master and on agents)',
+      registers,
+    });
     this.queued = new Gauge({ name: 'backplane_backups_queued', help: 'Backup runs waiting for a slot', registers });
-    this.skipped = new Counter({ name: 'backplane_backup_runs_skipped_total', help: 'Scheduled runs that did not start', labelNames: ['reason'], registers });
-    this.retentionDeleted = new Counter({ name: 'backplane_retention_deleted_total', help: 'Records removed by retention', registers });
-    this.retentionFailures = new Counter({ name: 'backplane_retention_delete_failures_total', help: 'Artifact deletions that failed and will be retried', registers });
+    this.skipped = new Counter({
+      name: 'backplane_backup_runs_skipped_total',
+      help: 'Scheduled runs that did not start',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.retentionDeleted = new Counter({
+      name: 'backplane_retention_deleted_total',
+      help: 'Records removed by retention',
+      registers,
+    });
+    this.retentionFailures = new Counter({
+      name: 'backplane_retention_delete_failures_total',
+      help: 'Artifact deletions that failed and will be retried',
+      registers,
+    });
   }
 }

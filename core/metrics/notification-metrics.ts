@@ -9,7 +9,16 @@ export class NotificationMetrics {
 
   constructor({ metricsRegistry }: { metricsRegistry: Registry }) {
     const registers = [metricsRegistry];
-    this.deliveries = new Counter({ name: 'backplane_notification_deliveries_total', help: 'Notification delivery attempts by channel type and outcome', labelNames: ['type', 'outcome'], registers });
-    this.outboxDepth = new Gauge({ name: 'backplane_notification_outbox_depth', help: 'Notification events and deliveries waiting to be sent', registers });
+    this.deliveries = new Counter({
+      name: 'backplane_notification_deliveries_total',
+      help: 'Notification delivery attempts by channel type and outcome',
+      labelNames: ['type', 'outcome'],
+      registers,
+    });
+    this.outboxDepth = new Gauge({
+      name: 'backplane_notification_outbox_depth',
+      help: 'Notification events and deliveries waiting to be sent',
+      registers,
+    });
   }
 }

@@ -5,7 +5,10 @@ import { NotificationEventEntity, type NotificationEvent } from '../db/entities/
 import { severityOf, type Alert } from './alert.ts';
 
 /** An alert written into a unit of work, published once that work is flushed. */
-export interface StagedAlert { alert: Alert; row: NotificationEvent }
+export interface StagedAlert {
+  alert: Alert;
+  row: NotificationEvent;
+}
 
 /**
  * Raises alerts: each goes into the notification outbox (delivered by the DeliveryWorker, which
@@ -50,7 +53,14 @@ export class Alerts {
    */
   commit(staged: StagedAlert, options: { publish?: boolean } = {}): void {
     const { alert, row } = staged;
-    if (options.publish !== false) this.#events.publish({ type: alert.type, title: row.title, body: alert.body, fields: alert.fields, timestamp: row.occurredAt.toISOString() });
+    if (options.publish !== false)
+      this.#events.publish({
+        type: alert.type,
+        title: row.title,
+        body: alert.body,
+        fields: alert.fields,
+        timestamp: row.occurredAt.toISOString(),
+      });
     for (const listener of this.#stored) listener();
   }
 
@@ -73,7 +83,9 @@ export class Alerts {
    * restore that succeeded stays a success): a failure to store the alert is logged.
    */
   notify(alert: Alert): Promise<void> {
-    return this.raise(alert).catch((err: unknown) => this.#log.error({ err, type: alert.type }, 'an alert could not be stored'));
+    return this.raise(alert).catch((err: unknown) =>
+      this.#log.error({ err, type: alert.type }, 'an alert could not be stored'),
+    );
   }
 
   /**
@@ -82,7 +94,11 @@ export class Alerts {
    */
   async raiseOnce(alert: Alert & { subject: string }, periodMs: number, now = new Date()): Promise<boolean> {
     const em = this.#orm.em.fork();
-    const recent = await em.count(NotificationEventEntity, { type: alert.type, subject: alert.subject, occurredAt: { $gt: new Date(now.getTime() - periodMs) } });
+    const recent = await em.count(NotificationEventEntity, {
+      type: alert.type,
+      subject: alert.subject,
+      occurredAt: { $gt: new Date(now.getTime() - periodMs) },
+    });
     if (recent > 0) return false;
     const staged = this.stage(em, alert, now);
     await em.flush();

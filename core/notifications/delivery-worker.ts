@@ -3,7 +3,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { Alerts } from './alerts.ts';
 import type { NotificationMetrics } from '../metrics/notification-metrics.ts';
-import { NotificationAttemptEntity, NotificationChannelEntity, NotificationDeliveryEntity, NotificationEventEntity, type NotificationDelivery } from '../db/entities/notification.ts';
+import {
+  NotificationAttemptEntity,
+  NotificationChannelEntity,
+  NotificationDeliveryEntity,
+  NotificationEventEntity,
+  type NotificationDelivery,
+} from '../db/entities/notification.ts';
 import type { NotificationSender } from './notification-sender.ts';
 import { dispatchPending, queueDigests } from './dispatch.ts';
 import { messageOf } from './message.ts';
@@ -56,8 +62,13 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     this.#stopped = false;
     const em = this.#deps.orm.em.fork();
-    const resumed = await em.nativeUpdate(NotificationDeliveryEntity, { status: 'sending' }, { status: 'pending', nextAttemptAt: new Date() });
-    if (resumed > 0) this.#deps.logger.warn({ resumed }, 'notification deliveries interrupted by a restart will be sent again');
+    const resumed = await em.nativeUpdate(
+      NotificationDeliveryEntity,
+      { status: 'sending' },
+      { status: 'pending', nextAttemptAt: new Date() },
+    );
+    if (resumed > 0)
+      this.#deps.logger.warn({ resumed }, 'notification deliveries interrupted by a restart will be sent again');
     this.#unsubscribe = this.#deps.alerts.onStored(() => this.wake());
     const pollMs = Math.min(5000, Math.max(200, this.#deps.config.notifyRetryBaseSeconds * 500));
     this.#timer = setInterval(() => this.wake(), pollMs);
@@ -106,7 +117,11 @@ export class DeliveryWorker {
 
   async #dueNow(): Promise<boolean> {
     const em = this.#deps.orm.em.fork();
-    return (await em.count(NotificationEventEntity, { dispatchedAt: null })) + (await em.count(NotificationDeliveryEntity, { status: 'pending', nextAttemptAt: { $lte: new Date() } })) > 0;
+    return (
+      (await em.count(NotificationEventEntity, { dispatchedAt: null })) +
+        (await em.count(NotificationDeliveryEntity, { status: 'pending', nextAttemptAt: { $lte: new Date() } })) >
+      0
+    );
   }
 
   async #runPass(): Promise<void> {
@@ -114,12 +129,25 @@ export class DeliveryWorker {
     const now = new Date();
     const em = this.#deps.orm.em.fork();
     const settings = await this.#deps.readSettings();
-    await dispatchPending(em, { coalesceMs: config.notifyCoalesceSeconds * 1000, backupNotifications: settings.backup_notification_enabled !== 'false', now });
+    await dispatchPending(em, {
+      coalesceMs: config.notifyCoalesceSeconds * 1000,
+      backupNotifications: settings.backup_notification_enabled !== 'false',
+      now,
+    });
     if (now.getTime() - this.#lastDigestCheck >= DIGEST_CHECK_MS) {
       this.#lastDigestCheck = now.getTime();
-      await queueDigests(em, now, settings.timezone || Intl.DateTimeFormat().resolvedOptions().timeZone, config.externalUrl);
+      await queueDigests(
+        em,
+        now,
+        settings.timezone || Intl.DateTimeFormat().resolvedOptions().timeZone,
+        config.externalUrl,
+      );
     }
-    const due = await em.find(NotificationDeliveryEntity, { status: 'pending', nextAttemptAt: { $lte: now } }, { fields: ['channelId'], orderBy: { id: 'asc' }, limit: 1000 });
+    const due = await em.find(
+      NotificationDeliveryEntity,
+      { status: 'pending', nextAttemptAt: { $lte: now } },
+      { fields: ['channelId'], orderBy: { id: 'asc' }, limit: 1000 },
+    );
     for (const channelId of new Set(due.map((d) => d.channelId))) this.#startLane(channelId);
     await this.#updateDepth();
   }
@@ -138,7 +166,11 @@ export class DeliveryWorker {
   async #runLane(channelId: number): Promise<void> {
     while (!this.#stopped) {
       const em = this.#deps.orm.em.fork();
-      const batch = await em.find(NotificationDeliveryEntity, { channelId, status: 'pending', nextAttemptAt: { $lte: new Date() } }, { orderBy: { id: 'asc' }, limit: LANE_BATCH });
+      const batch = await em.find(
+        NotificationDeliveryEntity,
+        { channelId, status: 'pending', nextAttemptAt: { $lte: new Date() } },
+        { orderBy: { id: 'asc' }, limit: LANE_BATCH },
+      );
       if (batch.length === 0) return;
       for (const delivery of batch) {
         if (this.#stopped) return;
@@ -151,7 +183,11 @@ export class DeliveryWorker {
     const { orm, config, notificationSender, notificationMetrics, logger } = this.#deps;
     const em = orm.em.fork();
     // The claim: only one sender moves a delivery from pending to sending.
-    const claimed = await em.nativeUpdate(NotificationDeliveryEntity, { id: delivery.id, status: 'pending' }, { status: 'sending', attempts: delivery.attempts + 1 });
+    const claimed = await em.nativeUpdate(
+      NotificationDeliveryEntity,
+      { id: delivery.id, status: 'pending' },
+      { status: 'sending', attempts: delivery.attempts + 1 },
+    );
     if (claimed !== 1) return;
     const attempt = delivery.attempts + 1;
     const channel = await em.findOne(NotificationChannelEntity, { id: delivery.channelId }, { populate: ['secrets'] });
@@ -166,23 +202,49 @@ export class DeliveryWorker {
       if (!outcome.ok) error = { kind: outcome.kind, message: outcome.message };
     }
     const now = new Date();
-    em.create(NotificationAttemptEntity, { deliveryId: delivery.id, channelId: delivery.channelId, attempt, outcome: error ? 'failed' : 'delivered', errorKind: error?.kind ?? '', error: error?.message ?? '', durationMs, at: now });
+    em.create(NotificationAttemptEntity, {
+      deliveryId: delivery.id,
+      channelId: delivery.channelId,
+      attempt,
+      outcome: error ? 'failed' : 'delivered',
+      errorKind: error?.kind ?? '',
+      error: error?.message ?? '',
+      durationMs,
+      at: now,
+    });
     const fresh = await em.findOneOrFail(NotificationDeliveryEntity, { id: delivery.id });
     if (!error) {
       Object.assign(fresh, { status: 'delivered', deliveredAt: now, nextAttemptAt: null, lastError: '' });
       notificationMetrics.deliveries.inc({ type: channel?.type ?? 'unknown', outcome: 'delivered' });
     } else {
       const retry = error.kind === 'transient' && attempt < config.notifyMaxAttempts;
-      Object.assign(fresh, { status: retry ? 'pending' : 'failed', lastError: error.message, nextAttemptAt: retry ? new Date(now.getTime() + backoffMs(config.notifyRetryBaseSeconds, attempt)) : null });
+      Object.assign(fresh, {
+        status: retry ? 'pending' : 'failed',
+        lastError: error.message,
+        nextAttemptAt: retry ? new Date(now.getTime() + backoffMs(config.notifyRetryBaseSeconds, attempt)) : null,
+      });
       notificationMetrics.deliveries.inc({ type: channel?.type ?? 'unknown', outcome: retry ? 'retry' : 'failed' });
-      logger.warn({ channelId: delivery.channelId, deliveryId: delivery.id, event: delivery.eventType, attempt, kind: error.kind, error: error.message, retry }, 'notification delivery failed');
+      logger.warn(
+        {
+          channelId: delivery.channelId,
+          deliveryId: delivery.id,
+          event: delivery.eventType,
+          attempt,
+          kind: error.kind,
+          error: error.message,
+          retry,
+        },
+        'notification delivery failed',
+      );
     }
     await em.flush();
   }
 
   async #updateDepth(): Promise<void> {
     const em = this.#deps.orm.em.fork();
-    const depth = (await em.count(NotificationEventEntity, { dispatchedAt: null })) + (await em.count(NotificationDeliveryEntity, { status: { $in: ['pending', 'sending'] } }));
+    const depth =
+      (await em.count(NotificationEventEntity, { dispatchedAt: null })) +
+      (await em.count(NotificationDeliveryEntity, { status: { $in: ['pending', 'sending'] } }));
     this.#deps.notificationMetrics.outboxDepth.set(depth);
   }
 }

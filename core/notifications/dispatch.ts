@@ -1,5 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { NotificationChannelEntity, NotificationDeliveryEntity, NotificationEventEntity, type NotificationChannel, type NotificationEvent } from '../db/entities/notification.ts';
+import {
+  NotificationChannelEntity,
+  NotificationDeliveryEntity,
+  NotificationEventEntity,
+  type NotificationChannel,
+  type NotificationEvent,
+} from '../db/entities/notification.ts';
 import { subscribes } from './subscription.ts';
 import { digestText } from './message.ts';
 
@@ -39,22 +45,48 @@ export async function dispatchPending(em: EntityManager, options: DispatchOption
   return events.length;
 }
 
-async function addDelivery(em: EntityManager, event: NotificationEvent, channel: NotificationChannel, options: DispatchOptions): Promise<void> {
-  const base = { eventId: event.id, channelId: channel.id, eventType: event.type, subject: event.subject, attempts: 0, lastError: '', coalescedCount: 0, mergedInto: null, deliveredAt: null };
+async function addDelivery(
+  em: EntityManager,
+  event: NotificationEvent,
+  channel: NotificationChannel,
+  options: DispatchOptions,
+): Promise<void> {
+  const base = {
+    eventId: event.id,
+    channelId: channel.id,
+    eventType: event.type,
+    subject: event.subject,
+    attempts: 0,
+    lastError: '',
+    coalescedCount: 0,
+    mergedInto: null,
+    deliveredAt: null,
+  };
   if (channel.digest === 'daily') {
     em.create(NotificationDeliveryEntity, { ...base, status: 'held', nextAttemptAt: null });
     return;
   }
   if (options.coalesceMs > 0 && event.subject) {
     // Folded only into one that was or will be delivered: never into a delivery given up on.
-    const earlier = await em.findOne(NotificationDeliveryEntity, {
-      channelId: channel.id, eventType: event.type, subject: event.subject,
-      status: { $in: ['pending', 'sending', 'delivered'] },
-      createdAt: { $gte: new Date(options.now.getTime() - options.coalesceMs) },
-    }, { orderBy: { id: 'desc' } });
+    const earlier = await em.findOne(
+      NotificationDeliveryEntity,
+      {
+        channelId: channel.id,
+        eventType: event.type,
+        subject: event.subject,
+        status: { $in: ['pending', 'sending', 'delivered'] },
+        createdAt: { $gte: new Date(options.now.getTime() - options.coalesceMs) },
+      },
+      { orderBy: { id: 'desc' } },
+    );
     if (earlier) {
       earlier.coalescedCount += 1;
-      em.create(NotificationDeliveryEntity, { ...base, status: 'coalesced', nextAttemptAt: null, mergedInto: earlier.id });
+      em.create(NotificationDeliveryEntity, {
+        ...base,
+        status: 'coalesced',
+        nextAttemptAt: null,
+        mergedInto: earlier.id,
+      });
       return;
     }
   }
@@ -63,13 +95,28 @@ async function addDelivery(em: EntityManager, event: NotificationEvent, channel:
 
 /** `YYYY-MM-DD` and `HH:MM` of an instant in a time zone. */
 function localParts(at: Date, timeZone: string): { date: string; time: string } {
-  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-    .formatToParts(at).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
   return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
 }
 
 /** Whether a daily-digest channel's digest falls due at `now`: past its time, and not yet sent today. */
-export function digestDue(channel: Pick<NotificationChannel, 'digestTime' | 'lastDigestAt'>, now: Date, timeZone: string): boolean {
+export function digestDue(
+  channel: Pick<NotificationChannel, 'digestTime' | 'lastDigestAt'>,
+  now: Date,
+  timeZone: string,
+): boolean {
   const today = localParts(now, timeZone);
   if (today.time < channel.digestTime) return false;
   return !channel.lastDigestAt || localParts(channel.lastDigestAt, timeZone).date !== today.date;
@@ -79,27 +126,56 @@ export function digestDue(channel: Pick<NotificationChannel, 'digestTime' | 'las
  * For each daily-digest channel whose time has come: one digest event carrying every held
  * delivery, and one pending delivery of it; the held ones are marked digested. Returns how many digests were queued.
  */
-export async function queueDigests(em: EntityManager, now: Date, timeZone: string, externalUrl: string | undefined): Promise<number> {
+export async function queueDigests(
+  em: EntityManager,
+  now: Date,
+  timeZone: string,
+  externalUrl: string | undefined,
+): Promise<number> {
   const channels = await em.find(NotificationChannelEntity, { enabled: true, digest: 'daily' });
   let queued = 0;
   for (const channel of channels) {
     if (!digestDue(channel, now, timeZone)) continue;
     channel.lastDigestAt = now;
-    const held = await em.find(NotificationDeliveryEntity, { channelId: channel.id, status: 'held' }, { orderBy: { id: 'asc' } });
+    const held = await em.find(
+      NotificationDeliveryEntity,
+      { channelId: channel.id, status: 'held' },
+      { orderBy: { id: 'asc' } },
+    );
     if (held.length === 0) {
       await em.flush();
       continue;
     }
-    const events = await em.find(NotificationEventEntity, { id: { $in: held.map((d) => d.eventId) } }, { orderBy: { id: 'asc' } });
+    const events = await em.find(
+      NotificationEventEntity,
+      { id: { $in: held.map((d) => d.eventId) } },
+      { orderBy: { id: 'asc' } },
+    );
     const text = digestText(events, externalUrl);
     const digest = em.create(NotificationEventEntity, {
-      type: 'digest', severity: text.failures > 0 ? 'error' : 'info', subject: `channel:${channel.id}`, title: text.title, body: text.body,
-      fields: JSON.stringify({ events: events.length, failures: text.failures }), linkPath: '', occurredAt: now, dispatchedAt: now,
+      type: 'digest',
+      severity: text.failures > 0 ? 'error' : 'info',
+      subject: `channel:${channel.id}`,
+      title: text.title,
+      body: text.body,
+      fields: JSON.stringify({ events: events.length, failures: text.failures }),
+      linkPath: '',
+      occurredAt: now,
+      dispatchedAt: now,
     });
     await em.flush();
     const delivery = em.create(NotificationDeliveryEntity, {
-      eventId: digest.id, channelId: channel.id, eventType: 'digest', subject: digest.subject, status: 'pending', attempts: 0, nextAttemptAt: now,
-      lastError: '', coalescedCount: 0, mergedInto: null, deliveredAt: null,
+      eventId: digest.id,
+      channelId: channel.id,
+      eventType: 'digest',
+      subject: digest.subject,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastError: '',
+      coalescedCount: 0,
+      mergedInto: null,
+      deliveredAt: null,
     });
     await em.flush();
     for (const d of held) {

@@ -13,16 +13,28 @@ export function linkOf(linkPath: string, externalUrl: string | undefined): strin
 }
 
 /** The message one channel receives for one stored event. */
-export function messageOf(event: NotificationEvent, delivery: { channelId: number; coalescedCount: number }, externalUrl: string | undefined): NotificationMessage {
+export function messageOf(
+  event: NotificationEvent,
+  delivery: { channelId: number; coalescedCount: number },
+  externalUrl: string | undefined,
+): NotificationMessage {
   const fields = JSON.parse(event.fields) as AlertFields;
-  const folded = delivery.coalescedCount > 0 ? `\n\n${delivery.coalescedCount} more event(s) like this one followed within the coalescing window.` : '';
+  const folded =
+    delivery.coalescedCount > 0
+      ? `\n\n${delivery.coalescedCount} more event(s) like this one followed within the coalescing window.`
+      : '';
   const link = linkOf(event.linkPath, externalUrl);
   return {
     event: event.type,
     severity: event.severity as NotificationSeverity,
     title: event.title,
     body: `${event.body}${folded}`,
-    fields: { ...fields, eventType: event.type, timestamp: event.occurredAt.toISOString(), ...(delivery.coalescedCount > 0 ? { coalesced: delivery.coalescedCount } : {}) },
+    fields: {
+      ...fields,
+      eventType: event.type,
+      timestamp: event.occurredAt.toISOString(),
+      ...(delivery.coalescedCount > 0 ? { coalesced: delivery.coalescedCount } : {}),
+    },
     timestamp: event.occurredAt.toISOString(),
     ...(link ? { link } : {}),
     idempotencyKey: idempotencyKey(event.id, delivery.channelId),
@@ -30,11 +42,18 @@ export function messageOf(event: NotificationEvent, delivery: { channelId: numbe
 }
 
 /** The title and body of one digest: every held event since the last one, oldest first. */
-export function digestText(events: NotificationEvent[], externalUrl: string | undefined): { title: string; body: string; failures: number } {
+export function digestText(
+  events: NotificationEvent[],
+  externalUrl: string | undefined,
+): { title: string; body: string; failures: number } {
   const failures = events.filter((e) => e.severity === 'error').length;
   const lines = events.map((e) => {
     const link = linkOf(e.linkPath, externalUrl);
     return `- ${e.occurredAt.toISOString()} [${e.type}] ${e.title}${link ? ` (${link})` : ''}`;
   });
-  return { title: `Backplane daily digest: ${events.length} event(s), ${failures} failure(s)`, body: lines.join('\n'), failures };
+  return {
+    title: `Backplane daily digest: ${events.length} event(s), ${failures} failure(s)`,
+    body: lines.join('\n'),
+    failures,
+  };
 }

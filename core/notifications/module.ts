@@ -10,7 +10,9 @@ const services = {
   notificationSender: asClass(NotificationSender).singleton(),
   /** Raises events: the notification outbox and the event bus. */
   alerts: asClass(Alerts).singleton(),
-  deliveryWorker: asFunction((deps: ConstructorParameters<typeof DeliveryWorker>[0]) => new DeliveryWorker(deps)).singleton(),
+  deliveryWorker: asFunction(
+    (deps: ConstructorParameters<typeof DeliveryWorker>[0]) => new DeliveryWorker(deps),
+  ).singleton(),
 };
 
 declare module '../lib/app-module.ts' {

@@ -16,7 +16,17 @@ export class NotifierOpener {
   readonly #config: Config;
   readonly #log: FastifyBaseLogger;
 
-  constructor({ notifierTypes, secretBox, config, logger }: { notifierTypes: ProviderRegistry<NotifierType>; secretBox: SecretBox; config: Config; logger: FastifyBaseLogger }) {
+  constructor({
+    notifierTypes,
+    secretBox,
+    config,
+    logger,
+  }: {
+    notifierTypes: ProviderRegistry<NotifierType>;
+    secretBox: SecretBox;
+    config: Config;
+    logger: FastifyBaseLogger;
+  }) {
     this.#types = notifierTypes;
     this.#box = secretBox;
     this.#config = config;
@@ -25,7 +35,10 @@ export class NotifierOpener {
 
   type(name: string): NotifierType {
     const type = this.#types.get(name);
-    if (!type) throw new AppError('NOTIFICATION_TYPE_UNSUPPORTED', { message: `No installed plugin provides the notification channel type "${name}".` });
+    if (!type)
+      throw new AppError('NOTIFICATION_TYPE_UNSUPPORTED', {
+        message: `No installed plugin provides the notification channel type "${name}".`,
+      });
     return type;
   }
 
@@ -39,13 +52,19 @@ export class NotifierOpener {
 
   deps(): ProviderDeps {
     const log = this.#log.child({ component: 'notifications' });
-    return { tempDir: join(this.#config.dataDir, 'tmp'), log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) } };
+    return {
+      tempDir: join(this.#config.dataDir, 'tmp'),
+      log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) },
+    };
   }
 
   secretsOf(channel: NotificationChannel): Record<string, unknown> {
     // `secrets` is lazy: a channel loaded without `populate: ['secrets']` would silently lose its credentials.
-    if (channel.secrets === undefined) throw new Error(`notification channel ${channel.id} was loaded without its secrets (populate: ['secrets'])`);
-    return channel.secrets ? (JSON.parse(this.#box.open(channel.secrets, CHANNEL_SECRETS_AAD)) as Record<string, unknown>) : {};
+    if (channel.secrets === undefined)
+      throw new Error(`notification channel ${channel.id} was loaded without its secrets (populate: ['secrets'])`);
+    return channel.secrets
+      ? (JSON.parse(this.#box.open(channel.secrets, CHANNEL_SECRETS_AAD)) as Record<string, unknown>)
+      : {};
   }
 
   sealSecrets(secrets: Record<string, unknown>): string {
@@ -58,7 +77,9 @@ export class NotifierOpener {
 
   /** The non-empty secret values of a config: what must never appear in a log line or a stored error. */
   secretValues(type: NotifierType | undefined, config: Record<string, unknown>): string[] {
-    return (type?.secretFields ?? []).map((f) => config[f]).filter((v): v is string => typeof v === 'string' && v.length > 0);
+    return (type?.secretFields ?? [])
+      .map((f) => config[f])
+      .filter((v): v is string => typeof v === 'string' && v.length > 0);
   }
 
   async create(typeName: string, config: Record<string, unknown>): Promise<NotifierInstance> {

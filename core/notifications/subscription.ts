@@ -1,5 +1,10 @@
 /** What decides whether a channel receives an event. */
-export interface Subscriber { enabled: boolean; onSuccess: boolean; onFailure: boolean; eventTypes: string[] }
+export interface Subscriber {
+  enabled: boolean;
+  onSuccess: boolean;
+  onFailure: boolean;
+  eventTypes: string[];
+}
 
 /** Backup results the legacy rule (no `eventTypes`) routes by `onSuccess` / `onFailure`. */
 const SUCCESSES = new Set(['backup_success']);
@@ -17,7 +22,10 @@ export function subscribes(channel: Subscriber, type: string): boolean {
   if (!channel.enabled) return false;
   if (channel.eventTypes.length > 0) {
     if (channel.eventTypes.includes(type)) return true;
-    return type === RECOVERY && (channel.eventTypes.includes('backup_success') || channel.eventTypes.includes('backup_failed'));
+    return (
+      type === RECOVERY &&
+      (channel.eventTypes.includes('backup_success') || channel.eventTypes.includes('backup_failed'))
+    );
   }
   if (SUCCESSES.has(type)) return channel.onSuccess;
   if (FAILURES.has(type)) return channel.onFailure;
@@ -27,8 +35,24 @@ export function subscribes(channel: Subscriber, type: string): boolean {
 
 /** Every event type Backplane raises, for validation of `eventTypes` and for catalogues. */
 export const EVENT_TYPES = [
-  'backup_success', 'backup_partial', 'backup_failed', 'backup_recovered', 'backup_cancelled',
-  'restore_success', 'restore_failed', 'restore_cancelled', 'verify_success', 'verify_failed', 'verify_cancelled', 'replication_failed',
-  'storage_unhealthy', 'storage_recovered', 'storage_capacity_warning',
-  'node_offline', 'node_online', 'agent_outdated', 'sla_violation', 'rto_exceeded',
+  'backup_success',
+  'backup_partial',
+  'backup_failed',
+  'backup_recovered',
+  'backup_cancelled',
+  'restore_success',
+  'restore_failed',
+  'restore_cancelled',
+  'verify_success',
+  'verify_failed',
+  'verify_cancelled',
+  'replication_failed',
+  'storage_unhealthy',
+  'storage_recovered',
+  'storage_capacity_warning',
+  'node_offline',
+  'node_online',
+  'agent_outdated',
+  'sla_violation',
+  'rto_exceeded',
 ] as const;

@@ -1,4 +1,10 @@
-import { UNSET_OPTION, sameSetting, type ConfigAlias, type ConfigAliases, type ProviderManifest } from '@backplane/plugin-api';
+import {
+  UNSET_OPTION,
+  sameSetting,
+  type ConfigAlias,
+  type ConfigAliases,
+  type ProviderManifest,
+} from '@backplane/plugin-api';
 
 /** A provider type of any kind that may declare other names for its config fields (storage and notifier types do). */
 type AliasedType = ProviderManifest & { configAliases?: ConfigAliases };
@@ -35,7 +41,11 @@ export interface TranslatedConfig {
  * client sends back the whole config it read, both names included); on create, or when both
  * changed, it is an issue naming both fields. A masked or empty secret means "keep the stored one".
  */
-export function fromAliases(type: AliasedType, incoming: Record<string, unknown>, stored?: Record<string, unknown>): TranslatedConfig {
+export function fromAliases(
+  type: AliasedType,
+  incoming: Record<string, unknown>,
+  stored?: Record<string, unknown>,
+): TranslatedConfig {
   const config: Record<string, unknown> = { ...incoming };
   const issues: ConfigIssue[] = [];
   let aliased = false;
@@ -60,7 +70,10 @@ export function fromAliases(type: AliasedType, incoming: Record<string, unknown>
     } else if (stored && same(mapped, canon(before))) {
       continue; // the native name is the edit
     } else {
-      issues.push({ path: `config/${alias.alias}`, message: `and config/${alias.native} set the same option to different values; send one of them` });
+      issues.push({
+        path: `config/${alias.alias}`,
+        message: `and config/${alias.native} set the same option to different values; send one of them`,
+      });
       continue;
     }
     aliased = true;
@@ -80,7 +93,10 @@ export function aliasIssues(type: AliasedType, issues: ConfigIssue[]): ConfigIss
  * The detail's config with the alias names added (where a client reads them), masked like
  * their native counterparts; `maskedFields` lists both names of a masked secret.
  */
-export function aliasView(type: AliasedType | undefined, view: { config: Record<string, unknown>; maskedFields: string[] }): { config: Record<string, unknown>; maskedFields: string[] } {
+export function aliasView(
+  type: AliasedType | undefined,
+  view: { config: Record<string, unknown>; maskedFields: string[] },
+): { config: Record<string, unknown>; maskedFields: string[] } {
   if (!type) return view;
   const config = { ...view.config };
   const masked = new Set(view.maskedFields);

@@ -41,11 +41,17 @@ async function readJson(path: string): Promise<PackageJson | undefined> {
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isDirectory(), () => false);
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 async function firstExisting(paths: string[]): Promise<string | undefined> {
@@ -73,7 +79,9 @@ function packageEntry(dir: string, pkg: PackageJson, label: string): string {
     try {
       target = resolveExports(pkg, '.', { conditions: ['node', 'import'] })?.[0];
     } catch (err) {
-      throw new PluginError(`plugin "${label}": its package.json "exports" has no entry for import: ${(err as Error).message}`);
+      throw new PluginError(
+        `plugin "${label}": its package.json "exports" has no entry for import: ${(err as Error).message}`,
+      );
     }
   } else {
     target = legacyEntry(pkg, { fields: ['main'] }) as string | undefined;
@@ -83,7 +91,14 @@ function packageEntry(dir: string, pkg: PackageJson, label: string): string {
 
 function packageSource(label: string, origin: PluginOrigin, packageJsonPath: string, pkg: PackageJson): PluginSource {
   const names = [label, pkg.name].filter((n): n is string => typeof n === 'string');
-  return { label, origin, entry: packageEntry(dirname(packageJsonPath), pkg, label), version: pkg.version, names, apiVersion: pkg.backplane?.apiVersion };
+  return {
+    label,
+    origin,
+    entry: packageEntry(dirname(packageJsonPath), pkg, label),
+    version: pkg.version,
+    names,
+    apiVersion: pkg.backplane?.apiVersion,
+  };
 }
 
 /** Built-in plugins: every `plugins/<name>/index.ts` (or .js) of the installation. */
@@ -93,7 +108,13 @@ async function builtinSources(projectRoot: string): Promise<PluginSource[]> {
   const sources: PluginSource[] = [];
   for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
     const index = await firstExisting([join(dir, entry.name, 'index.ts'), join(dir, entry.name, 'index.js')]);
-    if (index) sources.push({ label: `plugins/${entry.name}`, origin: 'builtin', entry: index, names: [`plugins/${entry.name}`, entry.name] });
+    if (index)
+      sources.push({
+        label: `plugins/${entry.name}`,
+        origin: 'builtin',
+        entry: index,
+        names: [`plugins/${entry.name}`, entry.name],
+      });
   }
   return sources;
 }
@@ -125,21 +146,31 @@ async function configuredSources(specs: string[], projectRoot: string, cwd: stri
       else if (await isDirectory(path)) {
         // A folder without package.json is laid out like a built-in: its index.ts or index.js (ESM cannot import a folder).
         const index = await firstExisting([join(path, 'index.ts'), join(path, 'index.js')]);
-        if (!index) throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): folder ${path} has neither a package.json nor an index.ts or index.js`);
+        if (!index)
+          throw new PluginError(
+            `plugin "${spec}" (BACKPLANE_PLUGINS): folder ${path} has neither a package.json nor an index.ts or index.js`,
+          );
         sources.push({ label: spec, origin: 'config', entry: index, names: [spec, basename(path)] });
       } else if (await exists(path)) sources.push({ label: spec, origin: 'config', entry: path, names: [spec] });
       else throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): no such file or folder: ${path}`);
       continue;
     }
     const path = findPackage(spec, projectRoot) ?? findPackage(spec, cwd);
-    if (!path) throw new PluginError(`plugin "${spec}" (BACKPLANE_PLUGINS): cannot find package "${spec}"; is it installed (npm install ${spec})?`);
+    if (!path)
+      throw new PluginError(
+        `plugin "${spec}" (BACKPLANE_PLUGINS): cannot find package "${spec}"; is it installed (npm install ${spec})?`,
+      );
     sources.push(packageSource(spec, 'config', path, (await readJson(path))!));
   }
   return sources;
 }
 
 /** All plugin sources in load order: built-in, then marked dependencies, then configured ones. */
-export async function discoverPlugins(options: { projectRoot: string; configured: string[]; cwd?: string }): Promise<PluginSource[]> {
+export async function discoverPlugins(options: {
+  projectRoot: string;
+  configured: string[];
+  cwd?: string;
+}): Promise<PluginSource[]> {
   const cwd = options.cwd ?? process.cwd();
   const all = [
     ...(await builtinSources(options.projectRoot)),

@@ -29,7 +29,10 @@ export interface StandaloneRegistries extends Registries {
 }
 
 export async function loadStandaloneRegistries(options: StandaloneOptions): Promise<StandaloneRegistries> {
-  const plugins = await importPlugins(await discoverPlugins({ projectRoot: options.projectRoot, configured: options.plugins, cwd: options.cwd }), options.disabled);
+  const plugins = await importPlugins(
+    await discoverPlugins({ projectRoot: options.projectRoot, configured: options.plugins, cwd: options.cwd }),
+    options.disabled,
+  );
   const registries: Registries = {
     storageTypes: new ProviderRegistry<StorageType>('storage'),
     notifierTypes: new ProviderRegistry<NotifierType>('notifier'),

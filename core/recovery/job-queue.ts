@@ -53,10 +53,13 @@ export class JobQueue {
     while (!this.#stopping && this.#running.size < this.#limit && this.#waiting.length > 0) {
       const job = this.#waiting.shift()!;
       const controller = new AbortController();
-      const done = job.work(controller.signal).catch(() => undefined).finally(() => {
-        this.#running.delete(job.id);
-        this.#pump();
-      });
+      const done = job
+        .work(controller.signal)
+        .catch(() => undefined)
+        .finally(() => {
+          this.#running.delete(job.id);
+          this.#pump();
+        });
       this.#running.set(job.id, { controller, done });
     }
   }

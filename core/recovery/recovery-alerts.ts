@@ -9,8 +9,18 @@ export function restoreAlert(record: RestoreRecord): Alert {
     subject: `task:${record.taskId}`,
     linkPath: `/api/restore/records/${record.id}`,
     title: `Restore ${ok ? 'succeeded' : record.status}: ${record.taskName}`,
-    body: ok ? `Record ${record.backupRecordId} restored${record.nodeId ? ` on node ${record.nodeId}` : ''}.` : record.errorMessage,
-    fields: { restoreId: record.id, backupRecordId: record.backupRecordId, taskId: record.taskId, taskName: record.taskName, status: record.status, error: record.errorMessage, nodeId: record.nodeId },
+    body: ok
+      ? `Record ${record.backupRecordId} restored${record.nodeId ? ` on node ${record.nodeId}` : ''}.`
+      : record.errorMessage,
+    fields: {
+      restoreId: record.id,
+      backupRecordId: record.backupRecordId,
+      taskId: record.taskId,
+      taskName: record.taskName,
+      status: record.status,
+      error: record.errorMessage,
+      nodeId: record.nodeId,
+    },
   };
 }
 
@@ -29,8 +39,15 @@ export function verifyAlert(record: VerifyRecord): Alert {
     title: `Verification ${ok ? 'passed' : record.status === 'partial' ? 'found a corrupt copy' : record.status}: ${record.taskName}`,
     body: ok ? record.summary : record.errorMessage,
     fields: {
-      verifyId: record.id, backupRecordId: record.backupRecordId, taskId: record.taskId, taskName: record.taskName, mode: record.mode, status: record.status,
-      error: record.errorMessage, restoreSeconds: record.restoreMs === null || record.restoreMs === undefined ? null : Math.round(record.restoreMs / 1000),
+      verifyId: record.id,
+      backupRecordId: record.backupRecordId,
+      taskId: record.taskId,
+      taskName: record.taskName,
+      mode: record.mode,
+      status: record.status,
+      error: record.errorMessage,
+      restoreSeconds:
+        record.restoreMs === null || record.restoreMs === undefined ? null : Math.round(record.restoreMs / 1000),
     },
   };
 }
@@ -40,7 +57,8 @@ export function verifyAlert(record: VerifyRecord): Alert {
  * (`rtoMinutes` > 0): "recoverable within N minutes" was just shown not to hold.
  */
 export function rtoAlert(record: VerifyRecord, rtoMinutes: number): Alert | undefined {
-  if (rtoMinutes <= 0 || record.mode !== 'deep' || record.restoreMs === null || record.restoreMs === undefined) return undefined;
+  if (rtoMinutes <= 0 || record.mode !== 'deep' || record.restoreMs === null || record.restoreMs === undefined)
+    return undefined;
   if (record.status !== 'success' && record.status !== 'partial') return undefined;
   const measuredMinutes = record.restoreMs / 60_000;
   if (measuredMinutes <= rtoMinutes) return undefined;
@@ -50,7 +68,14 @@ export function rtoAlert(record: VerifyRecord, rtoMinutes: number): Alert | unde
     linkPath: `/api/verify/records/${record.id}`,
     title: `Recovery time objective exceeded: ${record.taskName}`,
     body: `A deep verification restored the backup in ${measuredMinutes.toFixed(1)} minutes; the objective is ${rtoMinutes} minutes.`,
-    fields: { taskId: record.taskId, taskName: record.taskName, verifyId: record.id, backupRecordId: record.backupRecordId, rtoMinutes, measuredMinutes: Math.round(measuredMinutes * 10) / 10 },
+    fields: {
+      taskId: record.taskId,
+      taskName: record.taskName,
+      verifyId: record.id,
+      backupRecordId: record.backupRecordId,
+      rtoMinutes,
+      measuredMinutes: Math.round(measuredMinutes * 10) / 10,
+    },
   };
 }
 
@@ -64,8 +89,15 @@ export function replicationAlert(record: ReplicationRecord): Alert | undefined {
     title: `Replication failed: ${record.taskName}`,
     body: record.errorMessage,
     fields: {
-      replicationId: record.id, backupRecordId: record.backupRecordId, taskId: record.taskId, taskName: record.taskName,
-      sourceTargetId: record.sourceTargetId, destTargetId: record.destTargetId, destTargetName: record.destTargetName, status: record.status, error: record.errorMessage,
+      replicationId: record.id,
+      backupRecordId: record.backupRecordId,
+      taskId: record.taskId,
+      taskName: record.taskName,
+      sourceTargetId: record.sourceTargetId,
+      destTargetId: record.destTargetId,
+      destTargetName: record.destTargetName,
+      status: record.status,
+      error: record.errorMessage,
     },
   };
 }

@@ -36,7 +36,10 @@ export interface RecoveryDeps {
 }
 
 /** The driver type and a live instance for a task's database, with its unsealed password. */
-export async function openDriver(deps: RecoveryDeps, task: BackupTask): Promise<{ type: DatabaseDriverType; instance: DatabaseDriverInstance }> {
+export async function openDriver(
+  deps: RecoveryDeps,
+  task: BackupTask,
+): Promise<{ type: DatabaseDriverType; instance: DatabaseDriverInstance }> {
   const type = driverFor(deps.databaseDrivers.list(), task.type);
   if (!type) throw new Error(`no database driver is installed for type "${task.type}"`);
   const password = task.dbPassword ? deps.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '';

@@ -9,7 +9,6 @@ import { failStale } from './run-lifecycle.ts';
 import type { RecoveryDeps } from './recovery-deps.ts';
 import { replicationAlert } from './recovery-alerts.ts';
 
-
 /**
  * Copies an artifact to another target as a stream (no temp copy): the source copy's bytes
  * pass a length and SHA-256 check on their way into the destination's put, so a corrupt source
@@ -30,15 +29,32 @@ export class ReplicationService {
     const em = this.#deps.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('REPLICATION_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to replicate.` });
+    if (!ARTIFACT_STATUSES.includes(backup.status))
+      throw new AppError('REPLICATION_SOURCE_INVALID', {
+        message: `A ${backup.status} record holds no artifact to replicate.`,
+      });
     const dest = await em.findOne(StorageTargetEntity, { id: destTargetId });
-    if (!dest) throw new AppError('REPLICATION_DEST_INVALID', { message: `Storage target ${destTargetId} does not exist.` });
+    if (!dest)
+      throw new AppError('REPLICATION_DEST_INVALID', { message: `Storage target ${destTargetId} does not exist.` });
     if (!dest.enabled) throw new AppError('REPLICATION_DEST_DISABLED');
-    const held = await em.count(BackupRecordCopyEntity, { recordId: backupRecordId, storageTargetId: destTargetId, status: { $in: ['success', 'pending'] } });
-    if (held > 0) throw new AppError('REPLICATION_DEST_INVALID', { message: `"${dest.name}" already holds this artifact.` });
+    const held = await em.count(BackupRecordCopyEntity, {
+      recordId: backupRecordId,
+      storageTargetId: destTargetId,
+      status: { $in: ['success', 'pending'] },
+    });
+    if (held > 0)
+      throw new AppError('REPLICATION_DEST_INVALID', { message: `"${dest.name}" already holds this artifact.` });
     const record = em.create(ReplicationRecordEntity, {
-      backupRecordId, taskId: backup.taskId, taskName: backup.taskName, destTargetId, destTargetName: dest.name,
-      storagePath: backup.storagePath, checksum: backup.checksum, triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#deps.masterId,
+      backupRecordId,
+      taskId: backup.taskId,
+      taskName: backup.taskName,
+      destTargetId,
+      destTargetName: dest.name,
+      storagePath: backup.storagePath,
+      checksum: backup.checksum,
+      triggeredBy: triggeredBy.slice(0, 100),
+      status: 'queued',
+      masterId: this.#deps.masterId,
     });
     await em.flush();
     this.#queue.push(`replication-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
@@ -65,18 +81,37 @@ export class ReplicationService {
       const dest = await em.findOneOrFail(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
       // The copy's bytes pass its checksum guard into the destination's atomic put: a corrupt
       // source aborts the put (nothing is left behind) and the next copy is read instead.
-      const { copy: source, corrupt } = await withHealthyCopy(this.#deps, backup, (level, text) => {
-        if (level !== 'error') return;
-        corruptSeen.push(text);
-        this.#deps.logger.error({ replicationId: record.id, backupRecordId: backup.id }, text);
-      }, async (copy) => {
-        const stored = await this.#deps.storageOpener.use(dest, (instance) => instance.put(backup.storagePath, copy.stream, { size: backup.fileSize, signal }));
-        if (stored.size !== backup.fileSize) throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
-      }, { exclude: [dest.id], signal });
+      const { copy: source, corrupt } = await withHealthyCopy(
+        this.#deps,
+        backup,
+        (level, text) => {
+          if (level !== 'error') return;
+          corruptSeen.push(text);
+          this.#deps.logger.error({ replicationId: record.id, backupRecordId: backup.id }, text);
+        },
+        async (copy) => {
+          const stored = await this.#deps.storageOpener.use(dest, (instance) =>
+            instance.put(backup.storagePath, copy.stream, { size: backup.fileSize, signal }),
+          );
+          if (stored.size !== backup.fileSize)
+            throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
+        },
+        { exclude: [dest.id], signal },
+      );
       record.sourceTargetId = source.targetId;
       record.sourceTargetName = source.targetName;
-      if (corrupt.length > 0) record.errorMessage = `copied from "${source.targetName}"; ${corruptSeen.join('; ')}`.slice(0, 2000);
-      em.create(BackupRecordCopyEntity, { recordId: backup.id, storageTargetId: dest.id, storageTargetName: dest.name, status: 'success', origin: 'replica', storagePath: backup.storagePath, fileSize: backup.fileSize, attempts: 1 });
+      if (corrupt.length > 0)
+        record.errorMessage = `copied from "${source.targetName}"; ${corruptSeen.join('; ')}`.slice(0, 2000);
+      em.create(BackupRecordCopyEntity, {
+        recordId: backup.id,
+        storageTargetId: dest.id,
+        storageTargetName: dest.name,
+        status: 'success',
+        origin: 'replica',
+        storagePath: backup.storagePath,
+        fileSize: backup.fileSize,
+        attempts: 1,
+      });
       record.fileSize = backup.fileSize;
       record.status = 'success';
     } catch (err) {
@@ -95,7 +130,12 @@ export class ReplicationService {
   /** Replications of masters not in `live` (stopped, crashed, or this master's earlier process) are failed, and what they left on the destination removed. */
   async recover(live: number[]): Promise<number> {
     await this.#removeInterruptedCopies(live);
-    return failStale(this.#deps.orm.em.fork(), ReplicationRecordEntity as never, 'the master stopped while this replication was running; run it again', { masterId: { $nin: live } });
+    return failStale(
+      this.#deps.orm.em.fork(),
+      ReplicationRecordEntity as never,
+      'the master stopped while this replication was running; run it again',
+      { masterId: { $nin: live } },
+    );
   }
 
   /**
@@ -108,14 +148,21 @@ export class ReplicationService {
     for (const record of await em.find(ReplicationRecordEntity, { status: 'running', masterId: { $nin: live } })) {
       const dest = await em.findOne(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
       if (!dest || record.storagePath === '') continue;
-      const held = await em.count(BackupRecordCopyEntity, { recordId: record.backupRecordId, storageTargetId: dest.id, status: { $in: ['success', 'pending'] } });
+      const held = await em.count(BackupRecordCopyEntity, {
+        recordId: record.backupRecordId,
+        storageTargetId: dest.id,
+        status: { $in: ['success', 'pending'] },
+      });
       try {
         await this.#deps.storageOpener.use(dest, async (instance) => {
           if (held === 0) await instance.delete(record.storagePath);
           await instance.removeTemporaries?.(record.storagePath);
         });
       } catch (err) {
-        this.#deps.logger.error({ err, replicationId: record.id, target: dest.name }, 'could not remove what an interrupted replication left on its destination');
+        this.#deps.logger.error(
+          { err, replicationId: record.id, target: dest.name },
+          'could not remove what an interrupted replication left on its destination',
+        );
       }
     }
   }

@@ -15,14 +15,18 @@ export interface LifecycleRecord {
   errorMessage: string;
 }
 
-
-
 /**
  * The common life of a recovery record: `running`, the work, then `success` or `failed`
  * (`cancelled` on shutdown or a cancel, see RunStop) with the reason, the log closed with the terminal status.
  * Work that succeeded but found a problem on the way returns `{ partial: reason }`: the record ends `partial`.
  */
-export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, signal: AbortSignal, work: (log: RunLog) => Promise<void | { partial: string }>): Promise<RecordStatus> {
+export async function runLifecycle<R extends LifecycleRecord>(
+  em: EntityManager,
+  record: R,
+  hub: RecordLogHub,
+  signal: AbortSignal,
+  work: (log: RunLog) => Promise<void | { partial: string }>,
+): Promise<RecordStatus> {
   record.status = 'running';
   record.startedAt = new Date();
   await em.flush();
@@ -47,7 +51,13 @@ export async function runLifecycle<R extends LifecycleRecord>(em: EntityManager,
  * The end of a recovery record, wherever its work ran (here, or on an agent): the reason logged,
  * the terminal status and times stored, the last line, and the log closed with the status.
  */
-export async function settleLifecycle<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, status: RecordStatus, reason: string): Promise<void> {
+export async function settleLifecycle<R extends LifecycleRecord>(
+  em: EntityManager,
+  record: R,
+  hub: RecordLogHub,
+  status: RecordStatus,
+  reason: string,
+): Promise<void> {
   if (reason) {
     record.errorMessage = reason.slice(0, 2000);
     void hub.line(record.id, 'error', record.errorMessage);
@@ -57,19 +67,33 @@ export async function settleLifecycle<R extends LifecycleRecord>(em: EntityManag
   record.completedAt = completed;
   record.durationMs = completed.getTime() - (record.startedAt?.getTime() ?? completed.getTime());
   await em.flush();
-  void hub.line(record.id, status === 'success' ? 'info' : 'error', `${status} in ${(record.durationMs / 1000).toFixed(1)} s`);
+  void hub.line(
+    record.id,
+    status === 'success' ? 'info' : 'error',
+    `${status} in ${(record.durationMs / 1000).toFixed(1)} s`,
+  );
   hub.setStatus(record.id, status);
   await hub.close(record.id, status);
 }
 
 /** Ends a record that was stopped before or outside this process's run of it (queued, or on an agent). */
-export async function settleStopped<R extends LifecycleRecord>(em: EntityManager, record: R, hub: RecordLogHub, stop: RunStop): Promise<void> {
+export async function settleStopped<R extends LifecycleRecord>(
+  em: EntityManager,
+  record: R,
+  hub: RecordLogHub,
+  stop: RunStop,
+): Promise<void> {
   if (!hub.isLive(record.id)) await hub.open(record.id, record.status);
   await settleLifecycle(em, record, hub, stop.status, stop.message);
 }
 
 /** Start-up: records of `entity` a stopped master left queued or running become `failed` with `reason`. */
-export async function failStale(em: EntityManager, entity: EntityName<LifecycleRecord>, reason: string, where: Record<string, unknown> = {}): Promise<number> {
+export async function failStale(
+  em: EntityManager,
+  entity: EntityName<LifecycleRecord>,
+  reason: string,
+  where: Record<string, unknown> = {},
+): Promise<number> {
   const stale = await em.find(entity, { ...where, status: { $in: ['running', 'queued'] } } as never);
   const now = new Date();
   for (const r of stale) {
@@ -86,7 +110,13 @@ export async function failStale(em: EntityManager, entity: EntityName<LifecycleR
  * record ended here (`publish` announces it); a running one is aborted, its own lifecycle ends
  * the record, and the reloaded record is returned. `ended` is the refusal when neither held it.
  */
-export async function stopQueuedJob<R extends LifecycleRecord>(em: EntityManager, queue: JobQueue, key: string, record: R, o: { hub: RecordLogHub; stop: RunStop; publish: (r: R) => void; reload: () => Promise<R>; ended: (r: R) => Error }): Promise<R> {
+export async function stopQueuedJob<R extends LifecycleRecord>(
+  em: EntityManager,
+  queue: JobQueue,
+  key: string,
+  record: R,
+  o: { hub: RecordLogHub; stop: RunStop; publish: (r: R) => void; reload: () => Promise<R>; ended: (r: R) => Error },
+): Promise<R> {
   const how = await queue.cancel(key, o.stop);
   if (how === 'waiting') {
     await settleStopped(em, record, o.hub, o.stop);

@@ -11,9 +11,16 @@ export async function loadManifest(orm: MikroORM, recordId: number): Promise<Map
   const manifest = new Map<string, number>();
   let after = 0;
   for (;;) {
-    const rows = await orm.em.fork().find(BackupRecordEntryEntity, { recordId, id: { $gt: after } }, {
-      fields: ['id', 'path', 'size', 'entryType'], orderBy: { id: 'asc' }, limit: MANIFEST_PAGE, disableIdentityMap: true,
-    });
+    const rows = await orm.em.fork().find(
+      BackupRecordEntryEntity,
+      { recordId, id: { $gt: after } },
+      {
+        fields: ['id', 'path', 'size', 'entryType'],
+        orderBy: { id: 'asc' },
+        limit: MANIFEST_PAGE,
+        disableIdentityMap: true,
+      },
+    );
     for (const r of rows) manifest.set(r.path, r.entryType === 'file' ? r.size : -1);
     if (rows.length < MANIFEST_PAGE) return manifest;
     after = rows.at(-1)!.id;

@@ -1,7 +1,12 @@
 import { mkdir, rm, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ARTIFACT_STATUSES, TERMINAL_STATUSES, BackupRecordEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import {
+  ARTIFACT_STATUSES,
+  TERMINAL_STATUSES,
+  BackupRecordEntity,
+  type BackupRecord,
+} from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
@@ -55,10 +60,20 @@ export class VerifyService {
     const em = this.#deps.orm.em.fork();
     const backup = await em.findOne(BackupRecordEntity, { id: backupRecordId });
     if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
-    if (!ARTIFACT_STATUSES.includes(backup.status)) throw new AppError('VERIFY_SOURCE_INVALID', { message: `A ${backup.status} record holds no artifact to verify.` });
+    if (!ARTIFACT_STATUSES.includes(backup.status))
+      throw new AppError('VERIFY_SOURCE_INVALID', {
+        message: `A ${backup.status} record holds no artifact to verify.`,
+      });
     const record = em.create(VerifyRecordEntity, {
-      backupRecordId, taskId: backup.taskId, taskName: backup.taskName, type: backup.type, nodeId: backup.nodeId, mode,
-      triggeredBy: triggeredBy.slice(0, 100), status: 'queued', masterId: this.#deps.masterId,
+      backupRecordId,
+      taskId: backup.taskId,
+      taskName: backup.taskName,
+      type: backup.type,
+      nodeId: backup.nodeId,
+      mode,
+      triggeredBy: triggeredBy.slice(0, 100),
+      status: 'queued',
+      masterId: this.#deps.masterId,
     });
     await em.flush();
     this.#queue.push(`verify-${record.id}`, (signal) => this.execute(record.id, signal).then(() => undefined));
@@ -69,7 +84,11 @@ export class VerifyService {
   async requestForTask(taskId: number, mode: VerifyMode, triggeredBy: string): Promise<VerifyRecord> {
     const em = this.#deps.orm.em.fork();
     if (!(await em.findOne(BackupTaskEntity, { id: taskId }))) throw new AppError('BACKUP_TASK_NOT_FOUND');
-    const newest = await em.findOne(BackupRecordEntity, { taskId, status: 'success', deleteRequestedAt: null }, { orderBy: { id: 'desc' } });
+    const newest = await em.findOne(
+      BackupRecordEntity,
+      { taskId, status: 'success', deleteRequestedAt: null },
+      { orderBy: { id: 'desc' } },
+    );
     if (!newest) throw new AppError('VERIFY_NO_SOURCE');
     return this.request(newest.id, mode, triggeredBy);
   }
@@ -91,24 +110,34 @@ export class VerifyService {
       log('info', `${record.mode} verification of ${backup.fileName} (record ${backup.id})`);
       // A corrupt copy is marked, logged and followed by the next; the verification still ends
       // `partial` then, since it found a real problem.
-      const { value: summary, corrupt } = await withHealthyCopy(this.#deps, backup, log, async (copy) => {
-        record.sourceTargetId = copy.targetId;
-        record.sourceTargetName = copy.targetName;
-        // The decoded stream is opened only when its consumer is ready (a deep sandbox database
-        // takes time to create; a stream failing before anyone reads it would go unnoticed).
-        let raw: Readable | undefined;
-        const openRaw = (): Readable => (raw = rawStream(copy, backup, this.#deps.ageKeys.identity));
-        try {
-          return record.mode === 'deep' ? await this.#deep(em, record, backup, openRaw, log, signal) : await this.#quick(backup, openRaw());
-        } finally {
-          raw?.destroy();
-          copy.stream.destroy();
-        }
-      }, { signal });
+      const { value: summary, corrupt } = await withHealthyCopy(
+        this.#deps,
+        backup,
+        log,
+        async (copy) => {
+          record.sourceTargetId = copy.targetId;
+          record.sourceTargetName = copy.targetName;
+          // The decoded stream is opened only when its consumer is ready (a deep sandbox database
+          // takes time to create; a stream failing before anyone reads it would go unnoticed).
+          let raw: Readable | undefined;
+          const openRaw = (): Readable => (raw = rawStream(copy, backup, this.#deps.ageKeys.identity));
+          try {
+            return record.mode === 'deep'
+              ? await this.#deep(em, record, backup, openRaw, log, signal)
+              : await this.#quick(backup, openRaw());
+          } finally {
+            raw?.destroy();
+            copy.stream.destroy();
+          }
+        },
+        { signal },
+      );
       record.summary = summary.slice(0, 500);
       log('info', summary);
       if (corrupt.length > 0) {
-        return { partial: `${corrupt.map((c) => `the copy on "${c.targetName}" is corrupt (${c.why})`).join('; ')}; the copy on "${record.sourceTargetName}" verified` };
+        return {
+          partial: `${corrupt.map((c) => `the copy on "${c.targetName}" is corrupt (${c.why})`).join('; ')}; the copy on "${record.sourceTargetName}" verified`,
+        };
       }
       return undefined;
     });
@@ -130,10 +159,13 @@ export class VerifyService {
     const em = this.#deps.orm.em.fork();
     const record = await em.findOne(VerifyRecordEntity, { id });
     if (!record) throw new AppError('VERIFY_RECORD_NOT_FOUND');
-    const ended = (r: VerifyRecord) => new AppError('VERIFY_RECORD_NOT_ACTIVE', { message: `Verification ${id} has already ended (${r.status}).` });
+    const ended = (r: VerifyRecord) =>
+      new AppError('VERIFY_RECORD_NOT_ACTIVE', { message: `Verification ${id} has already ended (${r.status}).` });
     if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
     return stopQueuedJob(em, this.#queue, `verify-${id}`, record, {
-      hub: this.#deps.verifyLogs, stop, ended,
+      hub: this.#deps.verifyLogs,
+      stop,
+      ended,
       publish: (r) => {
         this.#deps.recoveryMetrics.observe('verify', r);
         void this.#deps.alerts.notify(verifyAlert(r));
@@ -151,14 +183,25 @@ export class VerifyService {
     }
     if (isDumpArchive(backup.fileName)) {
       const manifest = backup.hasManifest ? await loadManifest(this.#deps.orm, backup.id) : undefined;
-      const r = await checkDumpArchive(raw as never, driverFor(this.#deps.databaseDrivers.list(), backup.type), manifest);
+      const r = await checkDumpArchive(
+        raw as never,
+        driverFor(this.#deps.databaseDrivers.list(), backup.type),
+        manifest,
+      );
       return `quick: ${checksum}; the dumps of ${r.databases.join(', ')} (${human(r.bytes)}) each have their header and completion trailer`;
     }
     const r = await checkDump(raw as never, driverFor(this.#deps.databaseDrivers.list(), backup.type));
     return `quick: ${checksum}; dump of ${human(r.bytes)} has its header and completion trailer`;
   }
 
-  async #deep(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord, backup: BackupRecord, openRaw: () => Readable, log: RunLog, signal: AbortSignal): Promise<string> {
+  async #deep(
+    em: ReturnType<RecoveryDeps['orm']['em']['fork']>,
+    record: VerifyRecord,
+    backup: BackupRecord,
+    openRaw: () => Readable,
+    log: RunLog,
+    signal: AbortSignal,
+  ): Promise<string> {
     const sandbox = join(this.#deps.config.dataDir, 'tmp', `verify-${record.id}`);
     await rm(sandbox, { recursive: true, force: true });
     await mkdir(sandbox, { recursive: true });
@@ -167,19 +210,24 @@ export class VerifyService {
       if (backup.type === 'file') {
         const result = await safeExtract(openRaw(), { root: sandbox, onWarning: (m) => log('warn', m), signal });
         record.restoreMs = Date.now() - started;
-        const mismatch = backup.hasManifest ? await this.#compareTree(sandbox, await loadManifest(this.#deps.orm, backup.id)) : [];
-        if (mismatch.length > 0) throw new Error(`the restored tree differs from the manifest: ${mismatch.slice(0, 5).join('; ')}`);
+        const mismatch = backup.hasManifest
+          ? await this.#compareTree(sandbox, await loadManifest(this.#deps.orm, backup.id))
+          : [];
+        if (mismatch.length > 0)
+          throw new Error(`the restored tree differs from the manifest: ${mismatch.slice(0, 5).join('; ')}`);
         return `deep: restored ${result.entries} entries (${human(result.bytes)}) into a sandbox in ${(record.restoreMs / 1000).toFixed(1)} s; every file matches the manifest`;
       }
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
       if (!task) throw new Error('the task that made this record was deleted; no database server to restore into');
       const { type, instance } = await openDriver(this.#deps, task);
-      if (isDumpArchive(backup.fileName)) return await this.#deepArchive(record, backup, { type, instance }, openRaw, log, started);
+      if (isDumpArchive(backup.fileName))
+        return await this.#deepArchive(record, backup, { type, instance }, openRaw, log, started);
       let database: string;
       if (type.databaseNames === 'none') {
         database = join(sandbox, 'verify.db');
       } else {
-        if (!instance.ensureDatabase || !instance.dropDatabase) throw new Error(`the ${type.type} driver cannot create sandbox databases`);
+        if (!instance.ensureDatabase || !instance.dropDatabase)
+          throw new Error(`the ${type.type} driver cannot create sandbox databases`);
         database = sandboxDatabase(record);
         await instance.ensureDatabase(database);
       }
@@ -187,16 +235,23 @@ export class VerifyService {
         await instance.restore(openRaw(), { database });
         record.restoreMs = Date.now() - started;
         const stats = instance.tableStats ? await instance.tableStats(database) : undefined;
-        const expected = backup.sourceStats ? (JSON.parse(backup.sourceStats) as { tables?: Record<string, number> }).tables : undefined;
+        const expected = backup.sourceStats
+          ? (JSON.parse(backup.sourceStats) as { tables?: Record<string, number> }).tables
+          : undefined;
         if (stats && expected) {
-          const diffs = Object.keys({ ...expected, ...stats }).filter((t) => expected[t] !== stats[t]).map((t) => `${t}: ${stats[t] ?? 'missing'} rows, ${expected[t] ?? 'none'} at backup time`);
+          const diffs = Object.keys({ ...expected, ...stats })
+            .filter((t) => expected[t] !== stats[t])
+            .map((t) => `${t}: ${stats[t] ?? 'missing'} rows, ${expected[t] ?? 'none'} at backup time`);
           if (diffs.length > 0) throw new Error(`restored row counts differ: ${diffs.slice(0, 5).join('; ')}`);
         }
         const tables = stats ? Object.keys(stats).length : 0;
         const rows = stats ? Object.values(stats).reduce((a, b) => a + b, 0) : 0;
         return `deep: restored into a sandbox database in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows${expected ? ', equal to the counts at backup time' : ''}`;
       } finally {
-        if (type.databaseNames !== 'none') await instance.dropDatabase?.(database).catch((err: unknown) => log('warn', `sandbox database ${database} could not be dropped: ${String(err)}`));
+        if (type.databaseNames !== 'none')
+          await instance
+            .dropDatabase?.(database)
+            .catch((err: unknown) => log('warn', `sandbox database ${database} could not be dropped: ${String(err)}`));
       }
     } finally {
       await rm(sandbox, { recursive: true, force: true }).catch(() => undefined);
@@ -207,15 +262,26 @@ export class VerifyService {
    * A several-database artifact: each dump restored into its own sandbox database, its row
    * counts compared with that database's at backup time, the sandbox dropped; one read.
    */
-  async #deepArchive(record: VerifyRecord, backup: BackupRecord, { type, instance }: Awaited<ReturnType<typeof openDriver>>, openRaw: () => Readable, log: RunLog, started: number): Promise<string> {
-    if (!instance.ensureDatabase || !instance.dropDatabase) throw new Error(`the ${type.type} driver cannot create sandbox databases`);
-    const expected = backup.sourceStats ? (JSON.parse(backup.sourceStats) as { databases?: Record<string, Record<string, number>> }).databases : undefined;
+  async #deepArchive(
+    record: VerifyRecord,
+    backup: BackupRecord,
+    { type, instance }: Awaited<ReturnType<typeof openDriver>>,
+    openRaw: () => Readable,
+    log: RunLog,
+    started: number,
+  ): Promise<string> {
+    if (!instance.ensureDatabase || !instance.dropDatabase)
+      throw new Error(`the ${type.type} driver cannot create sandbox databases`);
+    const expected = backup.sourceStats
+      ? (JSON.parse(backup.sourceStats) as { databases?: Record<string, Record<string, number>> }).databases
+      : undefined;
     const restored: string[] = [];
     const diffs: string[] = [];
     let tables = 0;
     let rows = 0;
     await forEachDump(openRaw(), type, async (database, name, body) => {
-      if (database === undefined) throw new Error(`the archive holds ${JSON.stringify(name)}, which is not a database dump`);
+      if (database === undefined)
+        throw new Error(`the archive holds ${JSON.stringify(name)}, which is not a database dump`);
       const sandbox = sandboxDatabase(record, restored.length);
       await instance.ensureDatabase!(sandbox);
       try {
@@ -224,17 +290,22 @@ export class VerifyService {
         const stats = instance.tableStats ? await instance.tableStats(sandbox) : undefined;
         const before = expected?.[database];
         if (stats && before) {
-          for (const t of Object.keys({ ...before, ...stats })) if (before[t] !== stats[t]) diffs.push(`${database}: ${t}: ${stats[t] ?? 'missing'} rows, ${before[t] ?? 'none'} at backup time`);
+          for (const t of Object.keys({ ...before, ...stats }))
+            if (before[t] !== stats[t])
+              diffs.push(`${database}: ${t}: ${stats[t] ?? 'missing'} rows, ${before[t] ?? 'none'} at backup time`);
         }
         tables += stats ? Object.keys(stats).length : 0;
         rows += stats ? Object.values(stats).reduce((a, b) => a + b, 0) : 0;
       } finally {
-        await instance.dropDatabase!(sandbox).catch((err: unknown) => log('warn', `sandbox database ${sandbox} could not be dropped: ${String(err)}`));
+        await instance.dropDatabase!(sandbox).catch((err: unknown) =>
+          log('warn', `sandbox database ${sandbox} could not be dropped: ${String(err)}`),
+        );
       }
     });
     record.restoreMs = Date.now() - started;
     if (restored.length === 0) throw new Error('the archive holds no database dump');
-    for (const database of Object.keys(expected ?? {})) if (!restored.includes(database)) diffs.push(`${database}: its dump is missing from the archive`);
+    for (const database of Object.keys(expected ?? {}))
+      if (!restored.includes(database)) diffs.push(`${database}: its dump is missing from the archive`);
     if (diffs.length > 0) throw new Error(`restored row counts differ: ${diffs.slice(0, 5).join('; ')}`);
     return `deep: restored ${restored.length} databases (${restored.join(', ')}) into sandbox databases in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows${expected ? ', equal to the counts at backup time' : ''}`;
   }
@@ -245,7 +316,8 @@ export class VerifyService {
     for (const [path, size] of manifest) {
       const st = await lstat(join(root, path)).catch(() => undefined);
       if (!st) problems.push(`${path} is missing`);
-      else if (size >= 0 && st.isFile() && st.size !== size) problems.push(`${path} has ${st.size} bytes, expected ${size}`);
+      else if (size >= 0 && st.isFile() && st.size !== size)
+        problems.push(`${path} has ${st.size} bytes, expected ${size}`);
     }
     return problems;
   }
@@ -257,22 +329,46 @@ export class VerifyService {
    */
   async recover(live: number[]): Promise<number> {
     const em = this.#deps.orm.em.fork();
-    const stale = await em.find(VerifyRecordEntity, { status: 'running', mode: 'deep', type: { $ne: 'file' }, masterId: { $nin: live } });
+    const stale = await em.find(VerifyRecordEntity, {
+      status: 'running',
+      mode: 'deep',
+      type: { $ne: 'file' },
+      masterId: { $nin: live },
+    });
     for (const record of stale) {
-      await this.#dropSandboxes(em, record).catch((err: unknown) => this.#deps.logger.warn({ err, verifyRecordId: record.id }, 'sandbox databases of an interrupted deep verification could not be dropped'));
+      await this.#dropSandboxes(em, record).catch((err: unknown) =>
+        this.#deps.logger.warn(
+          { err, verifyRecordId: record.id },
+          'sandbox databases of an interrupted deep verification could not be dropped',
+        ),
+      );
     }
-    return failStale(em, VerifyRecordEntity as never, 'the master stopped while this verification was running; run it again', { masterId: { $nin: live } });
+    return failStale(
+      em,
+      VerifyRecordEntity as never,
+      'the master stopped while this verification was running; run it again',
+      { masterId: { $nin: live } },
+    );
   }
 
   async #dropSandboxes(em: ReturnType<RecoveryDeps['orm']['em']['fork']>, record: VerifyRecord): Promise<void> {
     const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
-    const task = backup ? await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] }) : null;
+    const task = backup
+      ? await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] })
+      : null;
     if (!backup || !task) return;
     const { type, instance } = await openDriver(this.#deps, task);
     if (type.databaseNames === 'none' || !instance.dropDatabase) return;
     // A several-database archive had one sandbox per dump; dropping a name that never existed is a no-op.
-    const dumps = isDumpArchive(backup.fileName) ? Math.max(backup.hasManifest ? (await loadManifest(this.#deps.orm, backup.id)).size : 0, task.dbName.split(',').length) : 0;
-    const names = isDumpArchive(backup.fileName) ? Array.from({ length: dumps }, (_, i) => sandboxDatabase(record, i)) : [sandboxDatabase(record)];
+    const dumps = isDumpArchive(backup.fileName)
+      ? Math.max(
+          backup.hasManifest ? (await loadManifest(this.#deps.orm, backup.id)).size : 0,
+          task.dbName.split(',').length,
+        )
+      : 0;
+    const names = isDumpArchive(backup.fileName)
+      ? Array.from({ length: dumps }, (_, i) => sandboxDatabase(record, i))
+      : [sandboxDatabase(record)];
     for (const name of names) await instance.dropDatabase(name);
   }
 }

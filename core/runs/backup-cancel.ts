@@ -22,7 +22,12 @@ export class BackupCancel {
 
   readonly #cluster: Cluster;
 
-  constructor({ orm, backupRuns, remoteBackups, cluster }: { orm: MikroORM; backupRuns: BackupRuns; remoteBackups: RemoteBackups; cluster: Cluster }) {
+  constructor({
+    orm,
+    backupRuns,
+    remoteBackups,
+    cluster,
+  }: { orm: MikroORM; backupRuns: BackupRuns; remoteBackups: RemoteBackups; cluster: Cluster }) {
     this.#orm = orm;
     this.#runs = backupRuns;
     this.#remote = remoteBackups;
@@ -33,7 +38,11 @@ export class BackupCancel {
   listen(onError: (err: unknown) => void): void {
     if (!this.#cluster.shared) return;
     this.#cluster.listen('backplane_cancel', (payload) => {
-      const { recordId, message, status } = JSON.parse(payload) as { recordId: number; message: string; status: StopStatus };
+      const { recordId, message, status } = JSON.parse(payload) as {
+        recordId: number;
+        message: string;
+        status: StopStatus;
+      };
       void this.#runs.stopLocal(recordId, new RunStop(message, status)).catch(onError);
     });
   }
@@ -42,8 +51,11 @@ export class BackupCancel {
   async #stopElsewhere(record: BackupRecord, stop: RunStop): Promise<boolean> {
     if (!this.#cluster.shared || record.masterId === this.#cluster.masterId) return false;
     if (!(await this.#cluster.liveMasters()).includes(record.masterId)) return false;
-    await this.#cluster.notify('backplane_cancel', JSON.stringify({ recordId: record.id, message: stop.message, status: stop.status }));
-    for (const deadline = Date.now() + REMOTE_STOP_WAIT_MS; Date.now() < deadline;) {
+    await this.#cluster.notify(
+      'backplane_cancel',
+      JSON.stringify({ recordId: record.id, message: stop.message, status: stop.status }),
+    );
+    for (const deadline = Date.now() + REMOTE_STOP_WAIT_MS; Date.now() < deadline; ) {
       if (TERMINAL_STATUSES.includes((await this.#load(record.id)).status)) return true;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -53,12 +65,19 @@ export class BackupCancel {
   /** Resolves with the ended record; 404 for an unknown id, 409 when it had already ended. */
   async stop(recordId: number, stop: RunStop): Promise<BackupRecord> {
     const record = await this.#load(recordId);
-    const ended = (r: BackupRecord) => new AppError('BACKUP_RECORD_NOT_ACTIVE', { message: `Backup record ${r.id} has already ended (${r.status}).` });
+    const ended = (r: BackupRecord) =>
+      new AppError('BACKUP_RECORD_NOT_ACTIVE', { message: `Backup record ${r.id} has already ended (${r.status}).` });
     if (TERMINAL_STATUSES.includes(record.status)) throw ended(record);
-    const stopped = record.nodeId === 0 ? (await this.#runs.stopLocal(recordId, stop)) || (await this.#stopElsewhere(record, stop)) : await this.#remote.stop(recordId, stop);
+    const stopped =
+      record.nodeId === 0
+        ? (await this.#runs.stopLocal(recordId, stop)) || (await this.#stopElsewhere(record, stop))
+        : await this.#remote.stop(recordId, stop);
     const after = await this.#load(recordId);
     // No master stopped it and it is still open: its master has gone (the leader settles its runs) or did not stop it in time.
-    if (!stopped && !TERMINAL_STATUSES.includes(after.status)) throw new AppError('BACKUP_RECORD_RUNNING', { message: `Backup record ${recordId} is ${after.status} on a master that did not stop it; try again shortly.` });
+    if (!stopped && !TERMINAL_STATUSES.includes(after.status))
+      throw new AppError('BACKUP_RECORD_RUNNING', {
+        message: `Backup record ${recordId} is ${after.status} on a master that did not stop it; try again shortly.`,
+      });
     if (!stopped) throw ended(after);
     return after;
   }

@@ -2,7 +2,13 @@ import type { Alerts } from '../notifications/alerts.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { ARTIFACT_STATUSES, BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, type BackupRecord } from '../db/entities/backup-record.ts';
+import {
+  ARTIFACT_STATUSES,
+  BackupRecordEntity,
+  BackupRecordCopyEntity,
+  BackupRecordEntryEntity,
+  type BackupRecord,
+} from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
@@ -57,10 +63,36 @@ export class BackupRuns {
   #stopping = false;
   readonly #masterId: number;
 
-  constructor({ masterId, orm, backupExecutor, retention, audit, backupMetrics, storageOpener, logger, config, replications, commandQueue, recordLogs, events, alerts }: {
-    orm: MikroORM; backupExecutor: BackupExecutor; retention: RetentionService; audit: AuditWriter; backupMetrics: BackupMetrics;
-    storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; config: { maxConcurrent: number; nodeOfflineSeconds: number }; replications: ReplicationService;
-    commandQueue: CommandQueue; recordLogs: RecordLogHub; events: EventBus; alerts: Alerts; masterId: number;
+  constructor({
+    masterId,
+    orm,
+    backupExecutor,
+    retention,
+    audit,
+    backupMetrics,
+    storageOpener,
+    logger,
+    config,
+    replications,
+    commandQueue,
+    recordLogs,
+    events,
+    alerts,
+  }: {
+    orm: MikroORM;
+    backupExecutor: BackupExecutor;
+    retention: RetentionService;
+    audit: AuditWriter;
+    backupMetrics: BackupMetrics;
+    storageOpener: StorageTargetOpener;
+    logger: FastifyBaseLogger;
+    config: { maxConcurrent: number; nodeOfflineSeconds: number };
+    replications: ReplicationService;
+    commandQueue: CommandQueue;
+    recordLogs: RecordLogHub;
+    events: EventBus;
+    alerts: Alerts;
+    masterId: number;
   }) {
     this.#masterId = masterId;
     this.#placement = { offlineSeconds: config.nodeOfflineSeconds, masterSlots: config.maxConcurrent };
@@ -94,14 +126,25 @@ export class BackupRuns {
       const task = await em.findOne(BackupTaskEntity, { id: taskId });
       if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND');
       const active = await em.count(BackupRecordEntity, { taskId, status: { $in: ['queued', 'running'] } });
-      if (active > 0) throw new AppError('BACKUP_TASK_ALREADY_RUNNING', { message: `Task "${task.name}" already has a queued or running backup.` });
+      if (active > 0)
+        throw new AppError('BACKUP_TASK_ALREADY_RUNNING', {
+          message: `Task "${task.name}" already has a queued or running backup.`,
+        });
       const windows = parseMaintenanceWindows(task.maintenanceWindows);
       if (!withinMaintenanceWindows(windows, new Date(), await scheduleTimeZone(this.#orm))) {
-        throw new AppError('BACKUP_TASK_OUTSIDE_WINDOW', { message: `Task "${task.name}" may only run within: ${task.maintenanceWindows}.` });
+        throw new AppError('BACKUP_TASK_OUTSIDE_WINDOW', {
+          message: `Task "${task.name}" may only run within: ${task.maintenanceWindows}.`,
+        });
       }
       const fields = {
-        taskId, taskName: task.name, type: task.type, status: 'queued' as const,
-        trigger: req.trigger, triggeredBy: req.triggeredBy.slice(0, 100), compression: task.compression, encrypted: task.encrypt,
+        taskId,
+        taskName: task.name,
+        type: task.type,
+        status: 'queued' as const,
+        trigger: req.trigger,
+        triggeredBy: req.triggeredBy.slice(0, 100),
+        compression: task.compression,
+        encrypted: task.encrypt,
       };
       const queueOnMaster = async (): Promise<BackupRecord> => {
         const record = em.create(BackupRecordEntity, { ...fields, nodeId: 0, masterId: this.#masterId });
@@ -119,7 +162,13 @@ export class BackupRuns {
           nodeId = recordNodeId(await placeRun(em, task, this.#placement));
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          const record = em.create(BackupRecordEntity, { ...fields, nodeId: task.nodeId, status: 'failed', errorMessage: err.message, startedAt: new Date() });
+          const record = em.create(BackupRecordEntity, {
+            ...fields,
+            nodeId: task.nodeId,
+            status: 'failed',
+            errorMessage: err.message,
+            startedAt: new Date(),
+          });
           await em.flush();
           await settleBackup(this.#outcome, em, record, task, 'failed');
           throw new AppError(err.code, { message: err.message, details: { recordId: record.id } });
@@ -129,7 +178,13 @@ export class BackupRuns {
         return em.transactional(async (tx) => {
           const record = tx.create(BackupRecordEntity, { ...fields, nodeId });
           await tx.flush();
-          this.#commands.add(tx, { nodeId, type: 'run_task', payload: { taskId, recordId: record.id } satisfies RunTaskPayload, recordKind: 'backup', recordId: record.id });
+          this.#commands.add(tx, {
+            nodeId,
+            type: 'run_task',
+            payload: { taskId, recordId: record.id } satisfies RunTaskPayload,
+            recordKind: 'backup',
+            recordId: record.id,
+          });
           await tx.flush();
           return record;
         });
@@ -137,7 +192,10 @@ export class BackupRuns {
     } catch (err) {
       // The database's one-active-run index (migration 019): another request, on this master or
       // another one, queued a run of the task since the count above.
-      if (err instanceof UniqueConstraintViolationException) throw new AppError('BACKUP_TASK_ALREADY_RUNNING', { message: 'The task already has a queued or running backup.' });
+      if (err instanceof UniqueConstraintViolationException)
+        throw new AppError('BACKUP_TASK_ALREADY_RUNNING', {
+          message: 'The task already has a queued or running backup.',
+        });
       throw err;
     } finally {
       this.#claiming.delete(taskId);
@@ -147,7 +205,10 @@ export class BackupRuns {
   /** Runs `work` after every placement asked for before it has finished. */
   #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
     const turn = this.#placing.then(work, work);
-    this.#placing = turn.then(() => undefined, () => undefined);
+    this.#placing = turn.then(
+      () => undefined,
+      () => undefined,
+    );
     return turn;
   }
 
@@ -190,7 +251,12 @@ export class BackupRuns {
     try {
       // Still this master's: while its database session was lost the leader may have taken the
       // record over as a dead master's (recover), and runs it now.
-      if (await this.#orm.em.fork().count(BackupRecordEntity, { id: recordId, masterId: this.#masterId, status: 'queued' }) === 0) return;
+      if (
+        (await this.#orm.em
+          .fork()
+          .count(BackupRecordEntity, { id: recordId, masterId: this.#masterId, status: 'queued' })) === 0
+      )
+        return;
       const { record, status } = await this.#executor.execute(recordId, signal);
       // A stopped run keeps nothing, even what a target finished before the stop.
       if (signal.aborted) await this.discard(record);
@@ -198,14 +264,18 @@ export class BackupRuns {
     } catch (err) {
       // The executor records its own failures; reaching here means the database itself failed.
       this.#log.error({ err, recordId }, 'backup run crashed');
-      await this.#markFailed([recordId], `internal error: ${err instanceof Error ? err.message : String(err)}`).catch(() => undefined);
+      await this.#markFailed([recordId], `internal error: ${err instanceof Error ? err.message : String(err)}`).catch(
+        () => undefined,
+      );
     }
   }
 
   /** What follows every finished run, on the master or an agent: retention, replication, dependents. */
   async afterRun(record: Pick<BackupRecord, 'id' | 'taskId'>, status: BackupRecord['status']): Promise<void> {
     if (!ARTIFACT_STATUSES.includes(status)) return;
-    await this.#retention.applyForTask(record.taskId).catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
+    await this.#retention
+      .applyForTask(record.taskId)
+      .catch((err: unknown) => this.#log.error({ err, taskId: record.taskId }, 'retention failed'));
     if (this.#stopping) return;
     await this.#replicate(record.id, record.taskId);
     if (status === 'success') await this.#runDependents(record.taskId);
@@ -218,7 +288,14 @@ export class BackupRuns {
       try {
         await this.#replications.request(recordId, destId, 'system');
       } catch (err) {
-        await this.#audit.record(SYSTEM, { category: 'backup_record', action: 'replication_skip', targetType: 'backup_record', targetId: recordId, targetName: task?.name ?? '', detail: err instanceof Error ? err.message : String(err) });
+        await this.#audit.record(SYSTEM, {
+          category: 'backup_record',
+          action: 'replication_skip',
+          targetType: 'backup_record',
+          targetId: recordId,
+          targetName: task?.name ?? '',
+          detail: err instanceof Error ? err.message : String(err),
+        });
       }
     }
   }
@@ -230,11 +307,25 @@ export class BackupRuns {
     for (const task of dependents) {
       try {
         const record = await this.request(task.id, { trigger: 'dependency', triggeredBy: 'system' });
-        await this.#audit.record(SYSTEM, { category: 'backup_task', action: 'dependency_run', targetType: 'backup_task', targetId: task.id, targetName: task.name, detail: `after task ${upstreamId}; record ${record.id}` });
+        await this.#audit.record(SYSTEM, {
+          category: 'backup_task',
+          action: 'dependency_run',
+          targetType: 'backup_task',
+          targetId: task.id,
+          targetName: task.name,
+          detail: `after task ${upstreamId}; record ${record.id}`,
+        });
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
         this.#metrics.skipped.inc({ reason: err instanceof AppError ? err.code.toLowerCase() : 'error' });
-        await this.#audit.record(SYSTEM, { category: 'backup_task', action: 'dependency_skip', targetType: 'backup_task', targetId: task.id, targetName: task.name, detail: why });
+        await this.#audit.record(SYSTEM, {
+          category: 'backup_task',
+          action: 'dependency_skip',
+          targetType: 'backup_task',
+          targetId: task.id,
+          targetName: task.name,
+          detail: why,
+        });
       }
     }
   }
@@ -252,13 +343,28 @@ export class BackupRuns {
     const running = await em.find(BackupRecordEntity, { status: 'running', nodeId: 0, masterId: { $nin: live } });
     if (running.length > 0) {
       await this.removeObjects(running);
-      await this.#markFailed(running.map((r) => r.id), 'the master stopped while this backup was running (crash or kill); any partial artifact was removed');
-      for (const r of running) this.#log.warn({ recordId: r.id, taskId: r.taskId }, 'backup left running by a previous process marked failed');
+      await this.#markFailed(
+        running.map((r) => r.id),
+        'the master stopped while this backup was running (crash or kill); any partial artifact was removed',
+      );
+      for (const r of running)
+        this.#log.warn({ recordId: r.id, taskId: r.taskId }, 'backup left running by a previous process marked failed');
     }
-    const queued = await em.find(BackupRecordEntity, { status: 'queued', nodeId: 0, masterId: { $nin: live } }, { orderBy: { id: 'asc' } });
+    const queued = await em.find(
+      BackupRecordEntity,
+      { status: 'queued', nodeId: 0, masterId: { $nin: live } },
+      { orderBy: { id: 'asc' } },
+    );
     let requeued = 0;
     for (const r of queued) {
-      if (await em.nativeUpdate(BackupRecordEntity, { id: r.id, status: 'queued', masterId: r.masterId }, { masterId: this.#masterId }) !== 1) continue;
+      if (
+        (await em.nativeUpdate(
+          BackupRecordEntity,
+          { id: r.id, status: 'queued', masterId: r.masterId },
+          { masterId: this.#masterId },
+        )) !== 1
+      )
+        continue;
       this.#enqueue(r.id);
       requeued++;
     }
@@ -287,7 +393,13 @@ export class BackupRuns {
     await this.#outcome.recordLogs.open(recordId, 'queued');
     record.errorMessage = stop.message;
     void this.#outcome.recordLogs.line(recordId, 'error', stop.message);
-    await settleBackup(this.#outcome, em, record, await em.findOne(BackupTaskEntity, { id: record.taskId }), stop.status);
+    await settleBackup(
+      this.#outcome,
+      em,
+      record,
+      await em.findOne(BackupTaskEntity, { id: record.taskId }),
+      stop.status,
+    );
     return true;
   }
 
@@ -295,7 +407,11 @@ export class BackupRuns {
   async discard(record: Pick<BackupRecord, 'id'>): Promise<void> {
     await this.removeObjects([record]);
     const em = this.#orm.em.fork();
-    await em.nativeUpdate(BackupRecordCopyEntity, { recordId: record.id, status: { $in: ['pending', 'success'] } }, { status: 'failed', error: 'the run was stopped' });
+    await em.nativeUpdate(
+      BackupRecordCopyEntity,
+      { recordId: record.id, status: { $in: ['pending', 'success'] } },
+      { status: 'failed', error: 'the run was stopped' },
+    );
     await em.nativeDelete(BackupRecordEntryEntity, { recordId: record.id });
   }
 
@@ -303,7 +419,15 @@ export class BackupRuns {
   async removeObjects(records: Pick<BackupRecord, 'id'>[]): Promise<void> {
     const em = this.#orm.em.fork();
     const copies = await em.find(BackupRecordCopyEntity, { recordId: { $in: records.map((r) => r.id) } });
-    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } }, { populate: ['secrets'] })).map((t) => [t.id, t]));
+    const targets = new Map(
+      (
+        await em.find(
+          StorageTargetEntity,
+          { id: { $in: [...new Set(copies.map((c) => c.storageTargetId))] } },
+          { populate: ['secrets'] },
+        )
+      ).map((t) => [t.id, t]),
+    );
     for (const copy of copies) {
       const target = targets.get(copy.storageTargetId);
       if (!target || copy.storagePath === '') continue;
@@ -316,8 +440,14 @@ export class BackupRuns {
         copy.status = 'deleted';
       } catch (err) {
         copy.status = 'failed';
-        copy.error = `could not remove the partial object: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000);
-        this.#log.error({ err, recordId: copy.recordId, target: target.name }, 'partial object left on a target after a crash');
+        copy.error = `could not remove the partial object: ${err instanceof Error ? err.message : String(err)}`.slice(
+          0,
+          2000,
+        );
+        this.#log.error(
+          { err, recordId: copy.recordId, target: target.name },
+          'partial object left on a target after a crash',
+        );
       }
     }
     await em.flush();
@@ -332,7 +462,11 @@ export class BackupRuns {
       record.completedAt = now;
       if (record.startedAt) record.durationMs = now.getTime() - record.startedAt.getTime();
     }
-    await em.nativeUpdate(BackupRecordCopyEntity, { recordId: { $in: ids }, status: 'pending' }, { status: 'failed', error: reason });
+    await em.nativeUpdate(
+      BackupRecordCopyEntity,
+      { recordId: { $in: ids }, status: 'pending' },
+      { status: 'failed', error: reason },
+    );
     const taskIds = [...new Set((await em.find(BackupRecordEntity, { id: { $in: ids } })).map((r) => r.taskId))];
     await em.nativeUpdate(BackupTaskEntity, { id: { $in: taskIds }, lastStatus: 'running' }, { lastStatus: 'failed' });
     await em.flush();
@@ -356,5 +490,3 @@ export class BackupRuns {
     await Promise.allSettled([...this.#running.values()].map((r) => r.done));
   }
 }
-
-

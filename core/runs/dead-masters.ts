@@ -31,8 +31,20 @@ export class DeadMasters {
   #seen: number[] | undefined;
   readonly #periodic: PeriodicPass<void>;
 
-  constructor({ cluster, backupRuns, restores, verifications, replications, logger }: {
-    cluster: Cluster; backupRuns: BackupRuns; restores: RestoreService; verifications: VerifyService; replications: ReplicationService; logger: FastifyBaseLogger;
+  constructor({
+    cluster,
+    backupRuns,
+    restores,
+    verifications,
+    replications,
+    logger,
+  }: {
+    cluster: Cluster;
+    backupRuns: BackupRuns;
+    restores: RestoreService;
+    verifications: VerifyService;
+    replications: ReplicationService;
+    logger: FastifyBaseLogger;
   }) {
     this.#cluster = cluster;
     this.#runs = backupRuns;
@@ -40,13 +52,18 @@ export class DeadMasters {
     this.#verifications = verifications;
     this.#replications = replications;
     this.#log = logger.child({ component: 'dead-masters' });
-    this.#periodic = new PeriodicPass(() => this.#pass(), (err: unknown) => this.#log.error({ err }, 'settling what dead masters left failed'));
+    this.#periodic = new PeriodicPass(
+      () => this.#pass(),
+      (err: unknown) => this.#log.error({ err }, 'settling what dead masters left failed'),
+    );
   }
 
   /** Leading from now on: a first pass, then one every DEAD_MASTER_PASS_MS while several masters may share the database. */
   async start(): Promise<void> {
     this.#seen = undefined;
-    await this.#periodic.runOnce().catch((err: unknown) => this.#log.error({ err }, 'settling what dead masters left failed'));
+    await this.#periodic
+      .runOnce()
+      .catch((err: unknown) => this.#log.error({ err }, 'settling what dead masters left failed'));
     if (this.#cluster.shared) this.#periodic.start(DEAD_MASTER_PASS_MS);
   }
 
@@ -68,7 +85,10 @@ export class DeadMasters {
     const replications = await this.#replications.recover(keep);
     const backups = await this.#runs.recover(keep);
     if (restores + verifications + replications + backups.failed + backups.requeued > 0) {
-      this.#log.warn({ live, restores, verifications, replications, ...backups }, 'settled what stopped masters left: their runs failed, their queued backups queued here');
+      this.#log.warn(
+        { live, restores, verifications, replications, ...backups },
+        'settled what stopped masters left: their runs failed, their queued backups queued here',
+      );
     }
   }
 }

@@ -32,9 +32,22 @@ export class LeaseMonitor {
   #running = false;
   #sweeping: Promise<void> | undefined;
 
-  constructor({ orm, commandQueue, remoteBackups, remoteRestores, logger, config, clock }: {
-    orm: MikroORM; commandQueue: CommandQueue; remoteBackups: RemoteBackups; remoteRestores: RemoteRestores; logger: FastifyBaseLogger;
-    config: { commandLeaseSeconds: number; nodeOfflineSeconds: number }; clock: Clock;
+  constructor({
+    orm,
+    commandQueue,
+    remoteBackups,
+    remoteRestores,
+    logger,
+    config,
+    clock,
+  }: {
+    orm: MikroORM;
+    commandQueue: CommandQueue;
+    remoteBackups: RemoteBackups;
+    remoteRestores: RemoteRestores;
+    logger: FastifyBaseLogger;
+    config: { commandLeaseSeconds: number; nodeOfflineSeconds: number };
+    clock: Clock;
   }) {
     this.#orm = orm;
     this.#clock = clock;
@@ -49,7 +62,8 @@ export class LeaseMonitor {
   /** Start-up: leases restart (agents could not renew while the master was down), then sweeps begin. */
   async start(): Promise<void> {
     const extended = await this.#queue.extendAll();
-    if (extended > 0) this.#log.info({ extended }, 'claimed agent commands survive the restart; their leases start afresh');
+    if (extended > 0)
+      this.#log.info({ extended }, 'claimed agent commands survive the restart; their leases start afresh');
     this.#running = true;
     this.#arm();
   }
@@ -65,15 +79,23 @@ export class LeaseMonitor {
   #arm(): void {
     if (!this.#running) return;
     const every = Math.max(1, Math.min(15, this.#leaseSeconds / 4)) * 1000;
-    this.#timer = this.#clock.setTimeout(() => {
-      this.#arm();
-      return this.sweep();
-    }, every, { unref: true });
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#arm();
+        return this.sweep();
+      },
+      every,
+      { unref: true },
+    );
   }
 
   /** One pass; concurrent calls share it. */
   sweep(): Promise<void> {
-    this.#sweeping ??= this.#sweep().catch((err: unknown) => this.#log.error({ err }, 'lease sweep failed')).finally(() => { this.#sweeping = undefined; });
+    this.#sweeping ??= this.#sweep()
+      .catch((err: unknown) => this.#log.error({ err }, 'lease sweep failed'))
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
     return this.#sweeping;
   }
 
@@ -86,18 +108,32 @@ export class LeaseMonitor {
 
   /** A command its agent no longer runs (lease lapsed, or the restarted agent did not list it). */
   async lost(command: AgentCommand, reason: string): Promise<void> {
-    if (command.recordKind !== '' && await this.#recordEnded(command)) {
+    if (command.recordKind !== '' && (await this.#recordEnded(command))) {
       // The record was settled already; only the agent's result never came.
       await this.#queue.settle(command.id, 'failed', `${reason}; the record had already ended`);
       return;
     }
-    if (command.recordKind !== '' && command.startedAt === null && command.attempts < MAX_ATTEMPTS && await this.#queue.requeue(command.id)) {
-      this.#log.warn({ commandId: command.id, nodeId: command.nodeId, attempt: command.attempts }, `agent command re-queued: ${reason}`);
+    if (
+      command.recordKind !== '' &&
+      command.startedAt === null &&
+      command.attempts < MAX_ATTEMPTS &&
+      (await this.#queue.requeue(command.id))
+    ) {
+      this.#log.warn(
+        { commandId: command.id, nodeId: command.nodeId, attempt: command.attempts },
+        `agent command re-queued: ${reason}`,
+      );
       return;
     }
     if (!(await this.#queue.failLost(command.id, reason))) return;
-    this.#log.warn({ commandId: command.id, nodeId: command.nodeId, type: command.type }, `agent command failed: ${reason}`);
-    const why = command.startedAt === null && command.recordKind !== '' ? `${reason}; it was handed out ${command.attempts} times and never started` : reason;
+    this.#log.warn(
+      { commandId: command.id, nodeId: command.nodeId, type: command.type },
+      `agent command failed: ${reason}`,
+    );
+    const why =
+      command.startedAt === null && command.recordKind !== ''
+        ? `${reason}; it was handed out ${command.attempts} times and never started`
+        : reason;
     if (command.recordKind === 'backup') await this.#backups.fail(command.recordId, why);
     if (command.recordKind === 'restore') await this.#restores.fail(command.recordId, why);
   }
@@ -105,7 +141,11 @@ export class LeaseMonitor {
   async #recordEnded(command: AgentCommand): Promise<boolean> {
     const em = this.#orm.em.fork();
     const entity = command.recordKind === 'backup' ? BackupRecordEntity : RestoreRecordEntity;
-    const record = await em.findOne(entity as typeof BackupRecordEntity, { id: command.recordId }, { fields: ['status'] });
+    const record = await em.findOne(
+      entity as typeof BackupRecordEntity,
+      { id: command.recordId },
+      { fields: ['status'] },
+    );
     return !record || TERMINAL_STATUSES.includes(record.status);
   }
 
@@ -114,14 +154,18 @@ export class LeaseMonitor {
     const em = this.#orm.em.fork();
     const pending = await em.find(AgentCommandEntity, { status: 'pending' }, { limit: 500, orderBy: { id: 'asc' } });
     if (pending.length === 0) return;
-    const nodes = new Map((await em.find(NodeEntity, { id: { $in: [...new Set(pending.map((c) => c.nodeId))] } })).map((n) => [n.id, n]));
+    const nodes = new Map(
+      (await em.find(NodeEntity, { id: { $in: [...new Set(pending.map((c) => c.nodeId))] } })).map((n) => [n.id, n]),
+    );
     const graceMs = (this.#leaseSeconds + this.#offlineSeconds) * 1000;
     const now = this.#clock.now().getTime();
     for (const command of pending) {
       const node = nodes.get(command.nodeId);
       const waited = now - command.createdAt.getTime();
       if (node && (nodeStatus(node, this.#offlineSeconds, now) === 'online' || waited < graceMs)) continue;
-      const reason = node ? `node "${node.name}" went offline before its agent took this command` : 'the node was deleted';
+      const reason = node
+        ? `node "${node.name}" went offline before its agent took this command`
+        : 'the node was deleted';
       if (!(await this.#queue.settle(command.id, 'failed', reason))) continue;
       if (command.recordKind === 'backup') await this.#backups.fail(command.recordId, reason);
       if (command.recordKind === 'restore') await this.#restores.fail(command.recordId, reason);

@@ -34,15 +34,27 @@ export default defineModule({
     backupRuns: {
       runs: 'always',
       after: ['deliveryWorker'],
-      start: (s, { cluster }) => cluster.onSessionLost(() => s.abortRunning('this master lost its database session; another master may settle this run')),
+      start: (s, { cluster }) =>
+        cluster.onSessionLost(() =>
+          s.abortRunning('this master lost its database session; another master may settle this run'),
+        ),
       stop: (s) => s.stop(),
     },
     // Every master enforces the time limits of its own runs (the leader: of agents' runs too).
     runTimeLimits: { runs: 'always', after: ['backupRuns'], start: (s) => s.start(), stop: (s) => s.stop() },
     // Every master: a cancel asked on another master for a run this one holds.
-    backupCancel: { runs: 'always', after: ['backupRuns'], start: (s, { logger }) => s.listen((err) => logger.error({ err }, 'a cancel asked on another master failed')) },
+    backupCancel: {
+      runs: 'always',
+      after: ['backupRuns'],
+      start: (s, { logger }) => s.listen((err) => logger.error({ err }, 'a cancel asked on another master failed')),
+    },
     // The leader settles what a crash or a stopped master left running before anything is scheduled.
-    deadMasters: { runs: 'leading', after: ['backupRuns', 'deliveryWorker'], start: (s) => s.start(), stop: (s) => s.stop() },
+    deadMasters: {
+      runs: 'leading',
+      after: ['backupRuns', 'deliveryWorker'],
+      start: (s) => s.start(),
+      stop: (s) => s.stop(),
+    },
     leaseMonitor: { runs: 'leading', after: ['deadMasters'], start: (s) => s.start(), stop: (s) => s.stop() },
     scheduler: { runs: 'leading', after: ['leaseMonitor'], start: (s) => s.start(), stop: (s) => s.stop() },
   },

@@ -3,7 +3,13 @@ import type { EventBus } from '../events/event-bus.ts';
 import type { Readable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordEntryEntity, TERMINAL_STATUSES, type BackupRecord } from '../db/entities/backup-record.ts';
+import {
+  BackupRecordEntity,
+  BackupRecordCopyEntity,
+  BackupRecordEntryEntity,
+  TERMINAL_STATUSES,
+  type BackupRecord,
+} from '../db/entities/backup-record.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { NodeEntity } from '../db/entities/node.ts';
@@ -60,7 +66,8 @@ function refusedEntry(manifest: ReadonlyArray<{ path: string }>): string | undef
   for (const { path } of manifest) {
     const clean = archivePath(path);
     if (typeof clean !== 'string') return `entry ${JSON.stringify(path)} ${clean.refused}`;
-    if (clean !== path) return `entry ${JSON.stringify(path)} is not a relative path in clean form (expected ${JSON.stringify(clean)})`;
+    if (clean !== path)
+      return `entry ${JSON.stringify(path)} is not a relative path in clean form (expected ${JSON.stringify(clean)})`;
   }
   return undefined;
 }
@@ -104,17 +111,29 @@ export class RemoteBackups {
   }
 
   /** The run's key: named from its start, like a run on the master (see `storageKey`). */
-  #key(record: BackupRecord & { startedAt: Date }, { name: taskName, type, dbName }: { name: string; type: string; dbName: string }, compression: Compression, encrypted: boolean): { key: string; rawExtension: string } {
+  #key(
+    record: BackupRecord & { startedAt: Date },
+    { name: taskName, type, dbName }: { name: string; type: string; dbName: string },
+    compression: Compression,
+    encrypted: boolean,
+  ): { key: string; rawExtension: string } {
     const driver = type === 'file' ? undefined : driverFor(this.#deps.databaseDrivers.list(), type);
     const rawExtension = rawExtensionOf({ type, dbName }, driver);
-    return { key: storageKey(taskName, record.id, record.startedAt, artifactExtension(rawExtension, compression, encrypted)), rawExtension };
+    return {
+      key: storageKey(taskName, record.id, record.startedAt, artifactExtension(rawExtension, compression, encrypted)),
+      rawExtension,
+    };
   }
 
   /**
    * An agent's run starts when it first reads its spec or reports `running`, whichever comes
    * first: the spec already names the artifact, so the start is stamped (once) by then.
    */
-  async #stampStart(em: EntityManager, record: BackupRecord, now = new Date()): Promise<BackupRecord & { startedAt: Date }> {
+  async #stampStart(
+    em: EntityManager,
+    record: BackupRecord,
+    now = new Date(),
+  ): Promise<BackupRecord & { startedAt: Date }> {
     if (!record.startedAt) {
       record.startedAt = now;
       await em.flush();
@@ -131,7 +150,8 @@ export class RemoteBackups {
   async #spec(nodeId: number, taskId: number, recordId: number): Promise<TaskSpec> {
     const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
-    if (record.taskId !== taskId) throw new AppError('AGENT_COMMAND_FORBIDDEN', { message: `Record ${recordId} is not a run of task ${taskId}.` });
+    if (record.taskId !== taskId)
+      throw new AppError('AGENT_COMMAND_FORBIDDEN', { message: `Record ${recordId} is not a run of task ${taskId}.` });
     if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
     const task = await em.findOne(BackupTaskEntity, { id: taskId }, { populate: ['dbPassword'] });
     if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND');
@@ -140,13 +160,23 @@ export class RemoteBackups {
     const { key, rawExtension } = this.#key(await this.#stampStart(em, record), task, compression, record.encrypted);
     const targets = (await taskTargets(em, taskId)).filter((t) => t.enabled);
     return {
-      recordId, taskId, name: task.name,
-      source: { ...sourceSpecOf(task), dbPassword: task.dbPassword ? this.#deps.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '' },
-      compression, encrypt: record.encrypted, recipient: record.encrypted ? this.#deps.ageRecipient : null,
-      storageKey: key, rawExtension,
-      targets: targets.map((t) => t.agentDirectUpload
-        ? { id: t.id, name: t.name, mode: 'direct', type: t.type, config: this.#deps.storageOpener.fullConfig(t) }
-        : { id: t.id, name: t.name, mode: 'relay', type: t.type }),
+      recordId,
+      taskId,
+      name: task.name,
+      source: {
+        ...sourceSpecOf(task),
+        dbPassword: task.dbPassword ? this.#deps.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
+      },
+      compression,
+      encrypt: record.encrypted,
+      recipient: record.encrypted ? this.#deps.ageRecipient : null,
+      storageKey: key,
+      rawExtension,
+      targets: targets.map((t) =>
+        t.agentDirectUpload
+          ? { id: t.id, name: t.name, mode: 'direct', type: t.type, config: this.#deps.storageOpener.fullConfig(t) }
+          : { id: t.id, name: t.name, mode: 'relay', type: t.type },
+      ),
       bandwidthLimit: node.bandwidthLimit,
     };
   }
@@ -156,7 +186,9 @@ export class RemoteBackups {
     const run = previous.then(fn, fn);
     const tail = run.catch(() => undefined);
     this.#locks.set(recordId, tail);
-    void tail.then(() => { if (this.#locks.get(recordId) === tail) this.#locks.delete(recordId); });
+    void tail.then(() => {
+      if (this.#locks.get(recordId) === tail) this.#locks.delete(recordId);
+    });
     return run;
   }
 
@@ -175,13 +207,18 @@ export class RemoteBackups {
     refuseIncompleteSuccess(u);
     // Work whose claim the master took back (the agent was silent past its lease) is stale: the
     // command is queued again and will run afresh; the old run must stop.
-    if (!(await commandQueue.touch(nodeId, 'backup', recordId, record.status === 'queued'))) return { accepted: false, status: record.status };
+    if (!(await commandQueue.touch(nodeId, 'backup', recordId, record.status === 'queued')))
+      return { accepted: false, status: record.status };
     if (record.status === 'queued') await this.#start(em, record);
     else if (!recordLogs.isLive(recordId)) await recordLogs.open(recordId, 'running'); // the master restarted mid-run
     for (const line of u.logs ?? []) void recordLogs.line(recordId, line.level, line.message);
     if (u.progress) {
       const p = u.progress;
-      recordLogs.progress(recordId, p, `${humanBytes(p.bytesRead)} read, ${humanBytes(p.bytesStored)} stored, ${humanBytes(p.speedBps)}/s`);
+      recordLogs.progress(
+        recordId,
+        p,
+        `${humanBytes(p.bytesRead)} read, ${humanBytes(p.bytesStored)} stored, ${humanBytes(p.speedBps)}/s`,
+      );
     }
     if (u.manifest?.length) {
       const refused = refusedEntry(u.manifest);
@@ -191,10 +228,30 @@ export class RemoteBackups {
         await this.#finishFailed(em, record, `the agent's manifest was refused: ${refused}`);
         throw new AppError('AGENT_MANIFEST_INVALID', { message: `Refused: ${refused}. The run is failed.` });
       }
-      await em.insertMany(BackupRecordEntryEntity, u.manifest.map((e) => ({ recordId, path: e.path, size: e.size, mtime: new Date(e.mtime), mode: e.mode, entryType: e.type })));
+      await em.insertMany(
+        BackupRecordEntryEntity,
+        u.manifest.map((e) => ({
+          recordId,
+          path: e.path,
+          size: e.size,
+          mtime: new Date(e.mtime),
+          mode: e.mode,
+          entryType: e.type,
+        })),
+      );
     }
-    if (u.status === 'success') await this.#finishSuccess(em, record, u as RecordUpdate & { checksum: string; fileSize: number; rawSize: number });
-    else if (u.status === 'failed') await this.#finishFailed(em, record, (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason');
+    if (u.status === 'success')
+      await this.#finishSuccess(
+        em,
+        record,
+        u as RecordUpdate & { checksum: string; fileSize: number; rawSize: number },
+      );
+    else if (u.status === 'failed')
+      await this.#finishFailed(
+        em,
+        record,
+        (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason',
+      );
     return { accepted: true, status: record.status };
   }
 
@@ -203,7 +260,12 @@ export class RemoteBackups {
     if (!task) throw new AppError('BACKUP_TASK_NOT_FOUND', { message: 'The task was deleted before the run started.' });
     const node = await em.findOne(NodeEntity, { id: record.nodeId });
     const now = new Date();
-    const { key } = this.#key(await this.#stampStart(em, record, now), task, record.compression as Compression, record.encrypted);
+    const { key } = this.#key(
+      await this.#stampStart(em, record, now),
+      task,
+      record.compression as Compression,
+      record.encrypted,
+    );
     record.status = 'running';
     record.storagePath = key;
     record.fileName = fileNameOf(key);
@@ -211,8 +273,12 @@ export class RemoteBackups {
     task.lastStatus = 'running';
     for (const t of await taskTargets(em, task.id)) {
       em.create(BackupRecordCopyEntity, {
-        recordId: record.id, storageTargetId: t.id, storageTargetName: t.name, storagePath: key,
-        status: t.enabled ? 'pending' : 'failed', error: t.enabled ? '' : 'the storage target is disabled',
+        recordId: record.id,
+        storageTargetId: t.id,
+        storageTargetName: t.name,
+        storagePath: key,
+        status: t.enabled ? 'pending' : 'failed',
+        error: t.enabled ? '' : 'the storage target is disabled',
         transferMode: t.agentDirectUpload ? 'direct' : 'master_relay',
       });
     }
@@ -220,7 +286,11 @@ export class RemoteBackups {
     await this.#deps.recordLogs.open(record.id, 'running');
     this.#deps.backupMetrics.running.inc();
     this.#counted.add(record.id);
-    void this.#deps.recordLogs.line(record.id, 'info', `backup of task "${task.name}" (${task.type}) started on node "${node?.name ?? record.nodeId}", trigger ${record.trigger} by ${record.triggeredBy}; writing ${key}`);
+    void this.#deps.recordLogs.line(
+      record.id,
+      'info',
+      `backup of task "${task.name}" (${task.type}) started on node "${node?.name ?? record.nodeId}", trigger ${record.trigger} by ${record.triggeredBy}; writing ${key}`,
+    );
   }
 
   /**
@@ -228,7 +298,12 @@ export class RemoteBackups {
    * SHA-256 guard straight into the target's atomic put, so a short or altered upload leaves
    * no object behind.
    */
-  async relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }): Promise<{ targetId: number; size: number; checksum: string }> {
+  async relay(
+    nodeId: number,
+    recordId: number,
+    targetId: number,
+    upload: { key: string; size: number; sha256: string; body: Readable },
+  ): Promise<{ targetId: number; size: number; checksum: string }> {
     // Registered before the record is read: a stop either finds this upload or this upload finds the record ended.
     const controller = new AbortController();
     let finished!: () => void;
@@ -244,47 +319,86 @@ export class RemoteBackups {
     }
   }
 
-  async #relay(nodeId: number, recordId: number, targetId: number, upload: { key: string; size: number; sha256: string; body: Readable }, signal: AbortSignal): Promise<{ targetId: number; size: number; checksum: string }> {
+  async #relay(
+    nodeId: number,
+    recordId: number,
+    targetId: number,
+    upload: { key: string; size: number; sha256: string; body: Readable },
+    signal: AbortSignal,
+  ): Promise<{ targetId: number; size: number; checksum: string }> {
     const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, recordId);
-    const notHeld = (): AppError => new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${record.status} and not held by this node's agent; artifacts are accepted while its run holds it.` });
+    const notHeld = (): AppError =>
+      new AppError('AGENT_RECORD_TERMINAL', {
+        message: `The record is ${record.status} and not held by this node's agent; artifacts are accepted while its run holds it.`,
+      });
     if (record.status !== 'running') throw notHeld();
     // Every refusal comes before the lease is renewed: a refused upload changes nothing.
-    if (upload.key !== record.storagePath) throw new AppError('AGENT_OBJECT_KEY_INVALID', { message: `This record's key is ${record.storagePath}.` });
+    if (upload.key !== record.storagePath)
+      throw new AppError('AGENT_OBJECT_KEY_INVALID', { message: `This record's key is ${record.storagePath}.` });
     const copy = await em.findOne(BackupRecordCopyEntity, { recordId, storageTargetId: targetId });
     const target = copy ? await em.findOne(StorageTargetEntity, { id: targetId }, { populate: ['secrets'] }) : null;
     if (!copy || !target || target.agentDirectUpload || copy.status === 'failed' || copy.status === 'deleted') {
-      throw new AppError('AGENT_TARGET_INVALID', { message: `Target ${targetId} is not an open relay target of record ${recordId}.` });
+      throw new AppError('AGENT_TARGET_INVALID', {
+        message: `Target ${targetId} is not an open relay target of record ${recordId}.`,
+      });
     }
     if (target.quotaBytes > 0) {
       const used = await recordedUsage(em, target.id);
-      if (used.bytes + upload.size > target.quotaBytes) throw new AppError('STORAGE_QUOTA_EXCEEDED', { message: `"${target.name}" holds ${humanBytes(used.bytes)} of its ${humanBytes(target.quotaBytes)} quota.` });
+      if (used.bytes + upload.size > target.quotaBytes)
+        throw new AppError('STORAGE_QUOTA_EXCEEDED', {
+          message: `"${target.name}" holds ${humanBytes(used.bytes)} of its ${humanBytes(target.quotaBytes)} quota.`,
+        });
     }
     if (!(await this.#deps.commandQueue.touch(nodeId, 'backup', recordId))) throw notHeld();
     let mismatch = '';
-    const guard = checksumGuard(upload.size, upload.sha256, (why) => { mismatch = why; });
+    const guard = checksumGuard(upload.size, upload.sha256, (why) => {
+      mismatch = why;
+    });
     upload.body.on('error', (err) => guard.destroy(err));
     upload.body.pipe(guard);
-    const onStop = (): void => void guard.destroy(signal.reason instanceof Error ? signal.reason : new Error('the run was stopped'));
+    const onStop = (): void =>
+      void guard.destroy(signal.reason instanceof Error ? signal.reason : new Error('the run was stopped'));
     signal.addEventListener('abort', onStop, { once: true });
     copy.attempts += 1;
     try {
-      const stored = await this.#deps.storageOpener.use(target, (instance) => instance.put(upload.key, guard, { size: upload.size, signal }));
+      const stored = await this.#deps.storageOpener.use(target, (instance) =>
+        instance.put(upload.key, guard, { size: upload.size, signal }),
+      );
       // Stopped while the object was being committed (or by another master process): it goes.
       const now = await this.#deps.orm.em.fork().findOne(BackupRecordEntity, { id: recordId }, { fields: ['status'] });
       if (signal.aborted || now?.status !== 'running') {
-        await this.#deps.storageOpener.use(target, (instance) => instance.delete(upload.key)).catch((err: unknown) => this.#log.error({ err, recordId, target: target.name }, 'an object relayed to a stopped run could not be removed'));
-        throw new AppError('AGENT_RECORD_TERMINAL', { message: `The record is ${now?.status ?? 'gone'}; the relayed object was removed.` });
+        await this.#deps.storageOpener
+          .use(target, (instance) => instance.delete(upload.key))
+          .catch((err: unknown) =>
+            this.#log.error(
+              { err, recordId, target: target.name },
+              'an object relayed to a stopped run could not be removed',
+            ),
+          );
+        throw new AppError('AGENT_RECORD_TERMINAL', {
+          message: `The record is ${now?.status ?? 'gone'}; the relayed object was removed.`,
+        });
       }
       copy.status = 'success';
       copy.fileSize = stored.size;
       copy.error = '';
       await em.flush();
-      void this.#deps.recordLogs.line(recordId, 'info', `target "${target.name}": ${humanBytes(stored.size)} received from the agent and stored`);
+      void this.#deps.recordLogs.line(
+        recordId,
+        'info',
+        `target "${target.name}": ${humanBytes(stored.size)} received from the agent and stored`,
+      );
       return { targetId, size: stored.size, checksum: upload.sha256 };
     } catch (err) {
-      if (signal.aborted || err instanceof AppError) throw err instanceof AppError ? err : new AppError('AGENT_RECORD_TERMINAL', { message: `The run was stopped: ${errorText(signal.reason)}.` });
-      copy.error = (mismatch ? `relayed artifact refused: ${mismatch}` : `relay failed: ${errorText(err)}`).slice(0, 2000);
+      if (signal.aborted || err instanceof AppError)
+        throw err instanceof AppError
+          ? err
+          : new AppError('AGENT_RECORD_TERMINAL', { message: `The run was stopped: ${errorText(signal.reason)}.` });
+      copy.error = (mismatch ? `relayed artifact refused: ${mismatch}` : `relay failed: ${errorText(err)}`).slice(
+        0,
+        2000,
+      );
       await em.flush();
       void this.#deps.recordLogs.line(recordId, 'warn', `target "${target.name}": ${copy.error}`);
       if (mismatch) throw new AppError('AGENT_CHECKSUM_MISMATCH', { message: copy.error });
@@ -294,10 +408,22 @@ export class RemoteBackups {
     }
   }
 
-  async #finishSuccess(em: EntityManager, record: BackupRecord, u: RecordUpdate & { checksum: string; fileSize: number; rawSize: number }): Promise<void> {
+  async #finishSuccess(
+    em: EntityManager,
+    record: BackupRecord,
+    u: RecordUpdate & { checksum: string; fileSize: number; rawSize: number },
+  ): Promise<void> {
     const copies = await em.find(BackupRecordCopyEntity, { recordId: record.id });
     const reported = new Map((u.targets ?? []).map((t) => [t.targetId, t]));
-    const targets = new Map((await em.find(StorageTargetEntity, { id: { $in: copies.map((c) => c.storageTargetId) } }, { populate: ['secrets'] })).map((t) => [t.id, t]));
+    const targets = new Map(
+      (
+        await em.find(
+          StorageTargetEntity,
+          { id: { $in: copies.map((c) => c.storageTargetId) } },
+          { populate: ['secrets'] },
+        )
+      ).map((t) => [t.id, t]),
+    );
     for (const copy of copies) {
       const target = targets.get(copy.storageTargetId);
       if (copy.status !== 'pending' && copy.status !== 'success') continue;
@@ -309,10 +435,17 @@ export class RemoteBackups {
           continue;
         }
         // The agent's word is not enough: the master looks at the object itself.
-        const seen = await this.#deps.storageOpener.use(target, (i) => i.stat(record.storagePath)).catch((err: unknown) => new Error(errorText(err)));
+        const seen = await this.#deps.storageOpener
+          .use(target, (i) => i.stat(record.storagePath))
+          .catch((err: unknown) => new Error(errorText(err)));
         if (seen instanceof Error || !seen || seen.size !== u.fileSize) {
           copy.status = 'failed';
-          copy.error = seen instanceof Error ? `the object could not be checked: ${seen.message}` : !seen ? 'the agent reported an upload the master cannot find' : `the stored object has ${seen.size} bytes, the artifact ${u.fileSize}`;
+          copy.error =
+            seen instanceof Error
+              ? `the object could not be checked: ${seen.message}`
+              : !seen
+                ? 'the agent reported an upload the master cannot find'
+                : `the stored object has ${seen.size} bytes, the artifact ${u.fileSize}`;
           continue;
         }
         copy.status = 'success';
@@ -325,10 +458,16 @@ export class RemoteBackups {
         copy.error = copy.error || 'the agent never relayed the artifact to this target';
       }
     }
-    for (const c of copies) if (c.status === 'failed') void this.#deps.recordLogs.line(record.id, 'error', `target "${c.storageTargetName}" failed: ${c.error}`);
+    for (const c of copies)
+      if (c.status === 'failed')
+        void this.#deps.recordLogs.line(record.id, 'error', `target "${c.storageTargetName}" failed: ${c.error}`);
     const stored = copies.filter((c) => c.status === 'success');
     if (stored.length === 0) {
-      await this.#finishFailed(em, record, copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') || 'no target holds the artifact');
+      await this.#finishFailed(
+        em,
+        record,
+        copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') || 'no target holds the artifact',
+      );
       return;
     }
     record.fileSize = u.fileSize;
@@ -342,9 +481,19 @@ export class RemoteBackups {
     } else if (u.tableStats) record.sourceStats = JSON.stringify({ tables: u.tableStats });
     const status = stored.length === copies.length ? 'success' : 'partial';
     // On a success the agent's errorMessage carries the run's warnings (paths missing, files skipped).
-    const failedCopies = status === 'partial' ? copies.filter((c) => c.status === 'failed').map((c) => `${c.storageTargetName}: ${c.error}`).join('; ') : '';
+    const failedCopies =
+      status === 'partial'
+        ? copies
+            .filter((c) => c.status === 'failed')
+            .map((c) => `${c.storageTargetName}: ${c.error}`)
+            .join('; ')
+        : '';
     record.errorMessage = withWarnings(failedCopies, (u.errorMessage ?? '').trim());
-    void this.#deps.recordLogs.line(record.id, 'info', `stored ${humanBytes(u.fileSize)} (from ${humanBytes(u.rawSize)}), sha256 ${u.checksum}${entries ? `, ${entries} entries` : ''}`);
+    void this.#deps.recordLogs.line(
+      record.id,
+      'info',
+      `stored ${humanBytes(u.fileSize)} (from ${humanBytes(u.rawSize)}), sha256 ${u.checksum}${entries ? `, ${entries} entries` : ''}`,
+    );
     await this.#settle(em, record, status);
   }
 
@@ -354,7 +503,11 @@ export class RemoteBackups {
     await em.flush();
     // A failed run keeps nothing: relayed or direct objects and the partial listing go.
     await this.#deps.backupRuns.removeObjects([record]);
-    await em.nativeUpdate(BackupRecordCopyEntity, { recordId: record.id, status: 'pending' }, { status: 'failed', error: reason.slice(0, 2000) });
+    await em.nativeUpdate(
+      BackupRecordCopyEntity,
+      { recordId: record.id, status: 'pending' },
+      { status: 'failed', error: reason.slice(0, 2000) },
+    );
     await em.nativeDelete(BackupRecordEntryEntity, { recordId: record.id });
     await this.#settle(em, record, 'failed');
   }
@@ -364,7 +517,9 @@ export class RemoteBackups {
     await settleBackup(this.#deps, em, record, task, status);
     if (this.#counted.delete(record.id)) this.#deps.backupMetrics.running.dec();
     // Retention, replication and dependents may take long; the agent's request does not wait.
-    void this.#deps.backupRuns.afterRun(record, status).catch((err: unknown) => this.#log.error({ err, recordId: record.id }, 'after-run work failed'));
+    void this.#deps.backupRuns
+      .afterRun(record, status)
+      .catch((err: unknown) => this.#log.error({ err, recordId: record.id }, 'after-run work failed'));
   }
 
   /**
@@ -381,7 +536,14 @@ export class RemoteBackups {
       if (!record || isTerminal(record)) return false;
       // Ended in the table first, with its reason (a reader never sees an ended record without
       // one): a relay starting from now on sees it and refuses.
-      if (await em.nativeUpdate(BackupRecordEntity, { id: recordId, status: { $in: ['queued', 'running'] } }, { status: stop.status, errorMessage: stop.message.slice(0, 2000) }) !== 1) return false;
+      if (
+        (await em.nativeUpdate(
+          BackupRecordEntity,
+          { id: recordId, status: { $in: ['queued', 'running'] } },
+          { status: stop.status, errorMessage: stop.message.slice(0, 2000) },
+        )) !== 1
+      )
+        return false;
       if (!this.#deps.recordLogs.isLive(recordId)) await this.#deps.recordLogs.open(recordId, record.status);
       for (const command of await this.#deps.commandQueue.openFor('backup', recordId)) {
         if (command.status === 'pending') await this.#deps.commandQueue.settle(command.id, 'failed', stop.message);

@@ -68,18 +68,39 @@ export class RemoteRestores {
     if (backup.type !== 'file') {
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
       const driver = driverFor(this.#deps.databaseDrivers.list(), backup.type);
-      if (!task || !driver) throw new AppError('RESTORE_SOURCE_INVALID', { message: 'The task or its database driver is gone; the connection is unknown.' });
+      if (!task || !driver)
+        throw new AppError('RESTORE_SOURCE_INVALID', {
+          message: 'The task or its database driver is gone; the connection is unknown.',
+        });
       database = {
-        type: backup.type, host: task.dbHost, port: task.dbPort, user: task.dbUser, path: task.dbPath,
+        type: backup.type,
+        host: task.dbHost,
+        port: task.dbPort,
+        user: task.dbUser,
+        path: task.dbPath,
         password: task.dbPassword ? this.#deps.secretBox.open(task.dbPassword, DB_PASSWORD_AAD) : '',
         target: restoreTargetOf(driver, task, record.targetDatabase),
         // Several databases in one artifact: which to restore (empty = all) and, for one, under what name.
-        ...(isDumpArchive(backup.fileName) ? { archive: { databases: JSON.parse(record.selectedPaths) as string[], targetDatabase: record.targetDatabase } } : {}),
+        ...(isDumpArchive(backup.fileName)
+          ? {
+              archive: {
+                databases: JSON.parse(record.selectedPaths) as string[],
+                targetDatabase: record.targetDatabase,
+              },
+            }
+          : {}),
       };
     }
     return {
-      restoreId: record.id, backupRecordId: backup.id, type: backup.type, fileName: backup.fileName, rawSize: backup.rawSize,
-      rawExtension: backup.fileName.split('.')[1] ?? '', targetPath: record.targetPath, selectedPaths: backup.type === 'file' ? JSON.parse(record.selectedPaths) as string[] : [], database,
+      restoreId: record.id,
+      backupRecordId: backup.id,
+      type: backup.type,
+      fileName: backup.fileName,
+      rawSize: backup.rawSize,
+      rawExtension: backup.fileName.split('.')[1] ?? '',
+      targetPath: record.targetPath,
+      selectedPaths: backup.type === 'file' ? (JSON.parse(record.selectedPaths) as string[]) : [],
+      database,
     };
   }
 
@@ -98,7 +119,11 @@ export class RemoteRestores {
     record.sourceTargetId = copy.targetId;
     record.sourceTargetName = copy.targetName;
     await em.flush();
-    void this.#deps.restoreLogs.line(id, 'info', `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`);
+    void this.#deps.restoreLogs.line(
+      id,
+      'info',
+      `the master streams ${backup.fileName} from "${copy.targetName}" to the agent`,
+    );
     // Intact copies are read first. A read that fails is cut before its last byte; when the
     // copy's bytes are to blame (decryption may fail before the checksum guard saw them all, so
     // the copy is read through once more to tell) it is marked corrupt first, so the agent's
@@ -108,9 +133,16 @@ export class RemoteRestores {
     out.on('error', () => undefined);
     out.once('close', () => raw.destroy());
     raw.once('error', (err) => {
-      void copyVerdict(this.#deps, backup, copy).then((verdict) => {
-        if (verdict?.state === 'corrupt') void this.#deps.restoreLogs.line(id, 'error', `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, and the transfer to the agent was cut`);
-      }).finally(() => out.destroy(err));
+      void copyVerdict(this.#deps, backup, copy)
+        .then((verdict) => {
+          if (verdict?.state === 'corrupt')
+            void this.#deps.restoreLogs.line(
+              id,
+              'error',
+              `the copy on "${copy.targetName}" is corrupt (${verdict.why}); it is marked so, and the transfer to the agent was cut`,
+            );
+        })
+        .finally(() => out.destroy(err));
     });
     raw.pipe(out);
     return { stream: out, rawSize: backup.rawSize };
@@ -121,7 +153,8 @@ export class RemoteRestores {
     const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) return { accepted: false, status: record.status };
-    if (!(await this.#deps.commandQueue.touch(nodeId, 'restore', id, record.status === 'queued'))) return { accepted: false, status: record.status };
+    if (!(await this.#deps.commandQueue.touch(nodeId, 'restore', id, record.status === 'queued')))
+      return { accepted: false, status: record.status };
     if (record.status === 'queued') {
       record.status = 'running';
       record.startedAt = new Date();
@@ -132,7 +165,12 @@ export class RemoteRestores {
     if (u.bytes !== undefined) record.bytes = u.bytes;
     if (u.entries !== undefined) record.entries = u.entries;
     if (u.status === 'success' || u.status === 'failed') {
-      await this.#settle(em, record, u.status, u.status === 'failed' ? (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason' : '');
+      await this.#settle(
+        em,
+        record,
+        u.status,
+        u.status === 'failed' ? (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason' : '',
+      );
     } else await em.flush();
     return { accepted: true, status: record.status };
   }

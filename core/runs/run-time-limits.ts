@@ -25,7 +25,19 @@ export class RunTimeLimits {
 
   readonly #cluster: Cluster;
 
-  constructor({ orm, backupCancel, logger, config, cluster }: { orm: MikroORM; backupCancel: BackupCancel; logger: FastifyBaseLogger; config: { runLimitCheckMs: number; runLimitMinuteMs: number }; cluster: Cluster }) {
+  constructor({
+    orm,
+    backupCancel,
+    logger,
+    config,
+    cluster,
+  }: {
+    orm: MikroORM;
+    backupCancel: BackupCancel;
+    logger: FastifyBaseLogger;
+    config: { runLimitCheckMs: number; runLimitMinuteMs: number };
+    cluster: Cluster;
+  }) {
     this.#cluster = cluster;
     this.#orm = orm;
     this.#cancel = backupCancel;
@@ -46,26 +58,42 @@ export class RunTimeLimits {
 
   /** One pass; concurrent calls share it. */
   sweep(): Promise<void> {
-    this.#sweeping ??= this.#sweep().catch((err: unknown) => this.#log.error({ err }, 'time limit check failed')).finally(() => { this.#sweeping = undefined; });
+    this.#sweeping ??= this.#sweep()
+      .catch((err: unknown) => this.#log.error({ err }, 'time limit check failed'))
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
     return this.#sweeping;
   }
 
   async #sweep(): Promise<void> {
     const em = this.#orm.em.fork();
-    const limited = await em.find(BackupTaskEntity, { timeoutMinutes: { $gt: 0 } }, { fields: ['id', 'timeoutMinutes'] });
+    const limited = await em.find(
+      BackupTaskEntity,
+      { timeoutMinutes: { $gt: 0 } },
+      { fields: ['id', 'timeoutMinutes'] },
+    );
     if (limited.length === 0) return;
     const limitOf = new Map(limited.map((t) => [t.id, t.timeoutMinutes]));
     const mine = { nodeId: 0, masterId: this.#cluster.masterId };
     const held = this.#cluster.leader ? { $or: [mine, { nodeId: { $ne: 0 } }] } : mine;
-    const running = await em.find(BackupRecordEntity, { status: 'running', taskId: { $in: [...limitOf.keys()] }, ...held }, { fields: ['id', 'taskId', 'startedAt'] });
+    const running = await em.find(
+      BackupRecordEntity,
+      { status: 'running', taskId: { $in: [...limitOf.keys()] }, ...held },
+      { fields: ['id', 'taskId', 'startedAt'] },
+    );
     const now = Date.now();
     for (const record of running) {
       const minutes = limitOf.get(record.taskId)!;
       if (!record.startedAt || now - record.startedAt.getTime() < minutes * this.#minuteMs) continue;
-      this.#log.warn({ recordId: record.id, taskId: record.taskId, minutes }, 'backup run over its time limit; stopping it');
+      this.#log.warn(
+        { recordId: record.id, taskId: record.taskId, minutes },
+        'backup run over its time limit; stopping it',
+      );
       // Not awaited one by one: a run that takes long to stop must not delay the others' limits.
       void this.#cancel.stop(record.id, timeLimitReached(minutes)).catch((err: unknown) => {
-        if (!(err instanceof AppError)) this.#log.error({ err, recordId: record.id }, 'stopping an overrunning backup failed');
+        if (!(err instanceof AppError))
+          this.#log.error({ err, recordId: record.id }, 'stopping an overrunning backup failed');
       });
     }
   }

@@ -37,16 +37,39 @@ export class BackupScheduler {
   #timeZone = 'UTC';
   #started = false;
   readonly #cluster: Cluster;
-  readonly #watcher = new PeriodicPass(() => this.checkSchedule(), (err: unknown) => this.#log.error({ err }, 'schedule check failed'));
+  readonly #watcher = new PeriodicPass(
+    () => this.checkSchedule(),
+    (err: unknown) => this.#log.error({ err }, 'schedule check failed'),
+  );
   #scheduleSeen = '';
 
-  constructor({ orm, backupRuns, audit, backupMetrics, logger, verifications, clock, cluster }: { orm: MikroORM; backupRuns: BackupRuns; audit: AuditWriter; backupMetrics: BackupMetrics; logger: FastifyBaseLogger; verifications: VerifyService; clock: Clock; cluster: Cluster }) {
+  constructor({
+    orm,
+    backupRuns,
+    audit,
+    backupMetrics,
+    logger,
+    verifications,
+    clock,
+    cluster,
+  }: {
+    orm: MikroORM;
+    backupRuns: BackupRuns;
+    audit: AuditWriter;
+    backupMetrics: BackupMetrics;
+    logger: FastifyBaseLogger;
+    verifications: VerifyService;
+    clock: Clock;
+    cluster: Cluster;
+  }) {
     this.#cluster = cluster;
     // Changes made on other masters (on this one too: the notice comes back to its sender).
     if (cluster.shared) {
       cluster.listen('backplane_schedule', (payload) => {
         const work = payload === '*' ? this.#reloadHere() : this.#syncHere(Number(payload));
-        void work.catch((err: unknown) => this.#log.error({ err, payload }, 'schedule change from another master failed'));
+        void work.catch((err: unknown) =>
+          this.#log.error({ err, payload }, 'schedule change from another master failed'),
+        );
       });
     }
     this.#verifications = verifications;
@@ -105,7 +128,11 @@ export class BackupScheduler {
    * change at its next look at the tasks (#watch).
    */
   async #tell(payload: string): Promise<void> {
-    await this.#cluster.notify('backplane_schedule', payload).catch((err: unknown) => this.#log.warn({ err, payload }, 'schedule change not announced; the leader reads it within a minute'));
+    await this.#cluster
+      .notify('backplane_schedule', payload)
+      .catch((err: unknown) =>
+        this.#log.warn({ err, payload }, 'schedule change not announced; the leader reads it within a minute'),
+      );
   }
 
   /** Several masters: every 30 s, the leader reloads when the tasks changed without a notice reaching it. */
@@ -117,9 +144,12 @@ export class BackupScheduler {
   /** One look (PostgreSQL): reloads when what the schedule is made of changed since the last look. */
   async checkSchedule(): Promise<boolean> {
     // What the schedule is made of, and nothing else (a run changes its task's row too).
-    const [row] = await this.#orm.em.getConnection().execute<{ schedule: string | null }[]>(
-      "select md5(coalesce(string_agg(concat_ws(':', id, enabled, cron_expr, verify_enabled, verify_cron_expr), ',' order by id), '') "
-      + "|| coalesce((select value from settings where key = 'timezone'), '')) as schedule from backup_tasks");
+    const [row] = await this.#orm.em
+      .getConnection()
+      .execute<{ schedule: string | null }[]>(
+        "select md5(coalesce(string_agg(concat_ws(':', id, enabled, cron_expr, verify_enabled, verify_cron_expr), ',' order by id), '') " +
+          "|| coalesce((select value from settings where key = 'timezone'), '')) as schedule from backup_tasks",
+      );
     const now = row?.schedule ?? '';
     const changed = this.#scheduleSeen !== '' && now !== this.#scheduleSeen;
     this.#scheduleSeen = now;
@@ -166,14 +196,21 @@ export class BackupScheduler {
   #schedule(task: BackupTask): void {
     if (task.verifyEnabled && task.verifyCronExpr !== '') {
       try {
-        this.#verifyJobs.set(task.id, new CronTimer(task.verifyCronExpr, { timezone: this.#timeZone, clock: this.#clock }, () => this.fireVerification(task.id)));
+        this.#verifyJobs.set(
+          task.id,
+          new CronTimer(task.verifyCronExpr, { timezone: this.#timeZone, clock: this.#clock }, () =>
+            this.fireVerification(task.id),
+          ),
+        );
       } catch (err) {
         this.#log.error({ err, taskId: task.id }, 'verification schedule could not be created');
       }
     }
     if (task.cronExpr === '') return;
     try {
-      const job = new CronTimer(task.cronExpr, { timezone: this.#timeZone, clock: this.#clock }, (at) => this.fire(task.id, 'scheduled', at));
+      const job = new CronTimer(task.cronExpr, { timezone: this.#timeZone, clock: this.#clock }, (at) =>
+        this.fire(task.id, 'scheduled', at),
+      );
       this.#jobs.set(task.id, job);
     } catch (err) {
       // Saved expressions are validated; one that the parser now refuses must not stop the others.
@@ -193,10 +230,23 @@ export class BackupScheduler {
     try {
       const task = await this.#orm.em.fork().findOne(BackupTaskEntity, { id: taskId });
       if (!task?.enabled || !task.verifyEnabled) return;
-      const entry = { category: 'verify_record', targetType: 'backup_task', targetId: task.id, targetName: task.name } as const;
+      const entry = {
+        category: 'verify_record',
+        targetType: 'backup_task',
+        targetId: task.id,
+        targetName: task.name,
+      } as const;
       try {
-        const record = await this.#verifications.requestForTask(task.id, task.verifyMode === 'deep' ? 'deep' : 'quick', 'system');
-        await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_run', detail: `${record.mode} verification ${record.id} of backup record ${record.backupRecordId}` });
+        const record = await this.#verifications.requestForTask(
+          task.id,
+          task.verifyMode === 'deep' ? 'deep' : 'quick',
+          'system',
+        );
+        await this.#audit.record(SYSTEM, {
+          ...entry,
+          action: 'scheduled_run',
+          detail: `${record.mode} verification ${record.id} of backup record ${record.backupRecordId}`,
+        });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         await this.#audit.record(SYSTEM, { ...entry, action: 'scheduled_skip', detail: `${err.code}: ${err.message}` });
@@ -212,14 +262,27 @@ export class BackupScheduler {
       const em = this.#orm.em.fork();
       // The claim: one master moves the task's last fire forward to this fire time; a second
       // attempt on the same fire (another master that leads too, for a moment) changes nothing.
-      const claimed = await em.nativeUpdate(BackupTaskEntity, { id: taskId, enabled: true, $or: [{ lastScheduledAt: null }, { lastScheduledAt: { $lt: at } }] }, { lastScheduledAt: at });
+      const claimed = await em.nativeUpdate(
+        BackupTaskEntity,
+        { id: taskId, enabled: true, $or: [{ lastScheduledAt: null }, { lastScheduledAt: { $lt: at } }] },
+        { lastScheduledAt: at },
+      );
       if (claimed !== 1) return;
       const task = await em.findOne(BackupTaskEntity, { id: taskId });
       if (!task) return;
-      const entry = { category: 'backup_task', targetType: 'backup_task', targetId: task.id, targetName: task.name } as const;
+      const entry = {
+        category: 'backup_task',
+        targetType: 'backup_task',
+        targetId: task.id,
+        targetName: task.name,
+      } as const;
       try {
         const record = await this.#runs.request(task.id, { trigger, triggeredBy: 'system' });
-        await this.#audit.record(SYSTEM, { ...entry, action: trigger === 'catch_up' ? 'catch_up_run' : 'scheduled_run', detail: `record ${record.id}` });
+        await this.#audit.record(SYSTEM, {
+          ...entry,
+          action: trigger === 'catch_up' ? 'catch_up_run' : 'scheduled_run',
+          detail: `record ${record.id}`,
+        });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         this.#metrics.skipped.inc({ reason: err.code.toLowerCase() });

@@ -21,12 +21,16 @@ export function masterKeyCheck(masterKey: Buffer): string {
 
 export async function checkKeys(orm: MikroORM, keys: { masterKey: Buffer; ageRecipient: string }): Promise<void> {
   const check = masterKeyCheck(keys.masterKey);
-  if (await storedOrRemembered(orm, MASTER_KEY_CHECK, check) !== check) {
-    throw new ConfigError('the master key (BACKPLANE_SECRET_KEY, or <data dir>/secret.key) is not the one this database\'s secrets were sealed with; every master on one database needs the same key');
+  if ((await storedOrRemembered(orm, MASTER_KEY_CHECK, check)) !== check) {
+    throw new ConfigError(
+      "the master key (BACKPLANE_SECRET_KEY, or <data dir>/secret.key) is not the one this database's secrets were sealed with; every master on one database needs the same key",
+    );
   }
   const recipient = await storedOrRemembered(orm, AGE_RECIPIENT, keys.ageRecipient);
   if (recipient !== keys.ageRecipient) {
-    throw new ConfigError(`the age identity (BACKPLANE_AGE_IDENTITY_FILE, or <data dir>/backup.agekey) is for ${keys.ageRecipient}, but this database's backups are encrypted for ${recipient}; every master on one database needs the same identity`);
+    throw new ConfigError(
+      `the age identity (BACKPLANE_AGE_IDENTITY_FILE, or <data dir>/backup.agekey) is for ${keys.ageRecipient}, but this database's backups are encrypted for ${recipient}; every master on one database needs the same identity`,
+    );
   }
 }
 

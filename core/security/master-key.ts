@@ -30,7 +30,8 @@ export function loadMasterKey(dataDir: string, fromEnv: string | undefined): Buf
 function decodeKey(text: string, source: string): Buffer {
   const hex = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
   const key = hex ?? Buffer.from(text, 'base64');
-  if (key.length < 32) throw new MasterKeyError(`${source}: the master key must be 32 bytes (64 hex characters or base64)`);
+  if (key.length < 32)
+    throw new MasterKeyError(`${source}: the master key must be 32 bytes (64 hex characters or base64)`);
   return key;
 }
 

@@ -11,7 +11,9 @@ export function generateToken(kind: TokenKind): string {
 }
 
 export function looksLike(kind: TokenKind, value: string): boolean {
-  return value.length === TOKEN_PREFIX[kind].length + 1 + HEX_LENGTH[kind] && value.startsWith(`${TOKEN_PREFIX[kind]}_`);
+  return (
+    value.length === TOKEN_PREFIX[kind].length + 1 + HEX_LENGTH[kind] && value.startsWith(`${TOKEN_PREFIX[kind]}_`)
+  );
 }
 
 /**

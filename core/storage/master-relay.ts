@@ -14,20 +14,37 @@ import { configError } from '../plugin-host/provider-config.ts';
  * decides `agentDirectUpload` unless that is sent too, where the same edit rule as for
  * aliases applies.
  */
-export function masterRelayChoice(typeName: string, config: Record<string, unknown>, sentDirect: boolean | undefined, storedDirect: boolean | undefined): boolean | undefined {
+export function masterRelayChoice(
+  typeName: string,
+  config: Record<string, unknown>,
+  sentDirect: boolean | undefined,
+  storedDirect: boolean | undefined,
+): boolean | undefined {
   if (typeName !== 'local_disk' || !('masterRelay' in config)) return sentDirect;
   const relay = config.masterRelay;
   delete config.masterRelay;
   if (relay === undefined || relay === null) return sentDirect;
-  if (typeof relay !== 'boolean') throw configError(typeName, [{ path: 'config/masterRelay', message: 'must be a boolean' }]);
+  if (typeof relay !== 'boolean')
+    throw configError(typeName, [{ path: 'config/masterRelay', message: 'must be a boolean' }]);
   const direct = !relay;
   if (sentDirect === undefined || sentDirect === direct) return direct;
   if (storedDirect !== undefined && sentDirect === storedDirect) return direct;
   if (storedDirect !== undefined && direct === storedDirect) return sentDirect;
-  throw configError(typeName, [{ path: 'config/masterRelay', message: `contradicts agentDirectUpload: ${String(sentDirect)} (masterRelay is its opposite); send one of them` }]);
+  throw configError(typeName, [
+    {
+      path: 'config/masterRelay',
+      message: `contradicts agentDirectUpload: ${String(sentDirect)} (masterRelay is its opposite); send one of them`,
+    },
+  ]);
 }
 
 /** `local_disk`'s view adds `masterRelay`, the opposite of `agentDirectUpload`. */
-export function masterRelayView(typeName: string, config: Record<string, unknown>, agentDirectUpload: boolean): Record<string, unknown> {
-  return typeName === 'local_disk' && !('masterRelay' in config) ? { ...config, masterRelay: !agentDirectUpload } : config;
+export function masterRelayView(
+  typeName: string,
+  config: Record<string, unknown>,
+  agentDirectUpload: boolean,
+): Record<string, unknown> {
+  return typeName === 'local_disk' && !('masterRelay' in config)
+    ? { ...config, masterRelay: !agentDirectUpload }
+    : config;
 }

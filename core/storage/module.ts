@@ -18,8 +18,18 @@ export default defineModule({
   name: 'storage',
   services,
   lifecycle: {
-    storageHealth: { runs: 'leading', after: ['deliveryWorker'], start: (s, { config }) => s.start(config.storageHealthIntervalSeconds), stop: (s) => s.stop() },
+    storageHealth: {
+      runs: 'leading',
+      after: ['deliveryWorker'],
+      start: (s, { config }) => s.start(config.storageHealthIntervalSeconds),
+      stop: (s) => s.stop(),
+    },
     // After recovery, which already removed what the interrupted runs left.
-    temporarySweep: { runs: 'leading', after: ['deadMasters'], start: (s, { config }) => s.start(config.tempSweepIntervalSeconds), stop: (s) => s.stop() },
+    temporarySweep: {
+      runs: 'leading',
+      after: ['deadMasters'],
+      start: (s, { config }) => s.start(config.tempSweepIntervalSeconds),
+      stop: (s) => s.stop(),
+    },
   },
 });

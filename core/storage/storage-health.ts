@@ -24,7 +24,13 @@ function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-export interface HealthTransition { targetId: number; name: string; from: string; to: 'healthy' | 'unhealthy'; message: string }
+export interface HealthTransition {
+  targetId: number;
+  name: string;
+  from: string;
+  to: 'healthy' | 'unhealthy';
+  message: string;
+}
 
 /**
  * Tests every enabled target periodically and records the outcome on the target. The state
@@ -85,7 +91,9 @@ export class StorageHealthMonitor {
       try {
         const instance = await storageOpener.open(target);
         // Read before the test: testInstance closes the instance.
-        capacity = instance.usage ? await withinTime(instance.usage(), USAGE_TIMEOUT_MS).catch(() => undefined) : undefined;
+        capacity = instance.usage
+          ? await withinTime(instance.usage(), USAGE_TIMEOUT_MS).catch(() => undefined)
+          : undefined;
         result = await testInstance(instance);
       } catch (err) {
         result = { success: false, message: providerFailure(err).message };
@@ -106,9 +114,17 @@ export class StorageHealthMonitor {
           type: next === 'unhealthy' ? 'storage_unhealthy' : 'storage_recovered',
           subject: `storage:${target.id}`,
           linkPath: `/api/storage-targets/${target.id}`,
-          title: next === 'unhealthy' ? `Storage target "${target.name}" is unhealthy` : `Storage target "${target.name}" recovered`,
+          title:
+            next === 'unhealthy'
+              ? `Storage target "${target.name}" is unhealthy`
+              : `Storage target "${target.name}" recovered`,
           body: result.message,
-          fields: { storageTargetId: target.id, storageTargetName: target.name, storageType: target.type, error: next === 'unhealthy' ? result.message : '' },
+          fields: {
+            storageTargetId: target.id,
+            storageTargetName: target.name,
+            storageType: target.type,
+            error: next === 'unhealthy' ? result.message : '',
+          },
         });
       }
       if (result.success) await this.#checkCapacity(em, target, capacity);
@@ -120,20 +136,45 @@ export class StorageHealthMonitor {
    * `storage_capacity_warning` when a target is at 85 % or more of its quota (what Backplane
    * stored there) or of the space its backend reports, at most once a day per target.
    */
-  async #checkCapacity(em: EntityManager, target: StorageTarget, reported: { usedBytes?: number; totalBytes?: number } | undefined): Promise<void> {
+  async #checkCapacity(
+    em: EntityManager,
+    target: StorageTarget,
+    reported: { usedBytes?: number; totalBytes?: number } | undefined,
+  ): Promise<void> {
     const candidates: Array<{ source: 'quota' | 'provider'; usedBytes: number; totalBytes: number }> = [];
-    if (target.quotaBytes > 0) candidates.push({ source: 'quota', usedBytes: (await recordedUsage(em, target.id)).bytes, totalBytes: target.quotaBytes });
-    if (reported?.totalBytes && reported.totalBytes > 0 && reported.usedBytes !== undefined) candidates.push({ source: 'provider', usedBytes: reported.usedBytes, totalBytes: reported.totalBytes });
-    const worst = candidates.map((c) => ({ ...c, rate: c.usedBytes / c.totalBytes })).sort((a, b) => b.rate - a.rate)[0];
+    if (target.quotaBytes > 0)
+      candidates.push({
+        source: 'quota',
+        usedBytes: (await recordedUsage(em, target.id)).bytes,
+        totalBytes: target.quotaBytes,
+      });
+    if (reported?.totalBytes && reported.totalBytes > 0 && reported.usedBytes !== undefined)
+      candidates.push({ source: 'provider', usedBytes: reported.usedBytes, totalBytes: reported.totalBytes });
+    const worst = candidates
+      .map((c) => ({ ...c, rate: c.usedBytes / c.totalBytes }))
+      .sort((a, b) => b.rate - a.rate)[0];
     if (!worst || worst.rate < CAPACITY_WARNING_RATE) return;
     const percent = Math.round(worst.rate * 1000) / 10;
-    await this.#deps.alerts.raiseOnce({
-      type: 'storage_capacity_warning',
-      subject: `storage:${target.id}`,
-      linkPath: `/api/storage-targets/${target.id}`,
-      title: `Storage target "${target.name}" is ${percent} % full`,
-      body: `${humanBytes(worst.usedBytes)} of ${humanBytes(worst.totalBytes)} (${worst.source === 'quota' ? 'its quota' : 'the space the backend reports'}) is used.`,
-      fields: { storageTargetId: target.id, storageTargetName: target.name, storageType: target.type, usageRate: percent, usedBytes: worst.usedBytes, totalBytes: worst.totalBytes, source: worst.source },
-    }, CAPACITY_WARNING_PERIOD_MS).catch((err: unknown) => this.#log.error({ err }, 'capacity warning could not be stored'));
+    await this.#deps.alerts
+      .raiseOnce(
+        {
+          type: 'storage_capacity_warning',
+          subject: `storage:${target.id}`,
+          linkPath: `/api/storage-targets/${target.id}`,
+          title: `Storage target "${target.name}" is ${percent} % full`,
+          body: `${humanBytes(worst.usedBytes)} of ${humanBytes(worst.totalBytes)} (${worst.source === 'quota' ? 'its quota' : 'the space the backend reports'}) is used.`,
+          fields: {
+            storageTargetId: target.id,
+            storageTargetName: target.name,
+            storageType: target.type,
+            usageRate: percent,
+            usedBytes: worst.usedBytes,
+            totalBytes: worst.totalBytes,
+            source: worst.source,
+          },
+        },
+        CAPACITY_WARNING_PERIOD_MS,
+      )
+      .catch((err: unknown) => this.#log.error({ err }, 'capacity warning could not be stored'));
   }
 }

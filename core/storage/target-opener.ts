@@ -19,7 +19,12 @@ export class StorageTargetOpener {
   readonly #config: Config;
   readonly #log: FastifyBaseLogger;
 
-  constructor({ storageTypes, secretBox, config, logger }: { storageTypes: ProviderRegistry<StorageType>; secretBox: SecretBox; config: Config; logger: FastifyBaseLogger }) {
+  constructor({
+    storageTypes,
+    secretBox,
+    config,
+    logger,
+  }: { storageTypes: ProviderRegistry<StorageType>; secretBox: SecretBox; config: Config; logger: FastifyBaseLogger }) {
     this.#types = storageTypes;
     this.#box = secretBox;
     this.#config = config;
@@ -28,7 +33,8 @@ export class StorageTargetOpener {
 
   type(name: string): StorageType {
     const type = this.#types.get(name);
-    if (!type) throw new AppError('STORAGE_PROVIDER_UNSUPPORTED', { message: `Unknown storage target type "${name}".` });
+    if (!type)
+      throw new AppError('STORAGE_PROVIDER_UNSUPPORTED', { message: `Unknown storage target type "${name}".` });
     return type;
   }
 
@@ -49,7 +55,8 @@ export class StorageTargetOpener {
 
   secretsOf(target: StorageTarget): Record<string, unknown> {
     // `secrets` is lazy: a target loaded without `populate: ['secrets']` would silently lose its credentials.
-    if (target.secrets === undefined) throw new Error(`storage target ${target.id} was loaded without its secrets (populate: ['secrets'])`);
+    if (target.secrets === undefined)
+      throw new Error(`storage target ${target.id} was loaded without its secrets (populate: ['secrets'])`);
     return target.secrets ? (JSON.parse(this.#box.open(target.secrets, SECRETS_AAD)) as Record<string, unknown>) : {};
   }
 
@@ -89,7 +96,8 @@ export class StorageTargetOpener {
 export function providerFailure(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const reason = trimReason(err);
-  if (providerErrorKind(err) === 'unsupported') return new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: reason, cause: err });
+  if (providerErrorKind(err) === 'unsupported')
+    return new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: reason, cause: err });
   return new AppError('STORAGE_TARGET_INVALID_CONFIG', { message: reason, cause: err });
 }
 

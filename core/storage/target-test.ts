@@ -8,7 +8,10 @@ export const TEST_TIMEOUT_MS = 30_000;
 export async function testInstance(instance: StorageInstance, timeoutMs = TEST_TIMEOUT_MS): Promise<TestResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<TestResult>((resolve) => {
-    timer = setTimeout(() => resolve({ success: false, message: `no answer within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
+    timer = setTimeout(
+      () => resolve({ success: false, message: `no answer within ${Math.round(timeoutMs / 1000)} s` }),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([

@@ -3,7 +3,11 @@ import { BackupRecordCopyEntity } from '../db/entities/backup-record.ts';
 
 /** What Backplane itself stored on a target: the copies that hold an artifact. */
 export async function recordedUsage(em: EntityManager, targetId: number): Promise<{ count: number; bytes: number }> {
-  const copies = await em.find(BackupRecordCopyEntity, { storageTargetId: targetId, status: 'success' }, { fields: ['fileSize'] });
+  const copies = await em.find(
+    BackupRecordCopyEntity,
+    { storageTargetId: targetId, status: 'success' },
+    { fields: ['fileSize'] },
+  );
   return { count: copies.length, bytes: copies.reduce((n, c) => n + c.fileSize, 0) };
 }
 

@@ -12,7 +12,10 @@ import { trimReason, type StorageTargetOpener } from './target-opener.ts';
  */
 export const STALE_TEMPORARY_MS = 24 * 3600_000;
 
-export interface SweepOutcome { removed: number; failedTargets: string[] }
+export interface SweepOutcome {
+  removed: number;
+  failedTargets: string[];
+}
 
 /**
  * Removes stale temporary upload objects (see StorageInstance.removeStaleTemporaries) from every
@@ -27,11 +30,18 @@ export class TemporarySweep {
   readonly #log: FastifyBaseLogger;
   readonly #periodic: PeriodicPass<SweepOutcome>;
 
-  constructor({ orm, storageOpener, logger }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
+  constructor({
+    orm,
+    storageOpener,
+    logger,
+  }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
     this.#orm = orm;
     this.#opener = storageOpener;
     this.#log = logger.child({ component: 'temporary-sweep' });
-    this.#periodic = new PeriodicPass((now) => this.#pass(now), (err: unknown) => this.#log.error({ err }, 'temporary object sweep failed'));
+    this.#periodic = new PeriodicPass(
+      (now) => this.#pass(now),
+      (err: unknown) => this.#log.error({ err }, 'temporary object sweep failed'),
+    );
   }
 
   start(intervalSeconds: number): void {
@@ -55,12 +65,18 @@ export class TemporarySweep {
     const keep = await keysInProgress(em);
     for (const target of await em.find(StorageTargetEntity, { enabled: true }, { populate: ['secrets'] })) {
       try {
-        const removed = await storageOpener.use(target, async (instance) => (await instance.removeStaleTemporaries?.(olderThan, keep)) ?? 0);
+        const removed = await storageOpener.use(
+          target,
+          async (instance) => (await instance.removeStaleTemporaries?.(olderThan, keep)) ?? 0,
+        );
         if (removed > 0) this.#log.info({ target: target.name, removed }, 'stale temporary upload objects removed');
         outcome.removed += removed;
       } catch (err) {
         outcome.failedTargets.push(target.name);
-        this.#log.warn({ target: target.name, reason: trimReason(err) }, 'could not sweep temporary upload objects; next pass retries');
+        this.#log.warn(
+          { target: target.name, reason: trimReason(err) },
+          'could not sweep temporary upload objects; next pass retries',
+        );
       }
     }
     return outcome;
@@ -69,7 +85,11 @@ export class TemporarySweep {
 
 /** Object keys being uploaded right now, on the master or by an agent: their temporaries are live. */
 async function keysInProgress(em: EntityManager): Promise<string[]> {
-  const backups = await em.find(BackupRecordEntity, { status: 'running', storagePath: { $ne: '' } }, { fields: ['storagePath'] });
+  const backups = await em.find(
+    BackupRecordEntity,
+    { status: 'running', storagePath: { $ne: '' } },
+    { fields: ['storagePath'] },
+  );
   const replications = await em.find(ReplicationRecordEntity, { status: 'running' }, { fields: ['storagePath'] });
   return [...new Set([...backups, ...replications].map((r) => r.storagePath).filter((key) => key !== ''))];
 }

@@ -7,7 +7,11 @@ export default defineConfig({
   plugins: [react()],
   base: '/',
   build: {
-    outDir: 'dist', emptyOutDir: true, assetsDir: 'assets', sourcemap: false, chunkSizeWarningLimit: 2048,
+    outDir: 'dist',
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    sourcemap: false,
+    chunkSizeWarningLimit: 2048,
     rolldownOptions: {
       output: {
         // Pages load on first visit (each feature's routes.tsx). Library code is grouped so the browser
@@ -25,6 +29,11 @@ export default defineConfig({
     },
   },
   server: {
-    proxy: Object.fromEntries(['/api', '/install', '/health', '/ready', '/metrics', '/storage-targets'].map((p) => [p, 'http://127.0.0.1:8340'])),
+    proxy: Object.fromEntries(
+      ['/api', '/install', '/health', '/ready', '/metrics', '/storage-targets'].map((p) => [
+        p,
+        'http://127.0.0.1:8340',
+      ]),
+    ),
   },
 });

@@ -7,8 +7,13 @@ const kit = await import(existsSync(source) ? source.href : './dist/index.js');
 
 // Every value export of src/index.ts (test/plugin-kit/entries.test.ts checks the list is complete).
 export const {
-  runStorageContract, RSS_GROWTH_LIMIT,
-  runDatabaseContract, contractDataset, smallDataset, closedPort,
-  runNotifierContract, contractMessage,
+  runStorageContract,
+  RSS_GROWTH_LIMIT,
+  runDatabaseContract,
+  contractDataset,
+  smallDataset,
+  closedPort,
+  runNotifierContract,
+  contractMessage,
   registerPlugin,
 } = kit;

@@ -34,8 +34,13 @@ export function checkedDatabaseName(database: string): string {
 export function mysqldumpArgs(config: MysqlConfig, database: string): string[] {
   return [
     ...connectionArgs(config),
-    '--single-transaction', '--quick', '--routines', '--triggers', '--events',
-    '--no-tablespaces', '--hex-blob',
+    '--single-transaction',
+    '--quick',
+    '--routines',
+    '--triggers',
+    '--events',
+    '--no-tablespaces',
+    '--hex-blob',
     checkedDatabaseName(database),
   ];
 }
@@ -43,11 +48,19 @@ export function mysqldumpArgs(config: MysqlConfig, database: string): string[] {
 /** mysql reading a dump from stdin into `database`; batch mode stops at the first error. */
 export function mysqlRestoreArgs(config: MysqlConfig, database: string): string[] {
   // mysqldump has no --connect-timeout; the mysql client does.
-  return [...connectionArgs(config), `--connect-timeout=${config.connectTimeoutSeconds}`, '--batch', `--database=${checkedDatabaseName(database)}`];
+  return [
+    ...connectionArgs(config),
+    `--connect-timeout=${config.connectTimeoutSeconds}`,
+    '--batch',
+    `--database=${checkedDatabaseName(database)}`,
+  ];
 }
 
 /** The child's environment: the parent's without MYSQL* variables, plus the password. */
-export function mysqlEnv(base: Record<string, string | undefined>, config: MysqlConfig): Record<string, string | undefined> {
+export function mysqlEnv(
+  base: Record<string, string | undefined>,
+  config: MysqlConfig,
+): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(base)) if (!key.startsWith('MYSQL')) env[key] = value;
   if (config.password) env.MYSQL_PWD = config.password;

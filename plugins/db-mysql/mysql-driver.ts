@@ -3,7 +3,20 @@ import type mysql from 'mysql2/promise';
 
 /** Loaded on first use: a master with no MySQL task never pays for the driver. */
 const loadMysql = async (): Promise<typeof mysql> => (await import('mysql2/promise')).default;
-import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type DumpOptions, type DumpStream, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
+import {
+  ProviderError,
+  type DatabaseDriverInstance,
+  type DatabaseDriverType,
+  type DiscoveredDatabase,
+  type DumpOptions,
+  type DumpStream,
+  type ProviderDeps,
+  type TestResult,
+  oneDatabase,
+  runDump,
+  runRestore,
+  type ToolRun,
+} from '@backplane/plugin-api';
 import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
 import { classifyMysqlStderr, mysqlError } from './mysql-errors.ts';
@@ -72,7 +85,10 @@ export class MysqlDriver implements DatabaseDriverInstance {
   async testConnection(): Promise<TestResult> {
     try {
       const version = await this.#withConnection('connecting', async (conn) => {
-        const [rows] = await conn.query({ sql: 'SELECT VERSION() AS version', timeout: this.#config.connectTimeoutSeconds * 1000 });
+        const [rows] = await conn.query({
+          sql: 'SELECT VERSION() AS version',
+          timeout: this.#config.connectTimeoutSeconds * 1000,
+        });
         return String((rows as Array<{ version: string }>)[0]?.version ?? 'unknown');
       });
       return { success: true, message: `connected to MySQL/MariaDB ${version} as ${this.#config.user}` };
@@ -113,7 +129,11 @@ export class MysqlDriver implements DatabaseDriverInstance {
   }
 
   async #exists(conn: mysql.Connection, database: string): Promise<boolean> {
-    const [rows] = await conn.query({ sql: 'SELECT 1 AS found FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', values: [database], timeout: this.#config.connectTimeoutSeconds * 1000 });
+    const [rows] = await conn.query({
+      sql: 'SELECT 1 AS found FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
+      values: [database],
+      timeout: this.#config.connectTimeoutSeconds * 1000,
+    });
     return (rows as unknown[]).length > 0;
   }
 
@@ -134,7 +154,8 @@ export class MysqlDriver implements DatabaseDriverInstance {
 
   async dropDatabase(name: string): Promise<void> {
     const database = checkedDatabaseName(name);
-    if (SYSTEM_DATABASES.has(database.toLowerCase())) throw new ProviderError('permanent', `mysql: refusing to drop ${database}`);
+    if (SYSTEM_DATABASES.has(database.toLowerCase()))
+      throw new ProviderError('permanent', `mysql: refusing to drop ${database}`);
     await this.#withConnection(`dropping database ${database}`, async (conn) => {
       await conn.query(`SET SESSION lock_wait_timeout = ${DDL_LOCK_WAIT_SECONDS}`);
       await conn.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)}`);
@@ -148,7 +169,8 @@ export class MysqlDriver implements DatabaseDriverInstance {
   async tableStats(database: string): Promise<Record<string, number>> {
     const name = checkedDatabaseName(database);
     return this.#withConnection(`counting rows in ${name}`, async (conn) => {
-      if (!(await this.#exists(conn, name))) throw new ProviderError('not_found', `mysql: database ${name} does not exist`);
+      if (!(await this.#exists(conn, name)))
+        throw new ProviderError('not_found', `mysql: database ${name} does not exist`);
       const [tables] = await conn.query({ sql: TABLES_SQL, values: [name] });
       const stats: Record<string, number> = {};
       for (const { name: table } of tables as Array<{ name: string }>) {
@@ -164,7 +186,8 @@ export const mysqlType: DatabaseDriverType = {
   type: 'mysql',
   aliases: ['mysql'],
   displayName: 'MySQL / MariaDB',
-  description: 'One database per dump with mysqldump --single-transaction; restores with the mysql client into a chosen database.',
+  description:
+    'One database per dump with mysqldump --single-transaction; restores with the mysql client into a chosen database.',
   configSchema: mysqlConfigSchema,
   secretFields: ['password'],
   // The mysql client commits statement by statement (DDL commits implicitly): a restore that

@@ -19,7 +19,8 @@ const TRAILER = '-- Dump completed';
  * may follow it; anything else means the text was a table's data.
  */
 export function checkMysqlDump(head: Buffer, tail: Buffer): string | undefined {
-  if (!HEADER.test(head.toString('latin1'))) return 'the dump has no mysqldump header: it is not a MySQL or MariaDB dump';
+  if (!HEADER.test(head.toString('latin1')))
+    return 'the dump has no mysqldump header: it is not a MySQL or MariaDB dump';
   const end = tail.toString('latin1');
   const at = end.lastIndexOf(TRAILER);
   if (at < 0 || (at > 0 && end[at - 1] !== '\n')) return 'the dump has no completion trailer: it was cut short';

@@ -37,7 +37,10 @@ export function psqlRestoreArgs(config: PostgresConfig, database: string): strin
 }
 
 /** The child's environment: the parent's without PG* variables, plus the password and a connect timeout. */
-export function pgEnv(base: Record<string, string | undefined>, config: PostgresConfig): Record<string, string | undefined> {
+export function pgEnv(
+  base: Record<string, string | undefined>,
+  config: PostgresConfig,
+): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(base)) if (!key.startsWith('PG')) env[key] = value;
   env.PGCONNECT_TIMEOUT = String(config.connectTimeoutSeconds);

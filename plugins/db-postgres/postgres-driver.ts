@@ -6,7 +6,20 @@ import type pg from 'pg';
 
 /** Loaded on first use: a master with no PostgreSQL task never pays for the driver. */
 const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
-import { ProviderError, type DatabaseDriverInstance, type DatabaseDriverType, type DiscoveredDatabase, type DumpOptions, type DumpStream, type ProviderDeps, type TestResult, oneDatabase, runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
+import {
+  ProviderError,
+  type DatabaseDriverInstance,
+  type DatabaseDriverType,
+  type DiscoveredDatabase,
+  type DumpOptions,
+  type DumpStream,
+  type ProviderDeps,
+  type TestResult,
+  oneDatabase,
+  runDump,
+  runRestore,
+  type ToolRun,
+} from '@backplane/plugin-api';
 import { pgDumpArgs, pgEnv, psqlRestoreArgs } from './postgres-argv.ts';
 import { parsePostgresConfig, postgresConfigSchema, type PostgresConfig } from './postgres-config.ts';
 import { classifyPgStderr, pgError } from './postgres-errors.ts';
@@ -61,7 +74,11 @@ export class PostgresDriver implements DatabaseDriverInstance {
     this.#deps = deps;
   }
 
-  async #withClient<T>(action: string, work: (client: pg.Client) => Promise<T>, options: ClientOptions = {}): Promise<T> {
+  async #withClient<T>(
+    action: string,
+    work: (client: pg.Client) => Promise<T>,
+    options: ClientOptions = {},
+  ): Promise<T> {
     const timeoutMs = this.#config.connectTimeoutSeconds * 1000;
     const { Client } = await loadPg();
     const client = new Client({
@@ -174,24 +191,33 @@ export class PostgresDriver implements DatabaseDriverInstance {
 
   async ensureDatabase(name: string): Promise<boolean> {
     const database = checkedPgDatabaseName(name);
-    return this.#withClient(`creating database ${database}`, async (client) => {
-      if (await this.#exists(client, database)) return false;
-      try {
-        // template0: a pristine database, whatever an administrator added to template1, which is
-        // what a plain dump restores into (and nobody can be connected to it, unlike template1).
-        await client.query(`CREATE DATABASE ${quoteIdent(database)} TEMPLATE template0`);
-        return true;
-      } catch (err) {
-        if ((err as { code?: unknown } | undefined)?.code === '42P04') return false; // created concurrently
-        throw err;
-      }
-    }, this.#maintenance([database]));
+    return this.#withClient(
+      `creating database ${database}`,
+      async (client) => {
+        if (await this.#exists(client, database)) return false;
+        try {
+          // template0: a pristine database, whatever an administrator added to template1, which is
+          // what a plain dump restores into (and nobody can be connected to it, unlike template1).
+          await client.query(`CREATE DATABASE ${quoteIdent(database)} TEMPLATE template0`);
+          return true;
+        } catch (err) {
+          if ((err as { code?: unknown } | undefined)?.code === '42P04') return false; // created concurrently
+          throw err;
+        }
+      },
+      this.#maintenance([database]),
+    );
   }
 
   async dropDatabase(name: string): Promise<void> {
     const database = checkedPgDatabaseName(name);
-    if (TEMPLATE_DATABASES.has(database)) throw new ProviderError('permanent', `postgresql: refusing to drop ${database}`);
-    await this.#withClient(`dropping database ${database}`, (client) => this.#drop(client, database), this.#maintenance([database]));
+    if (TEMPLATE_DATABASES.has(database))
+      throw new ProviderError('permanent', `postgresql: refusing to drop ${database}`);
+    await this.#withClient(
+      `dropping database ${database}`,
+      (client) => this.#drop(client, database),
+      this.#maintenance([database]),
+    );
   }
 
   /** DROP DATABASE ... WITH (FORCE) from PostgreSQL 13; before, sessions are ended first. */
@@ -218,43 +244,60 @@ export class PostgresDriver implements DatabaseDriverInstance {
     if (to === from) throw new ProviderError('permanent', `postgresql: cannot replace ${to} with itself`);
     if (TEMPLATE_DATABASES.has(to)) throw new ProviderError('permanent', `postgresql: refusing to replace ${to}`);
     const old = oldDatabaseName(to, randomBytes(4).toString('hex'));
-    const renamed = await this.#withClient(`replacing database ${to} with ${from}`, async (client) => {
-      if (!(await this.#exists(client, from))) throw new ProviderError('not_found', `postgresql: database ${from} does not exist`);
-      let hadTarget = false;
-      await this.#whileDisconnected(client, [to, from], async () => {
-        await client.query('BEGIN');
-        try {
-          hadTarget = await this.#exists(client, to);
-          if (hadTarget) await client.query(`ALTER DATABASE ${quoteIdent(to)} RENAME TO ${quoteIdent(old)}`);
-          await client.query(`ALTER DATABASE ${quoteIdent(from)} RENAME TO ${quoteIdent(to)}`);
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        }
-      });
-      return hadTarget;
-    }, this.#maintenance([to, from, old]));
+    const renamed = await this.#withClient(
+      `replacing database ${to} with ${from}`,
+      async (client) => {
+        if (!(await this.#exists(client, from)))
+          throw new ProviderError('not_found', `postgresql: database ${from} does not exist`);
+        let hadTarget = false;
+        await this.#whileDisconnected(client, [to, from], async () => {
+          await client.query('BEGIN');
+          try {
+            hadTarget = await this.#exists(client, to);
+            if (hadTarget) await client.query(`ALTER DATABASE ${quoteIdent(to)} RENAME TO ${quoteIdent(old)}`);
+            await client.query(`ALTER DATABASE ${quoteIdent(from)} RENAME TO ${quoteIdent(to)}`);
+            await client.query('COMMIT');
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+        });
+        return hadTarget;
+      },
+      this.#maintenance([to, from, old]),
+    );
     if (!renamed) return;
     try {
-      await this.#withClient(`dropping the replaced database ${old}`, (client) => this.#drop(client, old), this.#maintenance([to, from, old]));
+      await this.#withClient(
+        `dropping the replaced database ${old}`,
+        (client) => this.#drop(client, old),
+        this.#maintenance([to, from, old]),
+      );
     } catch (err) {
-      this.#deps.log.warn(`postgresql: ${to} was replaced, but its previous content (now ${old}) could not be dropped: ${(err as Error).message}`);
+      this.#deps.log.warn(
+        `postgresql: ${to} was replaced, but its previous content (now ${old}) could not be dropped: ${(err as Error).message}`,
+      );
     }
   }
 
   /** Exact row counts (`count(*)`) of every user table, keyed `schema.table`. */
   async tableStats(database: string): Promise<Record<string, number>> {
     const name = checkedPgDatabaseName(database);
-    return this.#withClient(`counting rows in ${name}`, async (client) => {
-      const tables = await client.query<{ schema: string; name: string }>(USER_TABLES_SQL);
-      const stats: Record<string, number> = {};
-      for (const table of tables.rows) {
-        const result = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table.schema)}.${quoteIdent(table.name)}`);
-        stats[`${table.schema}.${table.name}`] = Number(result.rows[0]?.n ?? 0);
-      }
-      return stats;
-    }, { database: name, long: true });
+    return this.#withClient(
+      `counting rows in ${name}`,
+      async (client) => {
+        const tables = await client.query<{ schema: string; name: string }>(USER_TABLES_SQL);
+        const stats: Record<string, number> = {};
+        for (const table of tables.rows) {
+          const result = await client.query<{ n: string }>(
+            `SELECT count(*) AS n FROM ${quoteIdent(table.schema)}.${quoteIdent(table.name)}`,
+          );
+          stats[`${table.schema}.${table.name}`] = Number(result.rows[0]?.n ?? 0);
+        }
+        return stats;
+      },
+      { database: name, long: true },
+    );
   }
 }
 

@@ -2,13 +2,35 @@ import { ProviderError, type ProviderErrorKind, cleanMessage } from '@backplane/
 
 /** SQLSTATEs: 28P01 wrong password, 28000 unknown role or refused by pg_hba, 3D000 unknown database. */
 const AUTH_CODES = new Set(['28P01', '28000']);
-const TRANSIENT_CODES = new Set(['57P03', '53300', '08006', '08001', '08004', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const TRANSIENT_CODES = new Set([
+  '57P03',
+  '53300',
+  '08006',
+  '08001',
+  '08004',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** Kind of a failure reported by pg_dump or psql on stderr. */
 export function classifyPgStderr(stderr: string): ProviderErrorKind {
-  if (/password authentication failed|role "[^"]*" does not exist|no password supplied|no pg_hba\.conf entry|permission denied for database/i.test(stderr)) return 'auth';
+  if (
+    /password authentication failed|role "[^"]*" does not exist|no password supplied|no pg_hba\.conf entry|permission denied for database/i.test(
+      stderr,
+    )
+  )
+    return 'auth';
   if (/database "[^"]*" does not exist/i.test(stderr)) return 'not_found';
-  if (/connection refused|timeout expired|could not connect|could not translate host name.*temporary|the database system is (starting|shutting) up|too many clients|server closed the connection/i.test(stderr)) return 'transient';
+  if (
+    /connection refused|timeout expired|could not connect|could not translate host name.*temporary|the database system is (starting|shutting) up|too many clients|server closed the connection/i.test(
+      stderr,
+    )
+  )
+    return 'transient';
   return 'permanent';
 }
 

@@ -19,10 +19,18 @@ function shown(name: string): string {
 
 /** A name the driver may create, drop or rename: non-empty, no NUL, at most 63 bytes (UTF-8). */
 export function checkedPgDatabaseName(name: string): string {
-  if (typeof name !== 'string' || name === '') throw new ProviderError('permanent', 'postgresql: the database name is empty');
-  if (name.includes('\0')) throw new ProviderError('permanent', `postgresql: invalid database name ${shown(name)}: it contains a NUL character`);
+  if (typeof name !== 'string' || name === '')
+    throw new ProviderError('permanent', 'postgresql: the database name is empty');
+  if (name.includes('\0'))
+    throw new ProviderError(
+      'permanent',
+      `postgresql: invalid database name ${shown(name)}: it contains a NUL character`,
+    );
   if (Buffer.byteLength(name, 'utf8') > PG_MAX_NAME_BYTES) {
-    throw new ProviderError('permanent', `postgresql: invalid database name ${shown(name)}: longer than ${PG_MAX_NAME_BYTES} bytes`);
+    throw new ProviderError(
+      'permanent',
+      `postgresql: invalid database name ${shown(name)}: longer than ${PG_MAX_NAME_BYTES} bytes`,
+    );
   }
   return name;
 }
@@ -56,12 +64,14 @@ const TRAILER = '-- PostgreSQL database dump complete';
  * and later); anything else means the trailer was a table's data and the dump was cut short.
  */
 export function checkPgDump(head: Buffer, tail: Buffer): string | undefined {
-  if (!HEADER.test(head.toString('latin1'))) return 'the dump has no pg_dump header: it is not a PostgreSQL plain-format dump';
+  if (!HEADER.test(head.toString('latin1')))
+    return 'the dump has no pg_dump header: it is not a PostgreSQL plain-format dump';
   const end = tail.toString('latin1');
   const at = end.lastIndexOf(TRAILER);
   if (at < 0 || (at > 0 && end[at - 1] !== '\n')) return 'the dump has no completion trailer: it was cut short';
   const [rest = '', ...after] = end.slice(at + TRAILER.length).split('\n');
   const trailing = (line: string) => /^\s*$/.test(line) || line.startsWith('--') || /^\\unrestrict \S+\r?$/.test(line);
-  if (!/^\r?$/.test(rest) || !after.every(trailing)) return 'the dump goes on after its completion trailer: it was cut short or altered';
+  if (!/^\r?$/.test(rest) || !after.every(trailing))
+    return 'the dump goes on after its completion trailer: it was cut short or altered';
   return undefined;
 }

@@ -18,7 +18,10 @@ import { finished } from 'node:stream/promises';
  * The copy goes to a temp file that is unlinked as soon as it is opened, so nothing is left
  * behind even if the process dies mid-stream; the open descriptor keeps the bytes readable.
  */
-export async function backupToStream(sourcePath: string, tempDir: string): Promise<{ stream: Readable; done: Promise<void> }> {
+export async function backupToStream(
+  sourcePath: string,
+  tempDir: string,
+): Promise<{ stream: Readable; done: Promise<void> }> {
   const temp = join(tempDir, `backplane-sqlite-${randomBytes(8).toString('hex')}.db`);
   const source = new DatabaseSync(sourcePath, { readOnly: true });
   try {

@@ -35,9 +35,12 @@ function fileError(err: unknown, path: string, action: string): ProviderError {
   const code = (err as NodeJS.ErrnoException).code;
   const message = (err as Error).message;
   if (code === 'ENOENT' || code === 'ENOTDIR' || /unable to open database file/i.test(message)) {
-    return new ProviderError('not_found', `sqlite: ${action}: ${path} does not exist or cannot be opened`, { cause: err });
+    return new ProviderError('not_found', `sqlite: ${action}: ${path} does not exist or cannot be opened`, {
+      cause: err,
+    });
   }
-  if (code === 'EACCES' || code === 'EPERM') return new ProviderError('auth', `sqlite: ${action}: ${message}`, { cause: err });
+  if (code === 'EACCES' || code === 'EPERM')
+    return new ProviderError('auth', `sqlite: ${action}: ${message}`, { cause: err });
   return new ProviderError('permanent', `sqlite: ${action}: ${message.trim()}`, { cause: err });
 }
 
@@ -99,7 +102,10 @@ export class SqliteDriver implements DatabaseDriverInstance {
   #file(database: string, action: string): string {
     const path = database === this.name ? this.#path : database;
     if (!isAbsolute(path) || path.includes('\0')) {
-      throw new ProviderError('permanent', `sqlite: ${action} ${this.name} or an absolute path, not ${JSON.stringify(database)}`);
+      throw new ProviderError(
+        'permanent',
+        `sqlite: ${action} ${this.name} or an absolute path, not ${JSON.stringify(database)}`,
+      );
     }
     return path;
   }
@@ -121,12 +127,16 @@ export class SqliteDriver implements DatabaseDriverInstance {
     try {
       await stat(path); // a read-only open of a missing file fails too, but vaguely
       db = new DatabaseSync(path, { readOnly: true });
-      const tables = db.prepare(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
-      ).all() as Array<{ name: string }>;
+      const tables = db
+        .prepare(
+          "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
+        )
+        .all() as Array<{ name: string }>;
       const stats: Record<string, number> = {};
       for (const { name } of tables) {
-        const row = db.prepare(`SELECT count(*) AS n FROM "${name.replace(/"/g, '""')}"`).get() as { n: number | bigint };
+        const row = db.prepare(`SELECT count(*) AS n FROM "${name.replace(/"/g, '""')}"`).get() as {
+          n: number | bigint;
+        };
         stats[name] = Number(row.n);
       }
       return stats;
@@ -144,7 +154,8 @@ export const sqliteType: DatabaseDriverType = {
   artifactExtension: 'sqlite',
   databaseNames: 'none',
   displayName: 'SQLite',
-  description: 'A consistent online backup of one SQLite file (the SQLite backup API), restored atomically after an integrity check.',
+  description:
+    'A consistent online backup of one SQLite file (the SQLite backup API), restored atomically after an integrity check.',
   configSchema: sqliteConfigSchema,
   secretFields: [],
   // restoreFromStream writes a temp file beside the target, runs integrity_check on it and only

@@ -14,10 +14,15 @@ export function verifySqliteFile(path: string): void {
     db = new DatabaseSync(path);
     const rows = db.prepare('PRAGMA integrity_check').all() as Array<Record<string, unknown>>;
     const verdict = rows.map((row) => String(Object.values(row)[0])).join('; ');
-    if (verdict !== 'ok') throw new ProviderError('permanent', `sqlite: the restored file fails integrity_check: ${verdict.slice(0, 300)}`);
+    if (verdict !== 'ok')
+      throw new ProviderError('permanent', `sqlite: the restored file fails integrity_check: ${verdict.slice(0, 300)}`);
   } catch (err) {
     if (err instanceof ProviderError) throw err;
-    throw new ProviderError('permanent', `sqlite: the stream is not a valid SQLite database: ${(err as Error).message}`, { cause: err });
+    throw new ProviderError(
+      'permanent',
+      `sqlite: the stream is not a valid SQLite database: ${(err as Error).message}`,
+      { cause: err },
+    );
   } finally {
     db?.close();
   }
@@ -57,8 +62,12 @@ export async function restoreFromStream(stream: Readable, target: string): Promi
     await rm(`${temp}-wal`, { force: true });
     await rm(`${temp}-shm`, { force: true });
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new ProviderError('not_found', `sqlite: cannot restore to ${target}: the folder does not exist`, { cause: err });
-    if (code === 'EACCES' || code === 'EPERM') throw new ProviderError('auth', `sqlite: cannot restore to ${target}: ${(err as Error).message}`, { cause: err });
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new ProviderError('not_found', `sqlite: cannot restore to ${target}: the folder does not exist`, {
+        cause: err,
+      });
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new ProviderError('auth', `sqlite: cannot restore to ${target}: ${(err as Error).message}`, { cause: err });
     throw err;
   }
 }

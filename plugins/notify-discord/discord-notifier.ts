@@ -1,4 +1,13 @@
-import { deliverHttp, SEVERITY_COLOURS, shownFields, truncate, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
+import {
+  deliverHttp,
+  SEVERITY_COLOURS,
+  shownFields,
+  truncate,
+  type NotificationMessage,
+  type NotifierInstance,
+  type NotifierType,
+  type SendOptions,
+} from '@backplane/plugin-api';
 
 const URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';
 /** Discord's limits for one embed (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
@@ -16,8 +25,14 @@ export const discordType: NotifierType = {
   configSchema: {
     type: 'object',
     properties: {
-      webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, pattern: URL_PATTERN, description: 'The webhook URL (https://discord.com/api/webhooks/<id>/<token>).' },
-      username: { type: 'string', maxLength: 80, description: 'Sender name shown instead of the webhook\'s.' },
+      webhookUrl: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        pattern: URL_PATTERN,
+        description: 'The webhook URL (https://discord.com/api/webhooks/<id>/<token>).',
+      },
+      username: { type: 'string', maxLength: 80, description: "Sender name shown instead of the webhook's." },
       avatarUrl: { type: 'string', maxLength: 2048, pattern: URL_PATTERN, description: 'Sender avatar image URL.' },
     },
     required: ['webhookUrl'],
@@ -46,15 +61,17 @@ export function discordBody(message: NotificationMessage, config: Record<string,
     ...(config.username ? { username: config.username } : {}),
     ...(config.avatarUrl ? { avatar_url: config.avatarUrl } : {}),
     allowed_mentions: { parse: [] },
-    embeds: [{
-      title,
-      description,
-      ...(message.link ? { url: message.link } : {}),
-      color: Number.parseInt(SEVERITY_COLOURS[message.severity].slice(1), 16),
-      timestamp: message.timestamp,
-      fields,
-      footer: { text: `Backplane · ${message.event}` },
-    }],
+    embeds: [
+      {
+        title,
+        description,
+        ...(message.link ? { url: message.link } : {}),
+        color: Number.parseInt(SEVERITY_COLOURS[message.severity].slice(1), 16),
+        timestamp: message.timestamp,
+        fields,
+        footer: { text: `Backplane · ${message.event}` },
+      },
+    ],
   };
 }
 

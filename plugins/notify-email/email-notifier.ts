@@ -1,4 +1,11 @@
-import { ProviderError, redactSecrets, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
+import {
+  ProviderError,
+  redactSecrets,
+  type NotificationMessage,
+  type NotifierInstance,
+  type NotifierType,
+  type SendOptions,
+} from '@backplane/plugin-api';
 import { htmlBody, textBody } from './email-body.ts';
 import { smtpError } from './smtp-errors.ts';
 
@@ -19,17 +26,36 @@ export const emailType: NotifierType = {
   configSchema: {
     type: 'object',
     properties: {
-      host: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s/]+$', description: 'SMTP server host name or address.' },
+      host: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 255,
+        pattern: '^[^\\s/]+$',
+        description: 'SMTP server host name or address.',
+      },
       port: {
-        anyOf: [{ type: 'integer', minimum: 1, maximum: 65535 }, { type: 'string', pattern: '^[0-9]{1,5}$' }],
+        anyOf: [
+          { type: 'integer', minimum: 1, maximum: 65535 },
+          { type: 'string', pattern: '^[0-9]{1,5}$' },
+        ],
         description: 'SMTP port: 587 (submission, STARTTLS), 465 (implicit TLS) or 25.',
       },
       username: { type: 'string', maxLength: 255, description: 'Login name, when the server requires authentication.' },
       password: { type: 'string', maxLength: 1024, description: 'Password for the login.' },
       from: { type: 'string', minLength: 3, maxLength: 320, description: 'Sender: an address, or "Name <address>".' },
       to: { type: 'string', minLength: 3, maxLength: 4096, description: 'Recipients, separated by commas.' },
-      security: { type: 'string', enum: ['auto', 'tls', 'starttls', 'none'], default: 'auto', description: 'auto: implicit TLS on port 465, otherwise STARTTLS when offered; tls: implicit TLS; starttls: STARTTLS required; none: no TLS.' },
-      rejectUnauthorized: { type: 'boolean', default: true, description: 'Refuse a server certificate that does not verify (turn off only for a self-signed test server).' },
+      security: {
+        type: 'string',
+        enum: ['auto', 'tls', 'starttls', 'none'],
+        default: 'auto',
+        description:
+          'auto: implicit TLS on port 465, otherwise STARTTLS when offered; tls: implicit TLS; starttls: STARTTLS required; none: no TLS.',
+      },
+      rejectUnauthorized: {
+        type: 'boolean',
+        default: true,
+        description: 'Refuse a server certificate that does not verify (turn off only for a self-signed test server).',
+      },
     },
     required: ['host', 'port', 'from', 'to'],
     additionalProperties: false,
@@ -48,7 +74,10 @@ export function headerValue(value: string): string {
 
 /** The recipients of a comma (or semicolon) separated list. */
 export function recipients(list: string): string[] {
-  return list.split(/[,;]/).map((a) => headerValue(a)).filter(Boolean);
+  return list
+    .split(/[,;]/)
+    .map((a) => headerValue(a))
+    .filter(Boolean);
 }
 
 class EmailNotifier implements NotifierInstance {
@@ -64,7 +93,8 @@ class EmailNotifier implements NotifierInstance {
     const security = String(c.security ?? 'auto');
     const password = typeof c.password === 'string' ? c.password : '';
     const username = typeof c.username === 'string' ? c.username.trim() : '';
-    const to = options.address?.kind === 'email' ? [headerValue(options.address.value)] : recipients(String(c.to ?? ''));
+    const to =
+      options.address?.kind === 'email' ? [headerValue(options.address.value)] : recipients(String(c.to ?? ''));
     if (to.length === 0) throw new ProviderError('permanent', 'The email channel has no recipient.');
     if (options.signal?.aborted) throw new ProviderError('transient', 'The delivery was aborted before it started.');
     // Loaded on the first mail, not when the master starts: nodemailer is ~20 MiB resident.
@@ -106,7 +136,8 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
   if (!signal) return work;
   work.catch(() => undefined);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ProviderError('transient', 'The SMTP server did not answer in time (the delivery was aborted).'));
+    const onAbort = () =>
+      reject(new ProviderError('transient', 'The SMTP server did not answer in time (the delivery was aborted).'));
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

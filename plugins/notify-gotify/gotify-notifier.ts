@@ -1,4 +1,11 @@
-import { deliverHttp, shownFields, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
+import {
+  deliverHttp,
+  shownFields,
+  type NotificationMessage,
+  type NotifierInstance,
+  type NotifierType,
+  type SendOptions,
+} from '@backplane/plugin-api';
 
 const URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';
 const PRIORITY: Record<string, number> = { error: 8, warning: 6, success: 4, info: 4 };
@@ -15,9 +22,20 @@ export const gotifyType: NotifierType = {
   configSchema: {
     type: 'object',
     properties: {
-      serverUrl: { type: 'string', minLength: 1, maxLength: 2048, pattern: URL_PATTERN, description: 'The Gotify server URL.' },
+      serverUrl: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        pattern: URL_PATTERN,
+        description: 'The Gotify server URL.',
+      },
       appToken: { type: 'string', minLength: 1, maxLength: 256, description: 'The application token.' },
-      priority: { type: 'integer', minimum: 0, maximum: 10, description: 'Fixed priority 0-10; by default 8 for failures, 6 for warnings, 4 otherwise.' },
+      priority: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 10,
+        description: 'Fixed priority 0-10; by default 8 for failures, 6 for warnings, 4 otherwise.',
+      },
     },
     required: ['serverUrl', 'appToken'],
     additionalProperties: false,
@@ -33,8 +51,12 @@ export function gotifyBody(message: NotificationMessage, config: Record<string, 
   const fields = shownFields(message.fields).map(([k, v]) => `- **${k}**: ${v}`);
   return {
     title: message.title,
-    message: [message.body, ...(fields.length ? ['', ...fields] : []), ...(message.link ? ['', `[Open in Backplane](${message.link})`] : [])].join('\n'),
-    priority: typeof config.priority === 'number' ? config.priority : PRIORITY[message.severity] ?? 4,
+    message: [
+      message.body,
+      ...(fields.length ? ['', ...fields] : []),
+      ...(message.link ? ['', `[Open in Backplane](${message.link})`] : []),
+    ].join('\n'),
+    priority: typeof config.priority === 'number' ? config.priority : (PRIORITY[message.severity] ?? 4),
     extras: {
       'client::display': { contentType: 'text/markdown' },
       ...(message.link ? { 'client::notification': { click: { url: message.link } } } : {}),

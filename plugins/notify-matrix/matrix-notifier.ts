@@ -1,4 +1,12 @@
-import { deliverHttp, escapeHtml, shownFields, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
+import {
+  deliverHttp,
+  escapeHtml,
+  shownFields,
+  type NotificationMessage,
+  type NotifierInstance,
+  type NotifierType,
+  type SendOptions,
+} from '@backplane/plugin-api';
 
 const URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';
 
@@ -14,9 +22,26 @@ export const matrixType: NotifierType = {
   configSchema: {
     type: 'object',
     properties: {
-      homeserverUrl: { type: 'string', minLength: 1, maxLength: 2048, pattern: URL_PATTERN, description: 'The homeserver URL (https://matrix.example.org).' },
-      accessToken: { type: 'string', minLength: 1, maxLength: 1024, description: 'The access token of the account that posts (a bot user).' },
-      roomId: { type: 'string', minLength: 3, maxLength: 255, pattern: '^!.+:.+$', description: 'The room id (!abc:example.org); the account must have joined it.' },
+      homeserverUrl: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        pattern: URL_PATTERN,
+        description: 'The homeserver URL (https://matrix.example.org).',
+      },
+      accessToken: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 1024,
+        description: 'The access token of the account that posts (a bot user).',
+      },
+      roomId: {
+        type: 'string',
+        minLength: 3,
+        maxLength: 255,
+        pattern: '^!.+:.+$',
+        description: 'The room id (!abc:example.org); the account must have joined it.',
+      },
     },
     required: ['homeserverUrl', 'accessToken', 'roomId'],
     additionalProperties: false,
@@ -30,11 +55,25 @@ export const matrixType: NotifierType = {
 /** The room message: plain `body` and HTML `formatted_body`. */
 export function matrixContent(message: NotificationMessage): Record<string, unknown> {
   const fields = shownFields(message.fields);
-  const plain = [message.title, '', message.body, ...fields.map(([k, v]) => `${k}: ${v}`), ...(message.link ? ['', message.link] : [])].join('\n');
-  const html = `<h4>${escapeHtml(message.title)}</h4><p>${escapeHtml(message.body).replace(/\n/g, '<br>')}</p>`
-    + (fields.length ? `<ul>${fields.map(([k, v]) => `<li><b>${escapeHtml(k)}</b>: ${escapeHtml(v)}</li>`).join('')}</ul>` : '')
-    + (message.link ? `<p><a href="${escapeHtml(message.link)}">Open in Backplane</a></p>` : '');
-  return { msgtype: message.severity === 'info' || message.severity === 'success' ? 'm.notice' : 'm.text', body: plain, format: 'org.matrix.custom.html', formatted_body: html };
+  const plain = [
+    message.title,
+    '',
+    message.body,
+    ...fields.map(([k, v]) => `${k}: ${v}`),
+    ...(message.link ? ['', message.link] : []),
+  ].join('\n');
+  const html =
+    `<h4>${escapeHtml(message.title)}</h4><p>${escapeHtml(message.body).replace(/\n/g, '<br>')}</p>` +
+    (fields.length
+      ? `<ul>${fields.map(([k, v]) => `<li><b>${escapeHtml(k)}</b>: ${escapeHtml(v)}</li>`).join('')}</ul>`
+      : '') +
+    (message.link ? `<p><a href="${escapeHtml(message.link)}">Open in Backplane</a></p>` : '');
+  return {
+    msgtype: message.severity === 'info' || message.severity === 'success' ? 'm.notice' : 'm.text',
+    body: plain,
+    format: 'org.matrix.custom.html',
+    formatted_body: html,
+  };
 }
 
 /** A transaction id from the idempotency key (Matrix accepts any path-safe string). */

@@ -1,4 +1,12 @@
-import { deliverHttp, shownFields, truncate, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
+import {
+  deliverHttp,
+  shownFields,
+  truncate,
+  type NotificationMessage,
+  type NotifierInstance,
+  type NotifierType,
+  type SendOptions,
+} from '@backplane/plugin-api';
 
 const URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';
 const PRIORITY: Record<string, number> = { error: 1, warning: 0, success: -1, info: -1 };
@@ -15,10 +23,20 @@ export const pushoverType: NotifierType = {
     type: 'object',
     properties: {
       userKey: { type: 'string', minLength: 1, maxLength: 64, description: 'Your user (or group) key.' },
-      apiToken: { type: 'string', minLength: 1, maxLength: 64, description: 'The application\'s API token.' },
-      device: { type: 'string', maxLength: 128, description: 'Only these devices (comma-separated names); all when empty.' },
+      apiToken: { type: 'string', minLength: 1, maxLength: 64, description: "The application's API token." },
+      device: {
+        type: 'string',
+        maxLength: 128,
+        description: 'Only these devices (comma-separated names); all when empty.',
+      },
       sound: { type: 'string', maxLength: 64, description: 'Notification sound name.' },
-      apiUrl: { type: 'string', maxLength: 2048, pattern: URL_PATTERN, default: 'https://api.pushover.net', description: 'The Pushover API (change only for a test server).' },
+      apiUrl: {
+        type: 'string',
+        maxLength: 2048,
+        pattern: URL_PATTERN,
+        default: 'https://api.pushover.net',
+        description: 'The Pushover API (change only for a test server).',
+      },
     },
     required: ['userKey', 'apiToken'],
     additionalProperties: false,

@@ -1,4 +1,13 @@
-import { deliverHttp, escapeHtml, shownFields, truncate, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
+import {
+  deliverHttp,
+  escapeHtml,
+  shownFields,
+  truncate,
+  type NotificationMessage,
+  type NotifierInstance,
+  type NotifierType,
+  type SendOptions,
+} from '@backplane/plugin-api';
 
 const URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';
 const ICON: Record<string, string> = { error: '🔴', warning: '🟠', success: '🟢', info: '🔵' };
@@ -15,11 +24,26 @@ export const telegramType: NotifierType = {
   configSchema: {
     type: 'object',
     properties: {
-      botToken: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^\\s/]+$', description: 'The bot token from @BotFather (123456:ABC-...).' },
-      chatId: { anyOf: [{ type: 'string', minLength: 1, maxLength: 128 }, { type: 'integer' }], description: 'Chat id (a number, negative for groups) or @channelusername.' },
+      botToken: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 256,
+        pattern: '^[^\\s/]+$',
+        description: 'The bot token from @BotFather (123456:ABC-...).',
+      },
+      chatId: {
+        anyOf: [{ type: 'string', minLength: 1, maxLength: 128 }, { type: 'integer' }],
+        description: 'Chat id (a number, negative for groups) or @channelusername.',
+      },
       messageThreadId: { type: 'integer', minimum: 1, description: 'Topic (forum thread) to post into.' },
       disableNotification: { type: 'boolean', default: false, description: 'Send silently.' },
-      apiUrl: { type: 'string', maxLength: 2048, pattern: URL_PATTERN, default: 'https://api.telegram.org', description: 'Bot API server (a self-hosted Bot API server, or the default).' },
+      apiUrl: {
+        type: 'string',
+        maxLength: 2048,
+        pattern: URL_PATTERN,
+        default: 'https://api.telegram.org',
+        description: 'Bot API server (a self-hosted Bot API server, or the default).',
+      },
     },
     required: ['botToken', 'chatId'],
     additionalProperties: false,
@@ -32,12 +56,16 @@ export const telegramType: NotifierType = {
 
 /** The message as Telegram HTML: bold title, body, fields, link; at most 4096 characters. */
 export function telegramText(message: NotificationMessage): string {
-  const fields = shownFields(message.fields).map(([k, v]) => `<b>${escapeHtml(k)}</b>: ${escapeHtml(truncate(v, 300))}`);
+  const fields = shownFields(message.fields).map(
+    ([k, v]) => `<b>${escapeHtml(k)}</b>: ${escapeHtml(truncate(v, 300))}`,
+  );
   const link = message.link ? [`<a href="${escapeHtml(message.link)}">Open in Backplane</a>`] : [];
   const head = `${ICON[message.severity] ?? ''} <b>${escapeHtml(message.title)}</b>`;
   const rest = [escapeHtml(message.body), '', ...fields, ...link].join('\n');
   // Cut the plain parts only, never inside a tag: the body is escaped text.
-  return `${head}\n\n${rest}`.length <= 4096 ? `${head}\n\n${rest}` : `${head}\n\n${escapeHtml(truncate(message.body, 4000 - head.length))}`;
+  return `${head}\n\n${rest}`.length <= 4096
+    ? `${head}\n\n${rest}`
+    : `${head}\n\n${escapeHtml(truncate(message.body, 4000 - head.length))}`;
 }
 
 class TelegramNotifier implements NotifierInstance {

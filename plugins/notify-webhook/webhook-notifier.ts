@@ -1,13 +1,30 @@
 import { createHmac } from 'node:crypto';
-import { deliverHttp, type NotificationMessage, type NotifierInstance, type NotifierType, type SendOptions } from '@backplane/plugin-api';
+import {
+  deliverHttp,
+  type NotificationMessage,
+  type NotifierInstance,
+  type NotifierType,
+  type SendOptions,
+} from '@backplane/plugin-api';
 
 /** Headers Backplane sets itself; a channel's custom headers may not replace them. */
-const RESERVED = new Set(['content-type', 'content-length', 'host', 'x-backplane-event', 'x-backplane-idempotency-key', 'x-backplane-timestamp', 'x-backplane-signature']);
+const RESERVED = new Set([
+  'content-type',
+  'content-length',
+  'host',
+  'x-backplane-event',
+  'x-backplane-idempotency-key',
+  'x-backplane-timestamp',
+  'x-backplane-signature',
+]);
 /** A pattern matching `word` in any letter case (JSON Schema patterns take no flags). */
-const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+const anyCase = (word: string) =>
+  [...word]
+    .map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
 const RESERVED_PATTERN = `^(${[...RESERVED].map(anyCase).join('|')})$`;
 /** RFC 9110 field-name token. */
-const TOKEN = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$';
+const TOKEN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 /**
  * A JSON POST to any URL: the generic escape hatch (chat bridges, SMS gateways, ticket systems).
@@ -21,8 +38,18 @@ export const webhookType: NotifierType = {
   configSchema: {
     type: 'object',
     properties: {
-      url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', description: 'The http or https URL that receives the POST.' },
-      secret: { type: 'string', maxLength: 512, description: 'Signs each delivery: X-Backplane-Signature is sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">.' },
+      url: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$',
+        description: 'The http or https URL that receives the POST.',
+      },
+      secret: {
+        type: 'string',
+        maxLength: 512,
+        description: 'Signs each delivery: X-Backplane-Signature is sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">.',
+      },
       headers: {
         type: 'object',
         description: 'Extra request headers (name to value), e.g. an Authorization header your receiver expects.',
@@ -70,7 +97,10 @@ class WebhookNotifier implements NotifierInstance {
   constructor(config: Record<string, unknown>) {
     this.#url = String(config.url ?? '');
     this.#secret = typeof config.secret === 'string' ? config.secret : '';
-    this.#headers = (config.headers && typeof config.headers === 'object' ? config.headers : {}) as Record<string, string>;
+    this.#headers = (config.headers && typeof config.headers === 'object' ? config.headers : {}) as Record<
+      string,
+      string
+    >;
   }
 
   async send(message: NotificationMessage, options: SendOptions = {}): Promise<void> {
@@ -88,7 +118,14 @@ class WebhookNotifier implements NotifierInstance {
     }
     // Custom header values and a password in the URL are credentials too.
     const secrets = [this.#secret, ...Object.values(this.#headers), urlPassword(this.#url)];
-    await deliverHttp({ service: 'The webhook receiver', url: this.#url, headers, body, signal: options.signal, secrets });
+    await deliverHttp({
+      service: 'The webhook receiver',
+      url: this.#url,
+      headers,
+      body,
+      signal: options.signal,
+      secrets,
+    });
   }
 }
 

@@ -27,7 +27,8 @@ export function isFolder(item: DriveItem): boolean {
 }
 
 export function toItem(file: drive_v3.Schema$File): DriveItem {
-  if (!file.id || typeof file.name !== 'string') throw new ProviderError('permanent', 'google drive: Drive answered with a file without id or name');
+  if (!file.id || typeof file.name !== 'string')
+    throw new ProviderError('permanent', 'google drive: Drive answered with a file without id or name');
   const size = file.size === undefined || file.size === null ? 0 : Number(file.size);
   return {
     id: file.id,
@@ -63,13 +64,16 @@ export async function* children(
   for (let page = 0; page < MAX_PAGES; page++) {
     let data: drive_v3.Schema$FileList;
     try {
-      ({ data } = await drive.files.list({
-        q,
-        fields: `nextPageToken,files(${ITEM_FIELDS})`,
-        pageSize: PAGE_SIZE,
-        spaces: 'drive',
-        ...(pageToken === undefined ? {} : { pageToken }),
-      }, { timeout: REQUEST_TIMEOUT_MS }));
+      ({ data } = await drive.files.list(
+        {
+          q,
+          fields: `nextPageToken,files(${ITEM_FIELDS})`,
+          pageSize: PAGE_SIZE,
+          spaces: 'drive',
+          ...(pageToken === undefined ? {} : { pageToken }),
+        },
+        { timeout: REQUEST_TIMEOUT_MS },
+      ));
     } catch (err) {
       throw toProviderError(err, 'listing a folder');
     }
@@ -77,10 +81,17 @@ export async function* children(
     if (!data.nextPageToken || data.nextPageToken === pageToken) return;
     pageToken = data.nextPageToken;
   }
-  throw new ProviderError('permanent', `google drive: folder ${parentId} has more than ${MAX_PAGES * PAGE_SIZE} entries`);
+  throw new ProviderError(
+    'permanent',
+    `google drive: folder ${parentId} has more than ${MAX_PAGES * PAGE_SIZE} entries`,
+  );
 }
 
-export async function allChildren(drive: drive_v3.Drive, parentId: string, filter: { name?: string; folders?: boolean } = {}): Promise<DriveItem[]> {
+export async function allChildren(
+  drive: drive_v3.Drive,
+  parentId: string,
+  filter: { name?: string; folders?: boolean } = {},
+): Promise<DriveItem[]> {
   const items: DriveItem[] = [];
   for await (const item of children(drive, parentId, filter)) items.push(item);
   return items;
@@ -88,10 +99,13 @@ export async function allChildren(drive: drive_v3.Drive, parentId: string, filte
 
 export async function createFolder(drive: drive_v3.Drive, parentId: string, name: string): Promise<DriveItem> {
   try {
-    const { data } = await drive.files.create({
-      requestBody: { name, mimeType: FOLDER_MIME, parents: [parentId] },
-      fields: ITEM_FIELDS,
-    }, { timeout: REQUEST_TIMEOUT_MS });
+    const { data } = await drive.files.create(
+      {
+        requestBody: { name, mimeType: FOLDER_MIME, parents: [parentId] },
+        fields: ITEM_FIELDS,
+      },
+      { timeout: REQUEST_TIMEOUT_MS },
+    );
     return toItem(data);
   } catch (err) {
     throw toProviderError(err, `creating folder ${JSON.stringify(name)}`);
@@ -100,7 +114,10 @@ export async function createFolder(drive: drive_v3.Drive, parentId: string, name
 
 export async function getItem(drive: drive_v3.Drive, fileId: string): Promise<drive_v3.Schema$File> {
   try {
-    const { data } = await drive.files.get({ fileId, fields: `${ITEM_FIELDS},trashed` }, { timeout: REQUEST_TIMEOUT_MS });
+    const { data } = await drive.files.get(
+      { fileId, fields: `${ITEM_FIELDS},trashed` },
+      { timeout: REQUEST_TIMEOUT_MS },
+    );
     return data;
   } catch (err) {
     throw toProviderError(err, `reading item ${fileId}`);

@@ -39,7 +39,8 @@ function checkUrl(what: string, value: string): string {
   } catch {
     throw new ProviderError('permanent', `google drive: ${what} is not a URL: ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ProviderError('permanent', `google drive: ${what} must be http(s): ${JSON.stringify(value)}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ProviderError('permanent', `google drive: ${what} must be http(s): ${JSON.stringify(value)}`);
   return url.href;
 }
 
@@ -52,7 +53,10 @@ export function resolveEndpoints(fixed: Partial<GoogleEndpoints>, env: Env): Goo
   const api = checkUrl(ENDPOINT_ENV.apiUrl, pick(fixed.apiUrl, env, ENDPOINT_ENV.apiUrl, GOOGLE_DEFAULTS.apiUrl));
   return {
     authUrl: checkUrl(ENDPOINT_ENV.authUrl, pick(fixed.authUrl, env, ENDPOINT_ENV.authUrl, GOOGLE_DEFAULTS.authUrl)),
-    tokenUrl: checkUrl(ENDPOINT_ENV.tokenUrl, pick(fixed.tokenUrl, env, ENDPOINT_ENV.tokenUrl, GOOGLE_DEFAULTS.tokenUrl)),
+    tokenUrl: checkUrl(
+      ENDPOINT_ENV.tokenUrl,
+      pick(fixed.tokenUrl, env, ENDPOINT_ENV.tokenUrl, GOOGLE_DEFAULTS.tokenUrl),
+    ),
     apiUrl: api.endsWith('/') ? api : `${api}/`,
   };
 }

@@ -10,11 +10,31 @@ import { ProviderError, type ProviderErrorKind } from '@backplane/plugin-api';
  */
 
 /** 403 reasons that mean "out of space / out of quota", not "forbidden". */
-const QUOTA_REASONS = new Set(['storageQuotaExceeded', 'quotaExceeded', 'dailyLimitExceeded', 'teamDriveFileLimitExceeded', 'numChildrenInNonRootLimitExceeded']);
+const QUOTA_REASONS = new Set([
+  'storageQuotaExceeded',
+  'quotaExceeded',
+  'dailyLimitExceeded',
+  'teamDriveFileLimitExceeded',
+  'numChildrenInNonRootLimitExceeded',
+]);
 /** 403 reasons that mean "slow down": Drive reports rate limits as 403 as well as 429. */
 const RATE_REASONS = new Set(['userRateLimitExceeded', 'rateLimitExceeded', 'sharingRateLimitExceeded']);
 /** Network failures worth retrying (no HTTP response at all). */
-const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'TimeoutError', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'TimeoutError',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 export interface GoogleFailure {
   /** HTTP status, when Google answered. */
@@ -65,16 +85,31 @@ export function describeFailure(err: unknown): GoogleFailure {
     const error = (body as { error: unknown; error_description?: unknown }).error;
     if (typeof error === 'string') {
       const description = (body as { error_description?: unknown }).error_description;
-      return { status, reason: error, message: typeof description === 'string' && description !== '' ? `${error}: ${description}` : error, oauth: true };
+      return {
+        status,
+        reason: error,
+        message: typeof description === 'string' && description !== '' ? `${error}: ${description}` : error,
+        oauth: true,
+      };
     }
     if (error && typeof error === 'object') {
       const { message, errors } = error as { message?: unknown; errors?: unknown };
       const first = Array.isArray(errors) ? (errors[0] as { reason?: unknown } | undefined) : undefined;
       const reason = typeof first?.reason === 'string' ? first.reason : undefined;
-      return { status, reason, message: typeof message === 'string' && message !== '' ? message : fallback, oauth: false };
+      return {
+        status,
+        reason,
+        message: typeof message === 'string' && message !== '' ? message : fallback,
+        oauth: false,
+      };
     }
   }
-  if (status !== undefined) return { status, message: typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 300) : fallback, oauth: false };
+  if (status !== undefined)
+    return {
+      status,
+      message: typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 300) : fallback,
+      oauth: false,
+    };
   return { message: fallback, oauth: false, code: networkCode(e) };
 }
 
@@ -105,7 +140,8 @@ export function kindOf(failure: GoogleFailure): ProviderErrorKind {
 export function isRetryable(err: unknown): boolean {
   if (err instanceof ProviderError) return err.kind === 'transient';
   const failure = describeFailure(err);
-  if (failure.status === undefined) return failure.code === undefined || TRANSIENT_CODES.has(failure.code) || !/abort/i.test(failure.code);
+  if (failure.status === undefined)
+    return failure.code === undefined || TRANSIENT_CODES.has(failure.code) || !/abort/i.test(failure.code);
   return kindOf(failure) === 'transient';
 }
 

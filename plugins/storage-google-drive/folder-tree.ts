@@ -1,6 +1,14 @@
 import type { drive_v3 } from '@googleapis/drive';
 import { ProviderError } from '@backplane/plugin-api';
-import { allChildren, createFolder, deleteItem, FOLDER_MIME, getItem, newerFirst, type DriveItem } from './drive-files.ts';
+import {
+  allChildren,
+  createFolder,
+  deleteItem,
+  FOLDER_MIME,
+  getItem,
+  newerFirst,
+  type DriveItem,
+} from './drive-files.ts';
 
 /** The folder in My Drive that holds the backups when the target names none. */
 export const DEFAULT_FOLDER_NAME = 'Backplane';
@@ -97,7 +105,10 @@ export class FolderTree {
     const winner = oldest(await allChildren(this.#drive, parent, { name, folders: true })) ?? created;
     if (winner.id !== created.id) {
       // Deleting a Drive folder deletes what is in it: remove the spare copy only while empty.
-      const empty = await allChildren(this.#drive, created.id).then((items) => items.length === 0, () => false);
+      const empty = await allChildren(this.#drive, created.id).then(
+        (items) => items.length === 0,
+        () => false,
+      );
       if (empty) await deleteItem(this.#drive, created.id).catch(() => undefined);
     }
     return winner.id;
@@ -110,13 +121,22 @@ export class FolderTree {
         item = await getItem(this.#drive, this.#configured);
       } catch (err) {
         if (err instanceof ProviderError && err.kind === 'not_found') {
-          throw new ProviderError('permanent', `google drive: folder ${this.#configured} does not exist or Backplane may not see it `
-            + '(with the drive.file scope Backplane sees only folders it created itself; leave folderId empty to use its own folder)', { cause: err });
+          throw new ProviderError(
+            'permanent',
+            `google drive: folder ${this.#configured} does not exist or Backplane may not see it ` +
+              '(with the drive.file scope Backplane sees only folders it created itself; leave folderId empty to use its own folder)',
+            { cause: err },
+          );
         }
         throw err;
       }
-      if (item.mimeType !== FOLDER_MIME) throw new ProviderError('permanent', `google drive: ${this.#configured} is not a folder (it is ${item.mimeType ?? 'unknown'})`);
-      if (item.trashed) throw new ProviderError('permanent', `google drive: folder ${this.#configured} is in the trash`);
+      if (item.mimeType !== FOLDER_MIME)
+        throw new ProviderError(
+          'permanent',
+          `google drive: ${this.#configured} is not a folder (it is ${item.mimeType ?? 'unknown'})`,
+        );
+      if (item.trashed)
+        throw new ProviderError('permanent', `google drive: folder ${this.#configured} is in the trash`);
       return this.#configured;
     }
     return this.#findOrCreate('root', DEFAULT_FOLDER_NAME);

@@ -46,7 +46,11 @@ export function readSettings(config: Record<string, unknown>): DriveSettings {
   if (refreshToken) settings.refreshToken = refreshToken;
   if (folderId) {
     // Drive ids are URL-safe base64-ish; refusing anything else keeps quotes out of `q` strings.
-    if (!/^[A-Za-z0-9_-]{1,256}$/.test(folderId)) throw new ProviderError('permanent', `google drive: folderId ${JSON.stringify(folderId.slice(0, 80))} is not a Drive folder id (the part after /folders/ in the folder's URL)`);
+    if (!/^[A-Za-z0-9_-]{1,256}$/.test(folderId))
+      throw new ProviderError(
+        'permanent',
+        `google drive: folderId ${JSON.stringify(folderId.slice(0, 80))} is not a Drive folder id (the part after /folders/ in the folder's URL)`,
+      );
     settings.folderId = folderId;
   }
   return settings;

@@ -3,7 +3,13 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { OAuth2Client } from 'google-auth-library';
 import type { drive_v3 } from '@googleapis/drive';
-import { ProviderError, type ObjectInfo, type ProviderDeps, type StorageInstance, type TestResult } from '@backplane/plugin-api';
+import {
+  ProviderError,
+  type ObjectInfo,
+  type ProviderDeps,
+  type StorageInstance,
+  type TestResult,
+} from '@backplane/plugin-api';
 import type { GoogleEndpoints } from './endpoints.ts';
 import { toProviderError } from './errors.ts';
 import { REQUEST_TIMEOUT_MS, driveClient, oauthClient, type DriveSettings } from './google-client.ts';
@@ -45,7 +51,9 @@ function slice(source: Readable, skip: number, length: number): Readable {
       done();
     },
   });
-  source.on('error', (err) => { if (!finished) out.destroy(err); });
+  source.on('error', (err) => {
+    if (!finished) out.destroy(err);
+  });
   out.on('close', () => source.destroy());
   return source.pipe(out);
 }
@@ -60,12 +68,24 @@ export class GoogleDriveStorage implements StorageInstance {
   readonly #tuning: UploadTuning;
   readonly #log: ProviderDeps['log'];
 
-  static async open(settings: DriveSettings, endpoints: GoogleEndpoints, tuning: UploadTuning, log: ProviderDeps['log']): Promise<GoogleDriveStorage> {
+  static async open(
+    settings: DriveSettings,
+    endpoints: GoogleEndpoints,
+    tuning: UploadTuning,
+    log: ProviderDeps['log'],
+  ): Promise<GoogleDriveStorage> {
     const auth = oauthClient(settings, endpoints);
     return new GoogleDriveStorage(settings, endpoints, auth, await driveClient(auth, endpoints), tuning, log);
   }
 
-  private constructor(settings: DriveSettings, endpoints: GoogleEndpoints, auth: OAuth2Client, drive: drive_v3.Drive, tuning: UploadTuning, log: ProviderDeps['log']) {
+  private constructor(
+    settings: DriveSettings,
+    endpoints: GoogleEndpoints,
+    auth: OAuth2Client,
+    drive: drive_v3.Drive,
+    tuning: UploadTuning,
+    log: ProviderDeps['log'],
+  ) {
     this.#settings = settings;
     this.#endpoints = endpoints;
     this.#tuning = tuning;
@@ -77,24 +97,44 @@ export class GoogleDriveStorage implements StorageInstance {
 
   #authorised(): void {
     if (!this.#settings.refreshToken) {
-      throw new ProviderError('auth', 'google drive: the target is not authorised yet; connect it to a Google account first');
+      throw new ProviderError(
+        'auth',
+        'google drive: the target is not authorised yet; connect it to a Google account first',
+      );
     }
   }
 
-  async put(key: string, body: Readable, meta: { size?: number; contentType?: string; signal?: AbortSignal } = {}): Promise<{ size: number }> {
+  async put(
+    key: string,
+    body: Readable,
+    meta: { size?: number; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<{ size: number }> {
     const { folders, name } = splitKey(key);
-    if (meta.size !== undefined && (!Number.isSafeInteger(meta.size) || meta.size < 0)) throw new ProviderError('permanent', `google drive: invalid size ${String(meta.size)}`);
+    if (meta.size !== undefined && (!Number.isSafeInteger(meta.size) || meta.size < 0))
+      throw new ProviderError('permanent', `google drive: invalid size ${String(meta.size)}`);
     this.#authorised();
     const { signal } = meta;
-    if (signal?.aborted) throw new ProviderError('permanent', `google drive: upload of ${JSON.stringify(key)} was aborted`, { cause: signal.reason });
-    const request = (parentId: string) => new ResumableUpload(this.#auth, this.#endpoints.apiUrl, {
-      name,
-      parentId,
-      // A Google Docs type would make Drive convert the bytes into a document.
-      contentType: meta.contentType && !meta.contentType.startsWith(GOOGLE_APPS) ? meta.contentType : 'application/octet-stream',
-      ...(meta.size === undefined ? {} : { size: meta.size }),
-      ...(signal ? { signal } : {}),
-    }, this.#tuning);
+    if (signal?.aborted)
+      throw new ProviderError('permanent', `google drive: upload of ${JSON.stringify(key)} was aborted`, {
+        cause: signal.reason,
+      });
+    const request = (parentId: string) =>
+      new ResumableUpload(
+        this.#auth,
+        this.#endpoints.apiUrl,
+        {
+          name,
+          parentId,
+          // A Google Docs type would make Drive convert the bytes into a document.
+          contentType:
+            meta.contentType && !meta.contentType.startsWith(GOOGLE_APPS)
+              ? meta.contentType
+              : 'application/octet-stream',
+          ...(meta.size === undefined ? {} : { size: meta.size }),
+          ...(signal ? { signal } : {}),
+        },
+        this.#tuning,
+      );
 
     let parentId = await this.#folders.ensure(folders);
     let upload = request(parentId);
@@ -123,7 +163,9 @@ export class GoogleDriveStorage implements StorageInstance {
     } catch (err) {
       // The new object is complete and is what every reader picks; an old copy only costs space
       // until the next write or delete of the key.
-      this.#log.warn(`google drive: ${key} was written, but an older copy could not be removed: ${toProviderError(err, 'cleanup').message}`);
+      this.#log.warn(
+        `google drive: ${key} was written, but an older copy could not be removed: ${toProviderError(err, 'cleanup').message}`,
+      );
     }
   }
 
@@ -139,7 +181,11 @@ export class GoogleDriveStorage implements StorageInstance {
     const { folders, name } = splitKey(key);
     if (range) {
       const { start, end } = range;
-      if (!Number.isSafeInteger(start) || start < 0 || (end !== undefined && (!Number.isSafeInteger(end) || end < start))) {
+      if (
+        !Number.isSafeInteger(start) ||
+        start < 0 ||
+        (end !== undefined && (!Number.isSafeInteger(end) || end < start))
+      ) {
         throw new ProviderError('permanent', `google drive: invalid range ${JSON.stringify(range)}`);
       }
     }
@@ -169,7 +215,12 @@ export class GoogleDriveStorage implements StorageInstance {
     try {
       res = await this.#drive.files.get(
         { fileId: item.id, alt: 'media' },
-        { responseType: 'stream', timeout: 0, signal: answered.signal, ...(ranged ? { headers: { Range: `bytes=${start}-${end}` } } : {}) },
+        {
+          responseType: 'stream',
+          timeout: 0,
+          signal: answered.signal,
+          ...(ranged ? { headers: { Range: `bytes=${start}-${end}` } } : {}),
+        },
       );
     } finally {
       clearTimeout(timer);
@@ -206,7 +257,8 @@ export class GoogleDriveStorage implements StorageInstance {
       }
       for (const [fileName, item] of files) yield info(`${path}${fileName}`, item);
       if (depth + 1 > MAX_DEPTH) continue;
-      for (const [folderName, folderIds] of subfolders) queue.push({ ids: folderIds, path: `${path}${folderName}/`, partial: '', depth: depth + 1 });
+      for (const [folderName, folderIds] of subfolders)
+        queue.push({ ids: folderIds, path: `${path}${folderName}/`, partial: '', depth: depth + 1 });
     }
   }
 
@@ -232,11 +284,14 @@ export class GoogleDriveStorage implements StorageInstance {
     this.#authorised();
     let quota: drive_v3.Schema$About['storageQuota'];
     try {
-      ({ data: { storageQuota: quota } } = await this.#drive.about.get({ fields: 'storageQuota(limit,usage)' }, { timeout: REQUEST_TIMEOUT_MS }));
+      ({
+        data: { storageQuota: quota },
+      } = await this.#drive.about.get({ fields: 'storageQuota(limit,usage)' }, { timeout: REQUEST_TIMEOUT_MS }));
     } catch (err) {
       throw toProviderError(err, 'reading the storage quota');
     }
-    const count = (v: string | null | undefined) => (v === undefined || v === null || !/^\d+$/.test(v) ? undefined : Number(v));
+    const count = (v: string | null | undefined) =>
+      v === undefined || v === null || !/^\d+$/.test(v) ? undefined : Number(v);
     const used = count(quota?.usage);
     const total = count(quota?.limit); // absent: an unlimited plan
     return {
@@ -251,7 +306,10 @@ export class GoogleDriveStorage implements StorageInstance {
       this.#authorised();
       let email: string;
       try {
-        const { data } = await this.#drive.about.get({ fields: 'user(emailAddress,displayName)' }, { timeout: REQUEST_TIMEOUT_MS });
+        const { data } = await this.#drive.about.get(
+          { fields: 'user(emailAddress,displayName)' },
+          { timeout: REQUEST_TIMEOUT_MS },
+        );
         email = data.user?.emailAddress ?? data.user?.displayName ?? 'an unnamed account';
       } catch (err) {
         throw toProviderError(err, 'reading the account');
@@ -260,11 +318,16 @@ export class GoogleDriveStorage implements StorageInstance {
       let probeId: string | null | undefined;
       try {
         // A small multipart upload and its removal: proves the folder is writable.
-        ({ data: { id: probeId } } = await this.#drive.files.create({
-          requestBody: { name: `.backplane-probe-${randomBytes(16).toString('hex')}`, parents: [base] },
-          media: { mimeType: 'text/plain', body: 'Backplane connection test. Safe to delete.\n' },
-          fields: 'id',
-        }, { timeout: REQUEST_TIMEOUT_MS, rootUrl: this.#endpoints.apiUrl })); // see driveClient()
+        ({
+          data: { id: probeId },
+        } = await this.#drive.files.create(
+          {
+            requestBody: { name: `.backplane-probe-${randomBytes(16).toString('hex')}`, parents: [base] },
+            media: { mimeType: 'text/plain', body: 'Backplane connection test. Safe to delete.\n' },
+            fields: 'id',
+          },
+          { timeout: REQUEST_TIMEOUT_MS, rootUrl: this.#endpoints.apiUrl },
+        )); // see driveClient()
       } catch (err) {
         throw toProviderError(err, 'writing a test file');
       }

@@ -22,22 +22,32 @@ export function createGoogleDriveType(options: GoogleDriveTypeOptions = {}): Sto
   return {
     type: 'google_drive',
     displayName: 'Google Drive',
-    description: 'A folder in Google Drive, authorised once through Google\'s consent page (OAuth); uploads are resumable and streamed.',
+    description:
+      "A folder in Google Drive, authorised once through Google's consent page (OAuth); uploads are resumable and streamed.",
     configSchema: {
       type: 'object',
       required: ['clientId', 'clientSecret'],
       additionalProperties: false,
       properties: {
         clientId: {
-          type: 'string', minLength: 1, maxLength: 512,
-          description: 'OAuth client ID of a Google Cloud project (an OAuth client of type "Web application" with the Drive API enabled).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 512,
+          description:
+            'OAuth client ID of a Google Cloud project (an OAuth client of type "Web application" with the Drive API enabled).',
         },
-        clientSecret: { type: 'string', minLength: 1, maxLength: 512, description: 'The OAuth client\'s secret.' },
+        clientSecret: { type: 'string', minLength: 1, maxLength: 512, description: "The OAuth client's secret." },
         folderId: {
-          type: 'string', maxLength: 256, pattern: '^[A-Za-z0-9_-]*$',
+          type: 'string',
+          maxLength: 256,
+          pattern: '^[A-Za-z0-9_-]*$',
           description: `Id of the Drive folder that holds the backups. Empty: a folder named "${DEFAULT_FOLDER_NAME}" in My Drive, created on first use.`,
         },
-        refreshToken: { type: 'string', maxLength: 4096, description: 'Set by the authorisation flow; not entered by hand.' },
+        refreshToken: {
+          type: 'string',
+          maxLength: 4096,
+          description: 'Set by the authorisation flow; not entered by hand.',
+        },
       },
     },
     secretFields: ['clientSecret', 'refreshToken'],
@@ -45,26 +55,39 @@ export function createGoogleDriveType(options: GoogleDriveTypeOptions = {}): Sto
     options: [
       {
         name: 'clientId',
-        help: 'OAuth client ID from the Google Cloud console (APIs & Services > Credentials, type "Web application"). '
-          + 'Add Backplane\'s callback URL (<external URL>/storage-targets/google-drive/callback) as an authorised redirect URI and enable the Google Drive API.',
+        help:
+          'OAuth client ID from the Google Cloud console (APIs & Services > Credentials, type "Web application"). ' +
+          "Add Backplane's callback URL (<external URL>/storage-targets/google-drive/callback) as an authorised redirect URI and enable the Google Drive API.",
         required: true,
         secret: false,
         examples: ['1234567890-abc123def456.apps.googleusercontent.com'],
       },
-      { name: 'clientSecret', help: 'The OAuth client\'s secret.', required: true, secret: true },
+      { name: 'clientSecret', help: "The OAuth client's secret.", required: true, secret: true },
       {
         name: 'folderId',
-        help: `Id of the Drive folder for the backups (the last part of its URL). Leave empty to let Backplane create and use "${DEFAULT_FOLDER_NAME}" in My Drive. `
-          + 'Backplane asks only for access to files it creates (drive.file scope), so a folder made by hand in Drive is not visible to it.',
+        help:
+          `Id of the Drive folder for the backups (the last part of its URL). Leave empty to let Backplane create and use "${DEFAULT_FOLDER_NAME}" in My Drive. ` +
+          'Backplane asks only for access to files it creates (drive.file scope), so a folder made by hand in Drive is not visible to it.',
         required: false,
         secret: false,
         default: '',
       },
-      { name: 'refreshToken', help: 'Stored by the authorisation flow (Connect to Google); never entered by hand.', required: false, secret: true, advanced: true },
+      {
+        name: 'refreshToken',
+        help: 'Stored by the authorisation flow (Connect to Google); never entered by hand.',
+        required: false,
+        secret: true,
+        advanced: true,
+      },
     ],
     oauth: googleDriveOAuth(fixed),
     create(config, deps) {
-      return GoogleDriveStorage.open(readSettings(config), resolveEndpoints(fixed, deps.env ?? process.env), tuning, deps.log);
+      return GoogleDriveStorage.open(
+        readSettings(config),
+        resolveEndpoints(fixed, deps.env ?? process.env),
+        tuning,
+        deps.log,
+      );
     },
   };
 }

@@ -16,8 +16,10 @@ export const PROBE_NAME = /^\.backplane-probe-[0-9a-f]{32}$/;
 const RULES: KeyRules = {
   provider: 'google drive',
   segmentProblem(segment) {
-    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) return `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
-    if (PROBE_NAME.test(segment)) return 'names of the form ".backplane-probe-<32 hex>" are reserved for connection tests';
+    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES)
+      return `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
+    if (PROBE_NAME.test(segment))
+      return 'names of the form ".backplane-probe-<32 hex>" are reserved for connection tests';
     return undefined;
   },
 };

@@ -44,23 +44,37 @@ export function googleDriveOAuth(fixed: Partial<GoogleEndpoints>): StorageOAuth 
       // Google's consent screen lets the user untick single permissions; without Drive the
       // target could never work, so say so now rather than at the first backup.
       if (typeof scope === 'string' && !scope.split(' ').some((s) => DRIVE_SCOPES.has(s))) {
-        throw new ProviderError('auth', `google drive: the Google Drive permission was not granted (granted: ${scope || 'nothing'}); authorise again and allow access to Drive`);
+        throw new ProviderError(
+          'auth',
+          `google drive: the Google Drive permission was not granted (granted: ${scope || 'nothing'}); authorise again and allow access to Drive`,
+        );
       }
       if (!refreshToken) {
-        throw new ProviderError('auth', 'google drive: Google returned no refresh token. Remove Backplane\'s access at '
-          + 'https://myaccount.google.com/permissions and authorise again.');
+        throw new ProviderError(
+          'auth',
+          "google drive: Google returned no refresh token. Remove Backplane's access at " +
+            'https://myaccount.google.com/permissions and authorise again.',
+        );
       }
       return { refreshToken };
     },
 
     async profile(config, deps) {
       const settings = readSettings(config);
-      if (!settings.refreshToken) throw new ProviderError('auth', 'google drive: the target is not authorised yet (no refresh token)');
+      if (!settings.refreshToken)
+        throw new ProviderError('auth', 'google drive: the target is not authorised yet (no refresh token)');
       const endpoints = endpointsFor(deps);
       const drive = await driveClient(oauthClient(settings, endpoints), endpoints);
       try {
-        const { data } = await drive.about.get({ fields: 'user(displayName,emailAddress,photoLink)' }, { timeout: REQUEST_TIMEOUT_MS });
-        return { email: data.user?.emailAddress ?? '', name: data.user?.displayName ?? '', picture: data.user?.photoLink ?? '' };
+        const { data } = await drive.about.get(
+          { fields: 'user(displayName,emailAddress,photoLink)' },
+          { timeout: REQUEST_TIMEOUT_MS },
+        );
+        return {
+          email: data.user?.emailAddress ?? '',
+          name: data.user?.displayName ?? '',
+          picture: data.user?.photoLink ?? '',
+        };
       } catch (err) {
         throw toProviderError(err, 'reading the account profile');
       }

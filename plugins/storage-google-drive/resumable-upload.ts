@@ -55,19 +55,25 @@ type ChunkAnswer = { done: true; item: DriveItem } | { done: false; received: nu
 
 function aborted(signal: AbortSignal | undefined, name: string): ProviderError {
   const reason = signal?.reason instanceof Error ? `: ${signal.reason.message}` : '';
-  return new ProviderError('permanent', `google drive: upload of ${JSON.stringify(name)} was aborted${reason}`, { cause: signal?.reason });
+  return new ProviderError('permanent', `google drive: upload of ${JSON.stringify(name)} was aborted${reason}`, {
+    cause: signal?.reason,
+  });
 }
 
 function lengthMismatch(name: string, size: number, got: number, ended: boolean): ProviderError {
-  return new ProviderError('permanent', `google drive: upload of ${JSON.stringify(name)}: the stream is ${ended ? `${got} bytes` : `longer than ${size} bytes`}, `
-    + `but ${size} bytes were announced; nothing was stored`);
+  return new ProviderError(
+    'permanent',
+    `google drive: upload of ${JSON.stringify(name)}: the stream is ${ended ? `${got} bytes` : `longer than ${size} bytes`}, ` +
+      `but ${size} bytes were announced; nothing was stored`,
+  );
 }
 
 /** `Range: bytes=0-n` -> n + 1; no header -> 0 (Drive has nothing yet). */
 function receivedFrom(range: string | null): number {
   if (!range) return 0;
   const match = /^bytes=0-(\d+)$/.exec(range.trim());
-  if (!match) throw new ProviderError('transient', `google drive: unexpected Range header in an upload status: ${range}`);
+  if (!match)
+    throw new ProviderError('transient', `google drive: unexpected Range header in an upload status: ${range}`);
   return Number(match[1]) + 1;
 }
 
@@ -83,7 +89,11 @@ export class ResumableUpload {
   #stalls = 0;
 
   constructor(auth: OAuth2Client, apiUrl: string, request: UploadRequest, tuning: UploadTuning) {
-    if (tuning.chunkBytes <= 0 || tuning.chunkBytes % CHUNK_GRANULE !== 0) throw new ProviderError('permanent', `google drive: the upload chunk size must be a positive multiple of ${CHUNK_GRANULE}`);
+    if (tuning.chunkBytes <= 0 || tuning.chunkBytes % CHUNK_GRANULE !== 0)
+      throw new ProviderError(
+        'permanent',
+        `google drive: the upload chunk size must be a positive multiple of ${CHUNK_GRANULE}`,
+      );
     this.#auth = auth;
     this.#apiUrl = apiUrl;
     this.#request = request;
@@ -110,7 +120,12 @@ export class ResumableUpload {
     let total = 0;
     for await (const piece of body as AsyncIterable<Buffer | string | Uint8Array>) {
       if (signal?.aborted) throw aborted(signal, name);
-      let rest = typeof piece === 'string' ? Buffer.from(piece) : Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+      let rest =
+        typeof piece === 'string'
+          ? Buffer.from(piece)
+          : Buffer.isBuffer(piece)
+            ? piece
+            : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
       total += rest.length;
       if (size !== undefined && total > size) throw lengthMismatch(name, size, total, false);
       while (rest.length > 0) {
@@ -120,7 +135,11 @@ export class ResumableUpload {
           // other chunk is exactly chunkBytes long (a multiple of 256 KiB, as Drive requires),
           // from wherever Drive's confirmed offset stands; what Drive did not take stays here.
           const answer = await this.#attempt(buf, undefined);
-          if (answer.done) throw new ProviderError('transient', `google drive: upload of ${JSON.stringify(name)}: Drive closed the file before its end`);
+          if (answer.done)
+            throw new ProviderError(
+              'transient',
+              `google drive: upload of ${JSON.stringify(name)}: Drive closed the file before its end`,
+            );
           const taken = this.#advance(answer.received, chunkBytes);
           buf.copyWithin(0, taken, fill);
           fill -= taken;
@@ -143,7 +162,11 @@ export class ResumableUpload {
     for (;;) {
       const answer = await this.#attempt(last, total);
       if (answer.done) {
-        if (answer.item.size !== total) throw new ProviderError('transient', `google drive: upload of ${JSON.stringify(name)}: Drive stored ${answer.item.size} bytes of ${total}`);
+        if (answer.item.size !== total)
+          throw new ProviderError(
+            'transient',
+            `google drive: upload of ${JSON.stringify(name)}: Drive stored ${answer.item.size} bytes of ${total}`,
+          );
         return answer.item;
       }
       last = last.subarray(this.#advance(answer.received, last.length));
@@ -157,13 +180,19 @@ export class ResumableUpload {
   #advance(received: number, sent: number): number {
     const { name } = this.#request;
     if (received < this.#offset || received > this.#offset + sent) {
-      throw new ProviderError('transient', `google drive: upload of ${JSON.stringify(name)}: Drive holds ${received} bytes, expected ${this.#offset} to ${this.#offset + sent}`);
+      throw new ProviderError(
+        'transient',
+        `google drive: upload of ${JSON.stringify(name)}: Drive holds ${received} bytes, expected ${this.#offset} to ${this.#offset + sent}`,
+      );
     }
     const taken = received - this.#offset;
     this.#offset = received;
     if (taken > 0) this.#stalls = 0;
     else if (++this.#stalls > this.#tuning.maxFailures) {
-      throw new ProviderError('transient', `google drive: upload of ${JSON.stringify(name)}: Drive accepts no more bytes at offset ${received}`);
+      throw new ProviderError(
+        'transient',
+        `google drive: upload of ${JSON.stringify(name)}: Drive accepts no more bytes at offset ${received}`,
+      );
     }
     return taken;
   }
@@ -181,8 +210,11 @@ export class ResumableUpload {
         return ask ? await this.#put(EMPTY, total, true) : await this.#put(bytes, total, false);
       } catch (err) {
         if (signal?.aborted) throw aborted(signal, name);
-        if (!isRetryable(err) || ++failures > this.#tuning.maxFailures) throw toProviderError(err, `uploading ${JSON.stringify(name)}`);
-        await sleep(this.#tuning.retryBaseMs * 2 ** (failures - 1), undefined, signal ? { signal } : {}).catch(() => undefined);
+        if (!isRetryable(err) || ++failures > this.#tuning.maxFailures)
+          throw toProviderError(err, `uploading ${JSON.stringify(name)}`);
+        await sleep(this.#tuning.retryBaseMs * 2 ** (failures - 1), undefined, signal ? { signal } : {}).catch(
+          () => undefined,
+        );
         if (signal?.aborted) throw aborted(signal, name);
       }
     }
@@ -210,7 +242,8 @@ export class ResumableUpload {
         ...(signal ? { signal } : {}),
       });
       const location = res.headers.get('location');
-      if (!location) throw new ProviderError('permanent', 'google drive: Drive opened no upload session (no Location header)');
+      if (!location)
+        throw new ProviderError('permanent', 'google drive: Drive opened no upload session (no Location header)');
       return new URL(location, url).href;
     } catch (err) {
       if (signal?.aborted) throw aborted(signal, name);
@@ -221,7 +254,10 @@ export class ResumableUpload {
   /** One PUT to the session: bytes from the confirmed offset, or (status) none. */
   async #put(bytes: Buffer, total: number | undefined, status: boolean): Promise<ChunkAnswer> {
     const totalText = total === undefined ? '*' : String(total);
-    const range = bytes.length === 0 ? `bytes */${totalText}` : `bytes ${this.#offset}-${this.#offset + bytes.length - 1}/${totalText}`;
+    const range =
+      bytes.length === 0
+        ? `bytes */${totalText}`
+        : `bytes ${this.#offset}-${this.#offset + bytes.length - 1}/${totalText}`;
     const { signal, contentType } = this.#request;
     const res = await this.#auth.request<unknown>({
       url: this.#session,

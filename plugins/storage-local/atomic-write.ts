@@ -79,7 +79,10 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
 }
 
 function sizeMismatch(expected: number, got: string): ProviderError {
-  return new ProviderError('permanent', `local disk: the stream is ${got} bytes, but its size was given as ${expected}`);
+  return new ProviderError(
+    'permanent',
+    `local disk: the stream is ${got} bytes, but its size was given as ${expected}`,
+  );
 }
 
 /**
@@ -88,7 +91,11 @@ function sizeMismatch(expected: number, got: string): ProviderError {
  * is fsynced, checked against the announced size, renamed over `target`, and the folder fsynced.
  * On any failure the temp file is removed and the promise rejects.
  */
-export async function writeAtomically(target: string, body: Readable, options: AtomicWriteOptions = {}): Promise<{ size: number }> {
+export async function writeAtomically(
+  target: string,
+  body: Readable,
+  options: AtomicWriteOptions = {},
+): Promise<{ size: number }> {
   const dir = dirname(target);
   const tmp = join(dir, tempName(basename(target)));
   const expected = options.size;
@@ -105,7 +112,8 @@ export async function writeAtomically(target: string, body: Readable, options: A
       let batchBytes = 0;
       for (let chunk: unknown = first; chunk !== null; chunk = batchBytes < WRITE_BATCH ? body.read() : null) {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        if (!(bytes instanceof Uint8Array)) throw new ProviderError('permanent', 'local disk: the stream must yield bytes or strings');
+        if (!(bytes instanceof Uint8Array))
+          throw new ProviderError('permanent', 'local disk: the stream must yield bytes or strings');
         batch.push(bytes);
         batchBytes += bytes.byteLength;
       }
@@ -120,7 +128,7 @@ export async function writeAtomically(target: string, body: Readable, options: A
     await rename(tmp, target);
     // The rename is durable once the folder is; folders this write created need their parents synced too.
     await syncDir(dir);
-    for (let d = dir; created !== undefined && d !== dirname(created) && d !== dirname(d);) {
+    for (let d = dir; created !== undefined && d !== dirname(created) && d !== dirname(d); ) {
       d = dirname(d);
       await syncDir(d);
     }

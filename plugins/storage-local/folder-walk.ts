@@ -15,7 +15,11 @@ export interface Folder {
  * subfolders are walked. A folder deleted while the walk runs is skipped, not an error. Dirent
  * types come from lstat, so a symlinked folder is never followed out of the base.
  */
-export async function* walkFolders(start: string, startKey: string, descend: (name: string, folderKey: string) => boolean): AsyncGenerator<Folder> {
+export async function* walkFolders(
+  start: string,
+  startKey: string,
+  descend: (name: string, folderKey: string) => boolean,
+): AsyncGenerator<Folder> {
   const stack = [{ dir: start, key: startKey }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     let entries: Dirent[];
@@ -27,7 +31,8 @@ export async function* walkFolders(start: string, startKey: string, descend: (na
     }
     for (const entry of entries) {
       const folderKey = `${next.key}${entry.name}/`;
-      if (entry.isDirectory() && descend(entry.name, folderKey)) stack.push({ dir: join(next.dir, entry.name), key: folderKey });
+      if (entry.isDirectory() && descend(entry.name, folderKey))
+        stack.push({ dir: join(next.dir, entry.name), key: folderKey });
     }
     yield { ...next, entries };
   }

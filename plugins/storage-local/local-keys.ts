@@ -1,5 +1,13 @@
 import { resolve, sep } from 'node:path';
-import { ProviderError, keySegments as sharedKeySegments, prefixParts as sharedPrefixParts, segmentProblem as sharedSegmentProblem, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem } from '@backplane/plugin-api';
+import {
+  ProviderError,
+  keySegments as sharedKeySegments,
+  prefixParts as sharedPrefixParts,
+  segmentProblem as sharedSegmentProblem,
+  type KeyRules,
+  TEMP_UPLOAD_NAME,
+  pathLikeSegmentProblem,
+} from '@backplane/plugin-api';
 
 /**
  * In-progress uploads: `.<name>.<16 hex>.partial` beside the final file. list() skips them and
@@ -16,7 +24,8 @@ export const segmentProblem = (segment: string): string | undefined => sharedSeg
 export const keySegments = (key: unknown): string[] => sharedKeySegments(key, RULES);
 
 /** The folder segments of a list prefix, and its trailing partial name. */
-export const prefixParts = (prefix: unknown): { folders: string[]; partial: string } => sharedPrefixParts(prefix, RULES);
+export const prefixParts = (prefix: unknown): { folders: string[]; partial: string } =>
+  sharedPrefixParts(prefix, RULES);
 
 function refuse(what: string, value: string, why: string): never {
   throw new ProviderError('permanent', `local disk: invalid ${what} ${JSON.stringify(value)}: ${why}`);

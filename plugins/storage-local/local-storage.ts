@@ -3,7 +3,13 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, readdir, readFile, rmdir, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { diskUsage, ProviderError, type ObjectInfo, type StorageInstance, type TestResult } from '@backplane/plugin-api';
+import {
+  diskUsage,
+  ProviderError,
+  type ObjectInfo,
+  type StorageInstance,
+  type TestResult,
+} from '@backplane/plugin-api';
 import { writeAtomically } from './atomic-write.ts';
 import { errnoCode, isMissing, toProviderError } from './local-errors.ts';
 import { inside, keySegments, prefixParts, segmentProblem, TEMP_NAME } from './local-keys.ts';
@@ -16,8 +22,10 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 function checkRange(range: { start: number; end?: number }): void {
   const { start, end } = range;
-  if (!Number.isSafeInteger(start) || start < 0) throw new ProviderError('permanent', `local disk: invalid range start ${String(start)}`);
-  if (end !== undefined && (!Number.isSafeInteger(end) || end < start)) throw new ProviderError('permanent', `local disk: invalid range end ${String(end)} (start ${start})`);
+  if (!Number.isSafeInteger(start) || start < 0)
+    throw new ProviderError('permanent', `local disk: invalid range start ${String(start)}`);
+  if (end !== undefined && (!Number.isSafeInteger(end) || end < start))
+    throw new ProviderError('permanent', `local disk: invalid range end ${String(end)} (start ${start})`);
 }
 
 function formatBytes(n: number): string {
@@ -51,10 +59,16 @@ export class LocalDiskStorage implements StorageInstance {
     try {
       st = await stat(this.#base);
     } catch (err) {
-      if (isMissing(err)) throw new ProviderError('permanent', `local disk: basePath ${this.#base} does not exist (is the disk mounted?)`, { cause: err });
+      if (isMissing(err))
+        throw new ProviderError(
+          'permanent',
+          `local disk: basePath ${this.#base} does not exist (is the disk mounted?)`,
+          { cause: err },
+        );
       throw toProviderError(err, `checking basePath ${this.#base}`);
     }
-    if (!st.isDirectory()) throw new ProviderError('permanent', `local disk: basePath ${this.#base} is not a directory`);
+    if (!st.isDirectory())
+      throw new ProviderError('permanent', `local disk: basePath ${this.#base} is not a directory`);
     this.#baseChecked = true;
   }
 
@@ -70,7 +84,11 @@ export class LocalDiskStorage implements StorageInstance {
     }
   }
 
-  async put(key: string, body: Readable, meta: { size?: number; contentType?: string; signal?: AbortSignal } = {}): Promise<{ size: number }> {
+  async put(
+    key: string,
+    body: Readable,
+    meta: { size?: number; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<{ size: number }> {
     let target: string;
     try {
       target = this.#path(key);
@@ -93,10 +111,12 @@ export class LocalDiskStorage implements StorageInstance {
     try {
       // O_NOFOLLOW: a symlink is not an object, so it cannot lead a read outside the base.
       handle = await open(path, constants.O_RDONLY | O_NOFOLLOW);
-      if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOENT' });
+      if (!(await handle.stat()).isFile())
+        throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOENT' });
     } catch (err) {
       await handle?.close().catch(() => undefined);
-      if (isMissing(err) || errnoCode(err) === 'ELOOP') throw new ProviderError('not_found', `local disk: no object ${JSON.stringify(key)}`, { cause: err });
+      if (isMissing(err) || errnoCode(err) === 'ELOOP')
+        throw new ProviderError('not_found', `local disk: no object ${JSON.stringify(key)}`, { cause: err });
       throw toProviderError(err, `opening ${path}`);
     }
     // A start past the end yields no bytes; an end past the end is clamped (as fs and HTTP do).
@@ -108,7 +128,11 @@ export class LocalDiskStorage implements StorageInstance {
     const start = folders.length > 0 ? inside(this.#base, folders, 'prefix') : this.#base;
     await this.#requireBase();
     // Names no key could have (uploads in progress, backslashes...) are not objects of this target.
-    const walk = walkFolders(start, folders.length > 0 ? `${folders.join('/')}/` : '', (name, folder) => segmentProblem(name) === undefined && (folder.startsWith(prefix) || prefix.startsWith(folder)));
+    const walk = walkFolders(
+      start,
+      folders.length > 0 ? `${folders.join('/')}/` : '',
+      (name, folder) => segmentProblem(name) === undefined && (folder.startsWith(prefix) || prefix.startsWith(folder)),
+    );
     for await (const folder of walk) {
       for (const entry of folder.entries) {
         if (!entry.isFile() || segmentProblem(entry.name) !== undefined) continue;
@@ -181,8 +205,10 @@ export class LocalDiskStorage implements StorageInstance {
       if (!st.isDirectory()) return { success: false, message: `basePath ${base} is not a directory` };
     } catch (err) {
       const code = errnoCode(err);
-      if (code === 'ENOENT') return { success: false, message: `basePath ${base} does not exist (create it, or mount the disk)` };
-      if (code === 'ENOTDIR') return { success: false, message: `basePath ${base} cannot exist: a part of the path is a file, not a folder` };
+      if (code === 'ENOENT')
+        return { success: false, message: `basePath ${base} does not exist (create it, or mount the disk)` };
+      if (code === 'ENOTDIR')
+        return { success: false, message: `basePath ${base} cannot exist: a part of the path is a file, not a folder` };
       return { success: false, message: `basePath ${base} is not accessible: ${(err as Error).message}` };
     }
     // Named like an upload in progress, so a concurrent list() never shows it.
@@ -191,7 +217,8 @@ export class LocalDiskStorage implements StorageInstance {
     try {
       await writeFile(probe, data, { flag: 'wx', mode: 0o600, flush: true });
       const back = await readFile(probe);
-      if (!back.equals(data)) return { success: false, message: `basePath ${base}: a probe file read back different bytes` };
+      if (!back.equals(data))
+        return { success: false, message: `basePath ${base}: a probe file read back different bytes` };
       await unlink(probe);
       const usage = await this.usage().catch(() => undefined);
       const free = usage ? `; ${formatBytes(usage.freeBytes)} free of ${formatBytes(usage.totalBytes)}` : '';

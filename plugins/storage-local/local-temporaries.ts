@@ -36,7 +36,7 @@ export async function removeTemporariesOf(target: string): Promise<number> {
   }
   let removed = 0;
   for (const entry of entries) {
-    if (isTemporaryUploadOf(entry, name) && await removeFile(join(dir, entry))) removed++;
+    if (isTemporaryUploadOf(entry, name) && (await removeFile(join(dir, entry)))) removed++;
   }
   return removed;
 }
@@ -45,7 +45,12 @@ export async function removeTemporariesOf(target: string): Promise<number> {
  * Removes temp files below `base` last modified before `olderThan`, except those of the keys in
  * `keep`; `prune` is called with each folder something was removed from. Returns how many.
  */
-export async function removeStaleTemporaries(base: string, olderThan: Date, keep: Iterable<string>, prune: (dir: string) => Promise<void>): Promise<number> {
+export async function removeStaleTemporaries(
+  base: string,
+  olderThan: Date,
+  keep: Iterable<string>,
+  prune: (dir: string) => Promise<void>,
+): Promise<number> {
   const kept = new Map<string, string[]>();
   for (const key of keep) {
     const slash = key.lastIndexOf('/');

@@ -12,11 +12,36 @@ export const ROOT_FIELD = 'path';
 
 /** Credential-like option names rclone does not flag as passwords (tokens, keys, JSON credentials). */
 const SECRET_NAMES = new Set([
-  'secret', 'password', 'pass', 'token', 'key', 'access_key_id', 'secret_access_key', 'session_token',
-  'account_key', 'sas_url', 'client_secret', 'service_account_credentials', 'key_pem', 'api_key',
-  'sse_customer_key', 'sse_customer_key_base64', 'private_access_key', 'refresh_token', 'auth_token',
-  'access_token', 'bearer_token', 'permanent_token', 'application_credential_secret', 'library_key',
-  'link_password', 'plex_password', 'plex_token', 'file_password', 'folder_password', 'api_password',
+  'secret',
+  'password',
+  'pass',
+  'token',
+  'key',
+  'access_key_id',
+  'secret_access_key',
+  'session_token',
+  'account_key',
+  'sas_url',
+  'client_secret',
+  'service_account_credentials',
+  'key_pem',
+  'api_key',
+  'sse_customer_key',
+  'sse_customer_key_base64',
+  'private_access_key',
+  'refresh_token',
+  'auth_token',
+  'access_token',
+  'bearer_token',
+  'permanent_token',
+  'application_credential_secret',
+  'library_key',
+  'link_password',
+  'plex_password',
+  'plex_token',
+  'file_password',
+  'folder_password',
+  'api_password',
 ]);
 /** Name endings that mark a credential: `*_password`, `*_secret`, `*_token`, `*_key`, `*_credentials`. */
 const SECRET_SUFFIX = /(^|_)(pass|password|secret|token|key|credentials)$/;
@@ -43,7 +68,11 @@ export function mergeOptions(options: RcloneOption[]): RcloneOption[] {
   for (const option of options) {
     const seen = byName.get(option.Name);
     if (!seen) {
-      byName.set(option.Name, { ...option, Required: Boolean(option.Required) && !option.Provider, Examples: [...(option.Examples ?? [])] });
+      byName.set(option.Name, {
+        ...option,
+        Required: Boolean(option.Required) && !option.Provider,
+        Examples: [...(option.Examples ?? [])],
+      });
       continue;
     }
     const generic = !option.Provider && seen.Provider;
@@ -76,7 +105,12 @@ function valueSchema(option: RcloneOption, help: string): JsonSchema {
 }
 
 function firstParagraph(help: string): string {
-  return help.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').trim() ?? '';
+  return (
+    help
+      .split(/\n\s*\n/)[0]
+      ?.replace(/\s+/g, ' ')
+      .trim() ?? ''
+  );
 }
 
 function examplesOf(option: RcloneOption): string[] {
@@ -84,11 +118,12 @@ function examplesOf(option: RcloneOption): string[] {
 }
 
 function rootHelp(backend: string): string {
-  if (backend === 'local') return 'Absolute path of the folder on this machine that holds the backups (rclone local backend).';
+  if (backend === 'local')
+    return 'Absolute path of the folder on this machine that holds the backups (rclone local backend).';
   if (['s3', 'gcs', 'azureblob', 'b2', 'swift', 'qingstor', 'oos', 'storj', 'internetarchive'].includes(backend)) {
     return 'Where inside the remote the backups go: the bucket (container), optionally followed by a folder, e.g. `backups/backplane`.';
   }
-  return 'Where inside the remote the backups go: a folder path, relative to the remote\'s root (or absolute where the backend allows, e.g. sftp). Empty = the root.';
+  return "Where inside the remote the backups go: a folder path, relative to the remote's root (or absolute where the backend allows, e.g. sftp). Empty = the root.";
 }
 
 /** The root field's schema: `local` needs an absolute path (a relative one would depend on the working directory). */
@@ -108,13 +143,15 @@ export interface BackendDescription {
 export function describeBackend(backend: RcloneBackend): BackendDescription {
   const options = mergeOptions(backend.Options).filter((o) => o.Name !== ROOT_FIELD && /^[a-z0-9_]+$/i.test(o.Name));
   const required = options.filter((o) => o.Required).map((o) => o.Name);
-  const docs: OptionDoc[] = [{
-    name: ROOT_FIELD,
-    help: rootHelp(backend.Prefix),
-    required: backend.Prefix === 'local',
-    secret: false,
-    ...(backend.Prefix === 'local' ? { examples: ['/var/backups/backplane'] } : {}),
-  }];
+  const docs: OptionDoc[] = [
+    {
+      name: ROOT_FIELD,
+      help: rootHelp(backend.Prefix),
+      required: backend.Prefix === 'local',
+      secret: false,
+      ...(backend.Prefix === 'local' ? { examples: ['/var/backups/backplane'] } : {}),
+    },
+  ];
   const properties: Record<string, JsonSchema> = { [ROOT_FIELD]: rootSchema(backend.Prefix) };
   const secretFields: string[] = [];
   for (const option of options) {

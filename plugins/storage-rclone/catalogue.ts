@@ -52,9 +52,13 @@ const cache = new Map<string, Promise<Catalogue>>();
 
 /** Where a bare command name resolves on PATH, like the shell would; undefined when it does not. */
 async function resolveBinary(binary: string, env: Record<string, string | undefined>): Promise<string | undefined> {
-  const candidates = isAbsolute(binary) || binary.includes('/')
-    ? [binary]
-    : (env.PATH ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, binary));
+  const candidates =
+    isAbsolute(binary) || binary.includes('/')
+      ? [binary]
+      : (env.PATH ?? '')
+          .split(delimiter)
+          .filter((d) => d !== '')
+          .map((d) => join(d, binary));
   for (const candidate of candidates) {
     const info = await stat(candidate).catch(() => undefined);
     if (info?.isFile()) return candidate;
@@ -65,23 +69,40 @@ async function resolveBinary(binary: string, env: Record<string, string | undefi
 function parseCatalogue(text: string): Catalogue {
   const data: unknown = JSON.parse(text);
   if (!Array.isArray(data)) throw new Error('rclone config providers did not print a JSON array');
-  return data.filter((b): b is RcloneBackend =>
-    typeof b === 'object' && b !== null
-    && typeof (b as RcloneBackend).Prefix === 'string'
-    && Array.isArray((b as RcloneBackend).Options))
+  return data
+    .filter(
+      (b): b is RcloneBackend =>
+        typeof b === 'object' &&
+        b !== null &&
+        typeof (b as RcloneBackend).Prefix === 'string' &&
+        Array.isArray((b as RcloneBackend).Options),
+    )
     .map((b) => ({ ...b, Options: b.Options.filter((o) => typeof o?.Name === 'string') }));
 }
 
 async function readCatalogue(binary: string, env: Record<string, string | undefined>): Promise<Catalogue> {
-  const result = await runRclone({ binary, argv: buildArgv({ op: 'providers' }, ''), env: buildEnv(env) }, { deadlineMs: READ_DEADLINE_MS, maxStdout: MAX_OUTPUT });
+  const result = await runRclone(
+    { binary, argv: buildArgv({ op: 'providers' }, ''), env: buildEnv(env) },
+    { deadlineMs: READ_DEADLINE_MS, maxStdout: MAX_OUTPUT },
+  );
   if (result.spawnError) throw new Error(result.spawnError.code === 'ENOENT' ? 'not found' : result.spawnError.message);
-  if (result.killedBy === 'deadline') throw new Error(`"rclone config providers" did not answer within ${READ_DEADLINE_MS / 1000} s`);
-  if (result.code !== 0) throw new Error(trimReason(redact(reasonFromStderr(result.stderr)) || `"rclone config providers" exited with code ${String(result.code)}`, 300));
+  if (result.killedBy === 'deadline')
+    throw new Error(`"rclone config providers" did not answer within ${READ_DEADLINE_MS / 1000} s`);
+  if (result.code !== 0)
+    throw new Error(
+      trimReason(
+        redact(reasonFromStderr(result.stderr)) || `"rclone config providers" exited with code ${String(result.code)}`,
+        300,
+      ),
+    );
   return parseCatalogue(result.stdout.toString('utf8'));
 }
 
 /** Reads the catalogue of `binary`; never throws (a missing or broken rclone is a result). */
-export async function loadCatalogue(binary: string, env: Record<string, string | undefined> = process.env): Promise<CatalogueResult> {
+export async function loadCatalogue(
+  binary: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<CatalogueResult> {
   const resolved = await resolveBinary(binary, env);
   if (!resolved) return { ok: false, binary, reason: 'not found' };
   const info = await stat(resolved).catch(() => undefined);

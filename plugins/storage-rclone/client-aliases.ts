@@ -1,4 +1,11 @@
-import { SECRET_MASK, UNSET_OPTION, sameSetting, type ConfigAlias, type ConfigAliases, type ConfigIssue } from '@backplane/plugin-api';
+import {
+  SECRET_MASK,
+  UNSET_OPTION,
+  sameSetting,
+  type ConfigAlias,
+  type ConfigAliases,
+  type ConfigIssue,
+} from '@backplane/plugin-api';
 import { ROOT_FIELD } from './backend-options.ts';
 
 /**
@@ -12,7 +19,11 @@ import { ROOT_FIELD } from './backend-options.ts';
 const isTrue = (v: unknown): boolean => v === true || (typeof v === 'string' && /^(true|t|1)$/i.test(v.trim()));
 /** BackupX switches: `true` sets the rclone option; `false` leaves rclone's default (BackupX writes nothing). */
 const switchAlias = (alias: string, native: string): ConfigAlias => ({
-  alias, native, toNative: (v) => (isTrue(v) ? true : UNSET_OPTION), toAlias: isTrue, absent: false,
+  alias,
+  native,
+  toNative: (v) => (isTrue(v) ? true : UNSET_OPTION),
+  toAlias: isTrue,
+  absent: false,
 });
 const trimSlash = (v: unknown): unknown => (typeof v === 'string' ? v.trim().replace(/\/+$/, '') : v);
 
@@ -78,19 +89,28 @@ const GENERIC_KEYS = new Set(['backend', 'options', ROOT_FIELD]);
  * BackupX's generic `rclone` type takes the backend's options at the top level of the config;
  * the generic type here keeps them in `options`. Top-level option keys are moved there.
  */
-function flattenedOptions(config: Record<string, unknown>, { aliased, stored, issues }: { aliased: boolean; stored?: Record<string, unknown>; issues: ConfigIssue[] }): boolean {
+function flattenedOptions(
+  config: Record<string, unknown>,
+  { aliased, stored, issues }: { aliased: boolean; stored?: Record<string, unknown>; issues: ConfigIssue[] },
+): boolean {
   const loose = Object.keys(config).filter((k) => !GENERIC_KEYS.has(k));
   if (loose.length === 0) return aliased;
   const sent = config.options;
-  const base = sent !== null && typeof sent === 'object' && !Array.isArray(sent)
-    ? { ...(sent as Record<string, unknown>) }
-    : sent === undefined || sent === '' || sent === SECRET_MASK ? { ...((stored?.options as Record<string, unknown> | undefined) ?? {}) } : undefined;
+  const base =
+    sent !== null && typeof sent === 'object' && !Array.isArray(sent)
+      ? { ...(sent as Record<string, unknown>) }
+      : sent === undefined || sent === '' || sent === SECRET_MASK
+        ? { ...((stored?.options as Record<string, unknown> | undefined) ?? {}) }
+        : undefined;
   if (!base) return aliased; // a malformed `options` is the schema's to report
   for (const key of loose) {
     const value = config[key];
     delete config[key];
     if (key in base && !sameSetting(base[key], value) && sent !== undefined && sent !== SECRET_MASK && sent !== '') {
-      issues.push({ path: `config/${key}`, message: `and config/options/${key} set the same option to different values; send one of them` });
+      issues.push({
+        path: `config/${key}`,
+        message: `and config/options/${key} set the same option to different values; send one of them`,
+      });
       continue;
     }
     base[key] = value;

@@ -7,13 +7,20 @@ import { statFile } from './remote-files.ts';
 function checkRange(range: { start: number; end?: number } | undefined): { start: number; end?: number } {
   const start = range?.start ?? 0;
   const end = range?.end;
-  if (!Number.isSafeInteger(start) || start < 0) throw new ProviderError('permanent', `rclone: invalid range start ${String(start)}`);
-  if (end !== undefined && (!Number.isSafeInteger(end) || end < start)) throw new ProviderError('permanent', `rclone: invalid range end ${String(end)}`);
+  if (!Number.isSafeInteger(start) || start < 0)
+    throw new ProviderError('permanent', `rclone: invalid range start ${String(start)}`);
+  if (end !== undefined && (!Number.isSafeInteger(end) || end < start))
+    throw new ProviderError('permanent', `rclone: invalid range end ${String(end)}`);
   return { start, end };
 }
 
 /** get: `cat --offset --count` of an object that exists, as a stream that ends only when every byte came. */
-export async function getObject(r: RcloneRunner, key: string, range: { start: number; end?: number } | undefined, call: Call): Promise<Readable> {
+export async function getObject(
+  r: RcloneRunner,
+  key: string,
+  range: { start: number; end?: number } | undefined,
+  call: Call,
+): Promise<Readable> {
   checkKey(key);
   const { start, end } = checkRange(range);
   const ready = await r.prepare();
@@ -25,11 +32,18 @@ export async function getObject(r: RcloneRunner, key: string, range: { start: nu
   if (known && start >= info.size) return Readable.from([]);
   const last = known ? Math.min(end ?? info.size - 1, info.size - 1) : end;
   const expected = last === undefined ? undefined : last - start + 1;
-  const child = r.spawn(ready, { op: 'cat', path: key, offset: start, ...(end === undefined ? {} : { count: expected }) }, call, { stdout: 'pipe' });
+  const child = r.spawn(
+    ready,
+    { op: 'cat', path: key, offset: start, ...(end === undefined ? {} : { count: expected }) },
+    call,
+    { stdout: 'pipe' },
+  );
   const out = new PassThrough();
   let received = 0;
   if (child.pid !== undefined) {
-    child.stdout.on('data', (chunk: Buffer) => { received += chunk.length; });
+    child.stdout.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
     child.stdout.pipe(out, { end: false });
   }
   // The stream ends only once rclone has exited cleanly with every byte: a failure midway
@@ -38,7 +52,10 @@ export async function getObject(r: RcloneRunner, key: string, range: { start: nu
     if (out.destroyed) return;
     const failure = r.failure('cat', exit, ready, call);
     if (failure) out.destroy(failure as Error);
-    else if (expected !== undefined && received !== expected) out.destroy(new ProviderError('transient', `rclone cat: read ${received} of ${expected} bytes of ${JSON.stringify(key)}`));
+    else if (expected !== undefined && received !== expected)
+      out.destroy(
+        new ProviderError('transient', `rclone cat: read ${received} of ${expected} bytes of ${JSON.stringify(key)}`),
+      );
     else out.end();
   });
   out.on('close', () => {

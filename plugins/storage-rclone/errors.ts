@@ -8,11 +8,15 @@ const EXIT_DIR_NOT_FOUND = 3;
 const EXIT_FILE_NOT_FOUND = 4;
 const EXIT_TEMPORARY = 5;
 
-const AUTH = /\b(401|403)\b|unauthori[sz]ed|forbidden|unable to authenticate|authentication (failed|required)|auth(entication)? error|access ?denied|invalidaccesskeyid|signaturedoesnotmatch|invalid_grant|invalid_client|invalid credentials|bad credentials|login (failed|incorrect)|\b530\b|permission denied|not authori[sz]ed|expired token|token (has )?expired/i;
-const QUOTA = /quota|no space left|insufficient (storage|space)|\b507\b|storage limit|disk full|not enough space|entitytoolarge|exceeded.*(limit|storage)/i;
-const NOT_FOUND = /object not found|directory not found|file not found|not found|doesn't exist|does not exist|no such file|not a directory|nosuchkey|nosuchbucket/i;
+const AUTH =
+  /\b(401|403)\b|unauthori[sz]ed|forbidden|unable to authenticate|authentication (failed|required)|auth(entication)? error|access ?denied|invalidaccesskeyid|signaturedoesnotmatch|invalid_grant|invalid_client|invalid credentials|bad credentials|login (failed|incorrect)|\b530\b|permission denied|not authori[sz]ed|expired token|token (has )?expired/i;
+const QUOTA =
+  /quota|no space left|insufficient (storage|space)|\b507\b|storage limit|disk full|not enough space|entitytoolarge|exceeded.*(limit|storage)/i;
+const NOT_FOUND =
+  /object not found|directory not found|file not found|not found|doesn't exist|does not exist|no such file|not a directory|nosuchkey|nosuchbucket/i;
 const CONFIG = /didn't find backend called|didn't find section in config|unknown backend|couldn't find type/i;
-const TRANSIENT = /time(d)? ?out|deadline exceeded|connection refused|connection reset|closed network connection|broken pipe|no route to host|network is unreachable|host is down|temporar|try again|too many requests|\b429\b|\b50[0234]\b|service unavailable|bad gateway|unexpected eof|\beof\b|tls handshake|no such host|server misbehaving|rate ?limit|throttl|slow ?down/i;
+const TRANSIENT =
+  /time(d)? ?out|deadline exceeded|connection refused|connection reset|closed network connection|broken pipe|no route to host|network is unreachable|host is down|temporar|try again|too many requests|\b429\b|\b50[0234]\b|service unavailable|bad gateway|unexpected eof|\beof\b|tls handshake|no such host|server misbehaving|rate ?limit|throttl|slow ?down/i;
 
 /**
  * Redacts what could be a credential in a message: the given secret values (and their obscured
@@ -21,11 +25,19 @@ const TRANSIENT = /time(d)? ?out|deadline exceeded|connection refused|connection
  */
 export function redact(text: string, secrets: Iterable<string> = []): string {
   let out = text;
-  const values = [...new Set([...secrets].filter((s) => typeof s === 'string' && s.length >= 3))].sort((a, b) => b.length - a.length);
+  const values = [...new Set([...secrets].filter((s) => typeof s === 'string' && s.length >= 3))].sort(
+    (a, b) => b.length - a.length,
+  );
   for (const value of values) out = out.split(value).join('***');
   out = out.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+:[^/\s@]+@/gi, '$1***:***@');
-  out = out.replace(/\b(authorization|x-api-key|x-auth-token|cookie)(["']?\s*[:=]\s*["']?)(bearer\s+|basic\s+)?[^\s"',;]+/gi, '$1$2$3***');
-  out = out.replace(/\b([a-z_]*(?:pass|password|secret|token|key|credentials|signature|sig)["']?\s*[:=]\s*["']?)[^\s"'&,;]+/gi, '$1***');
+  out = out.replace(
+    /\b(authorization|x-api-key|x-auth-token|cookie)(["']?\s*[:=]\s*["']?)(bearer\s+|basic\s+)?[^\s"',;]+/gi,
+    '$1$2$3***',
+  );
+  out = out.replace(
+    /\b([a-z_]*(?:pass|password|secret|token|key|credentials|signature|sig)["']?\s*[:=]\s*["']?)[^\s"'&,;]+/gi,
+    '$1***',
+  );
   return out;
 }
 
@@ -42,14 +54,19 @@ const STAMP = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? /;
  * `Failed to <command>: ...` line, else the last ERROR line, else the last line at all.
  */
 export function reasonFromStderr(stderr: string): string {
-  const lines = stderr.split(/\r?\n/).map((l) => l.replace(STAMP, '').trim()).filter((l) => l !== '');
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((l) => l.replace(STAMP, '').trim())
+    .filter((l) => l !== '');
   const failed = lines.filter((l) => /^Failed to /.test(l)).pop();
   const error = lines.filter((l) => /^(ERROR|CRITICAL|FATAL)\b/.test(l)).pop();
   const line = failed ?? error ?? lines.pop() ?? '';
-  return line
-    .replace(/^(ERROR|CRITICAL|FATAL|NOTICE)\s*:\s*/, '')
-    // "Failed to cat with 2 errors: last error was: directory not found" -> "directory not found"
-    .replace(/^Failed to [a-z-]+( with \d+ errors?: last error was)?: /, '');
+  return (
+    line
+      .replace(/^(ERROR|CRITICAL|FATAL|NOTICE)\s*:\s*/, '')
+      // "Failed to cat with 2 errors: last error was: directory not found" -> "directory not found"
+      .replace(/^Failed to [a-z-]+( with \d+ errors?: last error was)?: /, '')
+  );
 }
 
 export interface ExitInfo {
@@ -70,7 +87,9 @@ export function kindOf(code: number | null, message: string): ProviderErrorKind 
 
 /** A ProviderError for a failed rclone run; the reason is rclone's, redacted and trimmed. */
 export function rcloneFailure(action: string, exit: ExitInfo, secrets: Iterable<string>): ProviderError {
-  const raw = reasonFromStderr(exit.stderr) || (exit.signal ? `rclone was killed by ${exit.signal}` : `rclone exited with code ${String(exit.code)}`);
+  const raw =
+    reasonFromStderr(exit.stderr) ||
+    (exit.signal ? `rclone was killed by ${exit.signal}` : `rclone exited with code ${String(exit.code)}`);
   const reason = trimReason(redact(raw, secrets), MAX_REASON - action.length - 10);
   return new ProviderError(kindOf(exit.code, raw), `rclone ${action}: ${reason}`);
 }
@@ -82,5 +101,8 @@ export function isNotFound(exit: ExitInfo): boolean {
 
 /** The error for an environment without a usable rclone binary. */
 export function notInstalled(binary: string, detail?: string): ProviderError {
-  return new ProviderError('unsupported', `rclone is not installed or not usable (binary "${binary}"${detail ? `: ${trimReason(detail, 300)}` : ''}); install rclone or set BACKPLANE_RCLONE_BINARY`);
+  return new ProviderError(
+    'unsupported',
+    `rclone is not installed or not usable (binary "${binary}"${detail ? `: ${trimReason(detail, 300)}` : ''}); install rclone or set BACKPLANE_RCLONE_BINARY`,
+  );
 }

@@ -18,11 +18,16 @@ export default definePlugin({
   apiVersion: 1,
   async register(app, { ext }) {
     const result = await loadCatalogue(rcloneBinary());
-    if (!result.ok) app.log.warn(`storage-rclone: rclone is not installed or not usable (binary "${result.binary}": ${result.reason}); only the generic "rclone" storage type and the cloud vendor types are registered, and they cannot be used`);
+    if (!result.ok)
+      app.log.warn(
+        `storage-rclone: rclone is not installed or not usable (binary "${result.binary}": ${result.reason}); only the generic "rclone" storage type and the cloud vendor types are registered, and they cannot be used`,
+      );
     for (const type of rcloneStorageTypes(result)) {
       // A type another plugin already provides (say a native `s3`) wins; the rclone one steps aside.
       if (ext.storage.has(type.type)) {
-        app.log.info(`storage-rclone: storage type "${type.type}" is provided by another plugin; rclone's is not registered`);
+        app.log.info(
+          `storage-rclone: storage type "${type.type}" is provided by another plugin; rclone's is not registered`,
+        );
         continue;
       }
       ext.storage.addType(type);

@@ -30,13 +30,19 @@ export const PROFILES: Record<Profile, { contimeout: string; timeout: string; lo
 export function commonFlags(profile: Profile): string[] {
   const p = PROFILES[profile];
   return [
-    '--log-level', 'ERROR',
-    '--stats', '0',
+    '--log-level',
+    'ERROR',
+    '--stats',
+    '0',
     '--ask-password=false',
-    '--retries', '1',
-    '--low-level-retries', String(p.lowLevelRetries),
-    '--contimeout', p.contimeout,
-    '--timeout', p.timeout,
+    '--retries',
+    '1',
+    '--low-level-retries',
+    String(p.lowLevelRetries),
+    '--contimeout',
+    p.contimeout,
+    '--timeout',
+    p.timeout,
   ];
 }
 
@@ -65,19 +71,35 @@ export function buildArgv(operation: Operation, root: string, profile: Profile =
   const flags = commonFlags(profile);
   switch (operation.op) {
     case 'rcat':
-      return ['rcat', ...flags, ...(operation.size === undefined ? [] : ['--size', String(operation.size)]), remotePath(root, operation.path)];
+      return [
+        'rcat',
+        ...flags,
+        ...(operation.size === undefined ? [] : ['--size', String(operation.size)]),
+        remotePath(root, operation.path),
+      ];
     case 'moveto':
       // --ignore-times: a same-size object written in the same second must still be replaced.
       return ['moveto', ...flags, '--ignore-times', remotePath(root, operation.from), remotePath(root, operation.to)];
     case 'cat':
-      return ['cat', ...flags,
+      return [
+        'cat',
+        ...flags,
         ...(operation.offset ? ['--offset', String(operation.offset)] : []),
         ...(operation.count === undefined ? [] : ['--count', String(operation.count)]),
-        remotePath(root, operation.path)];
+        remotePath(root, operation.path),
+      ];
     case 'stat':
       return ['lsjson', ...flags, '--stat', '--no-mimetype', '--use-server-modtime', remotePath(root, operation.path)];
     case 'list':
-      return ['lsjson', ...flags, ...(operation.recursive === false ? [] : ['-R']), '--files-only', '--no-mimetype', '--use-server-modtime', remotePath(root, operation.path)];
+      return [
+        'lsjson',
+        ...flags,
+        ...(operation.recursive === false ? [] : ['-R']),
+        '--files-only',
+        '--no-mimetype',
+        '--use-server-modtime',
+        remotePath(root, operation.path),
+      ];
     case 'deletefile':
       return ['deletefile', ...flags, remotePath(root, operation.path)];
     case 'about':

@@ -1,4 +1,12 @@
-import { isTemporaryUploadOf, keySegments, prefixParts, type KeyRules, TEMP_UPLOAD_NAME, pathLikeSegmentProblem, temporaryUploadName } from '@backplane/plugin-api';
+import {
+  isTemporaryUploadOf,
+  keySegments,
+  prefixParts,
+  type KeyRules,
+  TEMP_UPLOAD_NAME,
+  pathLikeSegmentProblem,
+  temporaryUploadName,
+} from '@backplane/plugin-api';
 
 /**
  * Object keys and where they land inside an rclone remote. Keys are `/`-separated and relative

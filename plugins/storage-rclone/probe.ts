@@ -17,7 +17,10 @@ export const PROBE_DEADLINE_MS = 25_000;
  */
 export async function probeRemote(r: RcloneRunner): Promise<TestResult> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new ProviderError('transient', `rclone: no answer within ${PROBE_DEADLINE_MS / 1000} s`)), PROBE_DEADLINE_MS);
+  const timer = setTimeout(
+    () => controller.abort(new ProviderError('transient', `rclone: no answer within ${PROBE_DEADLINE_MS / 1000} s`)),
+    PROBE_DEADLINE_MS,
+  );
   const call: Call = { profile: 'probe', signal: controller.signal };
   const key = `${PROBE_PREFIX}${randomBytes(8).toString('hex')}`;
   const payload = randomBytes(64);
@@ -33,12 +36,16 @@ export async function probeRemote(r: RcloneRunner): Promise<TestResult> {
       if (length > 4096) break;
       chunks.push(chunk);
     }
-    if (!Buffer.concat(chunks).equals(payload)) throw new ProviderError('permanent', 'rclone: the probe object read back differs from what was written');
+    if (!Buffer.concat(chunks).equals(payload))
+      throw new ProviderError('permanent', 'rclone: the probe object read back differs from what was written');
     checkKey(key);
     await deleteFile(r, await r.prepare(), key, call);
     written = false;
     const where = r.def.root === '' ? 'its root' : JSON.stringify(r.def.root);
-    return { success: true, message: `rclone ${r.def.backend}: wrote, read back and deleted a probe object in ${where}` };
+    return {
+      success: true,
+      message: `rclone ${r.def.backend}: wrote, read back and deleted a probe object in ${where}`,
+    };
   } catch (err) {
     const ready = await r.prepare().catch(() => undefined);
     if (written && ready) await deleteQuietly(r, ready, key, 'probe').catch(() => undefined);

@@ -141,8 +141,16 @@ export interface RunResult extends ChildExit {
  * Runs rclone to completion with optional stdin input; stdout is collected up to `maxStdout`
  * bytes (beyond that the child is killed and the run fails), for small JSON answers only.
  */
-export async function runRclone(command: RcloneCommand, options: { input?: string; deadlineMs?: number; signal?: AbortSignal; maxStdout?: number } = {}): Promise<RunResult> {
-  const child = new RcloneChild(command, { stdin: options.input === undefined ? 'ignore' : 'pipe', stdout: 'pipe', deadlineMs: options.deadlineMs, signal: options.signal });
+export async function runRclone(
+  command: RcloneCommand,
+  options: { input?: string; deadlineMs?: number; signal?: AbortSignal; maxStdout?: number } = {},
+): Promise<RunResult> {
+  const child = new RcloneChild(command, {
+    stdin: options.input === undefined ? 'ignore' : 'pipe',
+    stdout: 'pipe',
+    deadlineMs: options.deadlineMs,
+    signal: options.signal,
+  });
   const max = options.maxStdout ?? 1024 * 1024;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -160,6 +168,12 @@ export async function runRclone(command: RcloneCommand, options: { input?: strin
     if (options.input !== undefined) child.stdin.end(options.input);
   }
   const exit = await child.exited;
-  if (overflow) return { ...exit, code: exit.code ?? 1, stderr: `${exit.stderr}\nFailed to read rclone output: more than ${max} bytes`, stdout: Buffer.alloc(0) };
+  if (overflow)
+    return {
+      ...exit,
+      code: exit.code ?? 1,
+      stderr: `${exit.stderr}\nFailed to read rclone output: more than ${max} bytes`,
+      stdout: Buffer.alloc(0),
+    };
   return { ...exit, stdout: Buffer.concat(chunks) };
 }

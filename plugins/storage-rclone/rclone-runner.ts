@@ -36,7 +36,12 @@ export class RcloneRunner {
   readonly #baseEnv: Record<string, string | undefined>;
   #ready: Promise<Ready> | undefined;
 
-  constructor(binary: string, baseEnv: Record<string, string | undefined>, def: RemoteDefinition, log: ProviderDeps['log'] | undefined) {
+  constructor(
+    binary: string,
+    baseEnv: Record<string, string | undefined>,
+    def: RemoteDefinition,
+    log: ProviderDeps['log'] | undefined,
+  ) {
     this.binary = binary;
     this.#baseEnv = baseEnv;
     this.def = def;
@@ -45,23 +50,42 @@ export class RcloneRunner {
 
   /** The child environment (password options obscured once per instance) and the values to redact. */
   prepare(): Promise<Ready> {
-    this.#ready ??= resolveRemote(this.def, this.binary, this.#baseEnv).then(({ spec, secrets }) => ({ env: buildEnv(this.#baseEnv, spec), secrets }));
+    this.#ready ??= resolveRemote(this.def, this.binary, this.#baseEnv).then(({ spec, secrets }) => ({
+      env: buildEnv(this.#baseEnv, spec),
+      secrets,
+    }));
     return this.#ready;
   }
 
   spawn(ready: Ready, operation: Operation, call: Call, options: SpawnOptions = {}): RcloneChild {
-    return new RcloneChild({ binary: this.binary, argv: buildArgv(operation, this.def.root, call.profile), env: ready.env }, { signal: call.signal, ...options });
+    return new RcloneChild(
+      { binary: this.binary, argv: buildArgv(operation, this.def.root, call.profile), env: ready.env },
+      { signal: call.signal, ...options },
+    );
   }
 
-  run(ready: Ready, operation: Operation, call: Call, options: { deadlineMs?: number; maxStdout?: number } = {}): Promise<RunResult> {
-    return runRclone({ binary: this.binary, argv: buildArgv(operation, this.def.root, call.profile), env: ready.env }, { signal: call.signal, ...options });
+  run(
+    ready: Ready,
+    operation: Operation,
+    call: Call,
+    options: { deadlineMs?: number; maxStdout?: number } = {},
+  ): Promise<RunResult> {
+    return runRclone(
+      { binary: this.binary, argv: buildArgv(operation, this.def.root, call.profile), env: ready.env },
+      { signal: call.signal, ...options },
+    );
   }
 
   /** Turns a finished child into an error (or undefined when it succeeded). */
   failure(action: string, exit: ChildExit, ready: Ready, call: Call, deadlineMs?: number): unknown {
-    if (exit.spawnError) return notInstalled(this.binary, exit.spawnError.code === 'ENOENT' ? 'not found' : exit.spawnError.message);
+    if (exit.spawnError)
+      return notInstalled(this.binary, exit.spawnError.code === 'ENOENT' ? 'not found' : exit.spawnError.message);
     if (exit.killedBy === 'abort') return abortReason(call.signal);
-    if (exit.killedBy === 'deadline') return new ProviderError('transient', `rclone ${action}: no answer within ${Math.round((deadlineMs ?? 0) / 1000)} s`);
+    if (exit.killedBy === 'deadline')
+      return new ProviderError(
+        'transient',
+        `rclone ${action}: no answer within ${Math.round((deadlineMs ?? 0) / 1000)} s`,
+      );
     if (exit.code === 0) return undefined;
     // Killed by someone else (the OOM killer, an operator): nothing wrong with the request itself.
     if (exit.signal) return new ProviderError('transient', `rclone ${action}: rclone was killed by ${exit.signal}`);

@@ -39,7 +39,11 @@ export class RcloneStorage implements StorageInstance {
     return this.#r.def.backend;
   }
 
-  put(key: string, body: Readable, meta: { size?: number; contentType?: string; signal?: AbortSignal } = {}): Promise<{ size: number }> {
+  put(
+    key: string,
+    body: Readable,
+    meta: { size?: number; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<{ size: number }> {
     return putObject(this.#r, key, body, meta.size, { profile: 'standard', signal: meta.signal });
   }
 

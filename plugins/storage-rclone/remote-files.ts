@@ -13,7 +13,12 @@ import { COMMAND_DEADLINE_MS, STANDARD, type Call, type RcloneRunner, type Ready
 /** Clean-up of a temporary object after a failed upload. */
 const CLEANUP_DEADLINE_MS = 30_000;
 
-export async function statFile(r: RcloneRunner, ready: Ready, key: string, call: Call): Promise<ObjectInfo | undefined> {
+export async function statFile(
+  r: RcloneRunner,
+  ready: Ready,
+  key: string,
+  call: Call,
+): Promise<ObjectInfo | undefined> {
   const result = await r.run(ready, { op: 'stat', path: key }, call, { deadlineMs: COMMAND_DEADLINE_MS });
   if (result.code !== 0 && !result.spawnError && !result.killedBy && isNotFound(result)) return undefined;
   const failure = r.failure('lsjson', result, ready, call, COMMAND_DEADLINE_MS);
@@ -29,7 +34,12 @@ export async function statFile(r: RcloneRunner, ready: Ready, key: string, call:
  * Every file below `folder` (or directly in it), internal names included, as `lsjson` reports
  * them: `name` is the path relative to `folder`. A folder that does not exist holds nothing.
  */
-export async function* filesIn(r: RcloneRunner, ready: Ready, folder: string, recursive: boolean): AsyncGenerator<ObjectInfo & { name: string }> {
+export async function* filesIn(
+  r: RcloneRunner,
+  ready: Ready,
+  folder: string,
+  recursive: boolean,
+): AsyncGenerator<ObjectInfo & { name: string }> {
   const child = r.spawn(ready, { op: 'list', path: folder, recursive }, STANDARD, { stdout: 'pipe' });
   try {
     if (child.pid !== undefined) {
@@ -64,6 +74,8 @@ export async function deleteFile(r: RcloneRunner, ready: Ready, key: string, cal
 export async function deleteQuietly(r: RcloneRunner, ready: Ready, key: string, profile: Profile): Promise<void> {
   const result = await r.run(ready, { op: 'deletefile', path: key }, { profile }, { deadlineMs: CLEANUP_DEADLINE_MS });
   if (result.code !== 0 && !isNotFound(result)) {
-    r.log?.warn(`rclone ${r.def.backend}: could not remove temporary object ${key}: ${trimReason(redact(result.stderr, ready.secrets), 300)}`);
+    r.log?.warn(
+      `rclone ${r.def.backend}: could not remove temporary object ${key}: ${trimReason(redact(result.stderr, ready.secrets), 300)}`,
+    );
   }
 }

@@ -13,7 +13,16 @@ import { VENDORS, vendorS3Config, vendorSchema, type Vendor, type VendorConfig }
  */
 
 /** Backends that only wrap other remotes: nothing to point a target at on their own. */
-export const WRAPPER_BACKENDS = new Set(['alias', 'cache', 'chunker', 'combine', 'compress', 'crypt', 'hasher', 'union']);
+export const WRAPPER_BACKENDS = new Set([
+  'alias',
+  'cache',
+  'chunker',
+  'combine',
+  'compress',
+  'crypt',
+  'hasher',
+  'union',
+]);
 
 /**
  * Backends that cannot hold backups with one rclone process per operation: `memory` lives
@@ -23,8 +32,29 @@ export const UNUSABLE_BACKENDS = new Set(['memory']);
 
 /** Backends whose `rclone about` reports capacity (rclone 1.60's feature table). */
 const ABOUT_BACKENDS = new Set([
-  'acd', 'box', 'drive', 'dropbox', 'hdfs', 'hidrive', 'jottacloud', 'koofr', 'local', 'mailru', 'mega', 'onedrive',
-  'pcloud', 'premiumizeme', 'putio', 'seafile', 'sftp', 'smb', 'storj', 'swift', 'webdav', 'yandex', 'zoho',
+  'acd',
+  'box',
+  'drive',
+  'dropbox',
+  'hdfs',
+  'hidrive',
+  'jottacloud',
+  'koofr',
+  'local',
+  'mailru',
+  'mega',
+  'onedrive',
+  'pcloud',
+  'premiumizeme',
+  'putio',
+  'seafile',
+  'sftp',
+  'smb',
+  'storj',
+  'swift',
+  'webdav',
+  'yandex',
+  'zoho',
 ]);
 
 export const GENERIC_TYPE = 'rclone';
@@ -64,7 +94,10 @@ export function backendType(backend: RcloneBackend, binary: string): StorageType
 /** The generic type: any backend by name, its options as a map. */
 export function genericType(result: CatalogueResult): StorageType {
   const catalogue = result.ok ? result.catalogue : undefined;
-  const names = catalogue?.map((b) => b.Prefix).filter((p) => !UNUSABLE_BACKENDS.has(p)).sort();
+  const names = catalogue
+    ?.map((b) => b.Prefix)
+    .filter((p) => !UNUSABLE_BACKENDS.has(p))
+    .sort();
   return {
     type: GENERIC_TYPE,
     displayName: 'rclone (any backend)',
@@ -88,17 +121,38 @@ export function genericType(result: CatalogueResult): StorageType {
           maxProperties: 200,
           propertyNames: { pattern: '^[A-Za-z0-9_]{1,64}$', not: { pattern: '^[Tt][Yy][Pp][Ee]$' } },
           additionalProperties: { type: ['string', 'number', 'boolean'] },
-          description: 'The remote\'s options by their rclone names (`url`, `user`, `pass`, `access_key_id`...), values in clear: passwords are obscured for rclone by Backplane.',
+          description:
+            "The remote's options by their rclone names (`url`, `user`, `pass`, `access_key_id`...), values in clear: passwords are obscured for rclone by Backplane.",
         },
-        [ROOT_FIELD]: { type: 'string', maxLength: 4096, description: 'Where inside the remote the backups go (for `local`: an absolute folder path).' },
+        [ROOT_FIELD]: {
+          type: 'string',
+          maxLength: 4096,
+          description: 'Where inside the remote the backups go (for `local`: an absolute folder path).',
+        },
       },
     },
     // Which of a free-form option map are credentials is not known up front: the whole map is sealed.
     secretFields: ['options'],
     options: [
-      { name: 'backend', help: 'The rclone backend name (the `type` of an rclone remote), e.g. `s3`, `webdav`, `sftp`.', required: true, secret: false, ...(names ? { examples: names } : {}) },
-      { name: 'options', help: 'The remote\'s options as an object of rclone option name -> value (`{"url": "...", "user": "...", "pass": "..."}`). Stored sealed as a whole, since it may hold credentials.', required: false, secret: true },
-      { name: ROOT_FIELD, help: 'Where inside the remote the backups go: a folder (for buckets: `bucket/folder`; for `local`: an absolute path).', required: false, secret: false },
+      {
+        name: 'backend',
+        help: 'The rclone backend name (the `type` of an rclone remote), e.g. `s3`, `webdav`, `sftp`.',
+        required: true,
+        secret: false,
+        ...(names ? { examples: names } : {}),
+      },
+      {
+        name: 'options',
+        help: 'The remote\'s options as an object of rclone option name -> value (`{"url": "...", "user": "...", "pass": "..."}`). Stored sealed as a whole, since it may hold credentials.',
+        required: false,
+        secret: true,
+      },
+      {
+        name: ROOT_FIELD,
+        help: 'Where inside the remote the backups go: a folder (for buckets: `bucket/folder`; for `local`: an absolute path).',
+        required: false,
+        secret: false,
+      },
     ],
     configAliases: GENERIC_ALIASES,
     capabilities: { range: true, usage: false, oauth: false },
@@ -124,7 +178,11 @@ export function vendorType(vendor: Vendor, result: CatalogueResult): StorageType
     capabilities: { range: true, usage: false, oauth: false },
     create(config, deps) {
       if (!result.ok) return new UnavailableStorage(result.binary, result.reason);
-      return instance(result.binary, deps, typedDefinition(s3, vendorS3Config(vendor, config as unknown as VendorConfig)));
+      return instance(
+        result.binary,
+        deps,
+        typedDefinition(s3, vendorS3Config(vendor, config as unknown as VendorConfig)),
+      );
     },
   };
 }

@@ -19,7 +19,11 @@ export async function removeTemporaries(r: RcloneRunner, key: string): Promise<n
 }
 
 /** Every temporary older than `olderThan`, except those of the keys being uploaded (`keep`). */
-export async function removeStaleTemporaries(r: RcloneRunner, olderThan: Date, keep: Iterable<string>): Promise<number> {
+export async function removeStaleTemporaries(
+  r: RcloneRunner,
+  olderThan: Date,
+  keep: Iterable<string>,
+): Promise<number> {
   if (uploadStrategy(r.def.backend) === 'direct') return 0;
   const kept = [...keep].map((key) => temporariesOf(key));
   const ready = await r.prepare();

@@ -29,15 +29,27 @@ function drained(stdin: Writable): Promise<void> {
 /** Waits up to `ms` for the child to exit by itself. */
 async function exitedWithin(child: RcloneChild, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([child.exited, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+  await Promise.race([
+    child.exited,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
   clearTimeout(timer);
 }
 
 /** put: straight to the key on atomic backends, else to a temporary name then `moveto`. */
-export async function putObject(r: RcloneRunner, key: string, body: Readable, size: number | undefined, call: Call): Promise<{ size: number }> {
+export async function putObject(
+  r: RcloneRunner,
+  key: string,
+  body: Readable,
+  size: number | undefined,
+  call: Call,
+): Promise<{ size: number }> {
   try {
     checkKey(key);
-    if (size !== undefined && (!Number.isSafeInteger(size) || size < 0)) throw new ProviderError('permanent', `rclone: invalid size ${String(size)}`);
+    if (size !== undefined && (!Number.isSafeInteger(size) || size < 0))
+      throw new ProviderError('permanent', `rclone: invalid size ${String(size)}`);
     call.signal?.throwIfAborted();
   } catch (err) {
     body.destroy();
@@ -66,8 +78,19 @@ export async function putObject(r: RcloneRunner, key: string, body: Readable, si
  * child is killed first and stdin closed after it is gone, so a cut-short stream never
  * completes an upload.
  */
-async function upload(r: RcloneRunner, ready: Ready, key: string, body: Readable, size: number | undefined, call: Call, isTemp: boolean): Promise<number> {
-  const child = r.spawn(ready, { op: 'rcat', path: key, ...(size === undefined ? {} : { size }) }, call, { stdin: 'pipe', stdout: 'ignore' });
+async function upload(
+  r: RcloneRunner,
+  ready: Ready,
+  key: string,
+  body: Readable,
+  size: number | undefined,
+  call: Call,
+  isTemp: boolean,
+): Promise<number> {
+  const child = r.spawn(ready, { op: 'rcat', path: key, ...(size === undefined ? {} : { size }) }, call, {
+    stdin: 'pipe',
+    stdout: 'ignore',
+  });
   if (call.signal) addAbortSignal(call.signal, body);
   let count = 0;
   try {
@@ -76,7 +99,8 @@ async function upload(r: RcloneRunner, ready: Ready, key: string, body: Readable
     for await (const chunk of body as AsyncIterable<Buffer | string>) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       count += bytes.length;
-      if (size !== undefined && count > size) throw new ProviderError('permanent', `rclone: the stream is longer than its announced size of ${size} bytes`);
+      if (size !== undefined && count > size)
+        throw new ProviderError('permanent', `rclone: the stream is longer than its announced size of ${size} bytes`);
       if (child.exit) break;
       // Up to WRITE_BUDGET may wait in the pipe's queue: rclone never idles between chunks.
       if (!stdin.write(bytes) && stdin.writableLength > WRITE_BUDGET) await drained(stdin);
@@ -85,7 +109,8 @@ async function upload(r: RcloneRunner, ready: Ready, key: string, body: Readable
       if (child.exit || stdin.destroyed) break;
     }
     if (child.exit || stdin.destroyed) throw new ProviderError('transient', 'rclone rcat ended before the stream did');
-    if (size !== undefined && count !== size) throw new ProviderError('permanent', `rclone: the stream is ${count} bytes, but its size was given as ${size}`);
+    if (size !== undefined && count !== size)
+      throw new ProviderError('permanent', `rclone: the stream is ${count} bytes, but its size was given as ${size}`);
     call.signal?.throwIfAborted();
     stdin.end();
     const exit = await child.exited;
@@ -99,7 +124,8 @@ async function upload(r: RcloneRunner, ready: Ready, key: string, body: Readable
     if (exit.spawnError) throw r.failure('rcat', exit, ready, call);
     if (isTemp) await deleteQuietly(r, ready, key, call.profile);
     if (call.signal?.aborted) throw abortReason(call.signal);
-    if (err instanceof ProviderError && err.kind === 'permanent' && /announced size|size was given/.test(err.message)) throw err;
+    if (err instanceof ProviderError && err.kind === 'permanent' && /announced size|size was given/.test(err.message))
+      throw err;
     // rclone gave up on its own (auth, quota, network): its reason beats our EPIPE or early-end.
     if (ownExit) throw r.failure('rcat', ownExit, ready, call) ?? err;
     throw err;

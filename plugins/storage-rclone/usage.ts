@@ -2,7 +2,9 @@ import { ProviderError } from '@backplane/plugin-api';
 import { COMMAND_DEADLINE_MS, STANDARD, type RcloneRunner } from './rclone-runner.ts';
 
 /** `about --json`: what the backend reports of its capacity; figures it does not give are left out. */
-export async function remoteUsage(r: RcloneRunner): Promise<{ usedBytes?: number; totalBytes?: number; freeBytes?: number }> {
+export async function remoteUsage(
+  r: RcloneRunner,
+): Promise<{ usedBytes?: number; totalBytes?: number; freeBytes?: number }> {
   const ready = await r.prepare();
   const result = await r.run(ready, { op: 'about', path: '' }, STANDARD, { deadlineMs: COMMAND_DEADLINE_MS });
   if (result.code !== 0 && /doesn't support about|not supported|unsupported/i.test(result.stderr)) {

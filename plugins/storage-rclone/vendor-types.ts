@@ -34,7 +34,12 @@ export interface VendorConfig {
 
 /** Qiniu's region codes and their S3 endpoint region (factory.go's table). */
 const QINIU_REGIONS: Record<string, string> = {
-  z0: 'cn-east-1', 'cn-east-2': 'cn-east-2', z1: 'cn-north-1', z2: 'cn-south-1', na0: 'us-north-1', as0: 'ap-southeast-1',
+  z0: 'cn-east-1',
+  'cn-east-2': 'cn-east-2',
+  z1: 'cn-north-1',
+  z2: 'cn-south-1',
+  na0: 'us-north-1',
+  as0: 'ap-southeast-1',
 };
 
 export const VENDORS: Vendor[] = [
@@ -44,7 +49,8 @@ export const VENDORS: Vendor[] = [
     provider: 'Alibaba',
     endpoint: (c) => `https://oss-${c.region!.trim()}${c.internalNetwork ? '-internal' : ''}.aliyuncs.com`,
     pathStyle: false,
-    regionHelp: 'OSS region, e.g. `cn-hangzhou`; the endpoint is `https://oss-<region>.aliyuncs.com` unless `endpoint` is set.',
+    regionHelp:
+      'OSS region, e.g. `cn-hangzhou`; the endpoint is `https://oss-<region>.aliyuncs.com` unless `endpoint` is set.',
     internalNetwork: true,
   },
   {
@@ -53,7 +59,8 @@ export const VENDORS: Vendor[] = [
     provider: 'TencentCOS',
     endpoint: (c) => `https://cos.${c.region!.trim()}.myqcloud.com`,
     pathStyle: false,
-    regionHelp: 'COS region, e.g. `ap-guangzhou`; the endpoint is `https://cos.<region>.myqcloud.com` unless `endpoint` is set.',
+    regionHelp:
+      'COS region, e.g. `ap-guangzhou`; the endpoint is `https://cos.<region>.myqcloud.com` unless `endpoint` is set.',
   },
   {
     type: 'qiniu_kodo',
@@ -69,7 +76,12 @@ export const VENDORS: Vendor[] = [
 
 /** The config schema: BackupX's keys; `region` is required (and for Qiniu one of its codes) unless `endpoint` is set. */
 export function vendorSchema(vendor: Vendor): JsonSchema {
-  const text = (description: string, minLength = 0, maxLength = 1024) => ({ type: 'string', minLength, maxLength, description });
+  const text = (description: string, minLength = 0, maxLength = 1024) => ({
+    type: 'string',
+    minLength,
+    maxLength,
+    description,
+  });
   return {
     type: 'object',
     additionalProperties: false,
@@ -80,10 +92,20 @@ export function vendorSchema(vendor: Vendor): JsonSchema {
       accessKeyId: text(vendor.type === 'tencent_cos' ? 'SecretId of the API key.' : 'AccessKey ID.', 1),
       secretAccessKey: text(vendor.type === 'tencent_cos' ? 'SecretKey of the API key.' : 'AccessKey secret.', 1),
       endpoint: text('S3 endpoint URL; empty: derived from the region.', 0, 2048),
-      ...(vendor.internalNetwork ? { internalNetwork: { type: 'boolean', description: 'Use the region\'s internal (VPC) endpoint `oss-<region>-internal.aliyuncs.com`.' } } : {}),
+      ...(vendor.internalNetwork
+        ? {
+            internalNetwork: {
+              type: 'boolean',
+              description: "Use the region's internal (VPC) endpoint `oss-<region>-internal.aliyuncs.com`.",
+            },
+          }
+        : {}),
     },
     if: { required: ['endpoint'], properties: { endpoint: { minLength: 1 } } },
-    else: { required: ['region'], properties: { region: vendor.regions ? { enum: vendor.regions } : { minLength: 1 } } },
+    else: {
+      required: ['region'],
+      properties: { region: vendor.regions ? { enum: vendor.regions } : { minLength: 1 } },
+    },
   };
 }
 

@@ -11,7 +11,10 @@ export const ALICE = { username: 'alice', password: 'alice-password-1' };
 export async function accountApp(t: TestContext, config: Record<string, unknown> = {}) {
   const { app } = await build(t, { config: { externalUrl: ORIGIN, ...config } });
   const admin = await setupAdmin(app);
-  const created = await call(app, 'POST', '/api/users', { token: admin, body: { ...ALICE, displayName: 'Alice', role: 'operator' } });
+  const created = await call(app, 'POST', '/api/users', {
+    token: admin,
+    body: { ...ALICE, displayName: 'Alice', role: 'operator' },
+  });
   assert.equal(created.status, 200, created.body);
   const token = await passwordLogin(app);
   return { app, admin, aliceId: created.json.data.id as number, token };
@@ -23,8 +26,11 @@ export async function passwordLogin(app: FastifyInstance, extra: Record<string, 
   return res.json.data.token;
 }
 
-export const login = (app: FastifyInstance, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  call(app, 'POST', '/api/auth/login', { body: { ...ALICE, ...extra }, headers });
+export const login = (
+  app: FastifyInstance,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => call(app, 'POST', '/api/auth/login', { body: { ...ALICE, ...extra }, headers });
 
 /** The TOTP code an authenticator app shows `steps` periods from now (the server takes ±1). */
 export function totpCode(secret: string, steps = 0): Promise<string> {
@@ -32,15 +38,25 @@ export function totpCode(secret: string, steps = 0): Promise<string> {
 }
 
 /** Enrols TOTP for the session's user: returns the secret and the recovery codes. The current step is used up. */
-export async function enrolTotp(app: FastifyInstance, token: string, password = ALICE.password): Promise<{ secret: string; recoveryCodes: string[] }> {
+export async function enrolTotp(
+  app: FastifyInstance,
+  token: string,
+  password = ALICE.password,
+): Promise<{ secret: string; recoveryCodes: string[] }> {
   const setup = await call(app, 'POST', '/api/auth/2fa/setup', { token, body: { currentPassword: password } });
   assert.equal(setup.status, 200, setup.body);
-  const enabled = await call(app, 'POST', '/api/auth/2fa/enable', { token, body: { code: await totpCode(setup.json.data.secret) } });
+  const enabled = await call(app, 'POST', '/api/auth/2fa/enable', {
+    token,
+    body: { code: await totpCode(setup.json.data.secret) },
+  });
   assert.equal(enabled.status, 200, enabled.body);
   return { secret: setup.json.data.secret, recoveryCodes: enabled.json.data.recoveryCodes };
 }
 
-export function cookieFrom(headers: Record<string, unknown>, name: string): { value: string; attributes: string } | undefined {
+export function cookieFrom(
+  headers: Record<string, unknown>,
+  name: string,
+): { value: string; attributes: string } | undefined {
   const raw = headers['set-cookie'];
   const list = Array.isArray(raw) ? raw : raw ? [String(raw)] : [];
   const line = list.find((c: string) => c.startsWith(`${name}=`));

@@ -15,21 +15,38 @@ async function recordOf(app: FastifyInstance, token: string, id: number): Promis
   return (await call(app, 'GET', `/api/backup/records/${id}`, { token })).json.data;
 }
 
-async function stalledRun(app: FastifyInstance, token: string, taskId: number, db: StalledDatabase, agent: AgentProcess): Promise<number> {
+async function stalledRun(
+  app: FastifyInstance,
+  token: string,
+  taskId: number,
+  db: StalledDatabase,
+  agent: AgentProcess,
+): Promise<number> {
   const res = await call(app, 'POST', `/api/backup/tasks/${taskId}/run`, { token });
   assert.equal(res.status, 200, res.body);
   const id = res.json.data.recordId as number;
-  await waitFor('the agent to start the dump and stall', async () => ((await db.dumpPids()).length > 0 && (await recordOf(app, token, id)).status === 'running' ? true : undefined))
-    .catch((err: Error) => { throw new Error(`${err.message}\n${agent.logs.slice(-20).join('\n')}`); });
+  await waitFor('the agent to start the dump and stall', async () =>
+    (await db.dumpPids()).length > 0 && (await recordOf(app, token, id)).status === 'running' ? true : undefined,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${agent.logs.slice(-20).join('\n')}`);
+  });
   return id;
 }
 
 /** The agent lets go: its pg_dump is gone and it reported the command's end. */
 async function agentLetGo(app: FastifyInstance, db: StalledDatabase, id: number, agent: AgentProcess): Promise<void> {
-  await waitFor('the agent to kill pg_dump and report', async () => {
-    const commands = await app.diContainer.cradle.orm.em.fork().find(AgentCommandEntity, { recordKind: 'backup', recordId: id });
-    return (await db.dumpPids()).length === 0 && commands.every((c) => c.status === 'failed') ? true : undefined;
-  }, 20_000).catch((err: Error) => { throw new Error(`${err.message}\n${agent.logs.slice(-20).join('\n')}`); });
+  await waitFor(
+    'the agent to kill pg_dump and report',
+    async () => {
+      const commands = await app.diContainer.cradle.orm.em
+        .fork()
+        .find(AgentCommandEntity, { recordKind: 'backup', recordId: id });
+      return (await db.dumpPids()).length === 0 && commands.every((c) => c.status === 'failed') ? true : undefined;
+    },
+    20_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${agent.logs.slice(-20).join('\n')}`);
+  });
 }
 
 async function setup(t: TestContext) {
@@ -45,7 +62,12 @@ async function setup(t: TestContext) {
   const node = { id: created.json.data.node.id as number, token: created.json.data.token as string };
   const agent = await startAgent({ master: masterUrl, dir: await tempDir(t, 'backplane-agent-'), token: node.token });
   t.after(() => agent.kill());
-  await waitFor('the node to come online', async () => ((await call(app, 'GET', `/api/nodes/${node.id}`, { token })).json.data.status === 'online' ? true : undefined), 20_000);
+  await waitFor(
+    'the node to come online',
+    async () =>
+      (await call(app, 'GET', `/api/nodes/${node.id}`, { token })).json.data.status === 'online' ? true : undefined,
+    20_000,
+  );
   const target = await diskTarget(t, app, token);
   return { app, token, db, agent, node, target };
 }
@@ -54,7 +76,16 @@ test('cancelling a backup running on an agent: the agent kills its pg_dump, the 
   const s = await setup(t);
   if (!s) return;
   const { app, token, db, agent, node, target } = s;
-  const task = await createTask(app, token, { name: 'Remote stalled', type: 'postgresql', dbHost: db.host, dbPort: db.port, dbUser: db.user, dbName: db.name, storageTargetIds: [target.id], nodeId: node.id });
+  const task = await createTask(app, token, {
+    name: 'Remote stalled',
+    type: 'postgresql',
+    dbHost: db.host,
+    dbPort: db.port,
+    dbUser: db.user,
+    dbName: db.name,
+    storageTargetIds: [target.id],
+    nodeId: node.id,
+  });
   const id = await stalledRun(app, token, task.id, db, agent);
 
   const res = await call(app, 'POST', `/api/backup/records/${id}/cancel`, { token });
@@ -66,11 +97,17 @@ test('cancelling a backup running on an agent: the agent kills its pg_dump, the 
   assert.match(record.errorMessage, /cancelled by admin/);
   assert.ok(record.storageUploadResults.every((c: any) => c.status !== 'success'));
   assert.deepEqual(await filesUnder(target.dir), []);
-  assert.equal((await call(app, 'POST', `/api/backup/records/${id}/cancel`, { token })).json.code, 'BACKUP_RECORD_NOT_ACTIVE');
+  assert.equal(
+    (await call(app, 'POST', `/api/backup/records/${id}/cancel`, { token })).json.code,
+    'BACKUP_RECORD_NOT_ACTIVE',
+  );
 
   // The agent is free for the next run.
   const next = await stalledRun(app, token, task.id, db, agent);
-  assert.equal((await call(app, 'POST', `/api/backup/records/${next}/cancel`, { token })).json.data.status, 'cancelled');
+  assert.equal(
+    (await call(app, 'POST', `/api/backup/records/${next}/cancel`, { token })).json.data.status,
+    'cancelled',
+  );
   await agentLetGo(app, db, next, agent);
 });
 
@@ -78,7 +115,17 @@ test('a backup on an agent past its time limit is stopped there: failed with the
   const s = await setup(t);
   if (!s) return;
   const { app, token, db, agent, node, target } = s;
-  const task = await createTask(app, token, { name: 'Remote limited', type: 'postgresql', dbHost: db.host, dbPort: db.port, dbUser: db.user, dbName: db.name, storageTargetIds: [target.id], nodeId: node.id, timeoutMinutes: 3 });
+  const task = await createTask(app, token, {
+    name: 'Remote limited',
+    type: 'postgresql',
+    dbHost: db.host,
+    dbPort: db.port,
+    dbUser: db.user,
+    dbName: db.name,
+    storageTargetIds: [target.id],
+    nodeId: node.id,
+    timeoutMinutes: 3,
+  });
   const res = await call(app, 'POST', `/api/backup/tasks/${task.id}/run`, { token });
   assert.equal(res.status, 200, res.body);
   const id = res.json.data.recordId as number;

@@ -14,7 +14,11 @@ import { requireOrSkip } from '../helpers/databases.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 import { startWebdavServer, startSftpServer } from '../helpers/rclone-servers.ts';
 
-interface Master { app: FastifyInstance; url: string; token: string }
+interface Master {
+  app: FastifyInstance;
+  url: string;
+  token: string;
+}
 
 async function master(t: import('node:test').TestContext, config: Record<string, unknown> = {}): Promise<Master> {
   const { app } = await build(t, { config: { nodeOfflineSeconds: 5, ...config } });
@@ -28,14 +32,25 @@ async function node(m: Master, name: string, labels: string[] = []): Promise<{ i
   return { id: res.json.data.node.id, token: res.json.data.token };
 }
 
-async function agentFor(t: import('node:test').TestContext, m: Master, n: { id: number; token?: string }, options: { env?: Record<string, string>; tokenFile?: string; args?: string[] } = {}): Promise<AgentProcess> {
+async function agentFor(
+  t: import('node:test').TestContext,
+  m: Master,
+  n: { id: number; token?: string },
+  options: { env?: Record<string, string>; tokenFile?: string; args?: string[] } = {},
+): Promise<AgentProcess> {
   const dir = await tempDir(t, 'backplane-agent-');
   const agent = await startAgent({ master: m.url, dir, ...(n.token ? { token: n.token } : {}), ...options });
   t.after(() => agent.kill());
-  await waitFor(`node ${n.id} online`, async () => {
-    const res = await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token });
-    return res.json.data.status === 'online' ? true : undefined;
-  }, 20_000).catch((err: Error) => { throw new Error(`${err.message}\n${agent.logs.join('\n')}`); });
+  await waitFor(
+    `node ${n.id} online`,
+    async () => {
+      const res = await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token });
+      return res.json.data.status === 'online' ? true : undefined;
+    },
+    20_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${agent.logs.join('\n')}`);
+  });
   return agent;
 }
 
@@ -46,10 +61,16 @@ async function runToEnd(m: Master, taskId: number, agent?: AgentProcess): Promis
 }
 
 async function finished(m: Master, path: string, agent?: AgentProcess): Promise<any> {
-  return waitFor(`${path} to end`, async () => {
-    const res = await call(m.app, 'GET', path, { token: m.token });
-    return ['success', 'partial', 'failed', 'cancelled'].includes(res.json.data.status) ? res.json.data : undefined;
-  }, 60_000).catch((err: Error) => { throw new Error(`${err.message}\n${agent?.logs.slice(-30).join('\n') ?? ''}`); });
+  return waitFor(
+    `${path} to end`,
+    async () => {
+      const res = await call(m.app, 'GET', path, { token: m.token });
+      return ['success', 'partial', 'failed', 'cancelled'].includes(res.json.data.status) ? res.json.data : undefined;
+    },
+    60_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${agent?.logs.slice(-30).join('\n') ?? ''}`);
+  });
 }
 
 const run = promisify(execFile);
@@ -65,7 +86,13 @@ test('a file backup runs on an agent through the master relay: same record, log,
   await writeFile(join(src, 'docs', 'a.txt'), 'hello from the node\n');
   await writeFile(join(src, 'blob.bin'), big);
   const target = await diskTarget(t, m.app, m.token);
-  const task = await createTask(m.app, m.token, { name: 'Node Files', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id });
+  const task = await createTask(m.app, m.token, {
+    name: 'Node Files',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeId: n.id,
+  });
   const events: string[] = [];
   t.after(m.app.diContainer.cradle.events.subscribe((e) => events.push(e.type)));
 
@@ -85,7 +112,10 @@ test('a file backup runs on an agent through the master relay: same record, log,
   assert.ok(JSON.stringify(contents.json.data).includes('blob.bin'));
 
   const into = await tempDir(t);
-  const restore = await call(m.app, 'POST', `/api/backup/records/${record.id}/restore`, { token: m.token, body: { targetPath: into } });
+  const restore = await call(m.app, 'POST', `/api/backup/records/${record.id}/restore`, {
+    token: m.token,
+    body: { targetPath: into },
+  });
   assert.equal(restore.status, 200, restore.body);
   const done = await finished(m, `/api/restore/records/${restore.json.data.id}`, agent);
   assert.equal(done.status, 'success', done.errorMessage);
@@ -103,16 +133,32 @@ test('node filesystem listing is answered by the agent; viewers are refused, no 
   await mkdir(join(dir, 'sub'));
   await writeFile(join(dir, 'f.txt'), 'x');
   const offline = await node(m, 'edge-never');
-  assert.equal((await call(m.app, 'GET', `/api/nodes/${offline.id}/fs/list`, { token: m.token, query: { path: dir } })).json.code, 'NODE_OFFLINE');
+  assert.equal(
+    (await call(m.app, 'GET', `/api/nodes/${offline.id}/fs/list`, { token: m.token, query: { path: dir } })).json.code,
+    'NODE_OFFLINE',
+  );
   await agentFor(t, m, n);
   const viewer = await userWithRole(m.app, m.token, 'viewer');
   assert.equal((await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { query: { path: dir } })).status, 401);
-  assert.equal((await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: viewer.token, query: { path: dir } })).status, 403);
+  assert.equal(
+    (await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: viewer.token, query: { path: dir } })).status,
+    403,
+  );
   const res = await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: m.token, query: { path: dir } });
   assert.equal(res.status, 200, res.body);
-  assert.deepEqual(res.json.data.map((e: any) => [e.name, e.isDir]), [['sub', true], ['f.txt', false]], "BackupX's plain array of entries");
+  assert.deepEqual(
+    res.json.data.map((e: any) => [e.name, e.isDir]),
+    [
+      ['sub', true],
+      ['f.txt', false],
+    ],
+    "BackupX's plain array of entries",
+  );
   assert.equal(res.headers['x-total-count'], '2');
-  const missing = await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, { token: m.token, query: { path: join(dir, 'nope') } });
+  const missing = await call(m.app, 'GET', `/api/nodes/${n.id}/fs/list`, {
+    token: m.token,
+    query: { path: join(dir, 'nope') },
+  });
   assert.equal(missing.status, 400);
   assert.equal(missing.json.code, 'NODE_FS_FAILED');
 });
@@ -133,7 +179,9 @@ test('a PostgreSQL database is backed up by an agent writing directly to its tar
   const u = new URL(url);
   const src = new pg.Client({ connectionString: `${u.protocol}//${u.username}@${u.host}/${source}` });
   await src.connect();
-  await src.query('create table items (id int primary key, name text); insert into items select g, md5(g::text) from generate_series(1, 5000) g');
+  await src.query(
+    'create table items (id int primary key, name text); insert into items select g, md5(g::text) from generate_series(1, 5000) g',
+  );
   await src.end();
 
   // The journey of a new user: a node, a one-time installer run on this machine, the agent it set up.
@@ -144,21 +192,40 @@ test('a PostgreSQL database is backed up by an agent writing directly to its tar
   const script = await (await fetch(`${m.url}/install/${installer.json.data.token}`)).text();
   const root = await tempDir(t);
   await writeFile(join(root, 'install.sh'), script);
-  await run('sh', [join(root, 'install.sh')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', BACKPLANE_INSTALL_ROOT: root, BACKPLANE_INSTALL_NO_START: '1' } });
+  await run('sh', [join(root, 'install.sh')], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', BACKPLANE_INSTALL_ROOT: root, BACKPLANE_INSTALL_NO_START: '1' },
+  });
   const n = { id: created.id };
   const agent = await agentFor(t, m, n, { tokenFile: join(root, 'etc/backplane/agent.token') });
   const target = await diskTarget(t, m.app, m.token);
-  assert.equal((await call(m.app, 'PUT', `/api/storage-targets/${target.id}`, { token: m.token, body: { agentDirectUpload: true } })).status, 200);
+  assert.equal(
+    (
+      await call(m.app, 'PUT', `/api/storage-targets/${target.id}`, {
+        token: m.token,
+        body: { agentDirectUpload: true },
+      })
+    ).status,
+    200,
+  );
   const task = await createTask(m.app, m.token, {
-    name: 'Node PG', type: 'postgresql', dbHost: u.hostname, dbPort: Number(u.port || 5432), dbUser: decodeURIComponent(u.username), dbName: source,
-    storageTargetIds: [target.id], nodeId: n.id,
+    name: 'Node PG',
+    type: 'postgresql',
+    dbHost: u.hostname,
+    dbPort: Number(u.port || 5432),
+    dbUser: decodeURIComponent(u.username),
+    dbName: source,
+    storageTargetIds: [target.id],
+    nodeId: n.id,
   });
   const record = await runToEnd(m, task.id, agent);
   assert.equal(record.status, 'success', record.errorMessage);
   assert.match(record.fileName, /\.sql\.zst\.age$/);
   assert.equal(sha256(await readFile(join(target.dir, record.storagePath))), record.checksum);
 
-  const restore = await call(m.app, 'POST', `/api/backup/records/${record.id}/restore`, { token: m.token, body: { targetDatabase: copy } });
+  const restore = await call(m.app, 'POST', `/api/backup/records/${record.id}/restore`, {
+    token: m.token,
+    body: { targetDatabase: copy },
+  });
   assert.equal(restore.status, 200, restore.body);
   const done = await finished(m, `/api/restore/records/${restore.json.data.id}`, agent);
   assert.equal(done.status, 'success', done.errorMessage);
@@ -177,18 +244,30 @@ test('an agent SIGKILLed mid-run never leaves its record running: a restarted ag
   // Incompressible and large enough that the run is still going when the kill lands.
   for (let i = 0; i < 8; i++) await writeFile(join(src, `part-${i}.bin`), randomBytes(16 * 1024 * 1024));
   const target = await diskTarget(t, m.app, m.token);
-  const task = await createTask(m.app, m.token, { name: 'Killed', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
+  const task = await createTask(m.app, m.token, {
+    name: 'Killed',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeId: n.id,
+    compression: 'none',
+  });
   const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
   assert.equal(res.status, 200, res.body);
   const recordPath = `/api/backup/records/${res.json.data.recordId}`;
-  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined));
+  await waitFor('the run to start on the agent', async () =>
+    (await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined,
+  );
   await agent.kill();
   agent = await agentFor(t, m, n);
   const record = await finished(m, recordPath, agent);
   assert.equal(record.status, 'failed');
   assert.match(record.errorMessage, /restarted/);
   const leftovers = (await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
-  assert.deepEqual(leftovers.map((e) => e.name), []);
+  assert.deepEqual(
+    leftovers.map((e) => e.name),
+    [],
+  );
 
   const again = await runToEnd(m, task.id, agent);
   assert.equal(again.status, 'success', again.errorMessage);
@@ -201,17 +280,26 @@ test('an agent that goes silent past its lease: the started run fails with the r
   const src = await tempDir(t);
   for (let i = 0; i < 8; i++) await writeFile(join(src, `part-${i}.bin`), randomBytes(16 * 1024 * 1024));
   const target = await diskTarget(t, m.app, m.token);
-  const task = await createTask(m.app, m.token, { name: 'Silent', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
+  const task = await createTask(m.app, m.token, {
+    name: 'Silent',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeId: n.id,
+    compression: 'none',
+  });
   const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
   const recordPath = `/api/backup/records/${res.json.data.recordId}`;
-  await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined));
+  await waitFor('the run to start on the agent', async () =>
+    (await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined,
+  );
   await agent.kill();
   const record = await finished(m, recordPath);
   assert.equal(record.status, 'failed');
   assert.match(record.errorMessage, /lease lapsed/);
 });
 
-test('a containerised agent enrolls itself from the compose file\'s one-time code and keeps the token it got', async (t) => {
+test("a containerised agent enrolls itself from the compose file's one-time code and keeps the token it got", async (t) => {
   const m = await master(t);
   const created = await node(m, 'edge-compose');
   const installer = await call(m.app, 'POST', `/api/nodes/${created.id}/install-tokens`, { token: m.token });
@@ -230,13 +318,25 @@ test('a graceful stop lets running work finish within the grace period, and repo
   const src = await tempDir(t);
   for (let i = 0; i < 4; i++) await writeFile(join(src, `part-${i}.bin`), randomBytes(16 * 1024 * 1024));
   const target = await diskTarget(t, m.app, m.token);
-  for (const [grace, expected] of [['60', 'success'], ['0', 'failed']] as const) {
+  for (const [grace, expected] of [
+    ['60', 'success'],
+    ['0', 'failed'],
+  ] as const) {
     const n = await node(m, `edge-stop-${grace}`);
     const agent = await agentFor(t, m, n, { args: ['--stop-grace-seconds', grace] });
-    const task = await createTask(m.app, m.token, { name: `Stop ${grace}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: n.id, compression: 'none' });
+    const task = await createTask(m.app, m.token, {
+      name: `Stop ${grace}`,
+      type: 'file',
+      sourcePaths: [src],
+      storageTargetIds: [target.id],
+      nodeId: n.id,
+      compression: 'none',
+    });
     const res = await call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token });
     const recordPath = `/api/backup/records/${res.json.data.recordId}`;
-    await waitFor('the run to start on the agent', async () => ((await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined));
+    await waitFor('the run to start on the agent', async () =>
+      (await call(m.app, 'GET', recordPath, { token: m.token })).json.data.state === 'running' ? true : undefined,
+    );
     assert.equal(await agent.stop(), 0, agent.logs.slice(-40).join('\n'));
     const record = (await call(m.app, 'GET', recordPath, { token: m.token })).json.data;
     assert.equal(record.status, expected, record.errorMessage);
@@ -251,7 +351,14 @@ test('database discovery from a node: the agent connects and lists what it sees;
   const n = await node(m, 'edge-discover');
   await agentFor(t, m, n);
   const u = new URL(url);
-  const body = { type: 'postgresql', host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), password: 'not-needed-with-trust', nodeId: n.id };
+  const body = {
+    type: 'postgresql',
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username),
+    password: 'not-needed-with-trust',
+    nodeId: n.id,
+  };
   const res = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body });
   assert.equal(res.status, 200, res.body);
   assert.ok(res.json.data.databases.includes(u.pathname.slice(1)), res.body);
@@ -262,10 +369,16 @@ test('database discovery from a node: the agent connects and lists what it sees;
   assert.ok(!rows[0]!.payload.includes('not-needed-with-trust'));
 
   const offline = await node(m, 'edge-discover-off');
-  const refused = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body: { ...body, nodeId: offline.id } });
+  const refused = await call(m.app, 'POST', '/api/database/discover', {
+    token: m.token,
+    body: { ...body, nodeId: offline.id },
+  });
   assert.equal(refused.status, 409);
   assert.equal(refused.json.code, 'NODE_OFFLINE');
-  const failing = await call(m.app, 'POST', '/api/database/discover', { token: m.token, body: { ...body, port: 1, nodeId: n.id } });
+  const failing = await call(m.app, 'POST', '/api/database/discover', {
+    token: m.token,
+    body: { ...body, port: 1, nodeId: n.id },
+  });
   assert.equal(failing.status, 400);
   assert.equal(failing.json.code, 'DATABASE_DISCOVER_FAILED');
 });
@@ -283,11 +396,26 @@ test('rclone targets from an agent: one relayed through the master (WebDAV), one
     assert.equal(res.status, 200, res.body);
     return res.json.data.id as number;
   };
-  const relayed = await mk({ name: 'dav', type: 'webdav', config: { url: webdav.url, vendor: 'other', user: webdav.user, pass: webdav.pass, path: 'backups' } });
-  const direct = await mk({ name: 'sftp', type: 'sftp', agentDirectUpload: true, config: { host: sftp.host, port: sftp.port, user: sftp.user, pass: sftp.pass, path: 'backups' } });
+  const relayed = await mk({
+    name: 'dav',
+    type: 'webdav',
+    config: { url: webdav.url, vendor: 'other', user: webdav.user, pass: webdav.pass, path: 'backups' },
+  });
+  const direct = await mk({
+    name: 'sftp',
+    type: 'sftp',
+    agentDirectUpload: true,
+    config: { host: sftp.host, port: sftp.port, user: sftp.user, pass: sftp.pass, path: 'backups' },
+  });
   const src = await tempDir(t);
   await writeFile(join(src, 'data.bin'), randomBytes(2 * 1024 * 1024));
-  const task = await createTask(m.app, m.token, { name: 'Rclone Pair', type: 'file', sourcePaths: [src], storageTargetIds: [relayed, direct], nodeId: n.id });
+  const task = await createTask(m.app, m.token, {
+    name: 'Rclone Pair',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [relayed, direct],
+    nodeId: n.id,
+  });
   const record = await runToEnd(m, task.id, agent);
   assert.equal(record.status, 'success', record.errorMessage);
   for (const dir of [webdav.dir, sftp.dir]) {
@@ -296,7 +424,13 @@ test('rclone targets from an agent: one relayed through the master (WebDAV), one
   }
   // BackupX's storageTransferMode: the record's primary copy travelled through the master; each copy says how it went.
   assert.equal(record.storageTransferMode, 'master_relay');
-  assert.deepEqual(record.storageUploadResults.map((c: any) => [c.storageTargetId, c.transferMode]), [[relayed, 'master_relay'], [direct, 'direct']]);
+  assert.deepEqual(
+    record.storageUploadResults.map((c: any) => [c.storageTargetId, c.transferMode]),
+    [
+      [relayed, 'master_relay'],
+      [direct, 'direct'],
+    ],
+  );
 });
 
 test('several agents at once: a label pool spreads concurrent runs over its nodes', async (t) => {
@@ -307,10 +441,29 @@ test('several agents at once: a label pool spreads concurrent runs over its node
   const target = await diskTarget(t, m.app, m.token);
   const src = await tempDir(t);
   await writeFile(join(src, 'big.bin'), randomBytes(32 * 1024 * 1024));
-  const tasks = await Promise.all(['one', 'two'].map((name) => createTask(m.app, m.token, { name: `Pool ${name}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'files', compression: 'none' })));
-  const started = await Promise.all(tasks.map((task) => call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token })));
-  const records = await Promise.all(started.map((r) => finished(m, `/api/backup/records/${r.json.data.recordId}`, agentA)));
-  assert.deepEqual(records.map((r) => r.status), ['success', 'success'], records.map((r) => r.errorMessage).join('; ') + agentB.logs.slice(-5).join('\n'));
+  const tasks = await Promise.all(
+    ['one', 'two'].map((name) =>
+      createTask(m.app, m.token, {
+        name: `Pool ${name}`,
+        type: 'file',
+        sourcePaths: [src],
+        storageTargetIds: [target.id],
+        nodeLabel: 'files',
+        compression: 'none',
+      }),
+    ),
+  );
+  const started = await Promise.all(
+    tasks.map((task) => call(m.app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: m.token })),
+  );
+  const records = await Promise.all(
+    started.map((r) => finished(m, `/api/backup/records/${r.json.data.recordId}`, agentA)),
+  );
+  assert.deepEqual(
+    records.map((r) => r.status),
+    ['success', 'success'],
+    records.map((r) => r.errorMessage).join('; ') + agentB.logs.slice(-5).join('\n'),
+  );
   assert.deepEqual(records.map((r) => r.nodeId).sort(), [a.id, b.id].sort());
 });
 
@@ -322,20 +475,34 @@ test('an agent run is followed like a master run: retention across copies, autom
   const replica = await diskTarget(t, m.app, m.token, 'replica');
   const src = await tempDir(t);
   await writeFile(join(src, 'f.txt'), 'first-class');
-  const task = await createTask(m.app, m.token, { name: 'First Class', type: 'file', sourcePaths: [src], storageTargetIds: [primary.id], replicationTargetIds: [replica.id], maxBackups: 1, retentionDays: 0, nodeId: n.id });
+  const task = await createTask(m.app, m.token, {
+    name: 'First Class',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [primary.id],
+    replicationTargetIds: [replica.id],
+    maxBackups: 1,
+    retentionDays: 0,
+    nodeId: n.id,
+  });
   const first = await runToEnd(m, task.id, agent);
   assert.equal(first.status, 'success', first.errorMessage);
-  await waitFor('the replica of the first run', async () => (await readFile(join(replica.dir, first.storagePath)).catch(() => undefined)));
+  await waitFor(
+    'the replica of the first run',
+    async () => await readFile(join(replica.dir, first.storagePath)).catch(() => undefined),
+  );
   const second = await runToEnd(m, task.id, agent);
   assert.equal(second.status, 'success', second.errorMessage);
-  await waitFor('retention to remove the first record', async () => ((await call(m.app, 'GET', `/api/backup/records/${first.id}`, { token: m.token })).status === 404 ? true : undefined));
+  await waitFor('retention to remove the first record', async () =>
+    (await call(m.app, 'GET', `/api/backup/records/${first.id}`, { token: m.token })).status === 404 ? true : undefined,
+  );
   await assert.rejects(readFile(join(primary.dir, first.storagePath)), { code: 'ENOENT' });
   await assert.rejects(readFile(join(replica.dir, first.storagePath)), { code: 'ENOENT' });
   const metrics = await (await fetch(`${m.url}/metrics`)).text();
   assert.match(metrics, /backplane_backup_runs_total\{type="file",status="success",trigger="manual"\} 2/);
 });
 
-test('an agent file run behaves like the master\'s: every source path missing fails with nothing kept and no backup_success; some missing succeeds with its warnings in the record', async (t) => {
+test("an agent file run behaves like the master's: every source path missing fails with nothing kept and no backup_success; some missing succeeds with its warnings in the record", async (t) => {
   const m = await master(t);
   const n = await node(m, 'edge-missing');
   const agent = await agentFor(t, m, n);
@@ -345,14 +512,29 @@ test('an agent file run behaves like the master\'s: every source path missing fa
   const events: string[] = [];
   t.after(m.app.diContainer.cradle.events.subscribe((e) => events.push(e.type)));
 
-  const gone = await createTask(m.app, m.token, { name: 'Gone', type: 'file', sourcePaths: [join(src, 'nope')], storageTargetIds: [target.id], nodeId: n.id });
+  const gone = await createTask(m.app, m.token, {
+    name: 'Gone',
+    type: 'file',
+    sourcePaths: [join(src, 'nope')],
+    storageTargetIds: [target.id],
+    nodeId: n.id,
+  });
   const failed = await runToEnd(m, gone.id, agent);
   assert.equal(failed.status, 'failed');
   assert.match(failed.errorMessage, /nothing to back up/);
   assert.ok(!events.includes('backup_success'), `events: ${events.join(', ')}`);
-  assert.deepEqual((await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()), []);
+  assert.deepEqual(
+    (await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()),
+    [],
+  );
 
-  const some = await createTask(m.app, m.token, { name: 'Some', type: 'file', sourcePaths: [join(src, 'here.txt'), join(src, 'nope')], storageTargetIds: [target.id], nodeId: n.id });
+  const some = await createTask(m.app, m.token, {
+    name: 'Some',
+    type: 'file',
+    sourcePaths: [join(src, 'here.txt'), join(src, 'nope')],
+    storageTargetIds: [target.id],
+    nodeId: n.id,
+  });
   const ok = await runToEnd(m, some.id, agent);
   assert.equal(ok.status, 'success', ok.errorMessage);
   assert.match(ok.errorMessage, /^1 warning: skipped .*nope/);
@@ -373,11 +555,21 @@ test('an agent backs up a task naming two PostgreSQL databases into one archive 
   const withDb = async (db: string, sql: string) => {
     const c = new pg.Client({ connectionString: `${u.protocol}//${u.username}@${u.host}/${db}` });
     await c.connect();
-    try { return (await c.query(sql)) as any; } finally { await c.end(); }
+    try {
+      return (await c.query(sql)) as any;
+    } finally {
+      await c.end();
+    }
   };
-  for (const [db, rows] of [[a, 300], [b, 70]] as const) {
+  for (const [db, rows] of [
+    [a, 300],
+    [b, 70],
+  ] as const) {
     await admin.query(`create database "${db}"`);
-    await withDb(db, `create table items (id int primary key, name text); insert into items select g, md5(g::text) from generate_series(1, ${rows}) g`);
+    await withDb(
+      db,
+      `create table items (id int primary key, name text); insert into items select g, md5(g::text) from generate_series(1, ${rows}) g`,
+    );
   }
 
   const m = await master(t);
@@ -385,20 +577,36 @@ test('an agent backs up a task naming two PostgreSQL databases into one archive 
   const agent = await agentFor(t, m, n);
   const target = await diskTarget(t, m.app, m.token);
   const task = await createTask(m.app, m.token, {
-    name: 'Node PG multi', type: 'postgresql', dbHost: u.hostname, dbPort: Number(u.port || 5432), dbUser: decodeURIComponent(u.username), dbName: `${a},${b}`,
-    storageTargetIds: [target.id], nodeId: n.id,
+    name: 'Node PG multi',
+    type: 'postgresql',
+    dbHost: u.hostname,
+    dbPort: Number(u.port || 5432),
+    dbUser: decodeURIComponent(u.username),
+    dbName: `${a},${b}`,
+    storageTargetIds: [target.id],
+    nodeId: n.id,
   });
   const record = await runToEnd(m, task.id, agent);
   assert.equal(record.status, 'success', record.errorMessage);
   assert.match(record.fileName, /\.dumps\.tar\.zst\.age$/);
   const contents = await call(m.app, 'GET', `/api/backup/records/${record.id}/contents`, { token: m.token });
-  assert.deepEqual(contents.json.data.entries.map((e: { path: string }) => e.path), [`${a}.sql`, `${b}.sql`]);
+  assert.deepEqual(
+    contents.json.data.entries.map((e: { path: string }) => e.path),
+    [`${a}.sql`, `${b}.sql`],
+  );
 
-  const verify = await call(m.app, 'POST', `/api/backup/records/${record.id}/verify`, { token: m.token, body: { mode: 'deep' } });
+  const verify = await call(m.app, 'POST', `/api/backup/records/${record.id}/verify`, {
+    token: m.token,
+    body: { mode: 'deep' },
+  });
   const verified = await finished(m, `/api/verify/records/${verify.json.data.id}`);
   assert.equal(verified.status, 'success', verified.errorMessage);
   assert.match(verified.summary, /restored 2 databases .* 2 tables, 370 rows, equal to the counts at backup time/);
-  assert.deepEqual((await admin.query(`select datname from pg_database where datname like 'bp\\_verify\\_${verified.id}\\_%'`)).rows, [], 'sandboxes dropped');
+  assert.deepEqual(
+    (await admin.query(`select datname from pg_database where datname like 'bp\\_verify\\_${verified.id}\\_%'`)).rows,
+    [],
+    'sandboxes dropped',
+  );
 
   await withDb(a, 'delete from items where id > 3');
   await withDb(b, 'delete from items');

@@ -22,9 +22,17 @@ test('the agent command loads neither the master, the ORM nor TypeBox', async ()
     process.on('exit', () => { process.exitCode = 0; console.log(JSON.stringify(loaded)); });
     await import(${JSON.stringify(MAIN)});
   `;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '' }, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH ?? '' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const loaded = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
-  assert.ok(loaded.some((url) => url.endsWith('/agent/commands/dispatch.ts')), 'the agent and its commands loaded');
-  const unwanted = loaded.filter((url) => /node_modules\/(@mikro-orm|typebox)\/|\/core\/(server|app|container)\.ts$|\/core\/(features|http|db)\//.test(url));
+  assert.ok(
+    loaded.some((url) => url.endsWith('/agent/commands/dispatch.ts')),
+    'the agent and its commands loaded',
+  );
+  const unwanted = loaded.filter((url) =>
+    /node_modules\/(@mikro-orm|typebox)\/|\/core\/(server|app|container)\.ts$|\/core\/(features|http|db)\//.test(url),
+  );
   assert.deepEqual(unwanted, []);
 });

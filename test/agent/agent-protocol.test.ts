@@ -14,7 +14,11 @@ const agentCall = (app: FastifyInstance, token: string, method: 'GET' | 'POST' |
   call(app, method, url, { headers: { 'x-agent-token': token }, ...(body === undefined ? {} : { body }) });
 
 async function online(app: FastifyInstance, token: string, inFlight?: number[], starting = false) {
-  const res = await agentCall(app, token, 'POST', '/api/agent/heartbeat', { hostname: 'h', ...(inFlight ? { inFlight } : {}), ...(starting ? { starting } : {}) });
+  const res = await agentCall(app, token, 'POST', '/api/agent/heartbeat', {
+    hostname: 'h',
+    ...(inFlight ? { inFlight } : {}),
+    ...(starting ? { starting } : {}),
+  });
   assert.equal(res.status, 200, res.body);
   return res.json.data;
 }
@@ -28,7 +32,13 @@ async function placedTask(t: import('node:test').TestContext, config: Record<str
   await online(app, node.token);
   const target = await diskTarget(t, app, admin);
   const src = await tempDir(t);
-  const task = await createTask(app, admin, { name: 'Placed', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeId: node.id });
+  const task = await createTask(app, admin, {
+    name: 'Placed',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeId: node.id,
+  });
   return { ...built, admin, node, target, task };
 }
 
@@ -44,14 +54,20 @@ test('a placed run becomes a run_task command; a poll claims it once with a leas
   const beat = await online(app, node.token);
   assert.equal(beat.leaseSeconds, 120);
   const recordId = await runPlaced(app, admin, task.id);
-  const polls = await Promise.all(Array.from({ length: 10 }, () => agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})));
+  const polls = await Promise.all(
+    Array.from({ length: 10 }, () => agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})),
+  );
   const claimed = polls.map((p) => p.json.data.command).filter(Boolean);
   assert.equal(claimed.length, 1);
   assert.equal(claimed[0].type, 'run_task');
   assert.deepEqual(claimed[0].payload, { taskId: task.id, recordId });
   assert.equal(claimed[0].attempt, 1);
   const view = (await call(app, 'GET', `/api/nodes/${node.id}`, { token: admin })).json.data;
-  assert.deepEqual([view.health, view.queue.pending, view.queue.dispatched, view.queue.depth], ['healthy', 0, 1, 1], 'claimed: dispatched');
+  assert.deepEqual(
+    [view.health, view.queue.pending, view.queue.dispatched, view.queue.depth],
+    ['healthy', 0, 1, 1],
+    'claimed: dispatched',
+  );
   assert.ok(view.queue.oldestActiveAgeSeconds >= 0 && typeof view.queue.oldestActiveAt === 'string');
   const again = await call(app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: admin });
   assert.equal(again.status, 409, 'one queued-or-running record per task, on nodes too');
@@ -63,12 +79,14 @@ test('no command is claimed twice by concurrent pollers', async (t) => {
   const queue = app.diContainer.cradle.commandQueue;
   for (let i = 0; i < 40; i++) await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });
   const ids: number[] = [];
-  await Promise.all(Array.from({ length: 25 }, async () => {
-    for (let round = 0; round < 10; round++) {
-      const res = await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
-      if (res.json.data.command) ids.push(res.json.data.command.id);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 25 }, async () => {
+      for (let round = 0; round < 10; round++) {
+        const res = await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
+        if (res.json.data.command) ids.push(res.json.data.command.id);
+      }
+    }),
+  );
   assert.equal(ids.length, 40);
   assert.equal(new Set(ids).size, 40);
 });
@@ -85,11 +103,18 @@ test('results are owner-checked and idempotent; a command taken back answers 409
   const foreign = await agentCall(app, b.token, 'POST', `/api/agent/commands/${first.id}/result`, body);
   assert.equal(foreign.status, 403);
   assert.equal(foreign.json.code, 'AGENT_COMMAND_FORBIDDEN');
-  assert.equal((await agentCall(app, a.token, 'POST', '/api/agent/commands/999999/result', body)).json.code, 'AGENT_COMMAND_NOT_FOUND');
+  assert.equal(
+    (await agentCall(app, a.token, 'POST', '/api/agent/commands/999999/result', body)).json.code,
+    'AGENT_COMMAND_NOT_FOUND',
+  );
   const ok1 = await agentCall(app, a.token, 'POST', `/api/agent/commands/${first.id}/result`, body);
   assert.equal(ok1.status, 200, ok1.body);
   assert.equal(ok1.json.data.status, 'succeeded');
-  assert.equal((await agentCall(app, a.token, 'POST', `/api/agent/commands/${first.id}/result`, body)).status, 200, 'a repeat is answered again');
+  assert.equal(
+    (await agentCall(app, a.token, 'POST', `/api/agent/commands/${first.id}/result`, body)).status,
+    200,
+    'a repeat is answered again',
+  );
 
   const second = await queue.enqueue({ nodeId: a.id, type: 'list_dir', payload: { path: '/' } });
   await agentCall(app, a.token, 'POST', '/api/agent/commands/poll', {});
@@ -106,7 +131,10 @@ test('the lease monitor sweeps on its own as time passes: a lapsed claim is sett
   const node = await nodeWithToken(app, 'quiet');
   const queue = app.diContainer.cradle.commandQueue;
   const command = await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });
-  assert.equal((await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command.id, command.id);
+  assert.equal(
+    (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command.id,
+    command.id,
+  );
   await clock.advance(3000);
   assert.equal((await queue.get(command.id))?.status, 'claimed', 'within its lease');
   await clock.advance(2000); // the lease lapsed at 4 s; the monitor sweeps every second
@@ -135,15 +163,21 @@ test('a lapsed lease re-queues a run that never started (up to three claims), th
   assert.equal(view.queue.depth, 0);
 });
 
-test('agent routes refuse another node\'s records, tasks and restores', async (t) => {
+test("agent routes refuse another node's records, tasks and restores", async (t) => {
   const { app, admin, task } = await placedTask(t);
   const other = await nodeWithToken(app, 'other');
   const recordId = await runPlaced(app, admin, task.id);
   const spec = await agentCall(app, other.token, 'GET', `/api/agent/tasks/${task.id}?recordId=${recordId}`);
   assert.equal(spec.status, 403);
   assert.equal(spec.json.code, 'AGENT_COMMAND_FORBIDDEN');
-  assert.equal((await agentCall(app, other.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).status, 403);
-  assert.equal((await agentCall(app, other.token, 'GET', '/api/agent/restores/999999/spec')).json.code, 'RESTORE_RECORD_NOT_FOUND');
+  assert.equal(
+    (await agentCall(app, other.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).status,
+    403,
+  );
+  assert.equal(
+    (await agentCall(app, other.token, 'GET', '/api/agent/restores/999999/spec')).json.code,
+    'RESTORE_RECORD_NOT_FOUND',
+  );
 });
 
 test('the task spec: relay targets carry no credentials, the recipient is public, the private identity never leaves', async (t) => {
@@ -158,13 +192,22 @@ test('the task spec: relay targets carry no credentials, the recipient is public
   assert.match(s.storageKey, new RegExp(`/${recordId}-.*\\.tar\\.zst\\.age$`));
 });
 
-async function put(url: string, token: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; json: any }> {
+async function put(
+  url: string,
+  token: string,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'PUT', headers: { 'x-agent-token': token, 'content-type': 'application/octet-stream', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'PUT', headers: { 'x-agent-token': token, 'content-type': 'application/octet-stream', ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -176,26 +219,61 @@ test('the relay streams into the target through a checksum guard: no length is 4
   const recordId = await runPlaced(app, admin, task.id);
   await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
   const spec = (await agentCall(app, node.token, 'GET', `/api/agent/tasks/${task.id}?recordId=${recordId}`)).json.data;
-  assert.equal((await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running', logs: [{ level: 'info', message: 'hello' }] })).json.data.accepted, true);
+  assert.equal(
+    (
+      await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+        status: 'running',
+        logs: [{ level: 'info', message: 'hello' }],
+      })
+    ).json.data.accepted,
+    true,
+  );
   const body = Buffer.from('not really an artifact');
   const good = (await import('node:crypto')).createHash('sha256').update(body).digest('hex');
   const path = `${url}/api/agent/records/${recordId}/artifacts/${target.id}`;
-  const chunked = await put(path, node.token, body, { 'transfer-encoding': 'chunked', 'x-backplane-sha256': good, 'x-backplane-object-key': spec.storageKey });
+  const chunked = await put(path, node.token, body, {
+    'transfer-encoding': 'chunked',
+    'x-backplane-sha256': good,
+    'x-backplane-object-key': spec.storageKey,
+  });
   assert.equal(chunked.status, 411);
   assert.equal(chunked.json.code, 'CONTENT_LENGTH_REQUIRED');
-  const wrongKey = await put(path, node.token, body, { 'content-length': String(body.length), 'x-backplane-sha256': good, 'x-backplane-object-key': 'elsewhere/x' });
+  const wrongKey = await put(path, node.token, body, {
+    'content-length': String(body.length),
+    'x-backplane-sha256': good,
+    'x-backplane-object-key': 'elsewhere/x',
+  });
   assert.equal(wrongKey.json.code, 'AGENT_OBJECT_KEY_INVALID');
-  const wrongHash = await put(path, node.token, body, { 'content-length': String(body.length), 'x-backplane-sha256': 'f'.repeat(64), 'x-backplane-object-key': spec.storageKey });
+  const wrongHash = await put(path, node.token, body, {
+    'content-length': String(body.length),
+    'x-backplane-sha256': 'f'.repeat(64),
+    'x-backplane-object-key': spec.storageKey,
+  });
   assert.equal(wrongHash.status, 422);
   assert.equal(wrongHash.json.code, 'AGENT_CHECKSUM_MISMATCH');
-  assert.deepEqual((await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name), []);
-  const stored = await put(path, node.token, body, { 'content-length': String(body.length), 'x-backplane-sha256': good, 'x-backplane-object-key': spec.storageKey });
+  assert.deepEqual(
+    (await readdir(target.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name),
+    [],
+  );
+  const stored = await put(path, node.token, body, {
+    'content-length': String(body.length),
+    'x-backplane-sha256': good,
+    'x-backplane-object-key': spec.storageKey,
+  });
   assert.equal(stored.status, 200);
   assert.equal(stored.json.data.size, body.length);
 
-  const done = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'success', checksum: good, fileSize: body.length, rawSize: 100 });
+  const done = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+    status: 'success',
+    checksum: good,
+    fileSize: body.length,
+    rawSize: 100,
+  });
   assert.equal(done.json.data.status, 'success', done.body);
-  const late = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'failed', errorMessage: 'too late' });
+  const late = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+    status: 'failed',
+    errorMessage: 'too late',
+  });
   assert.deepEqual(late.json.data, { accepted: false, status: 'success' });
   const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
   assert.equal(record.status, 'success');
@@ -207,7 +285,12 @@ test('an agent claiming success for a relay target it never uploaded gets a fail
   const recordId = await runPlaced(app, admin, task.id);
   await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
   await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
-  const done = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'success', checksum: 'a'.repeat(64), fileSize: 10, rawSize: 10 });
+  const done = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+    status: 'success',
+    checksum: 'a'.repeat(64),
+    fileSize: 10,
+    rawSize: 10,
+  });
   assert.equal(done.json.data.status, 'failed');
   const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
   assert.match(record.errorMessage, /never relayed/);
@@ -220,9 +303,14 @@ test('a manifest naming entries outside the archive is refused with 422 AGENT_MA
     const recordId = await runPlaced(app, admin, task.id);
     await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
     // An honest first batch, then the hostile one: nothing of either may stay listed.
-    const honest = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running', manifest: [entry('srv/data/ok.txt')] });
+    const honest = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+      status: 'running',
+      manifest: [entry('srv/data/ok.txt')],
+    });
     assert.equal(honest.status, 200, honest.body);
-    const refused = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { manifest: [entry('srv/data/fine.txt'), entry(hostile)] });
+    const refused = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+      manifest: [entry('srv/data/fine.txt'), entry(hostile)],
+    });
     assert.equal(refused.status, 422, `${JSON.stringify(hostile)}: ${refused.body}`);
     assert.equal(refused.json.code, 'AGENT_MANIFEST_INVALID');
     const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
@@ -230,15 +318,27 @@ test('a manifest naming entries outside the archive is refused with 422 AGENT_MA
     assert.match(record.errorMessage, /manifest was refused/);
     const contents = await call(app, 'GET', `/api/backup/records/${recordId}/contents`, { token: admin });
     assert.equal(contents.json.code, 'BACKUP_CONTENTS_UNAVAILABLE', contents.body);
-    assert.equal(await app.diContainer.cradle.orm.em.fork().count(BackupRecordEntryEntity, { recordId }), 0, JSON.stringify(hostile));
+    assert.equal(
+      await app.diContainer.cradle.orm.em.fork().count(BackupRecordEntryEntity, { recordId }),
+      0,
+      JSON.stringify(hostile),
+    );
     // The agent's later success is not believed.
-    const late = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'success', checksum: 'a'.repeat(64), fileSize: 10, rawSize: 10 });
+    const late = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+      status: 'success',
+      checksum: 'a'.repeat(64),
+      fileSize: 10,
+      rawSize: 10,
+    });
     assert.deepEqual(late.json.data, { accepted: false, status: 'failed' });
   }
   // A NUL byte anywhere in a request is refused before any route (input-guard): nothing is stored.
   const recordId = await runPlaced(app, admin, task.id);
   await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
-  const nul = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running', manifest: [entry('a/\u0000b')] });
+  const nul = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+    status: 'running',
+    manifest: [entry('a/\u0000b')],
+  });
   assert.equal(nul.status, 400, nul.body);
   assert.equal(await app.diContainer.cradle.orm.em.fork().count(BackupRecordEntryEntity, { recordId }), 0);
 });
@@ -255,34 +355,82 @@ test('placement: a label pool picks the least busy online node; with none online
   const a = await mk('pool-a', ['db']);
   const b = await mk('pool-b', ['db']);
   await mk('pool-c', ['web']);
-  const t1 = await createTask(app, admin, { name: 'Pool 1', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db' });
-  const t2 = await createTask(app, admin, { name: 'Pool 2', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db' });
-  const both = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: { name: 'Both', type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db', nodeId: a.id } });
+  const t1 = await createTask(app, admin, {
+    name: 'Pool 1',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeLabel: 'db',
+  });
+  const t2 = await createTask(app, admin, {
+    name: 'Pool 2',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeLabel: 'db',
+  });
+  const both = await call(app, 'POST', '/api/backup/tasks', {
+    token: admin,
+    body: {
+      name: 'Both',
+      type: 'file',
+      sourcePaths: [src],
+      storageTargetIds: [target.id],
+      nodeLabel: 'db',
+      nodeId: a.id,
+    },
+  });
   assert.equal(both.status, 400);
 
   const refused = await call(app, 'POST', `/api/backup/tasks/${t1.id}/run`, { token: admin });
   assert.equal(refused.status, 409);
   assert.equal(refused.json.code, 'NODE_OFFLINE');
   assert.match(refused.json.message, /label "db"/);
-  const failed = (await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(t1.id) } })).json.data;
-  assert.deepEqual(failed.map((r: any) => [r.id, r.status]), [[refused.json.details.recordId, 'failed']]);
+  const failed = (await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(t1.id) } }))
+    .json.data;
+  assert.deepEqual(
+    failed.map((r: any) => [r.id, r.status]),
+    [[refused.json.details.recordId, 'failed']],
+  );
   assert.match(failed[0].errorMessage, /label "db"/);
 
   await online(app, a.token);
   await online(app, b.token);
   const r1 = await runPlaced(app, admin, t1.id);
   const r2 = await runPlaced(app, admin, t2.id);
-  const nodes = await Promise.all([r1, r2].map(async (id) => (await call(app, 'GET', `/api/backup/records/${id}`, { token: admin })).json.data.nodeId));
+  const nodes = await Promise.all(
+    [r1, r2].map(
+      async (id) => (await call(app, 'GET', `/api/backup/records/${id}`, { token: admin })).json.data.nodeId,
+    ),
+  );
   assert.deepEqual(nodes.sort(), [a.id, b.id].sort(), 'the second run goes to the idle node');
 
   // Asked for at the same moment, the runs still see each other: one per node.
-  const concurrent = await Promise.all(['3', '4', '5', '6'].map((n) => createTask(app, admin, { name: `Pool ${n}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db' })));
+  const concurrent = await Promise.all(
+    ['3', '4', '5', '6'].map((n) =>
+      createTask(app, admin, {
+        name: `Pool ${n}`,
+        type: 'file',
+        sourcePaths: [src],
+        storageTargetIds: [target.id],
+        nodeLabel: 'db',
+      }),
+    ),
+  );
   const records = await Promise.all(concurrent.map((task) => runPlaced(app, admin, task.id)));
-  const placed = await Promise.all(records.map(async (id) => (await call(app, 'GET', `/api/backup/records/${id}`, { token: admin })).json.data.nodeId as number));
-  assert.deepEqual([a.id, b.id].map((id) => placed.filter((n) => n === id).length), [2, 2], `placed on ${placed.join(', ')}`);
+  const placed = await Promise.all(
+    records.map(
+      async (id) => (await call(app, 'GET', `/api/backup/records/${id}`, { token: admin })).json.data.nodeId as number,
+    ),
+  );
+  assert.deepEqual(
+    [a.id, b.id].map((id) => placed.filter((n) => n === id).length),
+    [2, 2],
+    `placed on ${placed.join(', ')}`,
+  );
 });
 
-test('placement: maxConcurrent 0 is unlimited, so the pool fills that node past the others\' slots; the agent hears 0', async (t) => {
+test("placement: maxConcurrent 0 is unlimited, so the pool fills that node past the others' slots; the agent hears 0", async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const target = await diskTarget(t, app, admin);
@@ -298,7 +446,13 @@ test('placement: maxConcurrent 0 is unlimited, so the pool fills that node past 
   assert.equal((await online(app, unlimited.token)).maxConcurrent, 0);
   const placed: number[] = [];
   for (const name of ['A', 'B', 'C']) {
-    const task = await createTask(app, admin, { name: `Pool ${name}`, type: 'file', sourcePaths: [src], storageTargetIds: [target.id], nodeLabel: 'db' });
+    const task = await createTask(app, admin, {
+      name: `Pool ${name}`,
+      type: 'file',
+      sourcePaths: [src],
+      storageTargetIds: [target.id],
+      nodeLabel: 'db',
+    });
     const recordId = await runPlaced(app, admin, task.id);
     placed.push((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.nodeId);
   }
@@ -312,17 +466,23 @@ test('heartbeats renew only what the agent lists; a starting agent abandons what
   const recordId = await runPlaced(app, admin, task.id);
   const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
   await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
-  const lease = async () => (await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id })).leaseExpiresAt!.getTime();
+  const lease = async () =>
+    (
+      await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id })
+    ).leaseExpiresAt!.getTime();
   const before = await lease();
   await clock.advance(20);
   await online(app, node.token, [claim.id]);
-  assert.ok(await lease() > before, 'listed: renewed');
+  assert.ok((await lease()) > before, 'listed: renewed');
   const renewed = await lease();
   await clock.advance(20);
   // A claim still on its way to the agent is not listed yet: it is neither renewed nor abandoned.
   await online(app, node.token, []);
   assert.equal(await lease(), renewed);
-  assert.equal((await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.state, 'running');
+  assert.equal(
+    (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data.state,
+    'running',
+  );
   await online(app, node.token, [], true);
   const record = (await call(app, 'GET', `/api/backup/records/${recordId}`, { token: admin })).json.data;
   assert.equal(record.status, 'failed');
@@ -338,28 +498,44 @@ test('a master restart mid-run keeps the placed record running and its lease fre
   const node = await nodeWithToken(first.app, 'edge');
   await online(first.app, node.token);
   const target = await diskTarget(t, first.app, admin);
-  const task = await createTask(first.app, admin, { name: 'Survives', type: 'file', sourcePaths: [dataDir], storageTargetIds: [target.id], nodeId: node.id });
+  const task = await createTask(first.app, admin, {
+    name: 'Survives',
+    type: 'file',
+    sourcePaths: [dataDir],
+    storageTargetIds: [target.id],
+    nodeId: node.id,
+  });
   const recordId = await runPlaced(first.app, admin, task.id);
   const claim = (await agentCall(first.app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
   await agentCall(first.app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' });
   await first.app.close();
 
   const second = await build(t, { dataDir });
-  const login = await call(second.app, 'POST', '/api/auth/login', { body: { username: 'admin', password: 'admin-password-1' } });
-  const record = (await call(second.app, 'GET', `/api/backup/records/${recordId}`, { token: login.json.data.token })).json.data;
+  const login = await call(second.app, 'POST', '/api/auth/login', {
+    body: { username: 'admin', password: 'admin-password-1' },
+  });
+  const record = (await call(second.app, 'GET', `/api/backup/records/${recordId}`, { token: login.json.data.token }))
+    .json.data;
   assert.equal(record.state, 'running');
   const command = await second.app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id });
   assert.equal(command.status, 'claimed');
   assert.ok(command.leaseExpiresAt!.getTime() > Date.now() + 60_000);
-  const update = await agentCall(second.app, node.token, 'POST', `/api/agent/records/${recordId}`, { logs: [{ level: 'info', message: 'still here' }] });
+  const update = await agentCall(second.app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+    logs: [{ level: 'info', message: 'still here' }],
+  });
   assert.equal(update.json.data.accepted, true);
 });
 
-test('a command\'s secrets are sealed in the table and handed out only with the claim', async (t) => {
+test("a command's secrets are sealed in the table and handed out only with the claim", async (t) => {
   const { app } = await build(t);
   const node = await nodeWithToken(app, 'secretive');
   const queue = app.diContainer.cradle.commandQueue;
-  const command = await queue.enqueue({ nodeId: node.id, type: 'discover_db', payload: { type: 'postgresql', config: { host: 'db' } }, secrets: { password: 's3cret-pass' } });
+  const command = await queue.enqueue({
+    nodeId: node.id,
+    type: 'discover_db',
+    payload: { type: 'postgresql', config: { host: 'db' } },
+    secrets: { password: 's3cret-pass' },
+  });
   const row = await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: command.id });
   assert.ok(row.secrets.length > 0 && !row.secrets.includes('s3cret-pass') && !row.payload.includes('s3cret-pass'));
   const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
@@ -378,7 +554,11 @@ test('a run whose claim the master took back is stale: its updates and uploads a
   const second = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
   assert.equal(second.id, first.id);
   assert.equal(second.attempt, 2);
-  assert.equal((await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).json.data.accepted, true);
+  assert.equal(
+    (await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).json.data
+      .accepted,
+    true,
+  );
 });
 
 test('on PostgreSQL (scale-out mode) too, concurrent pollers never claim a command twice', async (t) => {
@@ -389,12 +569,14 @@ test('on PostgreSQL (scale-out mode) too, concurrent pollers never claim a comma
   const queue = app.diContainer.cradle.commandQueue;
   for (let i = 0; i < 60; i++) await queue.enqueue({ nodeId: node.id, type: 'list_dir', payload: { path: '/' } });
   const ids: number[] = [];
-  await Promise.all(Array.from({ length: 30 }, async () => {
-    for (let round = 0; round < 10; round++) {
-      const res = await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
-      if (res.json.data.command) ids.push(res.json.data.command.id);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 30 }, async () => {
+      for (let round = 0; round < 10; round++) {
+        const res = await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {});
+        if (res.json.data.command) ids.push(res.json.data.command.id);
+      }
+    }),
+  );
   assert.equal(new Set(ids).size, ids.length, 'no id twice');
   assert.equal(ids.length, 60);
 });
@@ -406,8 +588,15 @@ test('a refused update or upload changes nothing: the lease is not renewed and a
   const recordId = await runPlaced(app, admin, task.id);
   const claim = (await agentCall(app, node.token, 'POST', '/api/agent/commands/poll', {})).json.data.command;
   const spec = (await agentCall(app, node.token, 'GET', `/api/agent/tasks/${task.id}?recordId=${recordId}`)).json.data;
-  assert.equal((await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).json.data.accepted, true);
-  const lease = async () => (await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id })).leaseExpiresAt!.getTime();
+  assert.equal(
+    (await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { status: 'running' })).json.data
+      .accepted,
+    true,
+  );
+  const lease = async () =>
+    (
+      await app.diContainer.cradle.orm.em.fork().findOneOrFail(AgentCommandEntity, { id: claim.id })
+    ).leaseExpiresAt!.getTime();
   const before = await lease();
   await clock.advance(20_000);
 
@@ -418,9 +607,17 @@ test('a refused update or upload changes nothing: the lease is not renewed and a
   const body = Buffer.from('bytes');
   const sha = (await import('node:crypto')).createHash('sha256').update(body).digest('hex');
   const path = `${url}/api/agent/records/${recordId}/artifacts/${target.id}`;
-  const wrongKey = await put(path, node.token, body, { 'content-length': String(body.length), 'x-backplane-sha256': sha, 'x-backplane-object-key': 'elsewhere/x' });
+  const wrongKey = await put(path, node.token, body, {
+    'content-length': String(body.length),
+    'x-backplane-sha256': sha,
+    'x-backplane-object-key': 'elsewhere/x',
+  });
   assert.equal(wrongKey.json.code, 'AGENT_OBJECT_KEY_INVALID');
-  const wrongTarget = await put(`${url}/api/agent/records/${recordId}/artifacts/99999`, node.token, body, { 'content-length': String(body.length), 'x-backplane-sha256': sha, 'x-backplane-object-key': spec.storageKey });
+  const wrongTarget = await put(`${url}/api/agent/records/${recordId}/artifacts/99999`, node.token, body, {
+    'content-length': String(body.length),
+    'x-backplane-sha256': sha,
+    'x-backplane-object-key': spec.storageKey,
+  });
   assert.equal(wrongTarget.json.code, 'AGENT_TARGET_INVALID');
   assert.equal(await lease(), before, 'a refused upload leaves the lease alone');
 
@@ -431,6 +628,8 @@ test('a refused update or upload changes nothing: the lease is not renewed and a
   assert.equal(record.status, 'failed');
   assert.match(record.errorMessage, /lease lapsed/);
   // The agent learns it from its next update.
-  const accepted = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, { logs: [{ level: 'info', message: 'late' }] });
+  const accepted = await agentCall(app, node.token, 'POST', `/api/agent/records/${recordId}`, {
+    logs: [{ level: 'info', message: 'late' }],
+  });
   assert.deepEqual(accepted.json.data, { accepted: false, status: 'failed' });
 });

@@ -26,7 +26,13 @@ test('full jitter: random 0 waits nothing, reset starts over', () => {
 
 test('wait uses the injected sleep with the jittered delay', async () => {
   const slept: number[] = [];
-  const b = new Backoff({ random: () => 0.5, sleep: (ms) => { slept.push(ms); return Promise.resolve(); } });
+  const b = new Backoff({
+    random: () => 0.5,
+    sleep: (ms) => {
+      slept.push(ms);
+      return Promise.resolve();
+    },
+  });
   await b.wait();
   await b.wait();
   await b.wait();
@@ -47,20 +53,41 @@ test('an aborted signal ends a wait at once', async () => {
 test('retryWithBackoff retries retryable failures, resets on success and throws the rest', async () => {
   let calls = 0;
   const fast = new Backoff({ sleep: () => Promise.resolve() });
-  const value = await retryWithBackoff(async () => {
-    calls++;
-    if (calls < 3) throw Object.assign(new Error('away'), { retry: true });
-    return 'ok';
-  }, { backoff: fast, retryable: (e) => (e as { retry?: boolean }).retry === true });
+  const value = await retryWithBackoff(
+    async () => {
+      calls++;
+      if (calls < 3) throw Object.assign(new Error('away'), { retry: true });
+      return 'ok';
+    },
+    { backoff: fast, retryable: (e) => (e as { retry?: boolean }).retry === true },
+  );
   assert.equal(value, 'ok');
   assert.equal(calls, 3);
   assert.equal(fast.attempt, 0);
 
   let permanentCalls = 0;
-  await assert.rejects(retryWithBackoff(async () => { permanentCalls++; throw new Error('no'); }, { backoff: fast, retryable: () => false }), /no/);
+  await assert.rejects(
+    retryWithBackoff(
+      async () => {
+        permanentCalls++;
+        throw new Error('no');
+      },
+      { backoff: fast, retryable: () => false },
+    ),
+    /no/,
+  );
   assert.equal(permanentCalls, 1);
 
   let bounded = 0;
-  await assert.rejects(retryWithBackoff(async () => { bounded++; throw new Error('still away'); }, { backoff: new Backoff({ initialMs: 5 }), retryable: () => true, deadlineMs: 50 }), /still away/);
+  await assert.rejects(
+    retryWithBackoff(
+      async () => {
+        bounded++;
+        throw new Error('still away');
+      },
+      { backoff: new Backoff({ initialMs: 5 }), retryable: () => true, deadlineMs: 50 },
+    ),
+    /still away/,
+  );
   assert.ok(bounded >= 2 && bounded < 1000);
 });

@@ -17,7 +17,11 @@ async function withYaml(text: string, fn: (path: string) => void): Promise<void>
 }
 
 test('defaults apply when only the master and a token file are given', () => {
-  const c = loadAgentConfig({ argv: ['--master', 'https://backup.example.com/', '--token-file', 'agent.token'], env: {}, cwd: '/etc/backplane' });
+  const c = loadAgentConfig({
+    argv: ['--master', 'https://backup.example.com/', '--token-file', 'agent.token'],
+    env: {},
+    cwd: '/etc/backplane',
+  });
   assert.equal(c.master, 'https://backup.example.com');
   assert.equal(c.tokenFile, '/etc/backplane/agent.token');
   assert.equal(c.heartbeatSeconds, 15);
@@ -28,17 +32,24 @@ test('defaults apply when only the master and a token file are given', () => {
 });
 
 test('flags win over the environment, the environment over the file', async () => {
-  await withYaml('master: http://file.example:8340\npollSeconds: 7\nheartbeatSeconds: 20\nstopGraceSeconds: 3\ntokenFile: /file/token\n', (path) => {
-    const c = loadAgentConfig({
-      argv: ['--config', path, '--poll-seconds', '2'],
-      env: { BACKPLANE_AGENT_POLL_SECONDS: '4', BACKPLANE_AGENT_HEARTBEAT_SECONDS: '9', BACKPLANE_AGENT_MASTER: 'http://env.example' },
-    });
-    assert.equal(c.pollSeconds, 2);
-    assert.equal(c.heartbeatSeconds, 9);
-    assert.equal(c.stopGraceSeconds, 3);
-    assert.equal(c.master, 'http://env.example');
-    assert.equal(c.tokenFile, '/file/token');
-  });
+  await withYaml(
+    'master: http://file.example:8340\npollSeconds: 7\nheartbeatSeconds: 20\nstopGraceSeconds: 3\ntokenFile: /file/token\n',
+    (path) => {
+      const c = loadAgentConfig({
+        argv: ['--config', path, '--poll-seconds', '2'],
+        env: {
+          BACKPLANE_AGENT_POLL_SECONDS: '4',
+          BACKPLANE_AGENT_HEARTBEAT_SECONDS: '9',
+          BACKPLANE_AGENT_MASTER: 'http://env.example',
+        },
+      });
+      assert.equal(c.pollSeconds, 2);
+      assert.equal(c.heartbeatSeconds, 9);
+      assert.equal(c.stopGraceSeconds, 3);
+      assert.equal(c.master, 'http://env.example');
+      assert.equal(c.tokenFile, '/file/token');
+    },
+  );
 });
 
 test('BACKPLANE_AGENT_CONFIG names the file when --config is absent', async () => {
@@ -56,9 +67,24 @@ test('an enrollment code stands in for a token', () => {
 });
 
 test('a proxy comes from --proxy or BACKPLANE_AGENT_PROXY_URL', () => {
-  assert.equal(loadAgentConfig({ argv: ['--master', 'http://m.example', '--token', 't', '--proxy', 'http://proxy.example:3128/'], env: {} }).proxyUrl, 'http://proxy.example:3128');
-  assert.equal(loadAgentConfig({ argv: ['--master', 'http://m.example', '--token', 't'], env: { BACKPLANE_AGENT_PROXY_URL: 'https://p.example' } }).proxyUrl, 'https://p.example');
-  assert.equal(loadAgentConfig({ argv: ['--master', 'http://m.example', '--token', 't'], env: {} }).proxyUrl, undefined);
+  assert.equal(
+    loadAgentConfig({
+      argv: ['--master', 'http://m.example', '--token', 't', '--proxy', 'http://proxy.example:3128/'],
+      env: {},
+    }).proxyUrl,
+    'http://proxy.example:3128',
+  );
+  assert.equal(
+    loadAgentConfig({
+      argv: ['--master', 'http://m.example', '--token', 't'],
+      env: { BACKPLANE_AGENT_PROXY_URL: 'https://p.example' },
+    }).proxyUrl,
+    'https://p.example',
+  );
+  assert.equal(
+    loadAgentConfig({ argv: ['--master', 'http://m.example', '--token', 't'], env: {} }).proxyUrl,
+    undefined,
+  );
 });
 
 const invalid: Array<[string, string[], Record<string, string>, RegExp]> = [
@@ -69,15 +95,38 @@ const invalid: Array<[string, string[], Record<string, string>, RegExp]> = [
   ['query in the master', ['--master', 'https://m.example/?x=1', '--token', 't'], {}, /query/],
   ['fragment in the master', ['--master', 'https://m.example/#x', '--token', 't'], {}, /fragment/],
   ['no token at all', ['--master', 'https://m.example'], {}, /node token is required/],
-  ['zero poll seconds', ['--master', 'https://m.example', '--token', 't', '--poll-seconds', '0'], {}, /--poll-seconds must be a whole number/],
-  ['fractional heartbeat from env', ['--master', 'https://m.example', '--token', 't'], { BACKPLANE_AGENT_HEARTBEAT_SECONDS: '1.5' }, /BACKPLANE_AGENT_HEARTBEAT_SECONDS/],
+  [
+    'zero poll seconds',
+    ['--master', 'https://m.example', '--token', 't', '--poll-seconds', '0'],
+    {},
+    /--poll-seconds must be a whole number/,
+  ],
+  [
+    'fractional heartbeat from env',
+    ['--master', 'https://m.example', '--token', 't'],
+    { BACKPLANE_AGENT_HEARTBEAT_SECONDS: '1.5' },
+    /BACKPLANE_AGENT_HEARTBEAT_SECONDS/,
+  ],
   ['unknown flag', ['--master', 'https://m.example', '--token', 't', '--nope', 'x'], {}, /Unknown option/],
-  ['socks proxy', ['--master', 'https://m.example', '--token', 't', '--proxy', 'socks5://p.example:1080'], {}, /proxy must use http or https/],
-  ['proxy with a path', ['--master', 'https://m.example', '--token', 't', '--proxy', 'http://p.example/x'], {}, /proxy must not contain a path/],
+  [
+    'socks proxy',
+    ['--master', 'https://m.example', '--token', 't', '--proxy', 'socks5://p.example:1080'],
+    {},
+    /proxy must use http or https/,
+  ],
+  [
+    'proxy with a path',
+    ['--master', 'https://m.example', '--token', 't', '--proxy', 'http://p.example/x'],
+    {},
+    /proxy must not contain a path/,
+  ],
 ];
 for (const [name, argv, env, pattern] of invalid) {
   test(`refused: ${name}`, () => {
-    assert.throws(() => loadAgentConfig({ argv, env }), (err: unknown) => err instanceof AgentConfigError && pattern.test(err.message));
+    assert.throws(
+      () => loadAgentConfig({ argv, env }),
+      (err: unknown) => err instanceof AgentConfigError && pattern.test(err.message),
+    );
   });
 }
 
@@ -88,7 +137,10 @@ test('unknown settings and bad YAML in the file are named', async () => {
   await withYaml('master: [\n', (path) => {
     assert.throws(() => loadAgentConfig({ argv: ['--config', path], env: {} }), /not valid YAML/);
   });
-  assert.throws(() => loadAgentConfig({ argv: ['--config', '/nonexistent/agent.yaml'], env: {} }), /cannot read the config file/);
+  assert.throws(
+    () => loadAgentConfig({ argv: ['--config', '/nonexistent/agent.yaml'], env: {} }),
+    /cannot read the config file/,
+  );
 });
 
 test('error messages never contain the token', () => {

@@ -15,7 +15,16 @@ test('folders first, then names; sizes and times from stat', async () => {
     await symlink(join(dir, 'alpha'), join(dir, 'link-to-dir'));
     const listing = await listDir(dir);
     assert.equal(listing.path, dir);
-    assert.deepEqual(listing.entries.map((e) => [e.name, e.isDir]), [['alpha', true], ['link-to-dir', true], ['zeta', true], ['A.txt', false], ['b.txt', false]]);
+    assert.deepEqual(
+      listing.entries.map((e) => [e.name, e.isDir]),
+      [
+        ['alpha', true],
+        ['link-to-dir', true],
+        ['zeta', true],
+        ['A.txt', false],
+        ['b.txt', false],
+      ],
+    );
     const b = listing.entries.find((e) => e.name === 'b.txt')!;
     assert.equal(b.size, 5);
     assert.equal(b.path, join(dir, 'b.txt'));
@@ -36,7 +45,9 @@ test('an empty path lists the root; a missing folder rejects', async () => {
 test(`listings stop at ${MAX_ENTRIES} entries`, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'bp-agent-ls-many-'));
   try {
-    await Promise.all(Array.from({ length: MAX_ENTRIES + 3 }, (_, i) => writeFile(join(dir, `f${String(i).padStart(5, '0')}`), '')));
+    await Promise.all(
+      Array.from({ length: MAX_ENTRIES + 3 }, (_, i) => writeFile(join(dir, `f${String(i).padStart(5, '0')}`), '')),
+    );
     const listing = await listDir(dir);
     assert.equal(listing.entries.length, MAX_ENTRIES);
     assert.equal(listing.truncated, true);

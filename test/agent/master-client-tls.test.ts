@@ -16,8 +16,25 @@ test('an https master signed by a private CA: trusted with the CA option, refuse
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
   // A self-signed certificate for 127.0.0.1 is its own CA.
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert,
-    '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  ]);
   const pem = await readFile(cert);
   const server = createServer({ key: await readFile(key), cert: pem }, (req, res) => {
     res.setHeader('content-type', 'application/json');

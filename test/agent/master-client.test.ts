@@ -2,7 +2,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +16,12 @@ import { isRetryable, MasterClient, MasterError } from '../../agent/master-clien
 
 const TOKEN = `bpn_${'ab'.repeat(32)}`;
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: Buffer }
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
 const seen: Seen[] = [];
 let server: Server;
 let base: string;
@@ -46,9 +57,16 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     case '/not-enveloped':
       return send(res, 200, { hello: 'world' });
     case '/api/agent/records/3/artifacts/4':
-      return send(res, 200, { code: 'OK', message: 'success', data: { size: body.length, checksum: createHash('sha256').update(body).digest('hex') } });
+      return send(res, 200, {
+        code: 'OK',
+        message: 'success',
+        data: { size: body.length, checksum: createHash('sha256').update(body).digest('hex') },
+      });
     case '/api/agent/restores/5/artifact':
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-backplane-raw-size': String(artifact.length) });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'x-backplane-raw-size': String(artifact.length),
+      });
       return void res.end(artifact);
     case '/api/agent/restores/6/artifact':
       return send(res, 404, { code: 'RESTORE_NOT_FOUND', message: 'no such restore' });
@@ -103,10 +121,19 @@ test('anonymous calls (enrollment) carry no token', async () => {
 test('4xx replies throw with status and code, not retryable', async () => {
   const c = client();
   try {
-    await assert.rejects(c.post('/api/agent/commands/9/result', { success: true }), (err: unknown) =>
-      err instanceof MasterError && err.status === 409 && err.code === 'AGENT_COMMAND_NOT_CLAIMED' && !isRetryable(err));
-    await assert.rejects(c.get('/api/agent/tasks/1?recordId=2'), (err: unknown) =>
-      err instanceof MasterError && err.status === 403 && err.code === 'AGENT_COMMAND_FORBIDDEN' && !err.retryable);
+    await assert.rejects(
+      c.post('/api/agent/commands/9/result', { success: true }),
+      (err: unknown) =>
+        err instanceof MasterError &&
+        err.status === 409 &&
+        err.code === 'AGENT_COMMAND_NOT_CLAIMED' &&
+        !isRetryable(err),
+    );
+    await assert.rejects(
+      c.get('/api/agent/tasks/1?recordId=2'),
+      (err: unknown) =>
+        err instanceof MasterError && err.status === 403 && err.code === 'AGENT_COMMAND_FORBIDDEN' && !err.retryable,
+    );
     assert.equal(seen.findLast((s) => s.url === '/api/agent/tasks/1?recordId=2')!.headers['x-agent-token'], TOKEN);
   } finally {
     c.close();
@@ -116,10 +143,24 @@ test('4xx replies throw with status and code, not retryable', async () => {
 test('502/503 and refused connections are retryable; redirects are not followed', async () => {
   const c = client();
   try {
-    await assert.rejects(c.get('/busy'), (err: unknown) => err instanceof MasterError && err.status === 503 && err.code === 'SERVICE_UNAVAILABLE' && err.retryable);
-    await assert.rejects(c.get('/plain-502'), (err: unknown) => err instanceof MasterError && err.status === 502 && err.code === 'HTTP_502' && err.retryable);
-    await assert.rejects(c.get('/redirect'), (err: unknown) => err instanceof MasterError && err.status === 302 && err.code === 'REDIRECT_REFUSED' && !err.retryable);
-    await assert.rejects(c.get('/not-enveloped'), (err: unknown) => err instanceof MasterError && err.code === 'BAD_REPLY');
+    await assert.rejects(
+      c.get('/busy'),
+      (err: unknown) =>
+        err instanceof MasterError && err.status === 503 && err.code === 'SERVICE_UNAVAILABLE' && err.retryable,
+    );
+    await assert.rejects(
+      c.get('/plain-502'),
+      (err: unknown) => err instanceof MasterError && err.status === 502 && err.code === 'HTTP_502' && err.retryable,
+    );
+    await assert.rejects(
+      c.get('/redirect'),
+      (err: unknown) =>
+        err instanceof MasterError && err.status === 302 && err.code === 'REDIRECT_REFUSED' && !err.retryable,
+    );
+    await assert.rejects(
+      c.get('/not-enveloped'),
+      (err: unknown) => err instanceof MasterError && err.code === 'BAD_REPLY',
+    );
   } finally {
     c.close();
   }
@@ -130,7 +171,11 @@ test('502/503 and refused connections are retryable; redirects are not followed'
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   const gone = new MasterClient({ master: `http://127.0.0.1:${port}`, token: TOKEN });
   try {
-    await assert.rejects(gone.get('/api/agent/heartbeat'), (err: unknown) => err instanceof MasterError && err.code === 'ECONNREFUSED' && err.retryable && err.status === undefined);
+    await assert.rejects(
+      gone.get('/api/agent/heartbeat'),
+      (err: unknown) =>
+        err instanceof MasterError && err.code === 'ECONNREFUSED' && err.retryable && err.status === undefined,
+    );
   } finally {
     gone.close();
   }
@@ -139,7 +184,10 @@ test('502/503 and refused connections are retryable; redirects are not followed'
 test('a JSON call without an answer times out as retryable', async () => {
   const c = client({ jsonTimeoutMs: 100 });
   try {
-    await assert.rejects(c.get('/slow'), (err: unknown) => err instanceof MasterError && err.code === 'TIMEOUT' && err.retryable);
+    await assert.rejects(
+      c.get('/slow'),
+      (err: unknown) => err instanceof MasterError && err.code === 'TIMEOUT' && err.retryable,
+    );
   } finally {
     c.close();
   }
@@ -152,7 +200,10 @@ test('putFile sends Content-Length, the headers and the exact bytes', async () =
   await writeFile(path, bytes);
   const sha = createHash('sha256').update(bytes).digest('hex');
   try {
-    const reply = await c.putFile<{ size: number; checksum: string }>('/api/agent/records/3/artifacts/4', path, { 'x-backplane-sha256': sha, 'x-backplane-object-key': 'task/key' });
+    const reply = await c.putFile<{ size: number; checksum: string }>('/api/agent/records/3/artifacts/4', path, {
+      'x-backplane-sha256': sha,
+      'x-backplane-object-key': 'task/key',
+    });
     assert.deepEqual(reply, { size: bytes.length, checksum: sha });
     const req = seen.findLast((s) => s.url === '/api/agent/records/3/artifacts/4')!;
     assert.equal(req.method, 'PUT');
@@ -176,7 +227,10 @@ test('download streams the body with its headers; an error reply throws', async 
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     assert.ok(Buffer.concat(chunks).equals(artifact));
-    await assert.rejects(c.download('/api/agent/restores/6/artifact'), (err: unknown) => err instanceof MasterError && err.status === 404 && err.code === 'RESTORE_NOT_FOUND');
+    await assert.rejects(
+      c.download('/api/agent/restores/6/artifact'),
+      (err: unknown) => err instanceof MasterError && err.status === 404 && err.code === 'RESTORE_NOT_FOUND',
+    );
   } finally {
     c.close();
   }
@@ -194,7 +248,11 @@ test('with a proxy, every request goes through it', async () => {
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const client = new MasterClient({ master: base, token: TOKEN, proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+  const client = new MasterClient({
+    master: base,
+    token: TOKEN,
+    proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+  });
   try {
     const reply = await client.post<{ nodeId: number }>('/api/agent/heartbeat', { via: 'proxy' });
     assert.equal(reply.nodeId, 7);

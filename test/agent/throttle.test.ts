@@ -38,7 +38,14 @@ test('a paced storage instance stores every byte at no more than its rate, and a
   assert.ok(Date.now() - started >= 480, `took ${Date.now() - started} ms`);
   assert.deepEqual(await readFile(join(dir, 'a.bin')), data);
 
-  const failing = new Readable({ read() { this.destroy(new Error('source broke')); } });
-  await assert.rejects(pacedStorage(new SpoolStorage(join(dir, 'b.bin')), 192 * 1024).put('k', failing), /source broke/);
+  const failing = new Readable({
+    read() {
+      this.destroy(new Error('source broke'));
+    },
+  });
+  await assert.rejects(
+    pacedStorage(new SpoolStorage(join(dir, 'b.bin')), 192 * 1024).put('k', failing),
+    /source broke/,
+  );
   await assert.rejects(readFile(join(dir, 'b.bin')), { code: 'ENOENT' });
 });

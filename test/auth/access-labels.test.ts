@@ -32,11 +32,21 @@ test('every route enforces its access label', async (t) => {
       const withKey = await call(app, route.method as 'GET', url, { apiKey: adminKey });
       assert.equal(withKey.status, 401, `${name} with an API key must not open an agent route`);
       // The node token opens it in either header (BackupX's agents send it as Bearer).
-      for (const [how, headers] of [['X-Agent-Token', { 'x-agent-token': agent }], ['Bearer', { authorization: `Bearer ${agent}` }]] as const) {
-        const res = await call(app, route.method as 'GET', url, { headers: { ...headers, accept: 'application/json' } });
-        assert.ok(res.status !== 401 && res.status !== 403, `${name} opens with the node token as ${how} (got ${res.status} ${res.body})`);
+      for (const [how, headers] of [
+        ['X-Agent-Token', { 'x-agent-token': agent }],
+        ['Bearer', { authorization: `Bearer ${agent}` }],
+      ] as const) {
+        const res = await call(app, route.method as 'GET', url, {
+          headers: { ...headers, accept: 'application/json' },
+        });
+        assert.ok(
+          res.status !== 401 && res.status !== 403,
+          `${name} opens with the node token as ${how} (got ${res.status} ${res.body})`,
+        );
       }
-      const wrongNode = await call(app, route.method as 'GET', url, { headers: { authorization: `Bearer ${agent.slice(0, -4)}xxxx` } });
+      const wrongNode = await call(app, route.method as 'GET', url, {
+        headers: { authorization: `Bearer ${agent.slice(0, -4)}xxxx` },
+      });
       assert.equal(wrongNode.status, 401, `${name} with an unknown node token as Bearer`);
       continue;
     }
@@ -63,7 +73,10 @@ test('every route enforces its access label', async (t) => {
       assert.equal(key.json?.code, 'AUTH_INTERACTIVE_ONLY');
     } else {
       // Asking for JSON makes event-stream routes answer 406 instead of opening a stream that never ends.
-      const key = await call(app, route.method as 'GET', url, { apiKey: adminKey, headers: { accept: 'application/json' } });
+      const key = await call(app, route.method as 'GET', url, {
+        apiKey: adminKey,
+        headers: { accept: 'application/json' },
+      });
       assert.ok(key.status !== 401 && key.status !== 403, `${name} accepts an admin API key (got ${key.status})`);
     }
   }

@@ -37,7 +37,16 @@ async function stalled(app: FastifyInstance, token: string, id: number, db: Stal
 }
 
 function pgTask(db: StalledDatabase, targetId: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name: `Stalled ${db.name}`, type: 'postgresql', dbHost: db.host, dbPort: db.port, dbUser: db.user, dbName: db.name, storageTargetIds: [targetId], ...extra };
+  return {
+    name: `Stalled ${db.name}`,
+    type: 'postgresql',
+    dbHost: db.host,
+    dbPort: db.port,
+    dbUser: db.user,
+    dbName: db.name,
+    storageTargetIds: [targetId],
+    ...extra,
+  };
 }
 
 test('cancelling a running backup whose pg_dump waits on a lock ends it cancelled, kills pg_dump and leaves no object; a queued run cancels too', async (t) => {
@@ -58,7 +67,12 @@ test('cancelling a running backup whose pg_dump waits on a lock ends it cancelle
 
   // With the only slot taken, a second task's run waits in the queue.
   const src = await tempDir(t);
-  const fileTask = await createTask(app, token, { name: 'Waiting', type: 'file', sourcePaths: [src], storageTargetIds: [target.id] });
+  const fileTask = await createTask(app, token, {
+    name: 'Waiting',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+  });
   const queuedId = await startRun(app, token, fileTask.id);
   assert.equal((await recordOf(app, token, queuedId)).state, 'queued');
 
@@ -78,14 +92,26 @@ test('cancelling a running backup whose pg_dump waits on a lock ends it cancelle
   const record = await recordOf(app, token, id);
   assert.equal(record.status, 'cancelled');
   assert.match(record.errorMessage, /cancelled by operator-user/);
-  assert.ok(record.storageUploadResults.every((c: any) => c.status !== 'success'), JSON.stringify(record.storageUploadResults));
+  assert.ok(
+    record.storageUploadResults.every((c: any) => c.status !== 'success'),
+    JSON.stringify(record.storageUploadResults),
+  );
   assert.deepEqual(await filesUnder(target.dir), [], 'nothing is left on the target, not even a temporary file');
   await waitFor('pg_dump to exit', async () => ((await db.dumpPids()).length === 0 ? true : undefined), 10_000);
 
   const types = events.filter((e) => e.fields?.recordId === id).map((e) => e.type);
   assert.deepEqual(types, ['backup_cancelled']);
-  const audit = await call(app, 'GET', '/api/audit-logs', { token, query: { category: 'backup_record', action: 'cancel' } });
-  assert.deepEqual(audit.json.data.items.map((a: any) => [a.targetId, a.username]).sort(), [[String(id), 'operator-user'], [String(queuedId), 'operator-user']].sort());
+  const audit = await call(app, 'GET', '/api/audit-logs', {
+    token,
+    query: { category: 'backup_record', action: 'cancel' },
+  });
+  assert.deepEqual(
+    audit.json.data.items.map((a: any) => [a.targetId, a.username]).sort(),
+    [
+      [String(id), 'operator-user'],
+      [String(queuedId), 'operator-user'],
+    ].sort(),
+  );
 
   const again = await call(app, 'POST', `/api/backup/records/${id}/cancel`, { token: operator.token });
   assert.equal(again.status, 409);
@@ -97,7 +123,10 @@ test('cancelling a running backup whose pg_dump waits on a lock ends it cancelle
   // The slot is free again: the task runs anew (and is stopped again, so the test ends).
   const next = await startRun(app, token, task.id);
   await stalled(app, token, next, db);
-  assert.equal((await call(app, 'POST', `/api/backup/records/${next}/cancel`, { token })).json.data.status, 'cancelled');
+  assert.equal(
+    (await call(app, 'POST', `/api/backup/records/${next}/cancel`, { token })).json.data.status,
+    'cancelled',
+  );
 });
 
 test('a finished backup cannot be cancelled (409)', async (t) => {
@@ -106,7 +135,12 @@ test('a finished backup cannot be cancelled (409)', async (t) => {
   const target = await diskTarget(t, app, token);
   const src = await tempDir(t);
   await writeFile(`${src}/a.txt`, 'a');
-  const task = await createTask(app, token, { name: 'Quick', type: 'file', sourcePaths: [src], storageTargetIds: [target.id] });
+  const task = await createTask(app, token, {
+    name: 'Quick',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+  });
   const id = await startRun(app, token, task.id);
   await app.diContainer.cradle.backupRuns.idle();
   assert.equal((await recordOf(app, token, id)).status, 'success');
@@ -149,7 +183,10 @@ test('timeoutMinutes is validated (0..10080), shown, exported and imported', asy
   const target = await diskTarget(t, app, token);
   const base = { type: 'file', sourcePaths: ['/tmp'], storageTargetIds: [target.id] };
   for (const bad of [-1, 10_081]) {
-    const res = await call(app, 'POST', '/api/backup/tasks', { token, body: { ...base, name: `bad ${bad}`, timeoutMinutes: bad } });
+    const res = await call(app, 'POST', '/api/backup/tasks', {
+      token,
+      body: { ...base, name: `bad ${bad}`, timeoutMinutes: bad },
+    });
     assert.equal(res.status, 400, res.body);
     assert.equal(res.json.code, 'BACKUP_TASK_INVALID');
     assert.ok(JSON.stringify(res.json).includes('timeoutMinutes'));
@@ -164,7 +201,13 @@ test('timeoutMinutes is validated (0..10080), shown, exported and imported', asy
   const exported = await call(app, 'GET', '/api/backup/tasks/export', { token });
   assert.equal(exported.status, 200, exported.body);
   const file = exported.json;
-  assert.deepEqual(file.tasks.map((x: any) => [x.name, x.timeoutMinutes]), [['Limited', 10_080], ['Unlimited', 0]]);
+  assert.deepEqual(
+    file.tasks.map((x: any) => [x.name, x.timeoutMinutes]),
+    [
+      ['Limited', 10_080],
+      ['Unlimited', 0],
+    ],
+  );
   const { app: other } = await build(t);
   const otherToken = await setupAdmin(other);
   await diskTarget(t, other, otherToken, 'disk');
@@ -172,10 +215,15 @@ test('timeoutMinutes is validated (0..10080), shown, exported and imported', asy
   assert.equal(imported.status, 200, imported.body);
   const list = (await call(other, 'GET', '/api/backup/tasks', { token: otherToken })).json.data;
   const limited = list.find((x: any) => x.name === 'Limited');
-  assert.equal((await call(other, 'GET', `/api/backup/tasks/${limited.id}`, { token: otherToken })).json.data.timeoutMinutes, 10_080);
+  assert.equal(
+    (await call(other, 'GET', `/api/backup/tasks/${limited.id}`, { token: otherToken })).json.data.timeoutMinutes,
+    10_080,
+  );
 });
 
-test('several masters on PostgreSQL: a cancel asked on a master that does not run the backup stops it on the one that does', { timeout: 120_000 }, async (t) => {
+test('several masters on PostgreSQL: a cancel asked on a master that does not run the backup stops it on the one that does', {
+  timeout: 120_000,
+}, async (t) => {
   const url = await scratchPostgres(t, 'bp_cancel_elsewhere');
   if (!url) return;
   // On the server's own database: the scratch one is dropped (its sessions ended) first when the test ends.
@@ -183,7 +231,9 @@ test('several masters on PostgreSQL: a cancel asked on a master that does not ru
   const secretKey = randomBytes(32).toString('hex');
   const first = await build(t, { config: { databaseUrl: url, secretKey } });
   const runner = first.app;
-  const other = (await build(t, { config: { databaseUrl: url, secretKey, ageIdentityFile: join(first.dataDir, 'backup.agekey') } })).app;
+  const other = (
+    await build(t, { config: { databaseUrl: url, secretKey, ageIdentityFile: join(first.dataDir, 'backup.agekey') } })
+  ).app;
   const token = await setupAdmin(runner);
   const target = await diskTarget(t, runner, token);
   const task = await createTask(runner, token, pgTask(db, target.id));

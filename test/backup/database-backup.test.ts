@@ -29,7 +29,11 @@ async function decodeArtifact(dataDir: string, targetDir: string, record: any, o
 
 /** Tricky values shared by the PostgreSQL and MariaDB seeds: quotes, escapes, unicode, NULLs, every byte value. */
 const TRICKY: Array<{ name: string; note: string | null; data: Buffer | null }> = [
-  { name: `O'Brien "double" \`back\` \\ backslash; -- not a comment`, note: 'line1\nline2\ttab\r\n', data: Buffer.from(Array.from({ length: 256 }, (_, i) => i)) },
+  {
+    name: `O'Brien "double" \`back\` \\ backslash; -- not a comment`,
+    note: 'line1\nline2\ttab\r\n',
+    data: Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+  },
   { name: 'Zoë Ærøskøbing 日本語 🚀 \u200b zero-width', note: null, data: null },
   { name: '', note: '', data: Buffer.alloc(0) },
   { name: "'); DROP TABLE items; --", note: '$$ dollar $$ quoting $body$', data: Buffer.from([0, 0, 39, 92, 0]) },
@@ -55,7 +59,11 @@ test('a postgresql task dumps a real database, and the stored .sql.zst.age rebui
   const withDb = async <T>(db: string, work: (c: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ host, port, user, database: db });
     await client.connect();
-    try { return await work(client); } finally { await client.end(); }
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
   };
 
   await admin.query(`CREATE DATABASE "${source}"`);
@@ -68,11 +76,19 @@ test('a postgresql task dumps a real database, and the stored .sql.zst.age rebui
       amount numeric(12,2),
       created timestamptz)`);
     await c.query(`CREATE INDEX items_name ON items (name)`);
-    await c.query(`INSERT INTO items (name, note, data, amount, created)
+    await c.query(
+      `INSERT INTO items (name, note, data, amount, created)
       SELECT 'row ' || g, CASE WHEN g % 7 = 0 THEN NULL ELSE md5(g::text) END, decode(md5(g::text), 'hex'),
              g * 1.25, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 minute'
-        FROM generate_series(1, $1::int) g`, [BULK_ROWS]);
-    for (const row of TRICKY) await c.query('INSERT INTO items (name, note, data, amount) VALUES ($1, $2, $3, NULL)', [row.name, row.note, row.data]);
+        FROM generate_series(1, $1::int) g`,
+      [BULK_ROWS],
+    );
+    for (const row of TRICKY)
+      await c.query('INSERT INTO items (name, note, data, amount) VALUES ($1, $2, $3, NULL)', [
+        row.name,
+        row.note,
+        row.data,
+      ]);
   });
 
   const { app, dataDir } = await build(t);
@@ -81,8 +97,15 @@ test('a postgresql task dumps a real database, and the stored .sql.zst.age rebui
   // trust auth never checks it, but it is stored sealed and reaches pg_dump via PGPASSWORD only.
   const password = `bp-pg-secret-${randomBytes(8).toString('hex')}`;
   const task = await createTask(app, token, {
-    name: 'PG Source', type: 'postgresql', dbHost: host, dbPort: port, dbUser: user, dbPassword: password, dbName: source,
-    storageTargetIds: [target.id], encrypt: true,
+    name: 'PG Source',
+    type: 'postgresql',
+    dbHost: host,
+    dbPort: port,
+    dbUser: user,
+    dbPassword: password,
+    dbName: source,
+    storageTargetIds: [target.id],
+    encrypt: true,
   });
   const record = await runAndWait(app, token, task.id);
   assert.equal(record.status, 'success', record.errorMessage);
@@ -105,21 +128,30 @@ test('a postgresql task dumps a real database, and the stored .sql.zst.age rebui
 
   // Stock psql into a fresh, empty database; any error aborts the whole restore.
   await admin.query(`CREATE DATABASE "${restored}"`);
-  await sh(`psql -X -q -v ON_ERROR_STOP=1 --single-transaction -h ${q(host)} -p ${port} -U ${q(user)} -d ${q(restored)} -f ${q(sqlFile)}`);
+  await sh(
+    `psql -X -q -v ON_ERROR_STOP=1 --single-transaction -h ${q(host)} -p ${port} -U ${q(user)} -d ${q(restored)} -f ${q(sqlFile)}`,
+  );
 
-  const rowsOf = (db: string) => withDb(db, async (c) => (await c.query({ text: 'SELECT * FROM items ORDER BY id', rowMode: 'array' })).rows);
+  const rowsOf = (db: string) =>
+    withDb(db, async (c) => (await c.query({ text: 'SELECT * FROM items ORDER BY id', rowMode: 'array' })).rows);
   const before = await rowsOf(source);
   const after = await rowsOf(restored);
   assert.equal(before.length, BULK_ROWS + TRICKY.length);
   assert.deepEqual(after, before);
   // The tricky values really made the round trip (not just "equal to something mangled the same way").
-  const tricky = await withDb(restored, async (c) => (await c.query('SELECT name, note, data FROM items WHERE id > $1 ORDER BY id', [BULK_ROWS])).rows);
+  const tricky = await withDb(
+    restored,
+    async (c) => (await c.query('SELECT name, note, data FROM items WHERE id > $1 ORDER BY id', [BULK_ROWS])).rows,
+  );
   assert.deepEqual(tricky, TRICKY);
   // Schema and state beyond the rows: the index and the identity sequence's position.
-  const meta = (db: string) => withDb(db, async (c) => ({
-    indexes: (await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'items' ORDER BY indexname`)).rows,
-    sequence: (await c.query(`SELECT last_value, is_called FROM items_id_seq`)).rows,
-  }));
+  const meta = (db: string) =>
+    withDb(db, async (c) => ({
+      indexes: (
+        await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'items' ORDER BY indexname`)
+      ).rows,
+      sequence: (await c.query(`SELECT last_value, is_called FROM items_id_seq`)).rows,
+    }));
   assert.deepEqual(await meta(restored), await meta(source));
 });
 
@@ -132,8 +164,14 @@ test('a postgresql task for a database that does not exist fails and leaves no o
   const token = await setupAdmin(app);
   const target = await diskTarget(t, app, token);
   const task = await createTask(app, token, {
-    name: 'PG Missing', type: 'postgresql', dbHost: u.hostname, dbPort: Number(u.port || 5432), dbUser: decodeURIComponent(u.username),
-    dbPassword: 'unused', dbName: missing, storageTargetIds: [target.id],
+    name: 'PG Missing',
+    type: 'postgresql',
+    dbHost: u.hostname,
+    dbPort: Number(u.port || 5432),
+    dbUser: decodeURIComponent(u.username),
+    dbPassword: 'unused',
+    dbName: missing,
+    storageTargetIds: [target.id],
   });
   const record = await runAndWait(app, token, task.id);
   assert.equal(record.status, 'failed');
@@ -178,17 +216,35 @@ test('a mysql task dumps a real MariaDB database, and the stored .sql.zst.age re
   const bulk = Array.from({ length: BULK_ROWS }, (_, i) => {
     const g = i + 1;
     const md5 = createHash('md5').update(String(g)).digest();
-    return [`row ${g}`, g % 7 === 0 ? null : md5.toString('hex'), md5, (g * 1.25).toFixed(2), new Date(Date.UTC(2024, 0, 1, 0, g))];
+    return [
+      `row ${g}`,
+      g % 7 === 0 ? null : md5.toString('hex'),
+      md5,
+      (g * 1.25).toFixed(2),
+      new Date(Date.UTC(2024, 0, 1, 0, g)),
+    ];
   });
   await admin.query(`INSERT INTO \`${source}\`.items (name, note, data, amount, created) VALUES ?`, [bulk]);
-  for (const row of TRICKY) await admin.query(`INSERT INTO \`${source}\`.items (name, note, data) VALUES (?, ?, ?)`, [row.name, row.note, row.data]);
+  for (const row of TRICKY)
+    await admin.query(`INSERT INTO \`${source}\`.items (name, note, data) VALUES (?, ?, ?)`, [
+      row.name,
+      row.note,
+      row.data,
+    ]);
 
   const { app, dataDir } = await build(t);
   const token = await setupAdmin(app);
   const target = await diskTarget(t, app, token);
   const task = await createTask(app, token, {
-    name: 'MariaDB Source', type: 'mysql', dbHost: host, dbPort: port, dbUser, dbPassword: password, dbName: source,
-    storageTargetIds: [target.id], encrypt: true,
+    name: 'MariaDB Source',
+    type: 'mysql',
+    dbHost: host,
+    dbPort: port,
+    dbUser,
+    dbPassword: password,
+    dbName: source,
+    storageTargetIds: [target.id],
+    encrypt: true,
   });
   const record = await runAndWait(app, token, task.id);
   assert.ok(!record.logContent.includes(password), 'the password never appears in the log');
@@ -210,15 +266,24 @@ test('a mysql task dumps a real MariaDB database, and the stored .sql.zst.age re
   // into a fresh scratch database, untouched text, while the source stays in place for comparison.
   assert.doesNotMatch(sql, /^(CREATE DATABASE|USE )/m);
   await admin.query(`CREATE DATABASE \`${restored}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  await sh(`mysql --no-defaults --host=${q(host)} --port=${port} --user=root --protocol=TCP --default-character-set=utf8mb4 --batch ${q(restored)} < ${q(sqlFile)}`);
+  await sh(
+    `mysql --no-defaults --host=${q(host)} --port=${port} --user=root --protocol=TCP --default-character-set=utf8mb4 --batch ${q(restored)} < ${q(sqlFile)}`,
+  );
 
-  const rowsOf = async (db: string) => (await admin.query({ sql: `SELECT * FROM \`${db}\`.items ORDER BY id`, rowsAsArray: true }))[0];
-  const before = await rowsOf(source) as unknown[];
+  const rowsOf = async (db: string) =>
+    (await admin.query({ sql: `SELECT * FROM \`${db}\`.items ORDER BY id`, rowsAsArray: true }))[0];
+  const before = (await rowsOf(source)) as unknown[];
   assert.equal(before.length, BULK_ROWS + TRICKY.length);
   assert.deepEqual(await rowsOf(restored), before);
-  const [tricky] = await admin.query(`SELECT name, note, data FROM \`${restored}\`.items WHERE id > ? ORDER BY id`, [BULK_ROWS]);
-  assert.deepEqual((tricky as any[]).map((r) => ({ ...r })), TRICKY);
-  const createOf = async (db: string) => ((await admin.query(`SHOW CREATE TABLE \`${db}\`.items`))[0] as Array<Record<string, string>>)[0]!['Create Table'];
+  const [tricky] = await admin.query(`SELECT name, note, data FROM \`${restored}\`.items WHERE id > ? ORDER BY id`, [
+    BULK_ROWS,
+  ]);
+  assert.deepEqual(
+    (tricky as any[]).map((r) => ({ ...r })),
+    TRICKY,
+  );
+  const createOf = async (db: string) =>
+    ((await admin.query(`SHOW CREATE TABLE \`${db}\`.items`))[0] as Array<Record<string, string>>)[0]!['Create Table'];
   assert.equal(await createOf(restored), await createOf(source));
 });
 
@@ -231,7 +296,8 @@ test('a sqlite task stores a .sqlite.zst.age that stock tools turn back into the
     CREATE INDEX items_name ON items (name);`);
   const insert = seed.prepare('INSERT INTO items (name, note, data, amount) VALUES (?, ?, ?, ?)');
   seed.exec('BEGIN');
-  for (let g = 1; g <= BULK_ROWS; g++) insert.run(`row ${g}`, g % 7 === 0 ? null : `note ${g}`, createHash('md5').update(String(g)).digest(), g * 1.25);
+  for (let g = 1; g <= BULK_ROWS; g++)
+    insert.run(`row ${g}`, g % 7 === 0 ? null : `note ${g}`, createHash('md5').update(String(g)).digest(), g * 1.25);
   for (const row of TRICKY) insert.run(row.name, row.note, row.data, null);
   seed.exec('COMMIT');
   const rowsOf = (db: DatabaseSync) => db.prepare('SELECT * FROM items ORDER BY id').all();
@@ -242,7 +308,13 @@ test('a sqlite task stores a .sqlite.zst.age that stock tools turn back into the
   const { app, dataDir } = await build(t);
   const token = await setupAdmin(app);
   const target = await diskTarget(t, app, token);
-  const task = await createTask(app, token, { name: 'App DB', type: 'sqlite', dbPath, storageTargetIds: [target.id], encrypt: true });
+  const task = await createTask(app, token, {
+    name: 'App DB',
+    type: 'sqlite',
+    dbPath,
+    storageTargetIds: [target.id],
+    encrypt: true,
+  });
   const record = await runAndWait(app, token, task.id);
   assert.equal(record.status, 'success', record.errorMessage);
   assert.equal(record.type, 'sqlite');
@@ -252,14 +324,25 @@ test('a sqlite task stores a .sqlite.zst.age that stock tools turn back into the
   await decodeArtifact(dataDir, target.dir, record, out);
   const restored = new DatabaseSync(out, { readOnly: true });
   try {
-    assert.deepEqual(restored.prepare('PRAGMA integrity_check').all().map((r) => ({ ...r })), [{ integrity_check: 'ok' }]);
+    assert.deepEqual(
+      restored
+        .prepare('PRAGMA integrity_check')
+        .all()
+        .map((r) => ({ ...r })),
+      [{ integrity_check: 'ok' }],
+    );
     const after = rowsOf(restored);
     assert.equal(after.length, BULK_ROWS + TRICKY.length);
     assert.deepEqual(after, before);
-    const tricky = restored.prepare('SELECT name, note, data FROM items WHERE id > ? ORDER BY id').all(BULK_ROWS)
+    const tricky = restored
+      .prepare('SELECT name, note, data FROM items WHERE id > ? ORDER BY id')
+      .all(BULK_ROWS)
       .map((r) => ({ ...r, data: r.data === null ? null : Buffer.from(r.data as Uint8Array) }));
     assert.deepEqual(tricky, TRICKY);
-    assert.equal(restored.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'items_name'`).get()?.sql, 'CREATE INDEX items_name ON items (name)');
+    assert.equal(
+      restored.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'items_name'`).get()?.sql,
+      'CREATE INDEX items_name ON items (name)',
+    );
   } finally {
     restored.close();
   }
@@ -271,7 +354,12 @@ test('a sqlite task whose file does not exist fails, names the path, and leaves 
   const { app } = await build(t);
   const token = await setupAdmin(app);
   const target = await diskTarget(t, app, token);
-  const task = await createTask(app, token, { name: 'Missing DB', type: 'sqlite', dbPath: missingPath, storageTargetIds: [target.id] });
+  const task = await createTask(app, token, {
+    name: 'Missing DB',
+    type: 'sqlite',
+    dbPath: missingPath,
+    storageTargetIds: [target.id],
+  });
   const record = await runAndWait(app, token, task.id);
   assert.equal(record.status, 'failed');
   assert.ok(record.errorMessage.includes(missingPath), record.errorMessage);

@@ -4,14 +4,26 @@ import type { FastifyInstance } from 'fastify';
 import { call, tempDir } from '../helpers/build.ts';
 
 /** A local_disk target in a fresh temp dir. */
-export async function diskTarget(t: TestContext, app: FastifyInstance, token: string, name = 'disk'): Promise<{ id: number; dir: string }> {
+export async function diskTarget(
+  t: TestContext,
+  app: FastifyInstance,
+  token: string,
+  name = 'disk',
+): Promise<{ id: number; dir: string }> {
   const dir = await tempDir(t);
-  const res = await call(app, 'POST', '/api/storage-targets', { token, body: { name, type: 'local_disk', config: { basePath: dir } } });
+  const res = await call(app, 'POST', '/api/storage-targets', {
+    token,
+    body: { name, type: 'local_disk', config: { basePath: dir } },
+  });
   assert.equal(res.status, 200, res.body);
   return { id: res.json.data.id, dir };
 }
 
-export async function createTask(app: FastifyInstance, token: string, body: Record<string, unknown>): Promise<{ id: number; name: string }> {
+export async function createTask(
+  app: FastifyInstance,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ id: number; name: string }> {
   const res = await call(app, 'POST', '/api/backup/tasks', { token, body });
   assert.equal(res.status, 200, res.body);
   return res.json.data;

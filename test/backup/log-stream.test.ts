@@ -14,8 +14,18 @@ test('a record log stream follows a queued run live, then ends with the terminal
   const src = await tempDir(t);
   await writeFile(join(src, 'big.bin'), randomBytes(32 * 1024 * 1024));
   const disk = await diskTarget(t, app, admin);
-  const slow = await createTask(app, admin, { name: 'slow', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
-  const watched = await createTask(app, admin, { name: 'watched', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
+  const slow = await createTask(app, admin, {
+    name: 'slow',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.id],
+  });
+  const watched = await createTask(app, admin, {
+    name: 'watched',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.id],
+  });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const abort = new AbortController();
   t.after(() => abort.abort());
@@ -26,7 +36,11 @@ test('a record log stream follows a queued run live, then ends with the terminal
   const recordId = run.json.data.recordId;
   assert.equal(run.json.data.state, 'queued');
 
-  const stream = await openSse(`${base}/api/backup/records/${recordId}/logs/stream`, { authorization: `Bearer ${viewer}` }, abort.signal);
+  const stream = await openSse(
+    `${base}/api/backup/records/${recordId}/logs/stream`,
+    { authorization: `Bearer ${viewer}` },
+    abort.signal,
+  );
   assert.equal(stream.status, 200);
   const frames = [];
   for (;;) {
@@ -35,7 +49,11 @@ test('a record log stream follows a queued run live, then ends with the terminal
     if (frames.at(-1).completed) break;
   }
   const lines = frames.filter((f) => f.level !== 'progress' && !f.completed);
-  assert.deepEqual(lines.map((f) => f.sequence), lines.map((_, i) => i + 1), 'every line once, in order');
+  assert.deepEqual(
+    lines.map((f) => f.sequence),
+    lines.map((_, i) => i + 1),
+    'every line once, in order',
+  );
   assert.ok(frames.every((f) => f.id === f.sequence && f.recordId === recordId));
   assert.equal(frames.at(-1).status, 'success');
   assert.equal(frames.at(-1).message, 'stream completed');
@@ -52,10 +70,16 @@ test('a record log stream follows a queued run live, then ends with the terminal
   assert.ok(seen.includes(`backup_success:${recordId}`), seen.join(', '));
 
   // Unknown record: JSON 404 before any stream opens; a non-SSE Accept is 406.
-  const missing = await call(app, 'GET', '/api/backup/records/999999/logs/stream', { token: admin, headers: { accept: 'text/event-stream' } });
+  const missing = await call(app, 'GET', '/api/backup/records/999999/logs/stream', {
+    token: admin,
+    headers: { accept: 'text/event-stream' },
+  });
   assert.equal(missing.status, 404);
   assert.equal(missing.json.code, 'BACKUP_RECORD_NOT_FOUND');
-  const json = await call(app, 'GET', `/api/backup/records/${recordId}/logs/stream`, { token: admin, headers: { accept: 'application/json' } });
+  const json = await call(app, 'GET', `/api/backup/records/${recordId}/logs/stream`, {
+    token: admin,
+    headers: { accept: 'application/json' },
+  });
   assert.equal(json.status, 406);
   await app.diContainer.cradle.backupRuns.idle();
 });

@@ -47,9 +47,20 @@ async function webdavBehindProxy(t: TestContext, proxy: Omit<BreakingProxyOption
   return { server, proxy: breaking };
 }
 
-async function webdavTarget(app: FastifyInstance, token: string, name: string, url: string, server: RcloneServer): Promise<number> {
+async function webdavTarget(
+  app: FastifyInstance,
+  token: string,
+  name: string,
+  url: string,
+  server: RcloneServer,
+): Promise<number> {
   const res = await call(app, 'POST', '/api/storage-targets', {
-    token, body: { name, type: 'webdav', config: { url, vendor: 'other', user: server.user, pass: server.pass, path: WEBDAV_ROOT } },
+    token,
+    body: {
+      name,
+      type: 'webdav',
+      config: { url, vendor: 'other', user: server.user, pass: server.pass, path: WEBDAV_ROOT },
+    },
   });
   assert.equal(res.status, 200, res.body);
   return res.json.data.id;
@@ -57,7 +68,9 @@ async function webdavTarget(app: FastifyInstance, token: string, name: string, u
 
 /** What rclone itself sees on the WebDAV server (straight, not through the proxy): every file, `.partial` temp objects included. */
 async function webdavFiles(server: RcloneServer): Promise<{ Path: string; Size: number }[]> {
-  const { stdout: obscured } = await run(RCLONE, ['obscure', server.pass], { env: { ...process.env, RCLONE_CONFIG: '/dev/null' } });
+  const { stdout: obscured } = await run(RCLONE, ['obscure', server.pass], {
+    env: { ...process.env, RCLONE_CONFIG: '/dev/null' },
+  });
   const env = {
     ...process.env,
     RCLONE_CONFIG: '/dev/null',
@@ -68,7 +81,11 @@ async function webdavFiles(server: RcloneServer): Promise<{ Path: string; Size: 
     RCLONE_CONFIG_CHECK_PASS: obscured.trim(),
   };
   try {
-    const { stdout } = await run(RCLONE, ['lsjson', '-R', '--files-only', '--no-mimetype', '--log-level', 'ERROR', `check:${WEBDAV_ROOT}`], { env, timeout: 20_000 });
+    const { stdout } = await run(
+      RCLONE,
+      ['lsjson', '-R', '--files-only', '--no-mimetype', '--log-level', 'ERROR', `check:${WEBDAV_ROOT}`],
+      { env, timeout: 20_000 },
+    );
     return (JSON.parse(stdout) as { Path: string; Size: number }[]).map(({ Path, Size }) => ({ Path, Size }));
   } catch (err) {
     // No backups folder at all holds no files.
@@ -90,18 +107,35 @@ test('a WebDAV upload cut early (inside the replay window) is retried and the ru
   const admin = await setupAdmin(app);
   const src = await randomSource(t);
   const targetId = await webdavTarget(app, admin, 'flaky-nas', proxy.url, server);
-  const task = await createTask(app, admin, { name: 'Flaky Upload', type: 'file', sourcePaths: [src], storageTargetIds: [targetId], compression: 'zstd', encrypt: true });
+  const task = await createTask(app, admin, {
+    name: 'Flaky Upload',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [targetId],
+    compression: 'zstd',
+    encrypt: true,
+  });
 
   const record = await runAndWait(app, admin, task.id);
   assert.equal(record.status, 'success', `${record.errorMessage}\n${record.logContent}\n${proxy.seen.join('\n')}`);
-  assert.equal(proxy.breaks, PUTS_PER_RCAT, `the proxy cut every PUT of the first rclone process:\n${proxy.seen.join('\n')}`);
-  assert.ok(record.fileSize > 3 * 1024 * 1024 && record.fileSize < 8 * 1024 * 1024, `stored ${record.fileSize} bytes: inside the replay window`);
+  assert.equal(
+    proxy.breaks,
+    PUTS_PER_RCAT,
+    `the proxy cut every PUT of the first rclone process:\n${proxy.seen.join('\n')}`,
+  );
+  assert.ok(
+    record.fileSize > 3 * 1024 * 1024 && record.fileSize < 8 * 1024 * 1024,
+    `stored ${record.fileSize} bytes: inside the replay window`,
+  );
   assert.equal(record.storageUploadResults.length, 1);
   const [result] = record.storageUploadResults;
   assert.equal(result.storageTargetId, targetId);
   assert.equal(result.status, 'success');
   assert.equal(result.fileSize, record.fileSize);
-  assert.ok(result.attempts >= 2, `attempts ${result.attempts}: the cut upload was restarted by the pipeline\n${record.logContent}`);
+  assert.ok(
+    result.attempts >= 2,
+    `attempts ${result.attempts}: the cut upload was restarted by the pipeline\n${record.logContent}`,
+  );
 
   // The object on the server is the whole checksummed artifact, and nothing else is left there.
   const stored = await readFile(join(server.dir, WEBDAV_ROOT, record.storagePath));
@@ -121,11 +155,21 @@ test('a WebDAV target that keeps breaking fails alone: the record is partial, th
   const src = await randomSource(t);
   const good = await diskTarget(t, app, admin, 'good-disk');
   const badId = await webdavTarget(app, admin, 'broken-nas', proxy.url, server);
-  const task = await createTask(app, admin, { name: 'Half Stored', type: 'file', sourcePaths: [src], storageTargetIds: [good.id, badId], compression: 'zstd', encrypt: true });
+  const task = await createTask(app, admin, {
+    name: 'Half Stored',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [good.id, badId],
+    compression: 'zstd',
+    encrypt: true,
+  });
 
   const record = await runAndWait(app, admin, task.id);
   assert.equal(record.status, 'partial', `${record.errorMessage}\n${record.logContent}`);
-  assert.ok(proxy.breaks >= 2 * PUTS_PER_RCAT, `the proxy cut ${proxy.breaks} upload(s): more than one rclone process tried`);
+  assert.ok(
+    proxy.breaks >= 2 * PUTS_PER_RCAT,
+    `the proxy cut ${proxy.breaks} upload(s): more than one rclone process tried`,
+  );
   assert.match(record.errorMessage, /broken-nas: /);
 
   const byTarget = new Map(record.storageUploadResults.map((r: { storageTargetId: number }) => [r.storageTargetId, r]));
@@ -137,7 +181,10 @@ test('a WebDAV target that keeps breaking fails alone: the record is partial, th
   assert.equal(badResult.status, 'failed');
   assert.equal(badResult.storageTargetName, 'broken-nas');
   assert.match(badResult.error, /^rclone rcat: .*(connection reset|use of closed network connection|broken pipe|EOF)/i);
-  assert.ok(badResult.attempts > 1, `attempts ${badResult.attempts}: the transient failure was retried before giving up\n${record.logContent}`);
+  assert.ok(
+    badResult.attempts > 1,
+    `attempts ${badResult.attempts}: the transient failure was retried before giving up\n${record.logContent}`,
+  );
 
   // The good target holds the complete, checksummed artifact.
   const bytes = await readFile(join(good.dir, record.storagePath));

@@ -8,7 +8,16 @@ test('a running record shows its last progress in the list, the detail and the d
   const admin = await setupAdmin(app);
   const viewer = await userWithRole(app, admin, 'viewer');
   const em = app.diContainer.cradle.orm.em.fork();
-  const record = em.create(BackupRecordEntity, { nodeId: 0, taskId: 1, taskName: 'busy', type: 'file', status: 'running', startedAt: new Date(), storagePath: '', fileName: '1-20261127T000000Z.tar.zst.age' });
+  const record = em.create(BackupRecordEntity, {
+    nodeId: 0,
+    taskId: 1,
+    taskName: 'busy',
+    type: 'file',
+    status: 'running',
+    startedAt: new Date(),
+    storagePath: '',
+    fileName: '1-20261127T000000Z.tar.zst.age',
+  });
   await em.flush();
   const { recordLogs } = app.diContainer.cradle;
   await recordLogs.open(record.id, 'running');
@@ -20,13 +29,21 @@ test('a running record shows its last progress in the list, the detail and the d
     assert.equal(list.status, 200, list.body);
     const fromList = list.json.data.find((r: { id: number }) => r.id === record.id).progress;
     assert.deepEqual(detail.json.data.progress, fromList, 'the detail says the same');
-    assert.deepEqual(stats.json.data.recentRecords.find((r: { id: number }) => r.id === record.id).progress, fromList, 'and the dashboard');
+    assert.deepEqual(
+      stats.json.data.recentRecords.find((r: { id: number }) => r.id === record.id).progress,
+      fromList,
+      'and the dashboard',
+    );
     return fromList;
   };
   assert.equal(await progressOf(), null, 'no progress reported yet');
   recordLogs.progress(record.id, { bytesRead: 1000, bytesStored: 400, speedBps: 500, elapsedSeconds: 2 }, 'first');
   recordLogs.progress(record.id, { bytesRead: 4096, bytesStored: 1500, speedBps: 800, elapsedSeconds: 5 }, 'second');
-  assert.deepEqual(await progressOf(), { bytesRead: 4096, bytesStored: 1500, speedBps: 800, elapsedSeconds: 5 }, 'the last frame');
+  assert.deepEqual(
+    await progressOf(),
+    { bytesRead: 4096, bytesStored: 1500, speedBps: 800, elapsedSeconds: 5 },
+    'the last frame',
+  );
 
   record.status = 'success';
   record.completedAt = new Date();

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideRetention, isGfs, type RetentionCandidate, type RetentionPolicy } from '../../core/backup/retention-policy.ts';
+import {
+  decideRetention,
+  isGfs,
+  type RetentionCandidate,
+  type RetentionPolicy,
+} from '../../core/backup/retention-policy.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = new Date('2026-11-20T12:00:00Z');
@@ -21,15 +26,25 @@ function daily(count: number): RetentionCandidate[] {
 /** Every input id in exactly one list, both lists newest first, a reason for every id. */
 function assertWellFormed(records: readonly RetentionCandidate[], d: ReturnType<typeof decideRetention>): void {
   const ids = records.map((r) => r.id).sort((a, b) => a - b);
-  assert.deepEqual([...d.keep, ...d.delete].sort((a, b) => a - b), ids, 'every id in exactly one list');
-  assert.deepEqual([...d.reasons.keys()].sort((a, b) => a - b), ids, 'a reason for every id');
+  assert.deepEqual(
+    [...d.keep, ...d.delete].sort((a, b) => a - b),
+    ids,
+    'every id in exactly one list',
+  );
+  assert.deepEqual(
+    [...d.reasons.keys()].sort((a, b) => a - b),
+    ids,
+    'a reason for every id',
+  );
   for (const reason of d.reasons.values()) assert.ok(reason.length > 0);
   const byId = new Map(records.map((r) => [r.id, r]));
   for (const list of [d.keep, d.delete]) {
     for (let i = 1; i < list.length; i++) {
       const a = byId.get(list[i - 1]!)!;
       const b = byId.get(list[i]!)!;
-      const newerFirst = a.completedAt.getTime() > b.completedAt.getTime() || (a.completedAt.getTime() === b.completedAt.getTime() && a.id > b.id);
+      const newerFirst =
+        a.completedAt.getTime() > b.completedAt.getTime() ||
+        (a.completedAt.getTime() === b.completedAt.getTime() && a.id > b.id);
       assert.ok(newerFirst, `list not newest first at ${a.id}, ${b.id}`);
     }
   }
@@ -64,7 +79,13 @@ test('input order does not matter: records are sorted newest first', () => {
 
 test('retentionDays deletes records older than now - days*24h; the boundary instant is kept', () => {
   const cutoff = NOW.getTime() - 30 * DAY;
-  const records = [rec(1, cutoff - 1), rec(2, cutoff), rec(3, cutoff + 1), rec(4, NOW.getTime() - DAY), rec(5, NOW.getTime())];
+  const records = [
+    rec(1, cutoff - 1),
+    rec(2, cutoff),
+    rec(3, cutoff + 1),
+    rec(4, NOW.getTime() - DAY),
+    rec(5, NOW.getTime()),
+  ];
   const d = decideRetention(records, policy({ retentionDays: 30 }), { now: NOW });
   assert.deepEqual(d.keep, [5, 4, 3, 2]);
   assert.deepEqual(d.delete, [1]);
@@ -165,7 +186,12 @@ test('the newest unlocked record is always kept, even when older than retentionD
 
 test('a single record is kept under any policy', () => {
   const only = [rec(1, '2001-01-01T00:00:00Z')];
-  for (const p of [policy({ retentionDays: 1 }), policy({ maxBackups: 1, retentionDays: 1 }), policy({ keepYearly: 1 }), policy()]) {
+  for (const p of [
+    policy({ retentionDays: 1 }),
+    policy({ maxBackups: 1, retentionDays: 1 }),
+    policy({ keepYearly: 1 }),
+    policy(),
+  ]) {
     const d = decideRetention(only, p, { now: NOW });
     assert.deepEqual(d.keep, [1]);
     assert.deepEqual(d.delete, []);
@@ -324,7 +350,11 @@ test('the time zone decides the day: 23:30 UTC is already the next day in Asia/T
   assert.equal(tokyo.reasons.get(2), 'not selected by any GFS tier');
 
   // West of UTC the same instant can still be the previous day.
-  const ny = decideRetention([rec(1, '2026-11-20T03:00:00Z'), rec(2, '2026-11-20T05:00:00Z'), rec(3, '2026-11-21T12:00:00Z')], policy({ keepDaily: 3 }), { now: NOW, timeZone: 'America/New_York' });
+  const ny = decideRetention(
+    [rec(1, '2026-11-20T03:00:00Z'), rec(2, '2026-11-20T05:00:00Z'), rec(3, '2026-11-21T12:00:00Z')],
+    policy({ keepDaily: 3 }),
+    { now: NOW, timeZone: 'America/New_York' },
+  );
   assert.equal(ny.reasons.get(1), 'gfs daily 2026-11-19');
   assert.equal(ny.reasons.get(2), 'gfs daily 2026-11-20');
 });
@@ -351,7 +381,10 @@ test('the time zone decides the ISO week, month and year too', () => {
 });
 
 test('an unknown time zone is rejected', () => {
-  assert.throws(() => decideRetention(daily(2), policy({ keepDaily: 1 }), { now: NOW, timeZone: 'Mars/Olympus' }), RangeError);
+  assert.throws(
+    () => decideRetention(daily(2), policy({ keepDaily: 1 }), { now: NOW, timeZone: 'Mars/Olympus' }),
+    RangeError,
+  );
 });
 
 test('ties on completedAt: the higher id is the newer record', () => {
@@ -370,10 +403,21 @@ test('ties on completedAt: the higher id is the newer record', () => {
 
 test('invalid input is rejected rather than guessed at', () => {
   for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-    assert.throws(() => decideRetention(daily(3), policy({ maxBackups: bad }), { now: NOW }), RangeError, `maxBackups ${bad}`);
-    assert.throws(() => decideRetention(daily(3), policy({ keepWeekly: bad }), { now: NOW }), RangeError, `keepWeekly ${bad}`);
+    assert.throws(
+      () => decideRetention(daily(3), policy({ maxBackups: bad }), { now: NOW }),
+      RangeError,
+      `maxBackups ${bad}`,
+    );
+    assert.throws(
+      () => decideRetention(daily(3), policy({ keepWeekly: bad }), { now: NOW }),
+      RangeError,
+      `keepWeekly ${bad}`,
+    );
   }
-  assert.throws(() => decideRetention([rec(1, NOW.getTime()), rec(1, NOW.getTime() - DAY)], policy(), { now: NOW }), /duplicate record id 1/);
+  assert.throws(
+    () => decideRetention([rec(1, NOW.getTime()), rec(1, NOW.getTime() - DAY)], policy(), { now: NOW }),
+    /duplicate record id 1/,
+  );
   assert.throws(() => decideRetention([rec(1, 'not a date')], policy(), { now: NOW }), /invalid completedAt/);
   assert.throws(() => decideRetention(daily(2), policy(), { now: new Date(Number.NaN) }), /now/);
 });
@@ -393,13 +437,20 @@ test('every id lands in exactly one list across many random policies', () => {
       maxBackups: Math.floor(random() * 20),
       retentionDays: Math.floor(random() * 200),
       ...(round % 2 === 0
-        ? { keepDaily: Math.floor(random() * 8), keepWeekly: Math.floor(random() * 6), keepMonthly: Math.floor(random() * 4), keepYearly: Math.floor(random() * 2) }
+        ? {
+            keepDaily: Math.floor(random() * 8),
+            keepWeekly: Math.floor(random() * 6),
+            keepMonthly: Math.floor(random() * 4),
+            keepYearly: Math.floor(random() * 2),
+          }
         : {}),
     });
     const d = decideRetention(records, p, { now: NOW, timeZone: round % 3 === 0 ? 'Asia/Tokyo' : 'Europe/Berlin' });
     assertWellFormed(records, d);
     for (const r of records) if (r.locked) assert.ok(d.keep.includes(r.id), 'locked kept');
-    const unlocked = records.filter((r) => !r.locked).sort((a, b) => b.completedAt.getTime() - a.completedAt.getTime() || b.id - a.id);
+    const unlocked = records
+      .filter((r) => !r.locked)
+      .sort((a, b) => b.completedAt.getTime() - a.completedAt.getTime() || b.id - a.id);
     if (unlocked[0]) assert.ok(d.keep.includes(unlocked[0].id), 'newest unlocked kept');
     if (isGfs(p)) {
       const tiers = p.keepDaily + p.keepWeekly + p.keepMonthly + p.keepYearly;
@@ -416,7 +467,10 @@ test('thousands of records are decided quickly', () => {
   const count = 20_000;
   const records = Array.from({ length: count }, (_, i) => rec(i + 1, NOW.getTime() - i * (DAY / 24), i % 500 === 0));
   const started = performance.now();
-  const gfs = decideRetention(records, policy({ keepDaily: 14, keepWeekly: 8, keepMonthly: 12, keepYearly: 5 }), { now: NOW, timeZone: 'Europe/Berlin' });
+  const gfs = decideRetention(records, policy({ keepDaily: 14, keepWeekly: 8, keepMonthly: 12, keepYearly: 5 }), {
+    now: NOW,
+    timeZone: 'Europe/Berlin',
+  });
   const simple = decideRetention(records, policy({ maxBackups: 100, retentionDays: 30 }), { now: NOW });
   const elapsed = performance.now() - started;
   assert.equal(gfs.keep.length + gfs.delete.length, count);

@@ -10,7 +10,10 @@ import { ADMIN, field, signIn, startConsoleMaster, stepper } from '../helpers/co
 /** Every file below `dir`, as paths relative to it. */
 async function filesBelow(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
 }
 
 /**
@@ -73,7 +76,10 @@ test('first backup and restore in a real browser: setup → target → task → 
   await step('a file task is created: the path typed, and checked in the node filesystem browser', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Backup tasks' }).click();
     await page.getByRole('heading', { level: 1, name: 'Backup tasks' }).waitFor();
-    await page.getByRole('link', { name: /^(New task|Create a task)$/ }).first().click();
+    await page
+      .getByRole('link', { name: /^(New task|Create a task)$/ })
+      .first()
+      .click();
     await page.waitForURL(`${base}/tasks/new`);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill(taskName);
     await page.getByRole('textbox', { name: 'Source path 1', exact: true }).fill(source);
@@ -110,7 +116,7 @@ test('first backup and restore in a real browser: setup → target → task → 
     await screenshot(page, 'first-backup-2-run-finished');
   });
 
-  await step('the record\'s contents: one file selected and restored into another folder', async () => {
+  await step("the record's contents: one file selected and restored into another folder", async () => {
     await page.getByTestId('task-run-panel').getByRole('link', { name: 'Open the record' }).click();
     await page.waitForURL(/\/records\/\d+$/);
     await page.getByRole('heading', { level: 1, name: /^Backup record #\d+$/ }).waitFor();

@@ -12,14 +12,22 @@ import { openBrowser, screenshot } from '../helpers/browser.ts';
  * loads index.html, its script runs, and what the page's CSP refuses (an inline script) reaches
  * the error list, so browser tests asserting "no errors" would see a CSP the console breaks.
  */
-test('browser harness: the console CSP lets the page\'s own script run, refuses an inline one, and the refusal is reported', { timeout: 120_000 }, async (t) => {
+test("browser harness: the console CSP lets the page's own script run, refuses an inline one, and the refusal is reported", {
+  timeout: 120_000,
+}, async (t) => {
   const dataDir = await tempDir(t);
   const dist = join(dataDir, 'console');
   await mkdir(join(dist, 'assets'), { recursive: true });
-  await writeFile(join(dist, 'index.html'), `<!doctype html><html><head><title>Backplane test console</title>
+  await writeFile(
+    join(dist, 'index.html'),
+    `<!doctype html><html><head><title>Backplane test console</title>
 <script type="module" src="/assets/app-abc123.js"></script></head>
-<body><div id="root"></div><script>document.title = 'inline ran';</script></body></html>`);
-  await writeFile(join(dist, 'assets', 'app-abc123.js'), `document.getElementById('root').textContent = 'rendered at ' + location.pathname;`);
+<body><div id="root"></div><script>document.title = 'inline ran';</script></body></html>`,
+  );
+  await writeFile(
+    join(dist, 'assets', 'app-abc123.js'),
+    `document.getElementById('root').textContent = 'rendered at ' + location.pathname;`,
+  );
   const server = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir, BACKPLANE_CONSOLE_DIR: dist });
   t.after(() => server.stop());
   const { page, errors } = await openBrowser(t);

@@ -43,31 +43,43 @@ test('adding a node shows an install command that works, and a token a real agen
     await screenshot(page, 'nodes-add-installer');
   });
 
-  await step('the command fetches the master\'s one-time /install/<token> script, which enrolls with a code', async () => {
-    const match = /^curl -fsSL '?(\S+?)'? \| sh$/.exec(command);
-    assert.ok(match, `a curl … | sh command: ${command}`);
-    const installUrl = new URL(match[1]!);
-    assert.equal(installUrl.origin, base, 'the install URL is the master\'s');
-    assert.match(installUrl.pathname, /^\/install\/[^/]+$/);
-    const res = await fetch(installUrl);
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
-    const script = await res.text();
-    assert.match(script, /^#!\/bin\/sh/);
-    code = /^ENROLL_CODE='([^']+)'$/m.exec(script)?.[1];
-    assert.ok(code, 'the script carries a one-time enrollment code');
-    assert.ok(script.includes('/api/install/enroll'), 'the script exchanges the code at the master');
-    assert.ok(!script.includes(nodeToken), 'the script never carries the node token');
-    // Once only: the link is used up.
-    assert.notEqual((await fetch(installUrl)).status, 200, 'a second fetch of the installer is refused');
-  });
+  await step(
+    "the command fetches the master's one-time /install/<token> script, which enrolls with a code",
+    async () => {
+      const match = /^curl -fsSL '?(\S+?)'? \| sh$/.exec(command);
+      assert.ok(match, `a curl … | sh command: ${command}`);
+      const installUrl = new URL(match[1]!);
+      assert.equal(installUrl.origin, base, "the install URL is the master's");
+      assert.match(installUrl.pathname, /^\/install\/[^/]+$/);
+      const res = await fetch(installUrl);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+      const script = await res.text();
+      assert.match(script, /^#!\/bin\/sh/);
+      code = /^ENROLL_CODE='([^']+)'$/m.exec(script)?.[1];
+      assert.ok(code, 'the script carries a one-time enrollment code');
+      assert.ok(script.includes('/api/install/enroll'), 'the script exchanges the code at the master');
+      assert.ok(!script.includes(nodeToken), 'the script never carries the node token');
+      // Once only: the link is used up.
+      assert.notEqual((await fetch(installUrl)).status, 200, 'a second fetch of the installer is refused');
+    },
+  );
 
-  await step('a real agent with the token comes online in the console\'s node list', async () => {
+  await step("a real agent with the token comes online in the console's node list", async () => {
     await page.getByRole('dialog', { name: 'Add node' }).getByRole('button', { name: 'Done' }).click();
-    const agent = await startAgent({ master: base, token: nodeToken, dir: await tempDir(t, 'backplane-browser-agent-') });
+    const agent = await startAgent({
+      master: base,
+      token: nodeToken,
+      dir: await tempDir(t, 'backplane-browser-agent-'),
+    });
     t.after(() => agent.stop());
-    const nodes = async () => (await api(`${base}/api/nodes`, 'GET', adminToken)).body.data as { name: string; status: string }[];
-    await waitFor('the agent online', async () => ((await nodes()).find((n) => n.name === nodeName)?.status === 'online' ? true : undefined), 30_000);
+    const nodes = async () =>
+      (await api(`${base}/api/nodes`, 'GET', adminToken)).body.data as { name: string; status: string }[];
+    await waitFor(
+      'the agent online',
+      async () => ((await nodes()).find((n) => n.name === nodeName)?.status === 'online' ? true : undefined),
+      30_000,
+    );
     // The list refreshes by itself every 15 s; a reload shows it at once.
     await page.reload();
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: nodeName, exact: true }) });
@@ -75,12 +87,16 @@ test('adding a node shows an install command that works, and a token a real agen
     await screenshot(page, 'nodes-agent-online');
   });
 
-  await step('the script\'s enrollment code is good for this node, once (what the script does next)', async () => {
+  await step("the script's enrollment code is good for this node, once (what the script does next)", async () => {
     const enrolled = await api(`${base}/api/install/enroll`, 'POST', undefined, { code });
     assert.equal(enrolled.status, 200, JSON.stringify(enrolled.body));
     assert.ok(enrolled.body.data.token, 'enrollment answers a node token');
     assert.equal(enrolled.body.data.nodeName, nodeName);
-    assert.notEqual((await api(`${base}/api/install/enroll`, 'POST', undefined, { code })).status, 200, 'the code works once');
+    assert.notEqual(
+      (await api(`${base}/api/install/enroll`, 'POST', undefined, { code })).status,
+      200,
+      'the code works once',
+    );
   });
 
   assert.deepEqual(errors, [], 'no console error or uncaught exception in the pages');

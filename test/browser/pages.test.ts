@@ -30,18 +30,38 @@ function everyPage(d: ConsoleData): ConsolePage[] {
     { name: 'restores-list', path: '/restores', h1: 'Restores', shows: 'Home folder' },
     { name: 'restores-detail', path: `/restores/${d.restoreId}`, h1: `Restore #${d.restoreId}`, shows: 'Finished' },
     { name: 'verifications-list', path: '/verifications', h1: 'Verifications', shows: 'Home folder' },
-    { name: 'verifications-detail', path: `/verifications/${d.verificationId}`, h1: `Verification #${d.verificationId}`, shows: 'Finished' },
+    {
+      name: 'verifications-detail',
+      path: `/verifications/${d.verificationId}`,
+      h1: `Verification #${d.verificationId}`,
+      shows: 'Finished',
+    },
     { name: 'replications-list', path: '/replications', h1: 'Replications', shows: 'Home folder' },
-    { name: 'replications-detail', path: `/replications/${d.replicationId}`, h1: `Replication #${d.replicationId}`, shows: 'Second disk' },
+    {
+      name: 'replications-detail',
+      path: `/replications/${d.replicationId}`,
+      h1: `Replication #${d.replicationId}`,
+      shows: 'Second disk',
+    },
     { name: 'templates-list', path: '/templates', h1: 'Task templates', shows: 'Nightly files' },
     { name: 'templates-new', path: '/templates/new', h1: 'New task template', shows: /./ },
     { name: 'templates-detail', path: `/templates/${d.templateId}`, h1: 'Nightly files', shows: 'Files every night' },
     { name: 'templates-edit', path: `/templates/${d.templateId}/edit`, h1: 'Edit template: Nightly files', shows: /./ },
     { name: 'targets-list', path: '/targets', h1: 'Storage targets', shows: 'Primary disk' },
     { name: 'targets-new', path: '/targets/new', h1: 'New storage target', shows: 'Local disk' },
-    { name: 'targets-new-local-disk', path: '/targets/new?type=local_disk', h1: 'New storage target', shows: 'Base path' },
+    {
+      name: 'targets-new-local-disk',
+      path: '/targets/new?type=local_disk',
+      h1: 'New storage target',
+      shows: 'Base path',
+    },
     { name: 'targets-detail', path: `/targets/${d.targetId}`, h1: 'Primary disk', shows: 'Usage' },
-    { name: 'targets-google-callback', path: '/targets/google-drive/callback', h1: 'Connect Google Drive', shows: /start the authorisation again/i },
+    {
+      name: 'targets-google-callback',
+      path: '/targets/google-drive/callback',
+      h1: 'Connect Google Drive',
+      shows: /start the authorisation again/i,
+    },
     { name: 'nodes-list', path: '/nodes', h1: 'Nodes', shows: 'db-02' },
     { name: 'nodes-new', path: '/nodes/new', h1: 'Nodes', shows: 'Create node and installer', inDialog: true },
     { name: 'nodes-detail', path: `/nodes/${d.nodeId}`, h1: 'db-02', shows: 'Overview' },
@@ -82,7 +102,11 @@ test('every console page renders its h1 without a page error, with a screenshot 
       const before = errors.length;
       await page.goto(`${base}${p.path}`);
       await waitForH1(page, p.h1 || undefined);
-      await page.getByRole(p.inDialog ? 'dialog' : 'main').getByText(p.shows).first().waitFor();
+      await page
+        .getByRole(p.inDialog ? 'dialog' : 'main')
+        .getByText(p.shows)
+        .first()
+        .waitFor();
       await screenshot(page, p.name);
       // Every page is visited even when one logs an error; the test then names them all.
       for (const e of errors.slice(before)) failures.push(`${p.path}: ${e}`);
@@ -96,7 +120,12 @@ test('every console page renders its h1 without a page error, with a screenshot 
       { name: 'narrow-dashboard', path: '/', h1: 'Dashboard', shows: 'Home folder' },
       { name: 'narrow-tasks-list', path: '/tasks', h1: 'Backup tasks', shows: 'Home folder' },
       { name: 'narrow-tasks-new', path: '/tasks/new', h1: 'New backup task', shows: 'Source paths' },
-      { name: 'narrow-records-detail', path: `/records/${data.recordId}`, h1: `Backup record #${data.recordId}`, shows: 'a.txt' },
+      {
+        name: 'narrow-records-detail',
+        path: `/records/${data.recordId}`,
+        h1: `Backup record #${data.recordId}`,
+        shows: 'a.txt',
+      },
     ];
     for (const p of narrow) {
       await page.goto(`${base}${p.path}`);
@@ -109,10 +138,14 @@ test('every console page renders its h1 without a page error, with a screenshot 
     // of it, so no screenshot is of the slide.)
     const drawer = page.locator('nav[aria-label="Main navigation"]');
     const navHandle = await drawer.elementHandle();
-    const onScreen = (open: boolean) => page.waitForFunction(([el, want]) => {
-      const box = el!.getBoundingClientRect();
-      return want ? box.left >= 0 : box.right <= 0;
-    }, [navHandle, open] as const);
+    const onScreen = (open: boolean) =>
+      page.waitForFunction(
+        ([el, want]) => {
+          const box = el!.getBoundingClientRect();
+          return want ? box.left >= 0 : box.right <= 0;
+        },
+        [navHandle, open] as const,
+      );
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await onScreen(false);
     assert.equal(await nav.count(), 0, 'the closed drawer is hidden from assistive technology');

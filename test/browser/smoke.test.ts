@@ -7,7 +7,9 @@ import { startServerProcess } from '../helpers/server-process.ts';
 import { openBrowser, screenshot } from '../helpers/browser.ts';
 import { CONSOLE_DIST } from '../helpers/console.ts';
 
-test('a real master serves the built console to a real browser: it loads with its title and no error', { timeout: 120_000 }, async (t) => {
+test('a real master serves the built console to a real browser: it loads with its title and no error', {
+  timeout: 120_000,
+}, async (t) => {
   assert.ok(existsSync(join(CONSOLE_DIST, 'index.html')), 'console not built: run npm run build -w @backplane/console');
   const dataDir = await tempDir(t);
   const server = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir });
@@ -24,12 +26,16 @@ test('a real master serves the built console to a real browser: it loads with it
   assert.deepEqual(errors, [], 'the page logged no error (a CSP refusal would be one)');
 });
 
-test('/api/docs lists every area of the description in a real browser, and an area all its operations', { timeout: 120_000 }, async (t) => {
+test('/api/docs lists every area of the description in a real browser, and an area all its operations', {
+  timeout: 120_000,
+}, async (t) => {
   const dataDir = await tempDir(t);
   const server = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir });
   t.after(() => server.stop());
   const { page, errors } = await openBrowser(t);
-  const doc = await (await fetch(`${server.url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, { tags?: string[] }>> };
+  const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { tags?: string[] }>>;
+  };
   const byTag = new Map<string, number>();
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item)) for (const tag of op.tags ?? []) byTag.set(tag, (byTag.get(tag) ?? 0) + 1);
@@ -40,12 +46,21 @@ test('/api/docs lists every area of the description in a real browser, and an ar
   // an operation on its responses.
   await page.goto(`${server.url}/api/docs`);
   await page.locator('.opblock-tag').first().waitFor();
-  assert.deepEqual(await page.locator('.opblock-tag').evaluateAll((els) => els.map((e) => e.getAttribute('data-tag'))), [...byTag.keys()]);
+  assert.deepEqual(
+    await page.locator('.opblock-tag').evaluateAll((els) => els.map((e) => e.getAttribute('data-tag'))),
+    [...byTag.keys()],
+  );
   await page.locator('.opblock-tag[data-tag="backup"]').click();
   const backupOps = byTag.get('backup') ?? 0;
-  await page.locator('.opblock').nth(backupOps - 1).waitFor();
+  await page
+    .locator('.opblock')
+    .nth(backupOps - 1)
+    .waitFor();
   assert.equal(await page.locator('.opblock').count(), backupOps, 'the area shows each of its operations');
-  await page.locator('.opblock-summary-path', { hasText: /^\/api\/backup\/records\/\{id\}\/restore$/ }).first().click();
+  await page
+    .locator('.opblock-summary-path', { hasText: /^\/api\/backup\/records\/\{id\}\/restore$/ })
+    .first()
+    .click();
   await page.getByText('Responses').first().waitFor();
   await page.getByText('ErrorEnvelope').first().waitFor();
   await screenshot(page, 'api-docs');

@@ -11,8 +11,32 @@ import { seedConsoleData } from '../helpers/console-seed.ts';
  * starts or removes something. The one list every page is checked against (case-insensitive).
  */
 const WRITE_WORDS = [
-  'create', 'new', 'add', 'edit', 'delete', 'remove', 'run', 'test', 'restore', 'save', 'rotate', 'enable', 'disable',
-  'lock', 'unlock', 'verify', 'replicate', 'import', 'apply', 'cancel', 'revoke', 'reset', 'star', 'unstar', 'connect', 'authorise',
+  'create',
+  'new',
+  'add',
+  'edit',
+  'delete',
+  'remove',
+  'run',
+  'test',
+  'restore',
+  'save',
+  'rotate',
+  'enable',
+  'disable',
+  'lock',
+  'unlock',
+  'verify',
+  'replicate',
+  'import',
+  'apply',
+  'cancel',
+  'revoke',
+  'reset',
+  'star',
+  'unstar',
+  'connect',
+  'authorise',
 ];
 const WRITE_NAME = new RegExp(`^\\s*(${WRITE_WORDS.join('|')})\\b`, 'i');
 /** Names that start like a write but only change what the page shows (the audit log's filter bar). */
@@ -84,12 +108,17 @@ test('a viewer sees every page with data and no write button, and no admin-only 
       await waitForH1(page, p.h1);
       await page.getByRole('main').getByText(p.shows).first().waitFor();
       const nav = page.getByRole('navigation');
-      for (const entry of ADMIN_NAV) assert.equal(await nav.getByRole('link', { name: entry, exact: true }).count(), 0, `no "${entry}" in the navigation`);
+      for (const entry of ADMIN_NAV)
+        assert.equal(
+          await nav.getByRole('link', { name: entry, exact: true }).count(),
+          0,
+          `no "${entry}" in the navigation`,
+        );
       if (!p.writesAllowed) assert.deepEqual(await writeControls(page), [], `no write control on ${p.path}`);
     });
   }
 
-  await step('admin-only pages are not the viewer\'s', async () => {
+  await step("admin-only pages are not the viewer's", async () => {
     await page.goto(`${base}/users`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     assert.deepEqual(await writeControls(page), []);
@@ -103,8 +132,10 @@ test('a viewer sees every page with data and no write button, and no admin-only 
     await waitForH1(page, 'Home folder');
     await page.getByRole('main').getByText('Recent records').waitFor();
     const found = await writeControls(page);
-    for (const expected of ['button: Run now', 'link: Edit', 'button: Delete']) assert.ok(found.includes(expected), `${expected} in ${found.join(', ')}`);
-    for (const entry of ADMIN_NAV) await page.getByRole('navigation').getByRole('link', { name: entry, exact: true }).waitFor();
+    for (const expected of ['button: Run now', 'link: Edit', 'button: Delete'])
+      assert.ok(found.includes(expected), `${expected} in ${found.join(', ')}`);
+    for (const entry of ADMIN_NAV)
+      await page.getByRole('navigation').getByRole('link', { name: entry, exact: true }).waitFor();
   });
 
   assert.deepEqual(errors, [], 'no console error or uncaught exception in the pages');

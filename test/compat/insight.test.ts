@@ -14,34 +14,128 @@ const Int = Type.Integer();
 const Num = Type.Number();
 const RecordSummary = Ref({ id: Int, taskId: Int, taskName: Type.String(), status: Type.String(), fileSize: Int });
 const DashboardStats = Ref({
-  totalTasks: Int, enabledTasks: Int, totalRecords: Int, successRate: Num, totalBackupBytes: Int, lastBackupAt: Opt(Time),
-  recentRecords: Type.Array(RecordSummary), storageUsage: Type.Array(Ref({ storageTargetId: Int, targetName: Type.String(), totalSize: Int })),
+  totalTasks: Int,
+  enabledTasks: Int,
+  totalRecords: Int,
+  successRate: Num,
+  totalBackupBytes: Int,
+  lastBackupAt: Opt(Time),
+  recentRecords: Type.Array(RecordSummary),
+  storageUsage: Type.Array(Ref({ storageTargetId: Int, targetName: Type.String(), totalSize: Int })),
 });
-const TimelinePoint = Ref({ date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), total: Int, success: Int, failed: Int });
+const TimelinePoint = Ref({
+  date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+  total: Int,
+  success: Int,
+  failed: Int,
+});
 const SLAReport = Ref({
-  totalTasksWithSla: Int, compliant: Int, violated: Int, coverageRate: Num,
-  violations: Type.Array(Ref({ taskId: Int, taskName: Type.String(), nodeId: Int, nodeName: Opt(Type.String()), slaHoursRpo: Int, lastSuccessAt: Opt(Time), hoursSinceLastSuccess: Num, neverSucceeded: Type.Boolean() })),
+  totalTasksWithSla: Int,
+  compliant: Int,
+  violated: Int,
+  coverageRate: Num,
+  violations: Type.Array(
+    Ref({
+      taskId: Int,
+      taskName: Type.String(),
+      nodeId: Int,
+      nodeName: Opt(Type.String()),
+      slaHoursRpo: Int,
+      lastSuccessAt: Opt(Time),
+      hoursSinceLastSuccess: Num,
+      neverSucceeded: Type.Boolean(),
+    }),
+  ),
 });
 const Cluster = Ref({
-  masterVersion: Type.String(), totalNodes: Int, onlineNodes: Int, offlineNodes: Int, outdatedAgents: Int,
-  nodes: Type.Array(Ref({ id: Int, name: Type.String(), hostname: Type.String(), status: Type.Union([Type.Literal('online'), Type.Literal('offline')]), isLocal: Type.Boolean(),
-    agentVersion: Type.String(), versionStatus: Type.Union([Type.Literal('current'), Type.Literal('outdated'), Type.Literal('unknown')]), lastSeen: Type.String(), taskCount: Int })),
+  masterVersion: Type.String(),
+  totalNodes: Int,
+  onlineNodes: Int,
+  offlineNodes: Int,
+  outdatedAgents: Int,
+  nodes: Type.Array(
+    Ref({
+      id: Int,
+      name: Type.String(),
+      hostname: Type.String(),
+      status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+      isLocal: Type.Boolean(),
+      agentVersion: Type.String(),
+      versionStatus: Type.Union([Type.Literal('current'), Type.Literal('outdated'), Type.Literal('unknown')]),
+      lastSeen: Type.String(),
+      taskCount: Int,
+    }),
+  ),
 });
 const Item = Ref({ key: Type.String(), label: Type.String(), count: Opt(Int), totalSize: Opt(Int) });
-const Breakdown = Ref({ byType: Type.Array(Item), byStatus: Type.Array(Item), byNode: Type.Array(Item), byStorage: Type.Array(Item) });
-const NodePerformance = Ref({ nodeId: Int, nodeName: Type.String(), isLocal: Type.Boolean(), totalRuns: Int, successRuns: Int, failedRuns: Int, successRate: Num, totalBytes: Int, avgDurationSecs: Num });
+const Breakdown = Ref({
+  byType: Type.Array(Item),
+  byStatus: Type.Array(Item),
+  byNode: Type.Array(Item),
+  byStorage: Type.Array(Item),
+});
+const NodePerformance = Ref({
+  nodeId: Int,
+  nodeName: Type.String(),
+  isLocal: Type.Boolean(),
+  totalRuns: Int,
+  successRuns: Int,
+  failedRuns: Int,
+  successRate: Num,
+  totalBytes: Int,
+  avgDurationSecs: Num,
+});
 const ComplianceRow = Ref({
-  taskId: Int, taskName: Type.String(), type: Type.String(), enabled: Type.Boolean(), nodeName: Type.String(), cronExpr: Type.String(), encrypted: Type.Boolean(),
-  retentionDays: Int, slaHoursRpo: Int, totalRuns: Int, successes: Int, failures: Int, successRate: Num, lastStatus: Type.String(), lastRunAt: Opt(Time),
-  lastSuccessAt: Opt(Time), protectedBytes: Int, compliant: Type.Boolean(), risk: Type.Union([Type.Literal('ok'), Type.Literal('at_risk'), Type.Literal('not_applicable')]),
+  taskId: Int,
+  taskName: Type.String(),
+  type: Type.String(),
+  enabled: Type.Boolean(),
+  nodeName: Type.String(),
+  cronExpr: Type.String(),
+  encrypted: Type.Boolean(),
+  retentionDays: Int,
+  slaHoursRpo: Int,
+  totalRuns: Int,
+  successes: Int,
+  failures: Int,
+  successRate: Num,
+  lastStatus: Type.String(),
+  lastRunAt: Opt(Time),
+  lastSuccessAt: Opt(Time),
+  protectedBytes: Int,
+  compliant: Type.Boolean(),
+  risk: Type.Union([Type.Literal('ok'), Type.Literal('at_risk'), Type.Literal('not_applicable')]),
 });
 const ComplianceReport = Ref({
-  generatedAt: Time, rangeDays: Int,
-  summary: Ref({ totalTasks: Int, enabledTasks: Int, compliantTasks: Int, atRiskTasks: Int, encryptedTasks: Int, overallSuccessRate: Num, totalProtectedBytes: Int }),
+  generatedAt: Time,
+  rangeDays: Int,
+  summary: Ref({
+    totalTasks: Int,
+    enabledTasks: Int,
+    compliantTasks: Int,
+    atRiskTasks: Int,
+    encryptedTasks: Int,
+    overallSuccessRate: Num,
+    totalProtectedBytes: Int,
+  }),
   tasks: Type.Array(ComplianceRow),
 });
-const SearchItem = Ref({ kind: Type.String(), id: Int, title: Type.String(), subtitle: Opt(Type.String()), highlight: Opt(Type.String()), url: Type.String() });
-const SearchResult = Ref({ query: Type.String(), tasks: Type.Array(SearchItem), records: Type.Array(SearchItem), storage: Type.Array(SearchItem), nodes: Type.Array(SearchItem), totalCount: Int });
+const SearchItem = Ref({
+  kind: Type.String(),
+  id: Int,
+  title: Type.String(),
+  subtitle: Opt(Type.String()),
+  highlight: Opt(Type.String()),
+  url: Type.String(),
+});
+const SearchResult = Ref({
+  query: Type.String(),
+  tasks: Type.Array(SearchItem),
+  records: Type.Array(SearchItem),
+  storage: Type.Array(SearchItem),
+  nodes: Type.Array(SearchItem),
+  totalCount: Int,
+});
 
 test('BackupX console: the dashboard, the compliance report and its CSV, search', async (t) => {
   const { app } = await build(t);
@@ -54,7 +148,11 @@ test('BackupX console: the dashboard, the compliance report and its CSV, search'
   expectEnvelope(await get('/api/dashboard/sla'), SLAReport, 'sla');
   expectEnvelope(await get('/api/dashboard/cluster'), Cluster, 'cluster');
   expectEnvelope(await get('/api/dashboard/breakdown', { days: '30' }), Breakdown, 'breakdown');
-  expectEnvelope(await get('/api/dashboard/node-performance', { days: '30' }), Type.Array(NodePerformance), 'node performance');
+  expectEnvelope(
+    await get('/api/dashboard/node-performance', { days: '30' }),
+    Type.Array(NodePerformance),
+    'node performance',
+  );
   const report = expectEnvelope(await get('/api/reports/compliance', { days: '30' }), ComplianceReport, 'compliance');
   assert.equal(report.tasks.length, 8);
   const csv = await get('/api/reports/compliance/export', { days: '30' });

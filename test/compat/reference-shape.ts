@@ -23,21 +23,33 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const Time = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}' });
 
 /** `{items, total}`: how BackupX pages its long lists. */
-export const Page = <T extends TSchema>(item: T) => Ref({ items: Type.Array(item), total: Type.Integer({ minimum: 0 }) });
+export const Page = <T extends TSchema>(item: T) =>
+  Ref({ items: Type.Array(item), total: Type.Integer({ minimum: 0 }) });
 
 function describe(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'missingProperty' in e.params ? ` (${String(e.params.missingProperty)})` : ''}`).join('\n');
+  return (errors ?? [])
+    .map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message}${e.params && 'missingProperty' in e.params ? ` (${String(e.params.missingProperty)})` : ''}`,
+    )
+    .join('\n');
 }
 
 /** Asserts `value` has the reference's shape; the message names every offending path. */
 export function expectShape(value: unknown, schema: TSchema, what = 'response'): void {
   const validate = ajv.compile(schema);
-  if (!validate(value)) assert.fail(`${what} does not match BackupX's shape:\n${describe(validate.errors)}\n${JSON.stringify(value, null, 2).slice(0, 2000)}`);
+  if (!validate(value))
+    assert.fail(
+      `${what} does not match BackupX's shape:\n${describe(validate.errors)}\n${JSON.stringify(value, null, 2).slice(0, 2000)}`,
+    );
 }
 
 /** Asserts the envelope BackupX's client unwraps, then the shape of `data`. */
 export function expectEnvelope(res: { status: number; json: any }, data: TSchema, what?: string): any {
-  assert.ok(res.status >= 200 && res.status < 300, `${what ?? 'request'} answered ${res.status}: ${JSON.stringify(res.json)}`);
+  assert.ok(
+    res.status >= 200 && res.status < 300,
+    `${what ?? 'request'} answered ${res.status}: ${JSON.stringify(res.json)}`,
+  );
   expectShape(res.json, Ref({ code: Type.Union([Type.String(), Type.Number()]), message: Type.String() }), 'envelope');
   assert.ok('data' in res.json, 'the envelope carries data');
   expectShape(res.json.data, data, what);

@@ -10,7 +10,12 @@ import { build } from '../helpers/build.ts';
  * the app registers must be listed; a route listed as not built yet must not exist; a listed
  * test file must exist and call the route.
  */
-interface Row { method: string; path: string; status: string; checkedBy: string }
+interface Row {
+  method: string;
+  path: string;
+  status: string;
+  checkedBy: string;
+}
 
 async function rows(): Promise<Row[]> {
   const text = await readFile(new URL('../../docs/backupx-compatibility.md', import.meta.url), 'utf8');
@@ -50,8 +55,12 @@ test('every compatibility test the page names exists and calls its route', async
     const file = /test\/compat\/[\w.-]+\.test\.ts/.exec(row.checkedBy)?.[0];
     if (!file) continue;
     const url = new URL(`../../${file}`, import.meta.url);
-    if (!existsSync(url)) { wrong.push(`${row.method} ${row.path}: ${file} does not exist`); continue; }
-    if (!callPattern(row.path).test(await readFile(url, 'utf8'))) wrong.push(`${row.method} ${row.path}: ${file} never calls it`);
+    if (!existsSync(url)) {
+      wrong.push(`${row.method} ${row.path}: ${file} does not exist`);
+      continue;
+    }
+    if (!callPattern(row.path).test(await readFile(url, 'utf8')))
+      wrong.push(`${row.method} ${row.path}: ${file} never calls it`);
   }
   assert.deepEqual(wrong, []);
 });

@@ -18,27 +18,63 @@ import { expectEnvelope, expectShape, Ref, Opt, Nullable, Time, Page } from './r
 
 /** service/system_service.go SystemInfo; web/src/services/system.ts SystemInfo. */
 const SystemInfo = Ref({
-  version: Type.String(), mode: Type.String(), startedAt: Time, uptimeSeconds: Type.Integer({ minimum: 0 }),
-  databasePath: Type.String({ minLength: 1 }), diskTotal: Type.Integer(), diskFree: Type.Integer(), diskUsed: Type.Integer(),
+  version: Type.String(),
+  mode: Type.String(),
+  startedAt: Time,
+  uptimeSeconds: Type.Integer({ minimum: 0 }),
+  databasePath: Type.String({ minLength: 1 }),
+  diskTotal: Type.Integer(),
+  diskFree: Type.Integer(),
+  diskUsed: Type.Integer(),
 });
 
 /** service/system_service.go UpdateCheckResult (omitempty fields optional); web/src/services/system.ts. */
 const UpdateCheckResult = Ref({
-  currentVersion: Type.String(), latestVersion: Type.String(), hasUpdate: Type.Boolean(), releaseUrl: Opt(Type.String()),
-  releaseNotes: Opt(Type.String()), publishedAt: Opt(Type.String()), downloadUrl: Opt(Type.String()), dockerImage: Opt(Type.String()),
+  currentVersion: Type.String(),
+  latestVersion: Type.String(),
+  hasUpdate: Type.Boolean(),
+  releaseUrl: Opt(Type.String()),
+  releaseNotes: Opt(Type.String()),
+  publishedAt: Opt(Type.String()),
+  downloadUrl: Opt(Type.String()),
+  dockerImage: Opt(Type.String()),
 });
 
 /** model/audit_log.go AuditLog; web/src/types/audit.ts. `userId` is null without a user (BackupX: 0), see docs/api-decisions.md. */
 const AuditLog = Ref({
-  id: Type.Integer(), userId: Nullable(Type.Integer()), username: Type.String(), category: Type.String(), action: Type.String(),
-  targetType: Type.String(), targetId: Type.String(), targetName: Type.String(), detail: Type.String(), clientIp: Type.String(), createdAt: Time,
+  id: Type.Integer(),
+  userId: Nullable(Type.Integer()),
+  username: Type.String(),
+  category: Type.String(),
+  action: Type.String(),
+  targetType: Type.String(),
+  targetId: Type.String(),
+  targetName: Type.String(),
+  detail: Type.String(),
+  clientIp: Type.String(),
+  createdAt: Time,
 });
 
 /** web/src/hooks/useEventStream.ts SystemEvent (service/event_broadcaster.go EventEnvelope). */
-const SystemEvent = Ref({ type: Type.String(), title: Type.String(), body: Type.String(), fields: Opt(Type.Record(Type.String(), Type.Unknown())), timestamp: Time });
+const SystemEvent = Ref({
+  type: Type.String(),
+  title: Type.String(),
+  body: Type.String(),
+  fields: Opt(Type.Record(Type.String(), Type.Unknown())),
+  timestamp: Time,
+});
 
 /** The settings keys BackupX's server allows (service/settings_service.go settingsKeys). */
-const BACKUPX_SETTINGS = ['site_name', 'language', 'timezone', 'backup_notification_enabled', 'bandwidth_limit', 'audit_webhook_url', 'audit_webhook_secret', 'audit_retention_days'];
+const BACKUPX_SETTINGS = [
+  'site_name',
+  'language',
+  'timezone',
+  'backup_notification_enabled',
+  'bandwidth_limit',
+  'audit_webhook_url',
+  'audit_webhook_secret',
+  'audit_retention_days',
+];
 
 const MiB = 1024 * 1024;
 
@@ -53,7 +89,8 @@ test('GET /api/system/info: version, mode, startedAt, uptime, databasePath and t
 
   // The same disk reports the same figures here and in a local storage target's usage (both in the temp dir).
   const target = await diskTarget(t, app, admin);
-  const usage = (await call(app, 'GET', `/api/storage-targets/${target.id}/usage`, { token: admin })).json.data.diskUsage;
+  const usage = (await call(app, 'GET', `/api/storage-targets/${target.id}/usage`, { token: admin })).json.data
+    .diskUsage;
   assert.equal(usage.total, info.diskTotal);
   assert.ok(Math.abs(usage.used - info.diskUsed) < 256 * MiB, `used: ${usage.used} vs ${info.diskUsed}`);
   assert.ok(Math.abs(usage.free - info.diskFree) < 256 * MiB, `free: ${usage.free} vs ${info.diskFree}`);
@@ -65,28 +102,50 @@ test('GET /api/system/info: mode is "debug" while the log level is debug', async
   assert.equal(expectEnvelope(await call(app, 'GET', '/api/system/info', { token: admin }), SystemInfo).mode, 'debug');
 });
 
-test('GET /api/system/update-check: the reference\'s fields, optional ones left out when unknown', async (t) => {
-  const feed = createServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ tag_name: 'v99.0.0' })); });
+test("GET /api/system/update-check: the reference's fields, optional ones left out when unknown", async (t) => {
+  const feed = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ tag_name: 'v99.0.0' }));
+  });
   await new Promise<void>((r) => feed.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => { feed.closeAllConnections(); feed.close(() => r()); }));
-  const { app } = await build(t, { config: { updateFeedUrl: `http://127.0.0.1:${(feed.address() as AddressInfo).port}/latest` } });
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        feed.closeAllConnections();
+        feed.close(() => r());
+      }),
+  );
+  const { app } = await build(t, {
+    config: { updateFeedUrl: `http://127.0.0.1:${(feed.address() as AddressInfo).port}/latest` },
+  });
   const admin = await setupAdmin(app);
-  const result = expectEnvelope(await call(app, 'GET', '/api/system/update-check', { token: admin }), UpdateCheckResult, 'update check');
+  const result = expectEnvelope(
+    await call(app, 'GET', '/api/system/update-check', { token: admin }),
+    UpdateCheckResult,
+    'update check',
+  );
   assert.equal(result.hasUpdate, true);
   assert.equal(result.latestVersion, '99.0.0');
 });
 
-test('GET /api/settings: a string map holding BackupX\'s keys; PUT takes the console\'s {audit_retention_days} and honours it', async (t) => {
+test("GET /api/settings: a string map holding BackupX's keys; PUT takes the console's {audit_retention_days} and honours it", async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  const settings = expectEnvelope(await call(app, 'GET', '/api/settings', { token: admin }), Type.Record(Type.String(), Type.String()), 'settings');
+  const settings = expectEnvelope(
+    await call(app, 'GET', '/api/settings', { token: admin }),
+    Type.Record(Type.String(), Type.String()),
+    'settings',
+  );
   for (const key of BACKUPX_SETTINGS) assert.equal(typeof settings[key], 'string', key);
 
   const em = app.diContainer.cradle.orm.em.fork();
   em.create(AuditLogEntity, { category: 'test', action: 'old', createdAt: new Date(Date.now() - 40 * 86400_000) });
   await em.flush();
   // The audit page's retention box (web/src/pages/audit/AuditLogsPage.tsx).
-  const saved = expectEnvelope(await call(app, 'PUT', '/api/settings', { token: admin, body: { audit_retention_days: '30' } }), Type.Record(Type.String(), Type.String()));
+  const saved = expectEnvelope(
+    await call(app, 'PUT', '/api/settings', { token: admin, body: { audit_retention_days: '30' } }),
+    Type.Record(Type.String(), Type.String()),
+  );
   assert.equal(saved.audit_retention_days, '30');
   assert.equal(await app.diContainer.cradle.auditRetention.sweep(), 1, 'the 40-day-old entry goes');
 
@@ -98,11 +157,12 @@ test('GET /api/settings: a string map holding BackupX\'s keys; PUT takes the con
   assert.equal(notYet.json.code, 'SETTINGS_UNSUPPORTED');
 });
 
-test('GET /api/audit-logs: {items, total} filtered and paged by the console\'s parameters', async (t) => {
+test("GET /api/audit-logs: {items, total} filtered and paged by the console's parameters", async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const viewer = await userWithRole(app, admin, 'viewer', 'vera');
-  for (let i = 0; i < 3; i++) await call(app, 'POST', '/api/auth/login', { body: { username: 'vera', password: 'viewer-password-1' } });
+  for (let i = 0; i < 3; i++)
+    await call(app, 'POST', '/api/auth/login', { body: { username: 'vera', password: 'viewer-password-1' } });
 
   const from = new Date(Date.now() - 3600_000).toISOString(); // the console sends toISOString(), milliseconds included
   const to = new Date(Date.now() + 3600_000).toISOString();
@@ -112,27 +172,48 @@ test('GET /api/audit-logs: {items, total} filtered and paged by the console\'s p
   assert.equal(page.total, 4, 'the first login (userWithRole) and three more');
   assert.equal(res.headers['x-total-count'], '4');
   assert.equal(page.items.length, 2, 'limit');
-  assert.ok(page.items.every((e: { category: string; username: string }) => e.category === 'auth' && e.username === 'vera'));
-  const rest = expectEnvelope(await call(app, 'GET', '/api/audit-logs', { token: viewer.token, query: { ...query, offset: '2' } }), Page(AuditLog));
+  assert.ok(
+    page.items.every((e: { category: string; username: string }) => e.category === 'auth' && e.username === 'vera'),
+  );
+  const rest = expectEnvelope(
+    await call(app, 'GET', '/api/audit-logs', { token: viewer.token, query: { ...query, offset: '2' } }),
+    Page(AuditLog),
+  );
   assert.equal(rest.items.length, 2, 'offset');
   assert.ok(rest.items[0].id < page.items[1].id, 'newest first, pages do not overlap');
 
-  const keyword = expectEnvelope(await call(app, 'GET', '/api/audit-logs', { token: admin, query: { keyword: 'vera', category: 'user' } }), Page(AuditLog));
-  assert.deepEqual(keyword.items.map((e: { action: string }) => e.action), ['create'], 'keyword matches the target name');
-  const none = expectEnvelope(await call(app, 'GET', '/api/audit-logs', { token: admin, query: { dateTo: from } }), Page(AuditLog));
+  const keyword = expectEnvelope(
+    await call(app, 'GET', '/api/audit-logs', { token: admin, query: { keyword: 'vera', category: 'user' } }),
+    Page(AuditLog),
+  );
+  assert.deepEqual(
+    keyword.items.map((e: { action: string }) => e.action),
+    ['create'],
+    'keyword matches the target name',
+  );
+  const none = expectEnvelope(
+    await call(app, 'GET', '/api/audit-logs', { token: admin, query: { dateTo: from } }),
+    Page(AuditLog),
+  );
   assert.deepEqual(none, { items: [], total: 0 });
 });
 
-test('GET /api/audit-logs/export: a CSV attachment with the console\'s filters applied', async (t) => {
+test("GET /api/audit-logs/export: a CSV attachment with the console's filters applied", async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   await userWithRole(app, admin, 'viewer', 'vera');
-  const res = await call(app, 'GET', '/api/audit-logs/export', { token: admin, query: { category: 'user', username: ADMIN.username } });
+  const res = await call(app, 'GET', '/api/audit-logs/export', {
+    token: admin,
+    query: { category: 'user', username: ADMIN.username },
+  });
   assert.equal(res.status, 200);
   assert.match(String(res.headers['content-type']), /^text\/csv; charset=utf-8/);
   // The console takes the file name with /filename="?([^";]+)"?/i.
   assert.match(String(res.headers['content-disposition']), /^attachment; filename="[^";]+\.csv"$/);
-  const lines = res.body.replace(/^\uFEFF/, '').trim().split(/\r?\n/);
+  const lines = res.body
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .split(/\r?\n/);
   assert.equal(lines.length, 2, 'a header and the one user-category entry');
   assert.match(lines[1]!, /,admin,user,create,user,\d+,vera,/);
 });
@@ -146,25 +227,38 @@ for (const kind of ['postgres', 'mysql'] as const) {
     const u = new URL(url);
     // web/src/services/database.ts DatabaseDiscoverPayload: every field sent, nodeId 0 = the master.
     const body = {
-      type: kind === 'postgres' ? 'postgresql' : 'mysql', host: u.hostname, port: Number(u.port || (kind === 'postgres' ? 5432 : 3306)),
-      user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), nodeId: 0,
+      type: kind === 'postgres' ? 'postgresql' : 'mysql',
+      host: u.hostname,
+      port: Number(u.port || (kind === 'postgres' ? 5432 : 3306)),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      nodeId: 0,
     };
-    const data = expectEnvelope(await call(app, 'POST', '/api/database/discover', { token: admin, body }), Ref({ databases: Type.Array(Type.String()) }), 'discovery');
+    const data = expectEnvelope(
+      await call(app, 'POST', '/api/database/discover', { token: admin, body }),
+      Ref({ databases: Type.Array(Type.String()) }),
+      'discovery',
+    );
     assert.ok(data.databases.includes(u.pathname.slice(1)), `${JSON.stringify(data.databases)} holds ${u.pathname}`);
-    for (const own of kind === 'postgres' ? ['postgres', 'template0', 'template1'] : ['mysql', 'information_schema', 'performance_schema', 'sys']) {
+    for (const own of kind === 'postgres'
+      ? ['postgres', 'template0', 'template1']
+      : ['mysql', 'information_schema', 'performance_schema', 'sys']) {
       assert.ok(!data.databases.includes(own), `the server's own ${own} is left out, as in the reference`);
     }
   });
 }
 
-test('GET /api/events/stream: frames the console\'s fetch reader parses into its SystemEvent', async (t) => {
+test("GET /api/events/stream: frames the console's fetch reader parses into its SystemEvent", async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const abort = new AbortController();
   t.after(() => abort.abort());
   // As useEventStream.ts asks: a Bearer header and nothing else (no Accept).
-  const res = await fetch(`${base}/api/events/stream`, { headers: { authorization: `Bearer ${admin}` }, signal: abort.signal });
+  const res = await fetch(`${base}/api/events/stream`, {
+    headers: { authorization: `Bearer ${admin}` },
+    signal: abort.signal,
+  });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -175,7 +269,12 @@ test('GET /api/events/stream: frames the console\'s fetch reader parses into its
     assert.ok(!chunk.done && reads < 20, 'the stream opens with a comment');
     buffer += chunk.value;
   }
-  app.diContainer.cradle.events.publish({ type: 'restore_success', title: 'restored', body: 'db restored', fields: { recordId: 7 } });
+  app.diContainer.cradle.events.publish({
+    type: 'restore_success',
+    title: 'restored',
+    body: 'db restored',
+    fields: { recordId: 7 },
+  });
 
   // The console's parseFrame: split on a blank line, skip comments, one `event:` and one `data:` line.
   for (let reads = 0; reads < 20; reads++) {
@@ -204,13 +303,20 @@ test('GET /api/events/stream: frames the console\'s fetch reader parses into its
   assert.fail('no event frame arrived');
 });
 
-test('/health and /ready: the reference\'s probe fields (inside the envelope, see docs/api-decisions.md)', async (t) => {
+test("/health and /ready: the reference's probe fields (inside the envelope, see docs/api-decisions.md)", async (t) => {
   const { app } = await build(t);
   const Probe = { version: Type.String(), uptime: Type.Integer({ minimum: 0 }), timestamp: Time };
   for (const url of ['/health', '/api/health']) {
-    assert.equal(expectEnvelope(await call(app, 'GET', url), Ref({ status: Type.Literal('live'), ...Probe }), url).status, 'live');
+    assert.equal(
+      expectEnvelope(await call(app, 'GET', url), Ref({ status: Type.Literal('live'), ...Probe }), url).status,
+      'live',
+    );
   }
   for (const url of ['/ready', '/api/ready']) {
-    expectEnvelope(await call(app, 'GET', url), Ref({ status: Type.Literal('ready'), ...Probe, checks: Ref({ database: Type.Literal('ok') }) }), url);
+    expectEnvelope(
+      await call(app, 'GET', url),
+      Ref({ status: Type.Literal('ready'), ...Probe, checks: Ref({ database: Type.Literal('ok') }) }),
+      url,
+    );
   }
 });

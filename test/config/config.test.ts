@@ -24,13 +24,19 @@ test('defaults follow the contract', async (t) => {
 test('the environment overrides the YAML file, which overrides defaults', async (t) => {
   const cwd = await tempDir(t);
   await mkdir(join(cwd, 'config'));
-  await writeFile(join(cwd, 'config', 'backplane.yaml'), 'port: 9000\nlogLevel: debug\nplugins: [a, b]\njwtTtlSeconds: 2h\n');
+  await writeFile(
+    join(cwd, 'config', 'backplane.yaml'),
+    'port: 9000\nlogLevel: debug\nplugins: [a, b]\njwtTtlSeconds: 2h\n',
+  );
   const fromFile = loadConfig({ env: {}, cwd });
   assert.equal(fromFile.port, 9000);
   assert.equal(fromFile.logLevel, 'debug');
   assert.deepEqual(fromFile.plugins, ['a', 'b']);
   assert.equal(fromFile.jwtTtlSeconds, 7200);
-  const fromEnv = loadConfig({ env: { BACKPLANE_PORT: '9100', BACKPLANE_PLUGINS: 'x, y', BACKPLANE_JWT_TTL: '30m' }, cwd });
+  const fromEnv = loadConfig({
+    env: { BACKPLANE_PORT: '9100', BACKPLANE_PLUGINS: 'x, y', BACKPLANE_JWT_TTL: '30m' },
+    cwd,
+  });
   assert.equal(fromEnv.port, 9100);
   assert.deepEqual(fromEnv.plugins, ['x', 'y']);
   assert.equal(fromEnv.jwtTtlSeconds, 1800);
@@ -38,7 +44,10 @@ test('the environment overrides the YAML file, which overrides defaults', async 
 
 test('bad configuration is refused with the variable named', async (t) => {
   const cwd = await tempDir(t);
-  assert.throws(() => loadConfig({ env: { BACKPLANE_PORT: 'eighty' }, cwd }), (e: Error) => e instanceof ConfigError && /BACKPLANE_PORT/.test(e.message));
+  assert.throws(
+    () => loadConfig({ env: { BACKPLANE_PORT: 'eighty' }, cwd }),
+    (e: Error) => e instanceof ConfigError && /BACKPLANE_PORT/.test(e.message),
+  );
   assert.throws(() => loadConfig({ env: { BACKPLANE_DATABASE_URL: 'mysql://x' }, cwd }), /BACKPLANE_DATABASE_URL/);
   assert.throws(() => loadConfig({ env: { BACKPLANE_CONFIG: 'missing.yaml' }, cwd }), /file not found/);
   await mkdir(join(cwd, 'config'));

@@ -9,7 +9,8 @@ import { tempDir } from '../helpers/build.ts';
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
 const consoleApi = join(root, 'packages', 'console', 'src', 'api');
-const FIX = 'the console is typed against a stale API description: run `npm run console:api` and commit packages/console/src/api';
+const FIX =
+  'the console is typed against a stale API description: run `npm run console:api` and commit packages/console/src/api';
 
 // The console's request and response types come from the OpenAPI description the master serves
 // (never hand-copied): the committed description must be the one the server generates now, and
@@ -22,6 +23,10 @@ test('the console API description is the one the server serves, and its types ar
   assert.equal(await readFile(join(consoleApi, 'openapi.json'), 'utf8'), served, FIX);
 
   const types = join(dir, 'schema.d.ts');
-  await run(process.execPath, [join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(consoleApi, 'openapi.json'), '-o', types], { cwd: root });
+  await run(
+    process.execPath,
+    [join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(consoleApi, 'openapi.json'), '-o', types],
+    { cwd: root },
+  );
   assert.equal(await readFile(join(consoleApi, 'schema.d.ts'), 'utf8'), await readFile(types, 'utf8'), FIX);
 });

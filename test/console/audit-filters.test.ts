@@ -1,14 +1,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_FILTERS, auditQuery, auditQueryString, dayBoundary, filtersFromSearch, rangeInverted, searchFromFilters } from '../../packages/console/src/features/audit/audit-filters.ts';
+import {
+  NO_FILTERS,
+  auditQuery,
+  auditQueryString,
+  dayBoundary,
+  filtersFromSearch,
+  rangeInverted,
+  searchFromFilters,
+} from '../../packages/console/src/features/audit/audit-filters.ts';
 
 test('no filters: an empty query', () => {
   assert.deepEqual(auditQuery(NO_FILTERS), {});
   assert.equal(auditQueryString(NO_FILTERS), '');
 });
 
-test('text filters are trimmed, empties left out; names are the route\'s querystring', () => {
-  const q = auditQuery({ ...NO_FILTERS, category: ' auth ', action: 'login', username: '', keyword: 'a b&c', targetType: 'user', targetId: '7' });
+test("text filters are trimmed, empties left out; names are the route's querystring", () => {
+  const q = auditQuery({
+    ...NO_FILTERS,
+    category: ' auth ',
+    action: 'login',
+    username: '',
+    keyword: 'a b&c',
+    targetType: 'user',
+    targetId: '7',
+  });
   assert.deepEqual(q, { category: 'auth', action: 'login', targetType: 'user', targetId: '7', keyword: 'a b&c' });
   assert.equal(auditQueryString({ ...NO_FILTERS, keyword: 'a b&c', username: 'ann' }), '?username=ann&keyword=a+b%26c');
 });

@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  complianceExportPath, complianceHtmlPath, complianceReasons, complianceSearch, filterRows, parseComplianceSearch, type RiskRow,
+  complianceExportPath,
+  complianceHtmlPath,
+  complianceReasons,
+  complianceSearch,
+  filterRows,
+  parseComplianceSearch,
+  type RiskRow,
 } from '../../packages/console/src/features/reports/compliance-filters.ts';
 
 test('querystring: parsed with defaults and bounds, written without defaults', () => {
@@ -17,21 +23,52 @@ test('querystring: parsed with defaults and bounds, written without defaults', (
 });
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
-const base: RiskRow = { taskName: 'Web', enabled: true, risk: 'ok', slaHoursRpo: 24, lastSuccessAt: '2026-03-10T00:00:00Z', rtoMinutes: 0, rtoStatus: 'not_set', measuredRestoreMinutes: null };
+const base: RiskRow = {
+  taskName: 'Web',
+  enabled: true,
+  risk: 'ok',
+  slaHoursRpo: 24,
+  lastSuccessAt: '2026-03-10T00:00:00Z',
+  rtoMinutes: 0,
+  rtoStatus: 'not_set',
+  measuredRestoreMinutes: null,
+};
 
 test('rows filter by risk and by name', () => {
   const rows = [base, { ...base, taskName: 'Database', risk: 'at_risk' as const }];
-  assert.deepEqual(filterRows(rows, { risk: 'at_risk', q: '' }).map((r) => r.taskName), ['Database']);
-  assert.deepEqual(filterRows(rows, { risk: 'all', q: 'WE' }).map((r) => r.taskName), ['Web']);
+  assert.deepEqual(
+    filterRows(rows, { risk: 'at_risk', q: '' }).map((r) => r.taskName),
+    ['Database'],
+  );
+  assert.deepEqual(
+    filterRows(rows, { risk: 'all', q: 'WE' }).map((r) => r.taskName),
+    ['Web'],
+  );
 });
 
 test('reasons follow the server rules', () => {
   assert.deepEqual(complianceReasons(base, NOW), [{ key: 'ok', params: {} }]);
-  assert.deepEqual(complianceReasons({ ...base, enabled: false, risk: 'not_applicable' }, NOW).map((r) => r.key), ['disabled']);
+  assert.deepEqual(
+    complianceReasons({ ...base, enabled: false, risk: 'not_applicable' }, NOW).map((r) => r.key),
+    ['disabled'],
+  );
   const { lastSuccessAt: _drop, ...never } = base;
-  assert.deepEqual(complianceReasons({ ...never, risk: 'at_risk' }, NOW).map((r) => r.key), ['neverSucceeded']);
-  assert.deepEqual(complianceReasons({ ...base, risk: 'at_risk', lastSuccessAt: '2026-03-08T12:00:00Z' }, NOW), [{ key: 'rpoMissed', params: { hours: 48, rpo: 24 } }]);
-  assert.deepEqual(complianceReasons({ ...base, risk: 'at_risk', rtoMinutes: 10, rtoStatus: 'exceeded', measuredRestoreMinutes: 14 }, NOW),
-    [{ key: 'rtoExceeded', params: { measured: 14, rto: 10 } }]);
-  assert.deepEqual(complianceReasons({ ...base, rtoMinutes: 10, rtoStatus: 'unmeasured' }, NOW).map((r) => r.key), ['rtoUnmeasured']);
+  assert.deepEqual(
+    complianceReasons({ ...never, risk: 'at_risk' }, NOW).map((r) => r.key),
+    ['neverSucceeded'],
+  );
+  assert.deepEqual(complianceReasons({ ...base, risk: 'at_risk', lastSuccessAt: '2026-03-08T12:00:00Z' }, NOW), [
+    { key: 'rpoMissed', params: { hours: 48, rpo: 24 } },
+  ]);
+  assert.deepEqual(
+    complianceReasons(
+      { ...base, risk: 'at_risk', rtoMinutes: 10, rtoStatus: 'exceeded', measuredRestoreMinutes: 14 },
+      NOW,
+    ),
+    [{ key: 'rtoExceeded', params: { measured: 14, rto: 10 } }],
+  );
+  assert.deepEqual(
+    complianceReasons({ ...base, rtoMinutes: 10, rtoStatus: 'unmeasured' }, NOW).map((r) => r.key),
+    ['rtoUnmeasured'],
+  );
 });

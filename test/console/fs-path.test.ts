@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { breadcrumbs, normalisePath, parentPath, togglePath } from '../../packages/console/src/lib/fs-path.ts';
 
 test('breadcrumbs and parent of absolute paths', () => {
-  assert.deepEqual(breadcrumbs('/srv/data/'), [{ name: '/', path: '/' }, { name: 'srv', path: '/srv' }, { name: 'data', path: '/srv/data' }]);
+  assert.deepEqual(breadcrumbs('/srv/data/'), [
+    { name: '/', path: '/' },
+    { name: 'srv', path: '/srv' },
+    { name: 'data', path: '/srv/data' },
+  ]);
   assert.deepEqual(breadcrumbs('/'), [{ name: '/', path: '/' }]);
   assert.equal(parentPath('/srv/data'), '/srv');
   assert.equal(parentPath('/srv'), '/');

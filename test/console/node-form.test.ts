@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { composeCommand, isBandwidth, manualAgentCommand, nodeBody, parseLabels, shQuote } from '../../packages/console/src/features/nodes/node-form.ts';
+import {
+  composeCommand,
+  isBandwidth,
+  manualAgentCommand,
+  nodeBody,
+  parseLabels,
+  shQuote,
+} from '../../packages/console/src/features/nodes/node-form.ts';
 
 test('bandwidth limits as the API accepts them', () => {
   for (const ok of ['', '10M', '1.5G', '512K', '100', ' 20M ']) assert.ok(isBandwidth(ok), ok);
@@ -23,7 +30,12 @@ test('node body: trimmed; the local node never sends concurrency or bandwidth', 
 test('commands quote what the shell would read otherwise', () => {
   assert.equal(shQuote('https://m.example/install/bpi_abc'), 'https://m.example/install/bpi_abc');
   assert.equal(shQuote("it's"), `'it'\\''s'`);
-  assert.equal(composeCommand('https://m.example/install/x/compose.yml'),
-    'curl -fsSL https://m.example/install/x/compose.yml -o backplane-agent-compose.yml && docker compose -f backplane-agent-compose.yml up -d');
-  assert.equal(manualAgentCommand('http://10.0.0.1:8340', 'bpn_1 2'), "BACKPLANE_AGENT_TOKEN='bpn_1 2' npm run agent -- --master http://10.0.0.1:8340");
+  assert.equal(
+    composeCommand('https://m.example/install/x/compose.yml'),
+    'curl -fsSL https://m.example/install/x/compose.yml -o backplane-agent-compose.yml && docker compose -f backplane-agent-compose.yml up -d',
+  );
+  assert.equal(
+    manualAgentCommand('http://10.0.0.1:8340', 'bpn_1 2'),
+    "BACKPLANE_AGENT_TOKEN='bpn_1 2' npm run agent -- --master http://10.0.0.1:8340",
+  );
 });

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkState, restorePaths, setChecked } from '../../packages/console/src/features/records/contents-selection.ts';
+import {
+  checkState,
+  restorePaths,
+  setChecked,
+} from '../../packages/console/src/features/records/contents-selection.ts';
 
 const tree: Record<string, string[]> = {
   '': ['srv'],

@@ -1,8 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { archivePath, breadcrumbs, buildTree, findNode, firstInterestingFolder, parentPath, type ContentEntry } from '../../packages/console/src/features/records/contents-tree.ts';
+import {
+  archivePath,
+  breadcrumbs,
+  buildTree,
+  findNode,
+  firstInterestingFolder,
+  parentPath,
+  type ContentEntry,
+} from '../../packages/console/src/features/records/contents-tree.ts';
 
-const e = (path: string, size = 0, isDir = false): ContentEntry => ({ path, size, isDir, type: isDir ? 'directory' : 'file', mode: 0o644, mtime: '2026-01-02T03:00:00.000Z' });
+const e = (path: string, size = 0, isDir = false): ContentEntry => ({
+  path,
+  size,
+  isDir,
+  type: isDir ? 'directory' : 'file',
+  mode: 0o644,
+  mtime: '2026-01-02T03:00:00.000Z',
+});
 
 test('archivePath drops leading, trailing, empty and dot parts', () => {
   assert.equal(archivePath('/srv//app/./x/'), 'srv/app/x');
@@ -12,7 +27,13 @@ test('archivePath drops leading, trailing, empty and dot parts', () => {
 });
 
 test('buildTree makes up the folders that only lead to the backed-up paths, with sizes and file counts', () => {
-  const root = buildTree([e('srv/app', 0, true), e('srv/app/a.txt', 10), e('srv/app/sub', 0, true), e('srv/app/sub/b.txt', 5), e('srv/app/c.txt', 1)]);
+  const root = buildTree([
+    e('srv/app', 0, true),
+    e('srv/app/a.txt', 10),
+    e('srv/app/sub', 0, true),
+    e('srv/app/sub/b.txt', 5),
+    e('srv/app/c.txt', 1),
+  ]);
   const srv = findNode(root, 'srv');
   assert.ok(srv);
   assert.equal(srv.entry, null);
@@ -20,7 +41,10 @@ test('buildTree makes up the folders that only lead to the backed-up paths, with
   assert.equal(root.size, 16);
   assert.equal(root.files, 3);
   const app = findNode(root, '/srv/app/');
-  assert.deepEqual(app?.children.map((c) => c.name), ['sub', 'a.txt', 'c.txt']);
+  assert.deepEqual(
+    app?.children.map((c) => c.name),
+    ['sub', 'a.txt', 'c.txt'],
+  );
   assert.equal(app?.entry?.isDir, true);
   assert.equal(findNode(root, 'srv/app/sub')?.size, 5);
   assert.equal(findNode(root, 'srv/missing'), undefined);
@@ -31,7 +55,10 @@ test('buildTree counts an entry listed twice once, and a file entry with entries
   assert.equal(root.files, 2);
   assert.equal(root.size, 5);
   assert.equal(findNode(root, 'b')?.isDir, true);
-  assert.deepEqual(root.children.map((c) => c.name), ['b', 'a']);
+  assert.deepEqual(
+    root.children.map((c) => c.name),
+    ['b', 'a'],
+  );
 });
 
 test('firstInterestingFolder skips folders holding a single folder', () => {
@@ -43,5 +70,9 @@ test('firstInterestingFolder skips folders holding a single folder', () => {
 
 test('breadcrumbs lead from the root to the folder', () => {
   assert.deepEqual(breadcrumbs(''), [{ name: '', path: '' }]);
-  assert.deepEqual(breadcrumbs('srv/app'), [{ name: '', path: '' }, { name: 'srv', path: 'srv' }, { name: 'app', path: 'srv/app' }]);
+  assert.deepEqual(breadcrumbs('srv/app'), [
+    { name: '', path: '' },
+    { name: 'srv', path: 'srv' },
+    { name: 'app', path: 'srv/app' },
+  ]);
 });

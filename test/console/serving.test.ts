@@ -7,7 +7,8 @@ import { build, call, tempDir } from '../helpers/build.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
 import { loadConfig, ConfigError } from '../../core/config/load-config.ts';
 
-const INDEX = '<!doctype html><html><head><title>Backplane</title><script type="module" src="/assets/app-abc123.js"></script></head><body><div id="root"></div></body></html>';
+const INDEX =
+  '<!doctype html><html><head><title>Backplane</title><script type="module" src="/assets/app-abc123.js"></script></head><body><div id="root"></div></body></html>';
 const SCRIPT = 'console.log("console");';
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
@@ -87,7 +88,11 @@ test('hashed assets are cached for good with their content type; a missing one i
   assert.ok(asset.headers.etag, 'conditional requests work');
   const missing = await call(app, 'GET', '/assets/app-old999.js', { headers: HTML });
   assertJson404(missing, 'a missing asset');
-  assert.notEqual(missing.headers['cache-control'], 'public, max-age=31536000, immutable', 'a 404 is not cached for a year');
+  assert.notEqual(
+    missing.headers['cache-control'],
+    'public, max-age=31536000, immutable',
+    'a 404 is not cached for a year',
+  );
   // Files of the build outside assets/ (Vite's public/ folder) are served, revalidated like the index.
   const icon = await call(app, 'GET', '/favicon.svg');
   assert.equal(icon.status, 200);
@@ -104,15 +109,31 @@ test('page fallback: a browser asking for a console address gets index.html; API
   assert.equal(head.statusCode, 200);
   assert.equal(head.headers['content-type'], 'text/html; charset=utf-8');
 
-  assertJson404(await call(app, 'GET', '/install/nope', { headers: HTML }), 'GET /install/nope from a browser', 'INSTALL_TOKEN_INVALID');
-  for (const path of ['/api/nope', '/api', '/install/nope/x', '/health/x', '/ready/x', '/metrics/x', '/storage-targets/x', '/assets/x.js']) {
+  assertJson404(
+    await call(app, 'GET', '/install/nope', { headers: HTML }),
+    'GET /install/nope from a browser',
+    'INSTALL_TOKEN_INVALID',
+  );
+  for (const path of [
+    '/api/nope',
+    '/api',
+    '/install/nope/x',
+    '/health/x',
+    '/ready/x',
+    '/metrics/x',
+    '/storage-targets/x',
+    '/assets/x.js',
+  ]) {
     assertJson404(await call(app, 'GET', path, { headers: HTML }), `GET ${path} from a browser`);
   }
   assertJson404(await call(app, 'POST', '/tasks/12', { headers: HTML, body: {} }), 'POST');
   assertJson404(await call(app, 'DELETE', '/tasks/12', { headers: HTML }), 'DELETE');
   assertJson404(await call(app, 'GET', '/tasks/12', { headers: { accept: '*/*' } }), 'curl (*/*)');
   assertJson404(await call(app, 'GET', '/tasks/12', { headers: { accept: 'application/json' } }), 'a JSON client');
-  assertJson404(await call(app, 'GET', '/tasks/12', { headers: { accept: 'text/html;q=0, application/json' } }), 'HTML refused (q=0)');
+  assertJson404(
+    await call(app, 'GET', '/tasks/12', { headers: { accept: 'text/html;q=0, application/json' } }),
+    'HTML refused (q=0)',
+  );
   assertJson404(await call(app, 'GET', '/tasks/12'), 'no Accept');
   // Real routes are untouched.
   assert.equal((await call(app, 'GET', '/api/auth/setup/status', { headers: HTML })).status, 200);
@@ -120,7 +141,15 @@ test('page fallback: a browser asking for a console address gets index.html; API
 
 test('nothing outside the build is served: .. in any spelling is refused', async (t) => {
   const { app } = await build(t, { config: { consoleDir: await consoleDist(t) } });
-  const attempts = ['/assets/../../secret.txt', '/assets/%2e%2e/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/assets/..%5c..%5csecret.txt', '/assets/../../package.json', '/assets//etc/passwd', '/assets/%00'];
+  const attempts = [
+    '/assets/../../secret.txt',
+    '/assets/%2e%2e/%2e%2e/secret.txt',
+    '/assets/..%2f..%2fsecret.txt',
+    '/assets/..%5c..%5csecret.txt',
+    '/assets/../../package.json',
+    '/assets//etc/passwd',
+    '/assets/%00',
+  ];
   for (const path of attempts) {
     const injected = await app.inject({ method: 'GET', url: path });
     assert.ok(injected.statusCode >= 400 && injected.statusCode < 500, `${path}: ${injected.statusCode}`);
@@ -139,7 +168,10 @@ test('console off (BACKPLANE_CONSOLE=off): no console routes, / is the JSON 404'
   assertJson404(await call(app, 'GET', '/', { headers: HTML }), 'GET /');
   assertJson404(await call(app, 'GET', '/tasks/12', { headers: HTML }), 'GET /tasks/12');
   assertJson404(await call(app, 'GET', '/assets/app-abc123.js'), 'an asset');
-  assert.ok(!app.accessTable.some((r) => r.url === '/' || r.url.startsWith('/assets')), 'no console route is registered');
+  assert.ok(
+    !app.accessTable.some((r) => r.url === '/' || r.url.startsWith('/assets')),
+    'no console route is registered',
+  );
 });
 
 test('console not built: / and page addresses answer 503 with how to build it; JSON clients get the envelope; the API works', async (t) => {
@@ -164,7 +196,10 @@ test('console not built: / and page addresses answer 503 with how to build it; J
 
 test('a master started without a built console says so once in its log, and serves the API', async (t) => {
   const dataDir = await tempDir(t);
-  const server = await startServerProcess({ BACKPLANE_DATA_DIR: dataDir, BACKPLANE_CONSOLE_DIR: join(dataDir, 'no-console') });
+  const server = await startServerProcess({
+    BACKPLANE_DATA_DIR: dataDir,
+    BACKPLANE_CONSOLE_DIR: join(dataDir, 'no-console'),
+  });
   t.after(() => server.stop());
   assert.equal((await fetch(`${server.url}/api/auth/setup/status`)).status, 200);
   const page = await fetch(`${server.url}/`, { headers: HTML });
@@ -178,9 +213,18 @@ test('a master started without a built console says so once in its log, and serv
 test('BACKPLANE_CONSOLE: off, false and 0 turn the console off; on by default; anything else stops the start', async (t) => {
   const cwd = await tempDir(t);
   assert.equal(loadConfig({ env: {}, cwd }).console, true);
-  assert.equal(loadConfig({ env: {}, cwd }).consoleDir, undefined, 'the installation\'s packages/console/dist');
-  for (const value of ['off', 'false', '0', 'OFF', 'no']) assert.equal(loadConfig({ env: { BACKPLANE_CONSOLE: value }, cwd }).console, false, value);
-  for (const value of ['on', 'true', '1', 'yes']) assert.equal(loadConfig({ env: { BACKPLANE_CONSOLE: value }, cwd }).console, true, value);
-  assert.throws(() => loadConfig({ env: { BACKPLANE_CONSOLE: 'maybe' }, cwd }), (err: unknown) => err instanceof ConfigError && /BACKPLANE_CONSOLE/.test(err.message));
-  assert.equal(loadConfig({ env: { BACKPLANE_CONSOLE_DIR: 'web' }, cwd }).consoleDir, join(cwd, 'web'), 'relative to the working directory');
+  assert.equal(loadConfig({ env: {}, cwd }).consoleDir, undefined, "the installation's packages/console/dist");
+  for (const value of ['off', 'false', '0', 'OFF', 'no'])
+    assert.equal(loadConfig({ env: { BACKPLANE_CONSOLE: value }, cwd }).console, false, value);
+  for (const value of ['on', 'true', '1', 'yes'])
+    assert.equal(loadConfig({ env: { BACKPLANE_CONSOLE: value }, cwd }).console, true, value);
+  assert.throws(
+    () => loadConfig({ env: { BACKPLANE_CONSOLE: 'maybe' }, cwd }),
+    (err: unknown) => err instanceof ConfigError && /BACKPLANE_CONSOLE/.test(err.message),
+  );
+  assert.equal(
+    loadConfig({ env: { BACKPLANE_CONSOLE_DIR: 'web' }, cwd }).consoleDir,
+    join(cwd, 'web'),
+    'relative to the working directory',
+  );
 });

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_FILTERS, filtersFromSearch, filtersToSearch, matchesFilters } from '../../packages/console/src/features/tasks/task-filters.ts';
+import {
+  NO_FILTERS,
+  filtersFromSearch,
+  filtersToSearch,
+  matchesFilters,
+} from '../../packages/console/src/features/tasks/task-filters.ts';
 
 const task = { name: 'Nightly Docs', type: 'file', tags: 'prod, docs', enabled: true, nodeId: 0, nodeLabel: '' };
 
@@ -21,7 +26,13 @@ test('name, type, tag, enabled and node filters', () => {
 test('filters round-trip through search params', () => {
   const f = { q: 'x', type: 'file', tag: 'prod', enabled: 'enabled' as const, node: 'pool:eu' };
   const s = filtersToSearch(f);
-  assert.deepEqual(filtersFromSearch((k) => s[k] ?? null), f);
+  assert.deepEqual(
+    filtersFromSearch((k) => s[k] ?? null),
+    f,
+  );
   assert.deepEqual(filtersToSearch(NO_FILTERS), {});
-  assert.deepEqual(filtersFromSearch(() => null), NO_FILTERS);
+  assert.deepEqual(
+    filtersFromSearch(() => null),
+    NO_FILTERS,
+  );
 });

@@ -1,27 +1,92 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { COVERED_ELSEWHERE, defaultPort, emptyTaskForm, fieldErrors, formFromTask, sourceKind, taskInputFromForm, type DriverInfo } from '../../packages/console/src/features/tasks/task-form-model.ts';
+import {
+  COVERED_ELSEWHERE,
+  defaultPort,
+  emptyTaskForm,
+  fieldErrors,
+  formFromTask,
+  sourceKind,
+  taskInputFromForm,
+  type DriverInfo,
+} from '../../packages/console/src/features/tasks/task-form-model.ts';
 import { build, call, setupAdmin } from '../helpers/build.ts';
 
 // What GET /api/database/types answers for the shipped drivers (the first test checks it against the server).
 const DRIVERS: DriverInfo[] = [
-  { type: 'mysql', aliases: ['mysql'], databaseNames: 'required', taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'], defaults: { dbPort: 3306 } },
-  { type: 'postgresql', aliases: ['postgresql', 'pgsql'], databaseNames: 'required', taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'], defaults: { dbPort: 5432 } },
+  {
+    type: 'mysql',
+    aliases: ['mysql'],
+    databaseNames: 'required',
+    taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'],
+    defaults: { dbPort: 3306 },
+  },
+  {
+    type: 'postgresql',
+    aliases: ['postgresql', 'pgsql'],
+    databaseNames: 'required',
+    taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'],
+    defaults: { dbPort: 5432 },
+  },
   { type: 'sqlite', aliases: ['sqlite'], databaseNames: 'none', taskFields: ['dbPath'], defaults: {} },
 ];
 
 test('the driver fixture is what the server describes', async (t) => {
   const { app } = await build(t);
   const res = await call(app, 'GET', '/api/database/types', { token: await setupAdmin(app) });
-  const served = (res.json.data as DriverInfo[]).map(({ type, aliases, databaseNames, taskFields, defaults }) => ({ type, aliases, databaseNames, taskFields, defaults }));
+  const served = (res.json.data as DriverInfo[]).map(({ type, aliases, databaseNames, taskFields, defaults }) => ({
+    type,
+    aliases,
+    databaseNames,
+    taskFields,
+    defaults,
+  }));
   assert.deepEqual(served, DRIVERS);
 });
 
 // TaskInput's properties (core/features/backup-tasks/backup-task-schemas.ts): every one reachable.
-const TASK_INPUT_FIELDS = ['name', 'type', 'enabled', 'cronExpr', 'sourcePath', 'sourcePaths', 'excludePatterns', 'dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName', 'dbPath',
-  'storageTargetIds', 'storageTargetId', 'nodeId', 'nodeLabel', 'nodePoolTag', 'tags', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly',
-  'compression', 'encrypt', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails', 'verifyEnabled', 'verifyCronExpr', 'verifyMode', 'maintenanceWindows',
-  'dependsOnTaskIds', 'replicationTargetIds', 'backupMode', 'diffFullIntervalDays', 'extraConfig'];
+const TASK_INPUT_FIELDS = [
+  'name',
+  'type',
+  'enabled',
+  'cronExpr',
+  'sourcePath',
+  'sourcePaths',
+  'excludePatterns',
+  'dbHost',
+  'dbPort',
+  'dbUser',
+  'dbPassword',
+  'dbName',
+  'dbPath',
+  'storageTargetIds',
+  'storageTargetId',
+  'nodeId',
+  'nodeLabel',
+  'nodePoolTag',
+  'tags',
+  'retentionDays',
+  'maxBackups',
+  'keepDaily',
+  'keepWeekly',
+  'keepMonthly',
+  'keepYearly',
+  'compression',
+  'encrypt',
+  'slaHoursRpo',
+  'rtoMinutes',
+  'timeoutMinutes',
+  'alertOnConsecutiveFails',
+  'verifyEnabled',
+  'verifyCronExpr',
+  'verifyMode',
+  'maintenanceWindows',
+  'dependsOnTaskIds',
+  'replicationTargetIds',
+  'backupMode',
+  'diffFullIntervalDays',
+  'extraConfig',
+];
 
 test('every TaskInput field is a form value or covered by another', async () => {
   const { TaskInput } = await import('../../core/features/backup-tasks/backup-task-schemas.ts');
@@ -32,7 +97,15 @@ test('every TaskInput field is a form value or covered by another', async () => 
 });
 
 test('a file task sends its paths and no database fields; the password only when typed', () => {
-  const v = { ...emptyTaskForm(), name: ' docs ', sourcePaths: ['/srv', ' '], storageTargetIds: ['2'], tags: ['a', ''], dbHost: 'stale', dbPassword: 'x' };
+  const v = {
+    ...emptyTaskForm(),
+    name: ' docs ',
+    sourcePaths: ['/srv', ' '],
+    storageTargetIds: ['2'],
+    tags: ['a', ''],
+    dbHost: 'stale',
+    dbPassword: 'x',
+  };
   const body = taskInputFromForm(v, DRIVERS);
   assert.equal(body.name, 'docs');
   assert.deepEqual(body.sourcePaths, ['/srv']);
@@ -40,7 +113,10 @@ test('a file task sends its paths and no database fields; the password only when
   assert.deepEqual(body.tags, ['a']);
   assert.equal(body.dbHost, '');
   assert.equal('dbPassword' in body, false);
-  const pg = taskInputFromForm({ ...v, type: 'postgresql', dbHost: 'db', dbPort: 5432, dbUser: 'u', dbNames: ['a', 'b'] }, DRIVERS);
+  const pg = taskInputFromForm(
+    { ...v, type: 'postgresql', dbHost: 'db', dbPort: 5432, dbUser: 'u', dbNames: ['a', 'b'] },
+    DRIVERS,
+  );
   assert.deepEqual([pg.dbHost, pg.dbPort, pg.dbName, pg.dbPassword, pg.sourcePaths], ['db', 5432, 'a,b', 'x', []]);
   assert.equal(taskInputFromForm({ ...v, type: 'postgresql' }, DRIVERS).dbPassword, 'x');
   assert.equal('dbPassword' in taskInputFromForm({ ...v, type: 'postgresql', dbPassword: '' }, DRIVERS), false);
@@ -49,12 +125,40 @@ test('a file task sends its paths and no database fields; the password only when
 test('placement: master, one node or a label pool', () => {
   const v = { ...emptyTaskForm(), nodeId: '4', nodeLabel: 'eu' };
   assert.deepEqual([taskInputFromForm(v, DRIVERS).nodeId, taskInputFromForm(v, DRIVERS).nodeLabel], [0, '']);
-  assert.deepEqual([taskInputFromForm({ ...v, placement: 'node' }, DRIVERS).nodeId, taskInputFromForm({ ...v, placement: 'node' }, DRIVERS).nodeLabel], [4, '']);
-  assert.deepEqual([taskInputFromForm({ ...v, placement: 'pool' }, DRIVERS).nodeId, taskInputFromForm({ ...v, placement: 'pool' }, DRIVERS).nodeLabel], [0, 'eu']);
+  assert.deepEqual(
+    [
+      taskInputFromForm({ ...v, placement: 'node' }, DRIVERS).nodeId,
+      taskInputFromForm({ ...v, placement: 'node' }, DRIVERS).nodeLabel,
+    ],
+    [4, ''],
+  );
+  assert.deepEqual(
+    [
+      taskInputFromForm({ ...v, placement: 'pool' }, DRIVERS).nodeId,
+      taskInputFromForm({ ...v, placement: 'pool' }, DRIVERS).nodeLabel,
+    ],
+    [0, 'eu'],
+  );
 });
 
 test('a stored task round-trips through the form', () => {
-  const body = taskInputFromForm({ ...emptyTaskForm(), name: 'n', type: 'mysql', dbHost: 'h', dbPort: 3306, dbUser: 'u', dbNames: ['x'], storageTargetIds: ['1'], placement: 'pool', nodeLabel: 'eu', tags: ['t1', 't2'], dependsOnTaskIds: ['3'] }, DRIVERS);
+  const body = taskInputFromForm(
+    {
+      ...emptyTaskForm(),
+      name: 'n',
+      type: 'mysql',
+      dbHost: 'h',
+      dbPort: 3306,
+      dbUser: 'u',
+      dbNames: ['x'],
+      storageTargetIds: ['1'],
+      placement: 'pool',
+      nodeLabel: 'eu',
+      tags: ['t1', 't2'],
+      dependsOnTaskIds: ['3'],
+    },
+    DRIVERS,
+  );
   const back = formFromTask({ ...body, tags: body.tags.join(','), nodeId: 0 });
   assert.deepEqual(taskInputFromForm(back, DRIVERS), body);
   assert.equal(sourceKind('sqlite', DRIVERS), 'path');

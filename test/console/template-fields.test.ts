@@ -1,25 +1,81 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PASSWORD_MASK, TEMPLATE_FIELDS, applies, newTemplateValues, payloadFromValues, valuesFromPayload } from '../../packages/console/src/features/templates/template-fields.ts';
-import { EMPTY_ROW, createdTaskPath, variablesOf } from '../../packages/console/src/features/templates/apply-variables.ts';
+import {
+  PASSWORD_MASK,
+  TEMPLATE_FIELDS,
+  applies,
+  newTemplateValues,
+  payloadFromValues,
+  valuesFromPayload,
+} from '../../packages/console/src/features/templates/template-fields.ts';
+import {
+  EMPTY_ROW,
+  createdTaskPath,
+  variablesOf,
+} from '../../packages/console/src/features/templates/apply-variables.ts';
 import type { DriverInfo } from '../../packages/console/src/features/tasks/task-form-model.ts';
 
 // What GET /api/database/types answers for the shipped drivers (test/console/task-form-model.test.ts checks the same list against the server).
 const DRIVERS: DriverInfo[] = [
-  { type: 'mysql', aliases: ['mysql'], databaseNames: 'required', taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'], defaults: { dbPort: 3306 } },
-  { type: 'postgresql', aliases: ['postgresql', 'pgsql'], databaseNames: 'required', taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'], defaults: { dbPort: 5432 } },
+  {
+    type: 'mysql',
+    aliases: ['mysql'],
+    databaseNames: 'required',
+    taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'],
+    defaults: { dbPort: 3306 },
+  },
+  {
+    type: 'postgresql',
+    aliases: ['postgresql', 'pgsql'],
+    databaseNames: 'required',
+    taskFields: ['dbHost', 'dbPort', 'dbUser', 'dbPassword'],
+    defaults: { dbPort: 5432 },
+  },
   { type: 'sqlite', aliases: ['sqlite'], databaseNames: 'none', taskFields: ['dbPath'], defaults: {} },
 ];
-const shown = (type: string, drivers: readonly DriverInfo[] = DRIVERS) => TEMPLATE_FIELDS.filter((f) => f.section === 'database' && applies(f, type, drivers)).map((f) => f.key);
+const shown = (type: string, drivers: readonly DriverInfo[] = DRIVERS) =>
+  TEMPLATE_FIELDS.filter((f) => f.section === 'database' && applies(f, type, drivers)).map((f) => f.key);
 
 // A template detail's payload as GET /api/task-templates/{id} answers it (template-payload-view.ts): every field, legacy forms included.
 const view = {
-  type: 'postgresql', enabled: true, cronExpr: '0 3 * * *', sourcePath: '', sourcePaths: [], excludePatterns: [],
-  dbHost: 'db', dbPort: 5432, dbUser: 'backup', dbPassword: PASSWORD_MASK, dbName: 'app', dbPath: '',
-  storageTargetIds: [2, 5], storageTargetId: 2, nodeId: 0, nodeLabel: '', nodePoolTag: '', tags: 'prod,db',
-  retentionDays: 30, maxBackups: 10, keepDaily: 7, keepWeekly: 0, keepMonthly: 0, keepYearly: 0, compression: 'zstd', encrypt: true,
-  slaHoursRpo: 0, rtoMinutes: 0, timeoutMinutes: 0, alertOnConsecutiveFails: 1, verifyEnabled: false, verifyCronExpr: '', verifyMode: 'quick',
-  maintenanceWindows: '', dependsOnTaskIds: [], replicationTargetIds: [], backupMode: 'full', diffFullIntervalDays: 7,
+  type: 'postgresql',
+  enabled: true,
+  cronExpr: '0 3 * * *',
+  sourcePath: '',
+  sourcePaths: [],
+  excludePatterns: [],
+  dbHost: 'db',
+  dbPort: 5432,
+  dbUser: 'backup',
+  dbPassword: PASSWORD_MASK,
+  dbName: 'app',
+  dbPath: '',
+  storageTargetIds: [2, 5],
+  storageTargetId: 2,
+  nodeId: 0,
+  nodeLabel: '',
+  nodePoolTag: '',
+  tags: 'prod,db',
+  retentionDays: 30,
+  maxBackups: 10,
+  keepDaily: 7,
+  keepWeekly: 0,
+  keepMonthly: 0,
+  keepYearly: 0,
+  compression: 'zstd',
+  encrypt: true,
+  slaHoursRpo: 0,
+  rtoMinutes: 0,
+  timeoutMinutes: 0,
+  alertOnConsecutiveFails: 1,
+  verifyEnabled: false,
+  verifyCronExpr: '',
+  verifyMode: 'quick',
+  maintenanceWindows: '',
+  dependsOnTaskIds: [],
+  replicationTargetIds: [],
+  backupMode: 'full',
+  diffFullIntervalDays: 7,
 };
 
 test('a stored payload round-trips without its legacy forms and without the masked password', () => {
@@ -30,7 +86,8 @@ test('a stored payload round-trips without its legacy forms and without the mask
   assert.equal(values.nodeId, '');
   const { payload, errors } = payloadFromValues(values, DRIVERS);
   assert.deepEqual(errors, {});
-  for (const legacy of ['sourcePath', 'storageTargetId', 'nodePoolTag', 'backupMode', 'extraConfig', 'dbPassword']) assert.equal(legacy in payload, false, legacy);
+  for (const legacy of ['sourcePath', 'storageTargetId', 'nodePoolTag', 'backupMode', 'extraConfig', 'dbPassword'])
+    assert.equal(legacy in payload, false, legacy);
   // file-only fields do not go with a database type
   assert.equal('sourcePaths' in payload, false);
   // nor a database field the driver does not read
@@ -79,22 +136,39 @@ test('every field is unique; file fields for file tasks, database fields as the 
   assert.deepEqual(shown('sqlite', []), ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName', 'dbPath']);
 });
 
-test('a sqlite template sends its file and none of a server\'s fields', () => {
-  const values = { ...newTemplateValues(), type: 'sqlite', dbPath: ' /var/lib/app.db ', dbHost: 'stale', dbName: 'stale', dbPort: '5432' };
+test("a sqlite template sends its file and none of a server's fields", () => {
+  const values = {
+    ...newTemplateValues(),
+    type: 'sqlite',
+    dbPath: ' /var/lib/app.db ',
+    dbHost: 'stale',
+    dbName: 'stale',
+    dbPort: '5432',
+  };
   const { payload, errors } = payloadFromValues(values, DRIVERS);
   assert.deepEqual(errors, {});
   assert.equal(payload.dbPath, '/var/lib/app.db');
-  for (const key of ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName', 'sourcePaths']) assert.equal(key in payload, false, key);
+  for (const key of ['dbHost', 'dbPort', 'dbUser', 'dbPassword', 'dbName', 'sourcePaths'])
+    assert.equal(key in payload, false, key);
 });
 
-test('apply: one variables item per row, blanks keep the template\'s values, names required', () => {
+test("apply: one variables item per row, blanks keep the template's values, names required", () => {
   const { variables, missingNames } = variablesOf([
     { ...EMPTY_ROW, name: ' web-1 ', sourcePaths: ['/srv/a', ' '], tags: ['x'], nodeId: '3' },
     { ...EMPTY_ROW, name: '', dbHost: ' h ' },
   ]);
-  assert.deepEqual(variables, [{ name: 'web-1', sourcePaths: ['/srv/a'], tags: ['x'], nodeId: 3 }, { name: '', dbHost: 'h' }]);
+  assert.deepEqual(variables, [
+    { name: 'web-1', sourcePaths: ['/srv/a'], tags: ['x'], nodeId: 3 },
+    { name: '', dbHost: 'h' },
+  ]);
   assert.deepEqual(missingNames, [1]);
   assert.equal(createdTaskPath([{ success: true, taskId: 9 }]), '/tasks/9');
-  assert.equal(createdTaskPath([{ success: true, taskId: 9 }, { success: true, taskId: 10 }]), null);
+  assert.equal(
+    createdTaskPath([
+      { success: true, taskId: 9 },
+      { success: true, taskId: 10 },
+    ]),
+    null,
+  );
   assert.equal(createdTaskPath([{ success: false }]), null);
 });

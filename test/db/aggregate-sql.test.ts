@@ -14,8 +14,13 @@ async function sqliteOrm(t: TestContext): Promise<Orm> {
 }
 
 async function seedNode(sql: AggregateSql, name: string): Promise<void> {
-  await sql.run('insert into nodes (name, is_local, token_hash, created_at, updated_at) values (?, ?, ?, ?, ?)',
-    [name, false, `hash-${name}`, sql.time(new Date()), sql.time(new Date())]);
+  await sql.run('insert into nodes (name, is_local, token_hash, created_at, updated_at) values (?, ?, ?, ?, ?)', [
+    name,
+    false,
+    `hash-${name}`,
+    sql.time(new Date()),
+    sql.time(new Date()),
+  ]);
 }
 
 test('SQLite: hand-written statements bind their parameters, so one statement text serves every value', async (t) => {
@@ -28,7 +33,9 @@ test('SQLite: hand-written statements bind their parameters, so one statement te
     seen.push(text);
     return prepare.call(this, text);
   };
-  t.after(() => { native.prepare = prepare; });
+  t.after(() => {
+    native.prepare = prepare;
+  });
 
   for (const name of ['alpha', 'beta', "o'quote"]) await seedNode(sql, name);
   const lookup = 'select name, is_local from nodes where token_hash = ?';
@@ -47,13 +54,22 @@ test('SQLite: a hand-written write inside a transaction rolls back with it', asy
   const orm = await sqliteOrm(t);
   const em = orm.em.fork();
   await seedNode(new AggregateSql(em), 'kept');
-  await assert.rejects(em.transactional(async (tx) => {
-    const sql = new AggregateSql(tx);
-    await seedNode(sql, 'rolled-back');
-    assert.equal((await sql.rows('select id from nodes where name = ?', ['rolled-back'])).length, 1, 'visible inside the transaction');
-    throw new Error('abort the transaction');
-  }), /abort the transaction/);
-  const names = (await new AggregateSql(orm.em.fork()).rows<{ name: string }>('select name from nodes order by id')).map((r) => r.name);
+  await assert.rejects(
+    em.transactional(async (tx) => {
+      const sql = new AggregateSql(tx);
+      await seedNode(sql, 'rolled-back');
+      assert.equal(
+        (await sql.rows('select id from nodes where name = ?', ['rolled-back'])).length,
+        1,
+        'visible inside the transaction',
+      );
+      throw new Error('abort the transaction');
+    }),
+    /abort the transaction/,
+  );
+  const names = (
+    await new AggregateSql(orm.em.fork()).rows<{ name: string }>('select name from nodes order by id')
+  ).map((r) => r.name);
   assert.deepEqual(names, ['kept']);
 });
 
@@ -65,7 +81,10 @@ test('PostgreSQL: hand-written statements answer the same through the ORM connec
   await migrate(orm);
   const sql = new AggregateSql(orm.em.fork());
   await seedNode(sql, 'pg-node');
-  const [row] = await sql.rows<{ name: string; is_local: boolean }>('select name, is_local from nodes where token_hash = ?', ['hash-pg-node']);
+  const [row] = await sql.rows<{ name: string; is_local: boolean }>(
+    'select name, is_local from nodes where token_hash = ?',
+    ['hash-pg-node'],
+  );
   assert.equal(row?.name, 'pg-node');
   assert.equal(row?.is_local, false);
   assert.equal(await sql.run('update nodes set hostname = ? where name = ?', ['h', 'pg-node']), 1);

@@ -15,18 +15,30 @@ test('architecture.md: the layout lists every folder of core/ inside the core/ b
   // The core/ block runs from `core/` to the next unindented line (`plugins/...`).
   const lines = block.split('\n');
   const end = lines.findIndex((l, i) => i > 0 && /^\S/.test(l));
-  const listed = new Set(lines.slice(1, end).map((l) => /^ {2}([a-z-]+)\//.exec(l)?.[1]).filter(Boolean));
-  const folders = (await readdir(join(root, 'core'), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  const listed = new Set(
+    lines
+      .slice(1, end)
+      .map((l) => /^ {2}([a-z-]+)\//.exec(l)?.[1])
+      .filter(Boolean),
+  );
+  const folders = (await readdir(join(root, 'core'), { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
   for (const folder of folders) assert.ok(listed.has(folder), `core/${folder}/ is listed under core/ in the layout`);
   assert.doesNotMatch(text, /later target credentials/, 'target credentials are sealed now');
 });
 
-test('plugin-authoring.md: the storage suite\'s memory bound is the one the suite enforces', async () => {
+test("plugin-authoring.md: the storage suite's memory bound is the one the suite enforces", async () => {
   const text = await doc('plugin-authoring.md');
   const bound = RSS_GROWTH_LIMIT / (1024 * 1024);
-  const stated = [...text.matchAll(/(\d+) MiB memory bound|grows by at most (\d+) MiB/g)].map((m) => Number(m[1] ?? m[2]));
+  const stated = [...text.matchAll(/(\d+) MiB memory bound|grows by at most (\d+) MiB/g)].map((m) =>
+    Number(m[1] ?? m[2]),
+  );
   assert.ok(stated.length >= 2, 'the bound is stated');
-  assert.deepEqual(stated, stated.map(() => bound));
+  assert.deepEqual(
+    stated,
+    stated.map(() => bound),
+  );
 });
 
 test('plugin-authoring.md: error kinds are recognised by shape, as core does', async () => {
@@ -34,7 +46,10 @@ test('plugin-authoring.md: error kinds are recognised by shape, as core does', a
   assert.doesNotMatch(text, /only on an `instanceof ProviderError`/);
   assert.match(text, /by shape, not by `instanceof`/);
   // What the doc tells third-party authors to throw is what core classifies.
-  assert.equal(providerErrorKind(Object.assign(new Error('gone'), { name: 'ProviderError', kind: 'not_found' })), 'not_found');
+  assert.equal(
+    providerErrorKind(Object.assign(new Error('gone'), { name: 'ProviderError', kind: 'not_found' })),
+    'not_found',
+  );
 });
 
 test('api-decisions.md and the event bus claim nothing that is not there', async () => {

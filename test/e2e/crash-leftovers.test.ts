@@ -16,7 +16,10 @@ import { waitFor } from '../helpers/agent-process.ts';
 /** Every file below `dir`, as paths relative to it. */
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 const isTemporary = (path: string): boolean => /(^|\/)\.[^/]*\.[0-9a-f]{16}\.partial$/.test(path);
@@ -34,7 +37,8 @@ async function childrenOf(pid: number): Promise<number[]> {
   return out;
 }
 
-const alive = async (pid: number): Promise<boolean> => (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)) !== undefined;
+const alive = async (pid: number): Promise<boolean> =>
+  (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)) !== undefined;
 
 test('a master SIGKILLed mid-upload leaves no temporary object on local_disk or an rclone target after its restart', async (t) => {
   const dataDir = await tempDir(t);
@@ -51,26 +55,47 @@ test('a master SIGKILLed mid-upload leaves no temporary object on local_disk or 
     if (first.child.exitCode === null && first.child.signalCode === null) await first.stop();
   });
   const token = (await api(`${first.url}/api/auth/setup`, 'POST', undefined, ADMIN)).body.data.token as string;
-  const disk = await api(`${first.url}/api/storage-targets`, 'POST', token, { name: 'disk', type: 'local_disk', config: { basePath: diskDir } });
+  const disk = await api(`${first.url}/api/storage-targets`, 'POST', token, {
+    name: 'disk',
+    type: 'local_disk',
+    config: { basePath: diskDir },
+  });
   assert.equal(disk.status, 200, JSON.stringify(disk.body));
-  const remote = await api(`${first.url}/api/storage-targets`, 'POST', token, { name: 'remote', type: 'rclone', config: { backend: 'local', path: rcloneDir } });
+  const remote = await api(`${first.url}/api/storage-targets`, 'POST', token, {
+    name: 'remote',
+    type: 'rclone',
+    config: { backend: 'local', path: rcloneDir },
+  });
   assert.equal(remote.status, 200, JSON.stringify(remote.body));
   const task = await api(`${first.url}/api/backup/tasks`, 'POST', token, {
-    name: 'Killed', type: 'file', sourcePaths: [src], storageTargetIds: [disk.body.data.id, remote.body.data.id], compression: 'none',
+    name: 'Killed',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.body.data.id, remote.body.data.id],
+    compression: 'none',
   });
   assert.equal(task.status, 200, JSON.stringify(task.body));
   const run = await api(`${first.url}/api/backup/tasks/${task.body.data.id}/run`, 'POST', token);
   assert.equal(run.status, 200, JSON.stringify(run.body));
   const recordUrl = `/api/backup/records/${run.body.data.recordId}`;
 
-  await waitFor('both uploads to be under way', async () => ((await files(diskDir)).some(isTemporary) && (await files(rcloneDir)).some(isTemporary) ? true : undefined), 60_000);
+  await waitFor(
+    'both uploads to be under way',
+    async () =>
+      (await files(diskDir)).some(isTemporary) && (await files(rcloneDir)).some(isTemporary) ? true : undefined,
+    60_000,
+  );
   const pid = first.child.pid!;
   const orphans = await childrenOf(pid);
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
   // rclone outlives its killed parent (it even completes the temporary object when its stdin
   // closes); the restart is checked once it is gone, so nothing writes behind its back.
-  await waitFor('the orphaned rclone processes to exit', async () => ((await Promise.all(orphans.map(alive))).some(Boolean) ? undefined : true), 60_000);
+  await waitFor(
+    'the orphaned rclone processes to exit',
+    async () => ((await Promise.all(orphans.map(alive))).some(Boolean) ? undefined : true),
+    60_000,
+  );
   assert.ok((await files(diskDir)).some(isTemporary), 'the kill left a temporary file on local_disk');
   assert.ok((await files(rcloneDir)).some(isTemporary), 'the kill left a temporary object on the rclone target');
 

@@ -20,9 +20,17 @@ test('the real entry starts on SQLite, serves setup and login, stops on SIGTERM,
   const setup = await json(`${first.url}/api/auth/setup`, { method: 'POST', body: JSON.stringify(ADMIN) });
   assert.equal(setup.status, 200);
   const token = setup.body.data.token as string;
-  const created = await json(`${first.url}/api/users`, { method: 'POST', token, body: JSON.stringify({ username: 'olivia', password: 'operator-pass-1', role: 'operator' }) });
+  const created = await json(`${first.url}/api/users`, {
+    method: 'POST',
+    token,
+    body: JSON.stringify({ username: 'olivia', password: 'operator-pass-1', role: 'operator' }),
+  });
   assert.equal(created.status, 200);
-  const settings = await json(`${first.url}/api/settings`, { method: 'PUT', token, body: JSON.stringify({ site_name: 'Vault' }) });
+  const settings = await json(`${first.url}/api/settings`, {
+    method: 'PUT',
+    token,
+    body: JSON.stringify({ site_name: 'Vault' }),
+  });
   assert.equal(settings.status, 200);
   assert.equal(await first.stop(), 0, 'SIGTERM ends the process cleanly');
   assert.ok(first.logs.some((l) => l.includes('shutting down')));
@@ -35,7 +43,10 @@ test('the real entry starts on SQLite, serves setup and login, stops on SIGTERM,
   // The old token still verifies: the master key persisted in the data dir.
   const users = await json(`${second.url}/api/users`, { token });
   assert.deepEqual(users.body.data.map((u: { username: string }) => u.username).sort(), ['admin', 'olivia']);
-  const login = await json(`${second.url}/api/auth/login`, { method: 'POST', body: JSON.stringify({ username: 'olivia', password: 'operator-pass-1' }) });
+  const login = await json(`${second.url}/api/auth/login`, {
+    method: 'POST',
+    body: JSON.stringify({ username: 'olivia', password: 'operator-pass-1' }),
+  });
   assert.equal(login.status, 200);
   assert.equal((await json(`${second.url}/api/settings`, { token })).body.data.site_name, 'Vault');
   assert.equal((await json(`${second.url}/ready`)).status, 200);
@@ -56,8 +67,15 @@ test('the CLI migrates, resets a password offline, and rejects bad configuration
   const oldToken = setup.body.data.token as string;
   const reset = await runCli(['reset-password', '--username', 'admin', '--password', 'brand-new-pass'], env);
   assert.equal(reset.code, 0, reset.stderr);
-  assert.equal((await json(`${server.url}/api/auth/profile`, { token: oldToken })).status, 401, 'the reset revokes existing sessions');
-  const login = await json(`${server.url}/api/auth/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: 'brand-new-pass' }) });
+  assert.equal(
+    (await json(`${server.url}/api/auth/profile`, { token: oldToken })).status,
+    401,
+    'the reset revokes existing sessions',
+  );
+  const login = await json(`${server.url}/api/auth/login`, {
+    method: 'POST',
+    body: JSON.stringify({ username: 'admin', password: 'brand-new-pass' }),
+  });
   assert.equal(login.status, 200);
   assert.equal(await server.stop(), 0);
 

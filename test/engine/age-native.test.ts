@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCipheriv, createHash, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createHash,
+  createHmac,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+} from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -63,7 +72,10 @@ test('native encryptStream: stock age, age-encryption and decryptStream all decr
       const enc = await readFile(encPath);
 
       const header = headerOf(enc);
-      assert.match(header, /^age-encryption\.org\/v1\n-> X25519 [A-Za-z0-9+/]{43}\n[A-Za-z0-9+/]{43}\n--- [A-Za-z0-9+/]{43}\n$/);
+      assert.match(
+        header,
+        /^age-encryption\.org\/v1\n-> X25519 [A-Za-z0-9+/]{43}\n[A-Za-z0-9+/]{43}\n--- [A-Za-z0-9+/]{43}\n$/,
+      );
       const chunks = Math.max(1, Math.ceil(size / KiB64));
       assert.equal(enc.length, header.length + 16 + size + 16 * chunks, `ciphertext size for ${size}`);
 
@@ -87,7 +99,10 @@ test('native streams: any input piece sizes give the same plaintext back (stock 
       await writeFile(join(dir, 'enc.age'), enc);
       await sh(`age -d -i ${q(key.path)} ${q(join(dir, 'enc.age'))} | cmp - ${q(join(dir, 'plain'))}`);
       for (const decSizes of [[1, 15, 16, 17, 333], [KiB64 + 16], [KiB64 + 17], [enc.length]]) {
-        assert.ok((await decrypt(enc, key.identity, decSizes)).equals(plain), `enc ${sizes.join()} / dec ${decSizes.join()}`);
+        assert.ok(
+          (await decrypt(enc, key.identity, decSizes)).equals(plain),
+          `enc ${sizes.join()} / dec ${decSizes.join()}`,
+        );
       }
     }
   } finally {
@@ -106,11 +121,19 @@ test('decryptStream reads stock `age -r` output (also with several recipients) a
       await writeFile(join(dir, 'plain'), plain);
       await sh(`age -r ${key.recipient} -o ${q(join(dir, 'one.age'))} ${q(join(dir, 'plain'))}`);
       assert.ok((await decrypt(await readFile(join(dir, 'one.age')), key.identity)).equals(plain), `stock, ${size}`);
-      await sh(`age -r ${otherKey.recipient} -r ${key.recipient} -o ${q(join(dir, 'two.age'))} ${q(join(dir, 'plain'))}`);
-      assert.ok((await decrypt(await readFile(join(dir, 'two.age')), key.identity, [50, 4096])).equals(plain), `stock, 2 recipients, ${size}`);
+      await sh(
+        `age -r ${otherKey.recipient} -r ${key.recipient} -o ${q(join(dir, 'two.age'))} ${q(join(dir, 'plain'))}`,
+      );
+      assert.ok(
+        (await decrypt(await readFile(join(dir, 'two.age')), key.identity, [50, 4096])).equals(plain),
+        `stock, 2 recipients, ${size}`,
+      );
       const e = new Encrypter();
       e.addRecipient(key.recipient);
-      assert.ok((await decrypt(Buffer.from(await e.encrypt(plain)), key.identity)).equals(plain), `age-encryption, ${size}`);
+      assert.ok(
+        (await decrypt(Buffer.from(await e.encrypt(plain)), key.identity)).equals(plain),
+        `age-encryption, ${size}`,
+      );
     }
   } finally {
     await cleanup();
@@ -133,17 +156,42 @@ test('decryptStream errors on a wrong key, any flipped byte, truncation and trai
 
     // A flipped bit anywhere: header args, wrapped key, MAC, payload nonce, each chunk, each tag.
     const payloadStart = headerLen + 16;
-    const spots = [25, 40, 70, headerLen - 5, headerLen + 3, payloadStart, payloadStart + KiB64 + 15, payloadStart + KiB64 + 16 + 100, enc.length - 1];
+    const spots = [
+      25,
+      40,
+      70,
+      headerLen - 5,
+      headerLen + 3,
+      payloadStart,
+      payloadStart + KiB64 + 15,
+      payloadStart + KiB64 + 16 + 100,
+      enc.length - 1,
+    ];
     for (const at of spots) {
       const bad = Buffer.from(enc);
       bad[at] = (bad[at] as number) ^ 0x01;
       await assert.rejects(decrypt(bad, key.identity), Error, `flipped byte at ${at}`);
       await writeFile(join(dir, 'bad.age'), bad);
-      await assert.rejects(sh(`age -d -i ${q(key.path)} ${q(join(dir, 'bad.age'))} > /dev/null`), Error, `stock age, flipped byte at ${at}`);
+      await assert.rejects(
+        sh(`age -d -i ${q(key.path)} ${q(join(dir, 'bad.age'))} > /dev/null`),
+        Error,
+        `stock age, flipped byte at ${at}`,
+      );
     }
 
     // Truncation anywhere, including exactly at a chunk boundary (a full chunk is then not a valid final one).
-    for (const len of [0, 10, headerLen - 1, headerLen, headerLen + 8, payloadStart, payloadStart + 15, payloadStart + KiB64 + 16, payloadStart + 2 * (KiB64 + 16), enc.length - 1]) {
+    for (const len of [
+      0,
+      10,
+      headerLen - 1,
+      headerLen,
+      headerLen + 8,
+      payloadStart,
+      payloadStart + 15,
+      payloadStart + KiB64 + 16,
+      payloadStart + 2 * (KiB64 + 16),
+      enc.length - 1,
+    ]) {
       await assert.rejects(decrypt(enc.subarray(0, len), key.identity), /age: /, `truncated to ${len}`);
     }
     // Trailing bytes after the final chunk.
@@ -155,7 +203,12 @@ test('decryptStream errors on a wrong key, any flipped byte, truncation and trai
     bad[payloadStart + 10] = (bad[payloadStart + 10] as number) ^ 0x01;
     const dec = decryptStream(key.identity);
     let emitted = 0;
-    const sink = new Writable({ write(c: Buffer, _e, cb) { emitted += c.length; cb(); } });
+    const sink = new Writable({
+      write(c: Buffer, _e, cb) {
+        emitted += c.length;
+        cb();
+      },
+    });
     await assert.rejects(pipeline(Readable.from([bad]), dec, sink));
     assert.equal(emitted, 0);
   } finally {
@@ -175,7 +228,8 @@ function craft(
   opts: { extraStanzas?: string; shareText?: (s: string) => string } = {},
 ): Buffer {
   const b64 = (b: Buffer): string => b.toString('base64').replace(/=+$/, '');
-  const hkdf = (ikm: Buffer, salt: Buffer, info: string): Buffer => Buffer.from(hkdfSync('sha256', ikm, salt, info, 32));
+  const hkdf = (ikm: Buffer, salt: Buffer, info: string): Buffer =>
+    Buffer.from(hkdfSync('sha256', ikm, salt, info, 32));
   const aead = (key: Buffer, nonce: Buffer, pt: Buffer): Buffer => {
     const c = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
     return Buffer.concat([c.update(pt), c.final(), c.getAuthTag()]);
@@ -186,10 +240,16 @@ function craft(
   const share = Buffer.from(eph.publicKey.export({ format: 'jwk' }).x as string, 'base64url');
   const peer = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: rcpt.toString('base64url') }, format: 'jwk' });
   const shared = diffieHellman({ privateKey: eph.privateKey, publicKey: peer });
-  const body = aead(hkdf(shared, Buffer.concat([share, rcpt]), 'age-encryption.org/v1/X25519'), Buffer.alloc(12), fileKey);
+  const body = aead(
+    hkdf(shared, Buffer.concat([share, rcpt]), 'age-encryption.org/v1/X25519'),
+    Buffer.alloc(12),
+    fileKey,
+  );
   const shareText = (opts.shareText ?? ((x: string) => x))(b64(share));
   const noMac = `age-encryption.org/v1\n${opts.extraStanzas ?? ''}-> X25519 ${shareText}\n${b64(body)}\n---`;
-  const mac = createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header')).update(noMac).digest();
+  const mac = createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header'))
+    .update(noMac)
+    .digest();
   const nonce = randomBytes(16);
   const key = hkdf(fileKey, nonce, 'payload');
   const out: Buffer[] = [Buffer.from(`${noMac} ${b64(mac)}\n`), nonce];
@@ -207,16 +267,43 @@ test('STREAM rules: an empty final chunk after a full one, a missing final flag 
   try {
     const key = await loadOrCreateAgeIdentity(dir);
     const full = randomBytes(KiB64);
-    const good = craft(key.recipient, [{ data: full, last: false }, { data: Buffer.from('tail'), last: true }]);
+    const good = craft(key.recipient, [
+      { data: full, last: false },
+      { data: Buffer.from('tail'), last: true },
+    ]);
     assert.equal((await decrypt(good, key.identity)).toString('latin1'), full.toString('latin1') + 'tail'); // the crafted writer is right
     const emptyOnly = craft(key.recipient, [{ data: Buffer.alloc(0), last: true }]);
     assert.equal((await decrypt(emptyOnly, key.identity)).length, 0);
 
     const cases: Array<[string, Buffer]> = [
-      ['empty final chunk after a full one', craft(key.recipient, [{ data: full, last: false }, { data: Buffer.alloc(0), last: true }])],
-      ['no final flag', craft(key.recipient, [{ data: full, last: false }, { data: Buffer.from('tail'), last: false }])],
-      ['final flag on a middle chunk', craft(key.recipient, [{ data: full, last: true }, { data: Buffer.from('tail'), last: true }])],
-      ['short middle chunk', craft(key.recipient, [{ data: Buffer.from('x'), last: false }, { data: Buffer.from('tail'), last: true }])],
+      [
+        'empty final chunk after a full one',
+        craft(key.recipient, [
+          { data: full, last: false },
+          { data: Buffer.alloc(0), last: true },
+        ]),
+      ],
+      [
+        'no final flag',
+        craft(key.recipient, [
+          { data: full, last: false },
+          { data: Buffer.from('tail'), last: false },
+        ]),
+      ],
+      [
+        'final flag on a middle chunk',
+        craft(key.recipient, [
+          { data: full, last: true },
+          { data: Buffer.from('tail'), last: true },
+        ]),
+      ],
+      [
+        'short middle chunk',
+        craft(key.recipient, [
+          { data: Buffer.from('x'), last: false },
+          { data: Buffer.from('tail'), last: true },
+        ]),
+      ],
     ];
     const b64 = (n: number): string => randomBytes(n).toString('base64').replace(/=+$/, '');
     // Foreign stanzas with multi-line bodies (one a multiple of 48 bytes: empty final line) are skipped.
@@ -229,12 +316,24 @@ test('STREAM rules: an empty final chunk after a full one, a missing final flag 
     // Non-canonical base64 (non-zero trailing bits) decodes to the same key but must be refused.
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
     const nonCanonical = (x: string): string => x.slice(0, -1) + alphabet[alphabet.indexOf(x.slice(-1)) ^ 1];
-    cases.push(['non-canonical base64 share', craft(key.recipient, [{ data: Buffer.from('x'), last: true }], { shareText: nonCanonical })]);
-    cases.push(['unterminated foreign stanza body', craft(key.recipient, [{ data: Buffer.from('x'), last: true }], { extraStanzas: `-> example.com/x\n${b64(48)}\n` })]);
+    cases.push([
+      'non-canonical base64 share',
+      craft(key.recipient, [{ data: Buffer.from('x'), last: true }], { shareText: nonCanonical }),
+    ]);
+    cases.push([
+      'unterminated foreign stanza body',
+      craft(key.recipient, [{ data: Buffer.from('x'), last: true }], {
+        extraStanzas: `-> example.com/x\n${b64(48)}\n`,
+      }),
+    ]);
     for (const [name, file] of cases) {
       await assert.rejects(decrypt(file, key.identity), /age: /, name);
       await writeFile(join(dir, 'bad.age'), file);
-      await assert.rejects(sh(`age -d -i ${q(key.path)} ${q(join(dir, 'bad.age'))} > /dev/null`), Error, `stock age: ${name}`);
+      await assert.rejects(
+        sh(`age -d -i ${q(key.path)} ${q(join(dir, 'bad.age'))} > /dev/null`),
+        Error,
+        `stock age: ${name}`,
+      );
     }
   } finally {
     await cleanup();
@@ -244,18 +343,28 @@ test('STREAM rules: an empty final chunk after a full one, a missing final flag 
 test('keys: spec vector, agreement with age-encryption, and clear refusals of other key types and bad input', async () => {
   // From the age spec (c2sp.org/age): this identity's recipient.
   const spec = parseX25519Identity('AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX');
-  assert.ok(spec.publicKey.equals(parseX25519Recipient('age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj')));
+  assert.ok(
+    spec.publicKey.equals(parseX25519Recipient('age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj')),
+  );
   for (let i = 0; i < 5; i++) {
     const identity = await generateIdentity();
-    assert.ok(parseX25519Identity(identity).publicKey.equals(parseX25519Recipient(await identityToRecipient(identity))));
+    assert.ok(
+      parseX25519Identity(identity).publicKey.equals(parseX25519Recipient(await identityToRecipient(identity))),
+    );
   }
   const r = 'age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj';
   assert.throws(() => encryptStream(r.slice(0, -1) + 'q'), /invalid X25519 recipient: bad checksum/);
   assert.throws(() => encryptStream(r.toUpperCase().slice(0, 10) + r.slice(10)), /mixed case/);
   assert.throws(() => encryptStream('age1pq1' + 'q'.repeat(100)), /only X25519 recipients/);
   assert.throws(() => encryptStream('ssh-ed25519 AAAA'), /invalid X25519 recipient/);
-  assert.throws(() => decryptStream('AGE-SECRET-KEY-PQ-1XX76JRALNLXDMEW0CRK45QMCCH4X06SE84UN3VPM33W6HWDX0H3SK3ZQFR'), /only X25519 identities/);
-  assert.throws(() => decryptStream('AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEQ'), /bad checksum/);
+  assert.throws(
+    () => decryptStream('AGE-SECRET-KEY-PQ-1XX76JRALNLXDMEW0CRK45QMCCH4X06SE84UN3VPM33W6HWDX0H3SK3ZQFR'),
+    /only X25519 identities/,
+  );
+  assert.throws(
+    () => decryptStream('AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEQ'),
+    /bad checksum/,
+  );
   assert.throws(() => decryptStream(r), /only X25519 identities/);
 
   const { dir, cleanup } = await tempDir();
@@ -305,9 +414,18 @@ test('encryptStream: header first, back-pressure honoured, large streams round-t
         this.push(chunk);
       },
     });
-    await pipeline(source, encryptStream(key.recipient), new PassThrough(), decryptStream(key.identity), new Writable({
-      write(c: Buffer, _e, cb) { outHash.update(c); cb(); },
-    }));
+    await pipeline(
+      source,
+      encryptStream(key.recipient),
+      new PassThrough(),
+      decryptStream(key.identity),
+      new Writable({
+        write(c: Buffer, _e, cb) {
+          outHash.update(c);
+          cb();
+        },
+      }),
+    );
     assert.equal(outHash.digest('hex'), inHash.digest('hex'));
   } finally {
     await cleanup();

@@ -24,7 +24,10 @@ for (const c of COMPRESSIONS) {
 test('zstd and gzip output is read by the stock tools; levels apply', async () => {
   const { dir, cleanup } = await tempDir();
   try {
-    for (const [c, tool] of [['zstd', 'zstd -d -c'], ['gzip', 'gzip -d -c']] as const) {
+    for (const [c, tool] of [
+      ['zstd', 'zstd -d -c'],
+      ['gzip', 'gzip -d -c'],
+    ] as const) {
       const file = join(dir, `sample.${c}`);
       await pipeline(Readable.from([sample]), compressor(c), createWriteStream(file));
       await writeFile(join(dir, 'orig'), sample);
@@ -44,14 +47,21 @@ test('zstd through the installed program and in-process are interchangeable; a f
   const data = Buffer.concat([randomBytes(300_000), Buffer.alloc(300_000, 7)]);
   const roundTrip = async (compressEnv: string | undefined, decompressEnv: string | undefined): Promise<Buffer> => {
     const saved = process.env.BACKPLANE_ZSTD_BINARY;
-    const set = (v: string | undefined) => { if (v === undefined) delete process.env.BACKPLANE_ZSTD_BINARY; else process.env.BACKPLANE_ZSTD_BINARY = v; };
+    const set = (v: string | undefined) => {
+      if (v === undefined) delete process.env.BACKPLANE_ZSTD_BINARY;
+      else process.env.BACKPLANE_ZSTD_BINARY = v;
+    };
     try {
       set(compressEnv);
       const chunks: Buffer[] = [];
-      await pipeline(Readable.from([data]), compressor('zstd'), async function* (src) { for await (const c of src) chunks.push(c as Buffer); });
+      await pipeline(Readable.from([data]), compressor('zstd'), async function* (src) {
+        for await (const c of src) chunks.push(c as Buffer);
+      });
       set(decompressEnv);
       const out: Buffer[] = [];
-      await pipeline(Readable.from([Buffer.concat(chunks)]), decompressor('zstd'), async function* (src) { for await (const c of src) out.push(c as Buffer); });
+      await pipeline(Readable.from([Buffer.concat(chunks)]), decompressor('zstd'), async function* (src) {
+        for await (const c of src) out.push(c as Buffer);
+      });
       return Buffer.concat(out);
     } finally {
       set(saved);
@@ -62,5 +72,14 @@ test('zstd through the installed program and in-process are interchangeable; a f
   assert.ok((await roundTrip(undefined, 'none')).equals(data), 'program -> in-process');
   assert.ok((await roundTrip('none', undefined)).equals(data), 'in-process -> program');
   assert.ok((await roundTrip('none', 'none')).equals(data));
-  await assert.rejects(pipeline(Readable.from([Buffer.from('not zstd at all')]), toolStream('zstd', ['-d', '-q', '-c']), async function* (src) { for await (const _ of src) void _; }), /zstd exited with/);
+  await assert.rejects(
+    pipeline(
+      Readable.from([Buffer.from('not zstd at all')]),
+      toolStream('zstd', ['-d', '-q', '-c']),
+      async function* (src) {
+        for await (const _ of src) void _;
+      },
+    ),
+    /zstd exited with/,
+  );
 });

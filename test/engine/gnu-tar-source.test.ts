@@ -14,13 +14,26 @@ test('tar listing lines: names unquoted (escapes, octal UTF-8), modes with speci
   assert.equal(modeBits('rwSr-Sr-T'), 0o7644);
   assert.equal(modeBits('rw-r-----'), 0o640);
   assert.deepEqual(parseIndexLine('-rw-r--r-- root/root     70000 2020-01-02 03:04:05           "srv/a b/two.bin"'), {
-    path: 'srv/a b/two.bin', size: 70000, mtime: new Date('2020-01-02T03:04:05Z'), mode: 0o644, type: 'file',
+    path: 'srv/a b/two.bin',
+    size: 70000,
+    mtime: new Date('2020-01-02T03:04:05Z'),
+    mode: 0o644,
+    type: 'file',
   });
   assert.deepEqual(parseIndexLine('drwxr-x--- 1000/1000 0 2026-11-26 14:01:04.026156925 "srv/dir/"'), {
-    path: 'srv/dir', size: 0, mtime: new Date('2026-11-26T14:01:04.026Z'), mode: 0o750, type: 'directory',
+    path: 'srv/dir',
+    size: 0,
+    mtime: new Date('2026-11-26T14:01:04.026Z'),
+    mode: 0o750,
+    type: 'directory',
   });
   assert.deepEqual(parseIndexLine('lrwxrwxrwx ad user/domain users 0 2026-11-26 14:01:04.5 "srv/l\\"k" -> "../x y"'), {
-    path: 'srv/l"k', size: 0, mtime: new Date('2026-11-26T14:01:04.500Z'), mode: 0o777, type: 'symlink', linkname: '../x y',
+    path: 'srv/l"k',
+    size: 0,
+    mtime: new Date('2026-11-26T14:01:04.500Z'),
+    mode: 0o777,
+    type: 'symlink',
+    linkname: '../x y',
   });
   assert.equal(parseIndexLine('prw-r--r-- root/root 0 2026-11-26 14:01:04.0 "srv/fifo"'), null);
   assert.equal(parseIndexLine('tar: "srv/x": Warning: Cannot stat: No such file or directory'), null);
@@ -43,7 +56,8 @@ test('compressed by the program tar starts: stock zstd and tar read it back; raw
     await writeFile(join(src, 'b.bin'), Buffer.alloc(300_000, 3));
     const entries: string[] = [];
     const tar = createGnuTarSource('tar', {
-      paths: [src], onEntry: (e) => entries.push(`${e.type} ${e.path} ${e.size}`),
+      paths: [src],
+      onEntry: (e) => entries.push(`${e.type} ${e.path} ${e.size}`),
       compressor: { command: 'zstd', args: ['-3', '-q', '-c', '--check'] },
     });
     assert.equal(tar.compressed, true);
@@ -51,10 +65,21 @@ test('compressed by the program tar starts: stock zstd and tar read it back; raw
     await pipeline(tar.stream, createWriteStream(file));
     await tar.done;
     const rel = src.slice(1);
-    assert.deepEqual(entries.sort(), [`directory ${rel} 0`, `directory ${rel}/sub 0`, `file ${rel}/b.bin 300000`, `file ${rel}/sub/a.txt 60000`].sort());
+    assert.deepEqual(
+      entries.sort(),
+      [
+        `directory ${rel} 0`,
+        `directory ${rel}/sub 0`,
+        `file ${rel}/b.bin 300000`,
+        `file ${rel}/sub/a.txt 60000`,
+      ].sort(),
+    );
     await sh(`zstd -d -q -c ${q(file)} > ${q(join(dir, 'out.tar'))}`);
     assert.equal(tar.rawBytes(), (await stat(join(dir, 'out.tar'))).size);
-    const listed = (await sh(`tar -t -f ${q(join(dir, 'out.tar'))}`)).trim().split('\n').map((n) => n.replace(/\/$/, ''));
+    const listed = (await sh(`tar -t -f ${q(join(dir, 'out.tar'))}`))
+      .trim()
+      .split('\n')
+      .map((n) => n.replace(/\/$/, ''));
     assert.deepEqual(listed.sort(), [rel, `${rel}/b.bin`, `${rel}/sub`, `${rel}/sub/a.txt`].sort());
   } finally {
     await cleanup();
@@ -62,12 +87,20 @@ test('compressed by the program tar starts: stock zstd and tar read it back; raw
 });
 
 /** The output must fail, never end cleanly, when tar or its compressor fails: a short archive is no backup. */
-async function expectFailure(program: string, compressor: { command: string; args: string[] } | undefined, src: string, pattern: RegExp): Promise<void> {
+async function expectFailure(
+  program: string,
+  compressor: { command: string; args: string[] } | undefined,
+  src: string,
+  pattern: RegExp,
+): Promise<void> {
   const tar = createGnuTarSource(program, { paths: [src], compressor });
   const chunks: Buffer[] = [];
-  await assert.rejects(pipeline(tar.stream, async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) chunks.push(chunk);
-  }), pattern);
+  await assert.rejects(
+    pipeline(tar.stream, async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) chunks.push(chunk);
+    }),
+    pattern,
+  );
   await assert.rejects(tar.done, pattern);
 }
 

@@ -36,7 +36,10 @@ export function q(s: string): string {
 /** Every file below `dir`, relative, folders excluded. */
 export async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => !e.isDirectory()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 /** Type, mode, content and link target of every entry below `dir`, keyed by relative path. */

@@ -27,7 +27,7 @@ test('256 MiB through zstd + age to two targets keeps RSS growth bounded', async
         const off = (sent / CHUNK) % (block.length / CHUNK);
         const chunk = Buffer.from(block.subarray(off * CHUNK, (off + 1) * CHUNK));
         chunk.writeUInt32BE(sent / CHUNK, 0);
-        chunk.writeUInt32BE((sent / CHUNK) * 2654435761 >>> 0, 100_000);
+        chunk.writeUInt32BE(((sent / CHUNK) * 2654435761) >>> 0, 100_000);
         sent += CHUNK;
         this.push(chunk);
       },
@@ -35,7 +35,9 @@ test('256 MiB through zstd + age to two targets keeps RSS growth bounded', async
     globalThis.gc?.();
     const baseline = process.memoryUsage.rss();
     let peak = baseline;
-    const sample = (): void => { peak = Math.max(peak, process.memoryUsage.rss()); };
+    const sample = (): void => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    };
     const timer = setInterval(sample, 20);
     let res;
     try {

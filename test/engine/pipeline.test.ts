@@ -22,7 +22,10 @@ async function makeTree(root: string): Promise<void> {
 }
 
 /** A broken target: takes `limit` bytes, then fails (a test double of a provider, not of the code under test). */
-function breaksAfter(limit: number, kind: 'permanent' | 'transient' = 'permanent'): StorageInstance & { taken: number } {
+function breaksAfter(
+  limit: number,
+  kind: 'permanent' | 'transient' = 'permanent',
+): StorageInstance & { taken: number } {
   const inst = {
     taken: 0,
     async put(_key: string, body: Readable): Promise<{ size: number }> {
@@ -33,7 +36,9 @@ function breaksAfter(limit: number, kind: 'permanent' | 'transient' = 'permanent
       throw new ProviderError(kind, `broken target after ${inst.taken} bytes`);
     },
     get: () => Promise.reject(new Error('unused')),
-    list: async function* () { /* nothing */ },
+    list: async function* () {
+      /* nothing */
+    },
     stat: () => Promise.resolve(undefined),
     delete: () => Promise.resolve(),
     testConnection: () => Promise.resolve({ success: false, message: 'broken' }),
@@ -55,7 +60,12 @@ function flaky(inner: StorageInstance, times: number): StorageInstance {
 
 const restoreCmd: Record<Compression, string> = { zstd: 'zstd -d', gzip: 'gzip -d', none: 'cat' };
 
-for (const [compression, encrypted] of [['zstd', true], ['gzip', true], ['none', false], ['zstd', false]] as const) {
+for (const [compression, encrypted] of [
+  ['zstd', true],
+  ['gzip', true],
+  ['none', false],
+  ['zstd', false],
+] as const) {
   test(`tar -> ${compression}${encrypted ? ' -> age' : ''} -> two local_disk targets; stock tools restore the tree byte for byte`, async () => {
     const { dir, cleanup } = await tempDir();
     try {
@@ -81,7 +91,13 @@ for (const [compression, encrypted] of [['zstd', true], ['gzip', true], ['none',
       const manifest = await tar.done;
       assert.deepEqual(warnings, []);
       assert.equal(res.status, 'success');
-      assert.deepEqual(res.results.map((r) => [r.targetId, r.status, r.size, r.attempts]), [[1, 'success', res.size, 1], [2, 'success', res.size, 1]]);
+      assert.deepEqual(
+        res.results.map((r) => [r.targetId, r.status, r.size, r.attempts]),
+        [
+          [1, 'success', res.size, 1],
+          [2, 'success', res.size, 1],
+        ],
+      );
       const a = await readFile(join(dir, 't1', objectKey));
       const b = await readFile(join(dir, 't2', objectKey));
       assert.ok(a.equals(b), 'both copies identical');
@@ -96,11 +112,16 @@ for (const [compression, encrypted] of [['zstd', true], ['gzip', true], ['none',
 
       const out = join(dir, 'out');
       await mkdir(out);
-      const decrypt = encrypted ? `age -d -i ${q(key.path)} ${q(join(dir, 't1', objectKey))}` : `cat ${q(join(dir, 't1', objectKey))}`;
+      const decrypt = encrypted
+        ? `age -d -i ${q(key.path)} ${q(join(dir, 't1', objectKey))}`
+        : `cat ${q(join(dir, 't1', objectKey))}`;
       await sh(`${decrypt} | ${restoreCmd[compression]} | tar -x -C ${q(out)}`);
       const expected = await describeTree(src);
       expected.delete('cache/skip.tmp');
-      assert.deepEqual([...(await describeTree(join(out, src.slice(1)))).entries()].sort(), [...expected.entries()].sort());
+      assert.deepEqual(
+        [...(await describeTree(join(out, src.slice(1)))).entries()].sort(),
+        [...expected.entries()].sort(),
+      );
     } finally {
       await cleanup();
     }
@@ -123,7 +144,10 @@ test('a target failing mid-stream is dropped; the other copy is complete', async
       replayWindow: 0,
     });
     assert.equal(res.status, 'partial');
-    assert.deepEqual(res.results.map((r) => r.status), ['success', 'failed']);
+    assert.deepEqual(
+      res.results.map((r) => r.status),
+      ['success', 'failed'],
+    );
     assert.match(res.results[1]?.error ?? '', /broken target/);
     assert.ok(broken.taken >= 1024 * 1024 && broken.taken < data.length);
     const stored = await readFile(join(dir, 'good', 'k/a.tar'));
@@ -149,11 +173,18 @@ test('a transient failure within the replay window is retried from byte 0; past 
       ],
     });
     assert.equal(res.status, 'success');
-    assert.deepEqual(res.results.map((r) => r.attempts), [2, 1]);
+    assert.deepEqual(
+      res.results.map((r) => r.attempts),
+      [2, 1],
+    );
     assert.ok((await readFile(join(dir, 't1', 'a.zst'))).equals(await readFile(join(dir, 't2', 'a.zst'))));
 
     const late = await runPipeline({
-      source: Readable.from((function* () { for (let i = 0; i < 16; i++) yield randomBytes(256 * 1024); })()),
+      source: Readable.from(
+        (function* () {
+          for (let i = 0; i < 16; i++) yield randomBytes(256 * 1024);
+        })(),
+      ),
       compression: 'none',
       targets: [
         { id: 1, name: 'late', instance: breaksAfter(3 * 1024 * 1024, 'transient'), key: 'b' },
@@ -162,7 +193,13 @@ test('a transient failure within the replay window is retried from byte 0; past 
       replayWindow: 1024 * 1024,
     });
     assert.equal(late.status, 'partial');
-    assert.deepEqual(late.results.map((r) => [r.status, r.attempts]), [['failed', 1], ['success', 1]]);
+    assert.deepEqual(
+      late.results.map((r) => [r.status, r.attempts]),
+      [
+        ['failed', 1],
+        ['success', 1],
+      ],
+    );
   } finally {
     await cleanup();
   }
@@ -186,7 +223,11 @@ test('a target that fails only after taking the whole (small) stream is retried 
       },
     };
     const data = randomBytes(64 * 1024);
-    const res = await runPipeline({ source: Readable.from([data]), compression: 'none', targets: [{ id: 1, name: 'late-flaky', instance: lateFlaky, key: 'c' }] });
+    const res = await runPipeline({
+      source: Readable.from([data]),
+      compression: 'none',
+      targets: [{ id: 1, name: 'late-flaky', instance: lateFlaky, key: 'c' }],
+    });
     assert.equal(res.status, 'success');
     assert.equal(res.results[0]!.attempts, 2);
     assert.ok((await readFile(join(dir, 't1', 'c'))).equals(data));
@@ -205,10 +246,17 @@ test('all targets failing destroys the source and leaves nothing', async () => {
       ...good,
       put(key, body, meta) {
         let n = 0;
-        const limited = new Readable({ read() { /* driven below */ } });
+        const limited = new Readable({
+          read() {
+            /* driven below */
+          },
+        });
         body.on('data', (c: Buffer) => {
           n += c.length;
-          if (n > 2 * 1024 * 1024) { body.destroy(); limited.destroy(new Error('disk went away')); } else if (!limited.push(c)) body.pause();
+          if (n > 2 * 1024 * 1024) {
+            body.destroy();
+            limited.destroy(new Error('disk went away'));
+          } else if (!limited.push(c)) body.pause();
         });
         limited._read = () => body.resume();
         body.on('end', () => limited.push(null));
@@ -219,7 +267,8 @@ test('all targets failing destroys the source and leaves nothing', async () => {
     const source = new Readable({
       read() {
         produced++;
-        if (produced > 10_000) this.push(null); // bounded even if the test fails
+        if (produced > 10_000)
+          this.push(null); // bounded even if the test fails
         else this.push(randomBytes(64 * 1024));
       },
     });
@@ -232,7 +281,10 @@ test('all targets failing destroys the source and leaves nothing', async () => {
       ],
     });
     assert.equal(res.status, 'failed');
-    assert.deepEqual(res.results.map((r) => r.status), ['failed', 'failed']);
+    assert.deepEqual(
+      res.results.map((r) => r.status),
+      ['failed', 'failed'],
+    );
     assert.ok(source.destroyed, 'source destroyed');
     assert.ok(produced < 10_000, 'stopped early');
     assert.deepEqual(await filesUnder(join(dir, 't1')), []);
@@ -283,15 +335,20 @@ test('a source error rejects and leaves nothing', async () => {
   const { dir, cleanup } = await tempDir();
   try {
     await mkdir(join(dir, 't1'));
-    const source = Readable.from((async function* () {
-      for (let i = 0; i < 20; i++) yield randomBytes(64 * 1024);
-      throw new Error('pg_dump exited with 1');
-    })());
-    await assert.rejects(runPipeline({
-      source,
-      compression: 'gzip',
-      targets: [{ id: 1, name: 'one', instance: await localDisk(join(dir, 't1')), key: 'db.sql.gz' }],
-    }), /pg_dump exited/);
+    const source = Readable.from(
+      (async function* () {
+        for (let i = 0; i < 20; i++) yield randomBytes(64 * 1024);
+        throw new Error('pg_dump exited with 1');
+      })(),
+    );
+    await assert.rejects(
+      runPipeline({
+        source,
+        compression: 'gzip',
+        targets: [{ id: 1, name: 'one', instance: await localDisk(join(dir, 't1')), key: 'db.sql.gz' }],
+      }),
+      /pg_dump exited/,
+    );
     assert.deepEqual(await filesUnder(join(dir, 't1')), []);
   } finally {
     await cleanup();

@@ -30,7 +30,13 @@ async function makeTree(root: string): Promise<void> {
 }
 
 /** Both producers of a file task's tar: GNU tar in its own process (used when installed) and the in-process fallback. */
-const producers: Array<{ name: string; create: (o: TarSourceOptions) => { stream: NodeJS.ReadableStream & import('node:stream').Readable; done: Promise<import('../../core/engine/archive/manifest-entry.ts').ManifestEntry[]> } }> = [
+const producers: Array<{
+  name: string;
+  create: (o: TarSourceOptions) => {
+    stream: NodeJS.ReadableStream & import('node:stream').Readable;
+    done: Promise<import('../../core/engine/archive/manifest-entry.ts').ManifestEntry[]>;
+  };
+}> = [
   { name: 'GNU tar', create: (o) => createGnuTarSource('tar', o) },
   { name: 'in-process', create: (o) => createTarSource(o) },
 ];
@@ -61,21 +67,29 @@ for (const { name, create } of producers) {
       await sh(`tar -x -C ${q(out)} -f ${q(file)}`);
       const restored = await describeTree(join(out, src.slice(1)));
       const expected = await describeTree(src);
-      for (const k of [...expected.keys()]) if (k.endsWith('.log') || k.startsWith('logs/') || k.startsWith('node_modules')) expected.delete(k);
-      expected.set('logs', (expected.get('logs') ?? '')); // the folder itself is kept, its .log file excluded
+      for (const k of [...expected.keys()])
+        if (k.endsWith('.log') || k.startsWith('logs/') || k.startsWith('node_modules')) expected.delete(k);
+      expected.set('logs', expected.get('logs') ?? ''); // the folder itself is kept, its .log file excluded
       assert.deepEqual([...restored.entries()].sort(), [...expected.entries()].sort());
       assert.ok(!restored.has('node_modules'));
 
       const byPath = new Map(manifest.map((e) => [e.path, e]));
       const two = byPath.get(`${src.slice(1)}/a/b/two.bin`);
-      assert.deepEqual(two && { size: two.size, type: two.type, mtime: two.mtime.toISOString() }, { size: 70_000, type: 'file', mtime: '2020-01-02T03:04:05.000Z' });
+      assert.deepEqual(two && { size: two.size, type: two.type, mtime: two.mtime.toISOString() }, {
+        size: 70_000,
+        type: 'file',
+        mtime: '2020-01-02T03:04:05.000Z',
+      });
       assert.equal(byPath.get(`${src.slice(1)}/a/one.txt`)?.mode, 0o640);
       assert.equal(byPath.get(`${src.slice(1)}/link-to-one`)?.type, 'symlink');
       assert.equal(byPath.get(`${src.slice(1)}/link-to-one`)?.linkname, 'a/one.txt');
       assert.equal(byPath.get(`${src.slice(1)}/a`)?.type, 'directory');
       assert.equal(manifest.length, restored.size + 1); // + the source folder itself
       // stock tar lists the same names, absolute path without the leading slash
-      const listed = (await sh(`tar -t --quoting-style=c -f ${q(file)}`)).trim().split('\n').map((n) => unquoteC(n.slice(1, -1)).replace(/\/$/, ''));
+      const listed = (await sh(`tar -t --quoting-style=c -f ${q(file)}`))
+        .trim()
+        .split('\n')
+        .map((n) => unquoteC(n.slice(1, -1)).replace(/\/$/, ''));
       assert.deepEqual(listed.sort(), manifest.map((e) => e.path).sort());
     } finally {
       await cleanup();
@@ -102,7 +116,11 @@ for (const { name, create } of producers) {
       assert.ok(warnings.some((w) => w.includes('sock') && w.includes('socket')));
       assert.ok(warnings.some((w) => w.includes('missing') && w.includes('ENOENT')));
       const listed = (await sh(`tar -t -f ${q(file)}`)).trim().split('\n');
-      assert.deepEqual(listed.map((n) => n.replace(/\/$/, '').slice(src.length - 1)).sort(), ['', '/before.txt', '/zz-after.txt']);
+      assert.deepEqual(listed.map((n) => n.replace(/\/$/, '').slice(src.length - 1)).sort(), [
+        '',
+        '/before.txt',
+        '/zz-after.txt',
+      ]);
       const out = join(dir, 'out');
       await mkdir(out);
       await sh(`tar -x -C ${q(out)} -f ${q(file)}`);
@@ -117,19 +135,28 @@ for (const { name, create } of producers) {
     const { dir, cleanup } = await tempDir();
     await writeFile(join(dir, 'large.bin'), Buffer.alloc(24 * 1024 * 1024, 1));
     const stray: unknown[] = [];
-    const onStray = (err: unknown): void => { stray.push(err); };
+    const onStray = (err: unknown): void => {
+      stray.push(err);
+    };
     process.on('uncaughtException', onStray);
     try {
       const abort = new AbortController();
       const tar = create({ paths: [join(dir, 'large.bin')], signal: abort.signal });
-      const consumed = pipeline(tar.stream, async function* (source) {
-        for await (const chunk of source) {
-          yield chunk;
-          abort.abort(new Error('stopped by the test'));
-        }
-      }, async function* (source) {
-        for await (const _ of source) { /* drain */ }
-      }, { signal: abort.signal });
+      const consumed = pipeline(
+        tar.stream,
+        async function* (source) {
+          for await (const chunk of source) {
+            yield chunk;
+            abort.abort(new Error('stopped by the test'));
+          }
+        },
+        async function* (source) {
+          for await (const _ of source) {
+            /* drain */
+          }
+        },
+        { signal: abort.signal },
+      );
       await assert.rejects(consumed);
       await assert.rejects(tar.done);
       await new Promise((r) => setTimeout(r, 100));

@@ -11,5 +11,8 @@ test('masters starting together on one PostgreSQL database each get their own bo
   t.after(() => Promise.all(orms.map((o) => o.close())));
   await migrate(orms[0]!);
   const epochs = await Promise.all(Array.from({ length: 20 }, (_, i) => nextBootEpoch(orms[i % 2]!)));
-  assert.deepEqual([...epochs].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
+  assert.deepEqual(
+    [...epochs].sort((a, b) => a - b),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+  );
 });

@@ -21,7 +21,13 @@ async function listKeys(app: FastifyInstance, token: string, query: Record<strin
 }
 
 /** A request with the key sent both ways the contract allows. */
-async function bothWays(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string, body?: unknown) {
+async function bothWays(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  key: string,
+  body?: unknown,
+) {
   const viaHeader = await call(app, method, url, { apiKey: key, body });
   const viaBearer = await call(app, method, url, { token: key, body });
   return [viaHeader, viaBearer] as const;
@@ -57,7 +63,10 @@ test('api keys: the plaintext is returned once, on create, and stored only as a 
 
   const { keys, total, body } = await listKeys(app, admin);
   assert.equal(total, 2);
-  assert.deepEqual(keys.map((k) => k.id), [first.apiKey.id, second.apiKey.id]);
+  assert.deepEqual(
+    keys.map((k) => k.id),
+    [first.apiKey.id, second.apiKey.id],
+  );
   for (const k of keys) assert.deepEqual(Object.keys(k).sort(), KEY_VIEW_KEYS);
   for (const plain of [first.plainKey, second.plainKey]) {
     assert.ok(!body.includes(plain.slice(12)), 'the list never includes a plaintext key or its secret part');
@@ -66,7 +75,10 @@ test('api keys: the plaintext is returned once, on create, and stored only as a 
   assert.ok(!/plainKey|keyHash|hash/i.test(body), body);
   const page = await listKeys(app, admin, { limit: '1', offset: '1' });
   assert.equal(page.total, 2);
-  assert.deepEqual(page.keys.map((k) => k.id), [second.apiKey.id]);
+  assert.deepEqual(
+    page.keys.map((k) => k.id),
+    [second.apiKey.id],
+  );
 
   // The stored row holds a SHA-256 of the key and nothing from which the key could be read back.
   const em = app.diContainer.cradle.orm.em.fork();
@@ -74,7 +86,8 @@ test('api keys: the plaintext is returned once, on create, and stored only as a 
   assert.equal(row.keyHash, createHash('sha256').update(first.plainKey).digest('hex'));
   const raw: Record<string, unknown>[] = await em.getConnection().execute('select * from api_keys');
   const dump = JSON.stringify(raw);
-  for (const plain of [first.plainKey, second.plainKey]) assert.ok(!dump.includes(plain.slice(12)), 'no column holds the secret part');
+  for (const plain of [first.plainKey, second.plainKey])
+    assert.ok(!dump.includes(plain.slice(12)), 'no column holds the secret part');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'api_key' } });
   assert.ok(!audit.body.includes(first.plainKey.slice(12)), 'the audit log never holds the key');
@@ -87,12 +100,21 @@ test('api keys: a key authenticates via X-Api-Key and via Bearer, with its own r
   const operator = (await createKey(app, admin, { name: 'operator-key', role: 'operator' })).plainKey;
   const adminKey = (await createKey(app, admin, { name: 'admin-key', role: 'admin' })).plainKey;
 
-  for (const res of await bothWays(app, 'GET', '/api/audit-logs', viewer)) assert.equal(res.status, 200, `viewer key reads: ${res.body}`);
-  for (const res of await bothWays(app, 'GET', '/api/settings', viewer)) assert.equal(res.status, 200, `viewer key reads settings: ${res.body}`);
-  for (const res of await bothWays(app, 'GET', '/api/users', viewer)) assertRefused(res, 403, 'AUTH_FORBIDDEN', 'viewer key on an admin route');
-  for (const res of await bothWays(app, 'POST', '/api/api-keys', viewer, { name: 'escalate', role: 'admin' })) assertRefused(res, 403, 'AUTH_FORBIDDEN', 'viewer key minting keys');
-  for (const res of await bothWays(app, 'GET', '/api/users', operator)) assertRefused(res, 403, 'AUTH_FORBIDDEN', 'operator key on an admin route');
-  for (const res of await bothWays(app, 'POST', '/api/users', operator, { username: 'sneaky', password: 'sneaky-password-1', role: 'admin' })) {
+  for (const res of await bothWays(app, 'GET', '/api/audit-logs', viewer))
+    assert.equal(res.status, 200, `viewer key reads: ${res.body}`);
+  for (const res of await bothWays(app, 'GET', '/api/settings', viewer))
+    assert.equal(res.status, 200, `viewer key reads settings: ${res.body}`);
+  for (const res of await bothWays(app, 'GET', '/api/users', viewer))
+    assertRefused(res, 403, 'AUTH_FORBIDDEN', 'viewer key on an admin route');
+  for (const res of await bothWays(app, 'POST', '/api/api-keys', viewer, { name: 'escalate', role: 'admin' }))
+    assertRefused(res, 403, 'AUTH_FORBIDDEN', 'viewer key minting keys');
+  for (const res of await bothWays(app, 'GET', '/api/users', operator))
+    assertRefused(res, 403, 'AUTH_FORBIDDEN', 'operator key on an admin route');
+  for (const res of await bothWays(app, 'POST', '/api/users', operator, {
+    username: 'sneaky',
+    password: 'sneaky-password-1',
+    role: 'admin',
+  })) {
     assertRefused(res, 403, 'AUTH_FORBIDDEN', 'operator key creating users');
   }
 
@@ -100,7 +122,10 @@ test('api keys: a key authenticates via X-Api-Key and via Bearer, with its own r
   assert.equal(listA.status, 200, listA.body);
   assert.equal(listB.status, 200, listB.body);
   assert.equal(listA.headers['x-total-count'], '1', 'the refused creations created nobody');
-  const created = await call(app, 'POST', '/api/users', { apiKey: adminKey, body: { username: 'made-by-key', password: 'made-by-key-pw-1', role: 'viewer' } });
+  const created = await call(app, 'POST', '/api/users', {
+    apiKey: adminKey,
+    body: { username: 'made-by-key', password: 'made-by-key-pw-1', role: 'viewer' },
+  });
   assert.equal(created.status, 200, created.body);
   const minted = await call(app, 'POST', '/api/api-keys', { token: adminKey, body: { name: 'child', role: 'viewer' } });
   assert.equal(minted.status, 200, minted.body);
@@ -108,19 +133,42 @@ test('api keys: a key authenticates via X-Api-Key and via Bearer, with its own r
 
   const userAudit = await call(app, 'GET', '/api/audit-logs', { apiKey: adminKey, query: { category: 'user' } });
   const row = userAudit.json.data.items.find((r: any) => r.action === 'create' && r.targetName === 'made-by-key');
-  assert.ok(row, 'the key\'s action is audited');
+  assert.ok(row, "the key's action is audited");
   assert.equal(row.username, 'api-key:admin-key', 'the audit names the key, not a numeric subject');
 
   // Keys that do not exist, or are not keys at all.
   const unknown = `bpk_${'0'.repeat(48)}`;
-  for (const key of [unknown, `bpk_${'a'.repeat(47)}`, `bpk_${'a'.repeat(49)}`, adminKey.toUpperCase(), `bpn_${adminKey.slice(4)}`, 'bpk_', 'x']) {
+  for (const key of [
+    unknown,
+    `bpk_${'a'.repeat(47)}`,
+    `bpk_${'a'.repeat(49)}`,
+    adminKey.toUpperCase(),
+    `bpn_${adminKey.slice(4)}`,
+    'bpk_',
+    'x',
+  ]) {
     const res = await call(app, 'GET', '/api/audit-logs', { apiKey: key });
     assertRefused(res, 401, 'AUTH_UNAUTHORIZED', `X-Api-Key ${key.slice(0, 10)}…`);
   }
-  assertRefused(await call(app, 'GET', '/api/audit-logs', { token: unknown }), 401, 'AUTH_UNAUTHORIZED', 'unknown key as Bearer');
+  assertRefused(
+    await call(app, 'GET', '/api/audit-logs', { token: unknown }),
+    401,
+    'AUTH_UNAUTHORIZED',
+    'unknown key as Bearer',
+  );
   // A bad X-Api-Key is not rescued by a valid JWT next to it, or the other way round.
-  assertRefused(await call(app, 'GET', '/api/users', { apiKey: unknown, token: admin }), 401, 'AUTH_UNAUTHORIZED', 'bad key with a good JWT');
-  assertRefused(await call(app, 'GET', '/api/users', { apiKey: viewer, token: admin }), 403, 'AUTH_FORBIDDEN', 'the key decides the role');
+  assertRefused(
+    await call(app, 'GET', '/api/users', { apiKey: unknown, token: admin }),
+    401,
+    'AUTH_UNAUTHORIZED',
+    'bad key with a good JWT',
+  );
+  assertRefused(
+    await call(app, 'GET', '/api/users', { apiKey: viewer, token: admin }),
+    403,
+    'AUTH_FORBIDDEN',
+    'the key decides the role',
+  );
 });
 
 test('api keys: toggle disables and re-enables; revoke deletes for good', async (t) => {
@@ -135,7 +183,8 @@ test('api keys: toggle disables and re-enables; revoke deletes for good', async 
   assert.equal(off.status, 200, off.body);
   assert.deepEqual(Object.keys(off.json.data).sort(), [...KEY_VIEW_KEYS, 'lastUsedAt'].sort(), 'the key has been used');
   assert.equal(off.json.data.disabled, true);
-  for (const res of await bothWays(app, 'GET', '/api/audit-logs', plainKey)) assertRefused(res, 401, 'AUTH_KEY_DISABLED', 'disabled key');
+  for (const res of await bothWays(app, 'GET', '/api/audit-logs', plainKey))
+    assertRefused(res, 401, 'AUTH_KEY_DISABLED', 'disabled key');
   assert.equal((await listKeys(app, admin)).keys[0].disabled, true, 'the list shows the state');
 
   const again = await toggle({ disabled: true });
@@ -152,24 +201,56 @@ test('api keys: toggle disables and re-enables; revoke deletes for good', async 
   assert.equal(await works(), true);
 
   assertRefused(await toggle({ disabled: 'sometimes' }), 400, 'INVALID_INPUT', 'toggle with a non-boolean');
-  assertRefused(await call(app, 'PUT', '/api/api-keys/424242/toggle', { token: admin, body: { disabled: true } }), 404, 'API_KEY_NOT_FOUND', 'toggle unknown');
+  assertRefused(
+    await call(app, 'PUT', '/api/api-keys/424242/toggle', { token: admin, body: { disabled: true } }),
+    404,
+    'API_KEY_NOT_FOUND',
+    'toggle unknown',
+  );
   for (const id of ['abc', '0', '-1', '1.5', '123456789012345678901234567890']) {
-    assertRefused(await call(app, 'PUT', `/api/api-keys/${id}/toggle`, { token: admin }), 400, 'INVALID_ID', `toggle ${id}`);
-    assertRefused(await call(app, 'DELETE', `/api/api-keys/${id}`, { token: admin }), 400, 'INVALID_ID', `revoke ${id}`);
+    assertRefused(
+      await call(app, 'PUT', `/api/api-keys/${id}/toggle`, { token: admin }),
+      400,
+      'INVALID_ID',
+      `toggle ${id}`,
+    );
+    assertRefused(
+      await call(app, 'DELETE', `/api/api-keys/${id}`, { token: admin }),
+      400,
+      'INVALID_ID',
+      `revoke ${id}`,
+    );
   }
 
   const revoked = await call(app, 'DELETE', `/api/api-keys/${apiKey.id}`, { token: admin });
   assert.equal(revoked.status, 200, revoked.body);
   assert.deepEqual(revoked.json, { code: 'OK', message: 'success', data: { revoked: true } });
-  for (const res of await bothWays(app, 'GET', '/api/audit-logs', plainKey)) assertRefused(res, 401, 'AUTH_UNAUTHORIZED', 'revoked key');
+  for (const res of await bothWays(app, 'GET', '/api/audit-logs', plainKey))
+    assertRefused(res, 401, 'AUTH_UNAUTHORIZED', 'revoked key');
   assert.equal((await listKeys(app, admin)).total, 0);
-  assertRefused(await call(app, 'DELETE', `/api/api-keys/${apiKey.id}`, { token: admin }), 404, 'API_KEY_NOT_FOUND', 'revoke twice');
+  assertRefused(
+    await call(app, 'DELETE', `/api/api-keys/${apiKey.id}`, { token: admin }),
+    404,
+    'API_KEY_NOT_FOUND',
+    'revoke twice',
+  );
   assertRefused(await toggle(), 404, 'API_KEY_NOT_FOUND', 'toggle revoked');
 
-  const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'api_key', limit: '100' } });
+  const audit = await call(app, 'GET', '/api/audit-logs', {
+    token: admin,
+    query: { category: 'api_key', limit: '100' },
+  });
   const rows: any[] = audit.json.data.items.filter((r: any) => r.targetId === String(apiKey.id));
   // Newest first: create, disable, disable, enable, disable, enable, revoke.
-  assert.deepEqual(rows.map((r) => r.action).reverse(), ['create', 'disable', 'disable', 'enable', 'disable', 'enable', 'revoke']);
+  assert.deepEqual(rows.map((r) => r.action).reverse(), [
+    'create',
+    'disable',
+    'disable',
+    'enable',
+    'disable',
+    'enable',
+    'revoke',
+  ]);
   for (const r of rows) {
     assert.equal(r.username, ADMIN.username);
     assert.equal(r.targetType, 'api_key');
@@ -184,24 +265,37 @@ test('api keys: expiry from ttlHours; an expired key is refused with AUTH_KEY_EX
   const before = Date.now();
   const { apiKey, plainKey } = await createKey(app, admin, { name: 'short-lived', role: 'admin', ttlHours: 24 });
   const expiresAt = Date.parse(apiKey.expiresAt);
-  assert.ok(expiresAt >= before + 24 * 3600_000 - 1000 && expiresAt <= Date.now() + 24 * 3600_000 + 1000, `expiresAt ${apiKey.expiresAt} is 24 h ahead`);
+  assert.ok(
+    expiresAt >= before + 24 * 3600_000 - 1000 && expiresAt <= Date.now() + 24 * 3600_000 + 1000,
+    `expiresAt ${apiKey.expiresAt} is 24 h ahead`,
+  );
   assert.equal(apiKey.expired, false);
   assert.equal((await call(app, 'GET', '/api/users', { apiKey: plainKey })).status, 200, 'works before it expires');
 
   const longest = await createKey(app, admin, { name: 'ten-years', role: 'viewer', ttlHours: 87600 });
   assert.ok(Date.parse(longest.apiKey.expiresAt) > Date.now() + 9 * 365 * 24 * 3600_000);
   for (const ttlHours of [-1, 87601, 1.5, 'soon', [1, 2], { h: 1 }]) {
-    assertRefused(await call(app, 'POST', '/api/api-keys', { token: admin, body: { name: 'bad-ttl', role: 'viewer', ttlHours } }), 400, 'INVALID_INPUT', `ttlHours ${String(ttlHours)}`);
+    assertRefused(
+      await call(app, 'POST', '/api/api-keys', { token: admin, body: { name: 'bad-ttl', role: 'viewer', ttlHours } }),
+      400,
+      'INVALID_INPUT',
+      `ttlHours ${String(ttlHours)}`,
+    );
   }
 
   const em = app.diContainer.cradle.orm.em.fork();
   await em.nativeUpdate(ApiKeyEntity, { id: apiKey.id }, { expiresAt: new Date(Date.now() - 1000) });
-  for (const res of await bothWays(app, 'GET', '/api/users', plainKey)) assertRefused(res, 401, 'AUTH_KEY_EXPIRED', 'expired key');
+  for (const res of await bothWays(app, 'GET', '/api/users', plainKey))
+    assertRefused(res, 401, 'AUTH_KEY_EXPIRED', 'expired key');
   const listed = (await listKeys(app, admin)).keys.find((k) => k.id === apiKey.id);
   assert.equal(listed.expired, true, 'the list marks the key expired');
 
   await em.nativeUpdate(ApiKeyEntity, { id: apiKey.id }, { expiresAt: new Date(Date.now() + 3600_000) });
-  assert.equal((await call(app, 'GET', '/api/users', { apiKey: plainKey })).status, 200, 'moving the expiry back makes it valid again');
+  assert.equal(
+    (await call(app, 'GET', '/api/users', { apiKey: plainKey })).status,
+    200,
+    'moving the expiry back makes it valid again',
+  );
 });
 
 test('api keys: lastUsedAt is recorded on use', async (t) => {
@@ -226,7 +320,11 @@ test('api keys: lastUsedAt is recorded on use', async (t) => {
   assert.ok(!('lastUsedAt' in keys.get(unused.apiKey.id)));
 
   // A refused use is not a use.
-  assert.equal((await call(app, 'PUT', `/api/api-keys/${unused.apiKey.id}/toggle`, { token: admin, body: { disabled: true } })).status, 200);
+  assert.equal(
+    (await call(app, 'PUT', `/api/api-keys/${unused.apiKey.id}/toggle`, { token: admin, body: { disabled: true } }))
+      .status,
+    200,
+  );
   assert.equal((await call(app, 'GET', '/api/audit-logs', { apiKey: unused.plainKey })).status, 401);
   assert.ok(!('lastUsedAt' in (await listKeys(app, admin)).keys.find((k) => k.id === unused.apiKey.id)));
 });
@@ -241,11 +339,23 @@ test('api keys: refused on interactive account routes with AUTH_INTERACTIVE_ONLY
     ['POST', '/api/auth/logout'],
   ];
   for (const [method, url, body] of requests) {
-    for (const res of await bothWays(app, method, url, plainKey, body)) assertRefused(res, 403, 'AUTH_INTERACTIVE_ONLY', `${method} ${url}`);
+    for (const res of await bothWays(app, method, url, plainKey, body))
+      assertRefused(res, 403, 'AUTH_INTERACTIVE_ONLY', `${method} ${url}`);
   }
   // The refused password change changed nothing.
-  assert.equal((await call(app, 'POST', '/api/auth/login', { body: { username: ADMIN.username, password: 'taken-over-by-key-1' } })).status, 401);
-  assert.equal((await call(app, 'GET', '/api/auth/profile', { token: admin })).status, 200, 'the admin\'s session is intact');
+  assert.equal(
+    (
+      await call(app, 'POST', '/api/auth/login', {
+        body: { username: ADMIN.username, password: 'taken-over-by-key-1' },
+      })
+    ).status,
+    401,
+  );
+  assert.equal(
+    (await call(app, 'GET', '/api/auth/profile', { token: admin })).status,
+    200,
+    "the admin's session is intact",
+  );
 });
 
 test('api keys: create input is validated; long names never overflow stored columns', async (t) => {
@@ -268,7 +378,12 @@ test('api keys: create input is validated; long names never overflow stored colu
     assertRefused(res, 400, 'INVALID_INPUT', name);
     assert.ok(Array.isArray(res.json.details), `${name}: details`);
   }
-  const bad = await app.inject({ method: 'POST', url: '/api/api-keys', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"name":' });
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/api/api-keys',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    payload: '{"name":',
+  });
   assert.equal(bad.statusCode, 400);
   assert.equal(bad.json().code, 'INVALID_JSON');
   assert.equal((await listKeys(app, admin)).total, 0, 'nothing was created');
@@ -277,7 +392,10 @@ test('api keys: create input is validated; long names never overflow stored colu
   const longName = 'k'.repeat(128);
   const parent = await createKey(app, admin, { name: longName, role: 'admin' });
   assert.equal(parent.apiKey.name, longName);
-  const child = await call(app, 'POST', '/api/api-keys', { apiKey: parent.plainKey, body: { name: 'child', role: 'viewer' } });
+  const child = await call(app, 'POST', '/api/api-keys', {
+    apiKey: parent.plainKey,
+    body: { name: 'child', role: 'viewer' },
+  });
   assert.equal(child.status, 200, child.body);
   const createdBy: string = child.json.data.apiKey.createdBy;
   assert.ok(createdBy.startsWith('api-key:kkk'), createdBy);
@@ -287,38 +405,96 @@ test('api keys: create input is validated; long names never overflow stored colu
 test("a key never exceeds its creator's current role, and dies with a disabled or deleted creator", async (t) => {
   const { app } = await build(t);
   const root = await setupAdmin(app);
-  const made = await call(app, 'POST', '/api/users', { token: root, body: { username: 'second-admin', password: 'second-admin-pw-1', role: 'admin' } });
+  const made = await call(app, 'POST', '/api/users', {
+    token: root,
+    body: { username: 'second-admin', password: 'second-admin-pw-1', role: 'admin' },
+  });
   assert.equal(made.status, 200, made.body);
   const secondId: number = made.json.data.id;
-  const login = await call(app, 'POST', '/api/auth/login', { body: { username: 'second-admin', password: 'second-admin-pw-1' } });
+  const login = await call(app, 'POST', '/api/auth/login', {
+    body: { username: 'second-admin', password: 'second-admin-pw-1' },
+  });
   const second: string = login.json.data.token;
   const { plainKey: adminKey } = await createKey(app, second, { name: 'second-admin-key', role: 'admin' });
   // A key minted with an admin key acts for the same creator.
-  const minted = await call(app, 'POST', '/api/api-keys', { apiKey: adminKey, body: { name: 'minted', role: 'operator' } });
+  const minted = await call(app, 'POST', '/api/api-keys', {
+    apiKey: adminKey,
+    body: { name: 'minted', role: 'operator' },
+  });
   assert.equal(minted.status, 200, minted.body);
   const mintedKey: string = minted.json.data.plainKey;
-  assert.equal((await call(app, 'GET', '/api/users', { apiKey: adminKey })).status, 200, 'an admin key of an admin works');
+  assert.equal(
+    (await call(app, 'GET', '/api/users', { apiKey: adminKey })).status,
+    200,
+    'an admin key of an admin works',
+  );
 
   // Demoted to viewer: the admin key reads like a viewer and no more.
-  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { role: 'viewer' } })).status, 200);
-  assertRefused(await call(app, 'GET', '/api/users', { apiKey: adminKey }), 403, 'AUTH_FORBIDDEN', 'admin key of a demoted creator on an admin route');
-  assertRefused(await call(app, 'POST', '/api/storage-targets/test', { apiKey: mintedKey, body: {} }), 403, 'AUTH_FORBIDDEN', 'operator key of a viewer creator on an operator route');
+  assert.equal(
+    (await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { role: 'viewer' } })).status,
+    200,
+  );
+  assertRefused(
+    await call(app, 'GET', '/api/users', { apiKey: adminKey }),
+    403,
+    'AUTH_FORBIDDEN',
+    'admin key of a demoted creator on an admin route',
+  );
+  assertRefused(
+    await call(app, 'POST', '/api/storage-targets/test', { apiKey: mintedKey, body: {} }),
+    403,
+    'AUTH_FORBIDDEN',
+    'operator key of a viewer creator on an operator route',
+  );
   assert.equal((await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey })).status, 200, 'viewer rights remain');
   // Promoted back: the key's own role is the ceiling again.
-  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { role: 'admin' } })).status, 200);
+  assert.equal(
+    (await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { role: 'admin' } })).status,
+    200,
+  );
   assert.equal((await call(app, 'GET', '/api/users', { apiKey: adminKey })).status, 200);
 
   // Disabled creator: every key refused with its own code.
-  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { disabled: true } })).status, 200);
-  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey }), 401, 'AUTH_KEY_CREATOR_DISABLED', 'key of a disabled creator');
-  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: mintedKey }), 401, 'AUTH_KEY_CREATOR_DISABLED', 'minted key of a disabled creator');
-  assert.equal((await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { disabled: false } })).status, 200);
-  assert.equal((await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey })).status, 200, 'enabled again, the key works again');
+  assert.equal(
+    (await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { disabled: true } })).status,
+    200,
+  );
+  assertRefused(
+    await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey }),
+    401,
+    'AUTH_KEY_CREATOR_DISABLED',
+    'key of a disabled creator',
+  );
+  assertRefused(
+    await call(app, 'GET', '/api/backup/tasks', { apiKey: mintedKey }),
+    401,
+    'AUTH_KEY_CREATOR_DISABLED',
+    'minted key of a disabled creator',
+  );
+  assert.equal(
+    (await call(app, 'PUT', `/api/users/${secondId}`, { token: root, body: { disabled: false } })).status,
+    200,
+  );
+  assert.equal(
+    (await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey })).status,
+    200,
+    'enabled again, the key works again',
+  );
 
   // Deleted creator: refused, whether or not the rows of the keys survive the user.
   assert.equal((await call(app, 'DELETE', `/api/users/${secondId}`, { token: root })).status, 200);
-  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey }), 401, 'AUTH_KEY_CREATOR_DELETED', 'key of a deleted creator');
-  assertRefused(await call(app, 'GET', '/api/backup/tasks', { apiKey: mintedKey }), 401, 'AUTH_KEY_CREATOR_DELETED', 'minted key of a deleted creator');
+  assertRefused(
+    await call(app, 'GET', '/api/backup/tasks', { apiKey: adminKey }),
+    401,
+    'AUTH_KEY_CREATOR_DELETED',
+    'key of a deleted creator',
+  );
+  assertRefused(
+    await call(app, 'GET', '/api/backup/tasks', { apiKey: mintedKey }),
+    401,
+    'AUTH_KEY_CREATOR_DELETED',
+    'minted key of a deleted creator',
+  );
   // A key of a live admin is untouched by all this.
   const { plainKey: rootKey } = await createKey(app, root, { name: 'root-key', role: 'admin' });
   assert.equal((await call(app, 'GET', '/api/users', { apiKey: rootKey })).status, 200);

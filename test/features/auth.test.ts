@@ -2,23 +2,47 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
-import { build, call, setupAdmin, userWithRole, ADMIN , BEHIND_PROXY } from '../helpers/build.ts';
+import { build, call, setupAdmin, userWithRole, ADMIN, BEHIND_PROXY } from '../helpers/build.ts';
 import { loadMasterKey, deriveKey } from '../../core/security/master-key.ts';
 import { LoginLimiter, DEFAULT_LOGIN_LIMITS, type LoginLimits } from '../../core/auth/login-limiter.ts';
 
 const USER_VIEW_KEYS = [
-  'createdAt', 'disabled', 'displayName', 'email', 'emailOtpEnabled', 'id', 'mfaEnabled', 'phone', 'role', 'smsOtpEnabled', 'trustedDeviceCount',
-  'twoFactorEnabled', 'twoFactorRecoveryCodesRemaining', 'updatedAt', 'username', 'webAuthnCredentialCount', 'webAuthnEnabled',
+  'createdAt',
+  'disabled',
+  'displayName',
+  'email',
+  'emailOtpEnabled',
+  'id',
+  'mfaEnabled',
+  'phone',
+  'role',
+  'smsOtpEnabled',
+  'trustedDeviceCount',
+  'twoFactorEnabled',
+  'twoFactorRecoveryCodesRemaining',
+  'updatedAt',
+  'username',
+  'webAuthnCredentialCount',
+  'webAuthnEnabled',
 ];
 const SMALL_LIMITS: LoginLimits = {
-  perIpPoints: 3, perIpSeconds: 60, perAccountIpFailures: 2, perAccountIpSeconds: 60,
-  accountFreeFailures: 1, accountSeconds: 60, accountDelayMs: 1, accountMaxDelayMs: 4,
+  perIpPoints: 3,
+  perIpSeconds: 60,
+  perAccountIpFailures: 2,
+  perAccountIpSeconds: 60,
+  accountFreeFailures: 1,
+  accountSeconds: 60,
+  accountDelayMs: 1,
+  accountMaxDelayMs: 4,
 };
 /** A budget per IP wide enough that only the per-account rules are exercised. */
 const ACCOUNT_LIMITS: LoginLimits = { ...SMALL_LIMITS, perIpPoints: 100 };
 
 function login(app: FastifyInstance, username: string, password: string, ip?: string) {
-  return call(app, 'POST', '/api/auth/login', { body: { username, password }, headers: ip ? { 'x-forwarded-for': ip } : {} });
+  return call(app, 'POST', '/api/auth/login', {
+    body: { username, password },
+    headers: ip ? { 'x-forwarded-for': ip } : {},
+  });
 }
 
 function profile(app: FastifyInstance, token: string) {
@@ -42,7 +66,11 @@ function assertRateLimited(res: Awaited<ReturnType<typeof call>>, maxSeconds: nu
 }
 
 /** Signs a JWT with the installation's real session key, to build expired or otherwise off tokens. */
-async function forge(dataDir: string, secretKey: string | undefined, claims: { sub: string; tv: unknown; role?: string; iss?: string; exp: number }): Promise<string> {
+async function forge(
+  dataDir: string,
+  secretKey: string | undefined,
+  claims: { sub: string; tv: unknown; role?: string; iss?: string; exp: number },
+): Promise<string> {
   const key = new Uint8Array(deriveKey(loadMasterKey(dataDir, secretKey), 'jwt'));
   return new SignJWT({ role: claims.role ?? 'admin', tv: claims.tv })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -63,7 +91,9 @@ test('setup: status flips, the first admin is created once and gets a session', 
   assert.deepEqual(before.json, { code: 'OK', message: 'success', data: { initialized: false } });
 
   const started = Date.now();
-  const res = await call(app, 'POST', '/api/auth/setup', { body: { username: 'root', password: 'root-password-1', displayName: 'The Root' } });
+  const res = await call(app, 'POST', '/api/auth/setup', {
+    body: { username: 'root', password: 'root-password-1', displayName: 'The Root' },
+  });
   assert.equal(res.status, 200, res.body);
   assert.equal(res.json.code, 'OK');
   assert.equal(res.json.message, 'success');
@@ -78,8 +108,14 @@ test('setup: status flips, the first admin is created once and gets a session', 
   assert.ok(Number.isInteger(data.user.id) && data.user.id > 0);
   const expiresAt = Date.parse(data.expiresAt);
   const day = 24 * 3600 * 1000;
-  assert.ok(expiresAt >= started + day - 5_000 && expiresAt <= Date.now() + day + 5_000, `expiresAt ${data.expiresAt} is about 24 h ahead`);
-  assert.ok(!res.body.includes('root-password-1') && !res.body.includes('$argon2'), 'no password or hash in the response');
+  assert.ok(
+    expiresAt >= started + day - 5_000 && expiresAt <= Date.now() + day + 5_000,
+    `expiresAt ${data.expiresAt} is about 24 h ahead`,
+  );
+  assert.ok(
+    !res.body.includes('root-password-1') && !res.body.includes('$argon2'),
+    'no password or hash in the response',
+  );
 
   const me = await profile(app, data.token);
   assert.equal(me.status, 200, me.body);
@@ -88,18 +124,25 @@ test('setup: status flips, the first admin is created once and gets a session', 
   const after = await call(app, 'GET', '/api/auth/setup/status');
   assert.deepEqual(after.json.data, { initialized: true });
 
-  const again = await call(app, 'POST', '/api/auth/setup', { body: { username: 'intruder', password: 'intruder-password-1' } });
+  const again = await call(app, 'POST', '/api/auth/setup', {
+    body: { username: 'intruder', password: 'intruder-password-1' },
+  });
   assert.equal(again.status, 409, again.body);
   assert.equal(again.json.code, 'AUTH_SETUP_DISABLED');
   assert.equal(typeof again.json.message, 'string');
 
-  const sameName = await call(app, 'POST', '/api/auth/setup', { body: { username: 'root', password: 'other-password-1' } });
+  const sameName = await call(app, 'POST', '/api/auth/setup', {
+    body: { username: 'root', password: 'other-password-1' },
+  });
   assert.equal(sameName.status, 409);
   assert.equal(sameName.json.code, 'AUTH_SETUP_DISABLED');
 
   const users = await call(app, 'GET', '/api/users', { token: data.token });
   assert.equal(users.headers['x-total-count'], '1');
-  assert.deepEqual(users.json.data.map((u: any) => u.username), ['root']);
+  assert.deepEqual(
+    users.json.data.map((u: any) => u.username),
+    ['root'],
+  );
 
   // The original password still works: the refused setups changed nothing.
   assert.equal((await login(app, 'root', 'root-password-1')).status, 200);
@@ -145,8 +188,11 @@ test('setup: invalid input is refused and creates nothing', async (t) => {
 test('setup: concurrent calls create exactly one administrator', async (t) => {
   const { app } = await build(t);
   const N = 8;
-  const results = await Promise.all(Array.from({ length: N }, (_, i) =>
-    call(app, 'POST', '/api/auth/setup', { body: { username: `racer-${i}`, password: `racer-password-${i}` } })));
+  const results = await Promise.all(
+    Array.from({ length: N }, (_, i) =>
+      call(app, 'POST', '/api/auth/setup', { body: { username: `racer-${i}`, password: `racer-password-${i}` } }),
+    ),
+  );
 
   const winners = results.filter((r) => r.status === 200);
   const losers = results.filter((r) => r.status !== 200);
@@ -189,8 +235,14 @@ test('login: success returns a session; unknown user and wrong password fail ali
   assert.equal(unknown.json.message, wrong.json.message, 'the two failures cannot be told apart');
   assert.equal(unknown.body, wrong.body);
 
-  for (const body of [{}, { username: ADMIN.username }, { password: ADMIN.password }, { username: '', password: 'x' },
-    { username: ADMIN.username, password: 'p'.repeat(100_000) }, { username: ['admin', 'x'], password: ADMIN.password }]) {
+  for (const body of [
+    {},
+    { username: ADMIN.username },
+    { password: ADMIN.password },
+    { username: '', password: 'x' },
+    { username: ADMIN.username, password: 'p'.repeat(100_000) },
+    { username: ['admin', 'x'], password: ADMIN.password },
+  ]) {
     const res = await call(app, 'POST', '/api/auth/login', { body });
     assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)}: ${res.body.slice(0, 200)}`);
     assert.equal(res.json.code, 'INVALID_INPUT');
@@ -207,7 +259,10 @@ test('login: success returns a session; unknown user and wrong password fail ali
   const failed = audit.filter((r) => r.action === 'login_failed');
   assert.deepEqual(failed.map((r) => r.targetName).sort(), [ADMIN.username, 'nobody-here']);
   assert.ok(failed.every((r) => r.detail === 'AUTH_INVALID_CREDENTIALS'));
-  assert.ok(!JSON.stringify(audit).includes('not-the-password') && !JSON.stringify(audit).includes(ADMIN.password), 'passwords never reach the audit log');
+  assert.ok(
+    !JSON.stringify(audit).includes('not-the-password') && !JSON.stringify(audit).includes(ADMIN.password),
+    'passwords never reach the audit log',
+  );
 });
 
 test('login: a disabled user learns so only with the right password', async (t) => {
@@ -265,13 +320,19 @@ test('rate limit per IP: 429 with Retry-After once the IP is out of attempts; ot
   const rejected = audit.filter((r) => r.action === 'login_rejected');
   assert.ok(rejected.length >= 3, 'rate-limited logins are audited');
   assert.ok(rejected.every((r) => r.detail === 'AUTH_RATE_LIMITED'));
-  assert.ok(rejected.some((r) => r.clientIp === ip), 'the audit records the forwarded client address');
+  assert.ok(
+    rejected.some((r) => r.clientIp === ip),
+    'the audit records the forwarded client address',
+  );
 });
 
 test('rate limit per account and IP: failures lock the account for that address only; the right password from another address logs in', async (t) => {
   const { app } = await build(t, { config: BEHIND_PROXY, build: { loginLimits: ACCOUNT_LIMITS } });
   const admin = await setupAdmin(app);
-  const created = await call(app, 'POST', '/api/users', { token: admin, body: { username: 'other', password: 'other-password-1' } });
+  const created = await call(app, 'POST', '/api/users', {
+    token: admin,
+    body: { username: 'other', password: 'other-password-1' },
+  });
   assert.equal(created.status, 200);
 
   const attacker = '192.0.2.1';
@@ -280,7 +341,10 @@ test('rate limit per account and IP: failures lock the account for that address 
   // The attacker's address is locked out of this account, right password included...
   assertRateLimited(await login(app, ADMIN.username, ADMIN.password, attacker), SMALL_LIMITS.perAccountIpSeconds);
   // ...and changing the case does not open a new budget.
-  assertRateLimited(await login(app, ADMIN.username.toUpperCase(), 'guess-three', attacker), SMALL_LIMITS.perAccountIpSeconds);
+  assertRateLimited(
+    await login(app, ADMIN.username.toUpperCase(), 'guess-three', attacker),
+    SMALL_LIMITS.perAccountIpSeconds,
+  );
   // Another account from the attacker's address is fine.
   const other = await login(app, 'other', 'other-password-1', attacker);
   assert.equal(other.status, 200, other.body);
@@ -302,7 +366,12 @@ test('failures against one account from many addresses slow it down, never lock 
 });
 
 test('the account-wide slow-down grows with each failure and stops at its maximum', () => {
-  const limiter = new LoginLimiter({ ...DEFAULT_LOGIN_LIMITS, accountFreeFailures: 2, accountDelayMs: 100, accountMaxDelayMs: 1000 });
+  const limiter = new LoginLimiter({
+    ...DEFAULT_LOGIN_LIMITS,
+    accountFreeFailures: 2,
+    accountDelayMs: 100,
+    accountMaxDelayMs: 1000,
+  });
   const delays = [0, 1, 2, 3, 4, 5, 6, 50, 10_000].map((n) => limiter.delayAfter(n));
   assert.deepEqual(delays, [0, 0, 100, 200, 400, 800, 1000, 1000, 1000]);
   const defaults = new LoginLimiter();
@@ -314,10 +383,17 @@ test('rate limit per account and IP: a burst of concurrent guesses cannot outrun
   const { app } = await build(t, { config: BEHIND_PROXY, build: { loginLimits: ACCOUNT_LIMITS } });
   await setupAdmin(app);
   const ip = '10.9.0.1';
-  const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => login(app, ADMIN.username, `concurrent-guess-${i}`, ip)));
+  const burst = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => login(app, ADMIN.username, `concurrent-guess-${i}`, ip)),
+  );
   const codes = burst.map((r) => r.json.code);
-  assert.equal(codes.filter((c) => c === 'AUTH_INVALID_CREDENTIALS').length, SMALL_LIMITS.perAccountIpFailures, `only the budget is tried: ${codes.join(',')}`);
-  for (const res of burst.filter((r) => r.json.code !== 'AUTH_INVALID_CREDENTIALS')) assertRateLimited(res, SMALL_LIMITS.perAccountIpSeconds);
+  assert.equal(
+    codes.filter((c) => c === 'AUTH_INVALID_CREDENTIALS').length,
+    SMALL_LIMITS.perAccountIpFailures,
+    `only the budget is tried: ${codes.join(',')}`,
+  );
+  for (const res of burst.filter((r) => r.json.code !== 'AUTH_INVALID_CREDENTIALS'))
+    assertRateLimited(res, SMALL_LIMITS.perAccountIpSeconds);
   assertRateLimited(await login(app, ADMIN.username, ADMIN.password, ip), SMALL_LIMITS.perAccountIpSeconds);
 });
 
@@ -343,17 +419,23 @@ test('by default X-Forwarded-For does not change the address the limiter counts'
   assertRateLimited(await login(app, 'ghost-x', 'whatever-password', '203.0.113.99'), SMALL_LIMITS.perIpSeconds);
 });
 
-test('changing the password: wrong old password refused; other sessions revoked; the caller\'s session goes on', async (t) => {
+test("changing the password: wrong old password refused; other sessions revoked; the caller's session goes on", async (t) => {
   const { app } = await build(t);
   const setupToken = await setupAdmin(app);
   const second = await login(app, ADMIN.username, ADMIN.password);
   const otherSession: string = second.json.data.token;
   const newPassword = 'brand-new-password-2';
 
-  const wrongOld = await call(app, 'PUT', '/api/auth/password', { token: setupToken, body: { oldPassword: 'not-it-at-all', newPassword } });
+  const wrongOld = await call(app, 'PUT', '/api/auth/password', {
+    token: setupToken,
+    body: { oldPassword: 'not-it-at-all', newPassword },
+  });
   assert.equal(wrongOld.status, 400, wrongOld.body);
   assert.equal(wrongOld.json.code, 'AUTH_WRONG_PASSWORD');
-  const tooShort = await call(app, 'PUT', '/api/auth/password', { token: setupToken, body: { oldPassword: ADMIN.password, newPassword: 'short' } });
+  const tooShort = await call(app, 'PUT', '/api/auth/password', {
+    token: setupToken,
+    body: { oldPassword: ADMIN.password, newPassword: 'short' },
+  });
   assert.equal(tooShort.status, 400);
   assert.equal(tooShort.json.code, 'INVALID_INPUT');
   const missing = await call(app, 'PUT', '/api/auth/password', { token: setupToken, body: { newPassword } });
@@ -361,9 +443,16 @@ test('changing the password: wrong old password refused; other sessions revoked;
   assert.equal(missing.json.code, 'INVALID_INPUT');
   assert.equal((await profile(app, setupToken)).status, 200, 'refused changes revoke nothing');
 
-  const changed = await call(app, 'PUT', '/api/auth/password', { token: setupToken, body: { oldPassword: ADMIN.password, newPassword } });
+  const changed = await call(app, 'PUT', '/api/auth/password', {
+    token: setupToken,
+    body: { oldPassword: ADMIN.password, newPassword },
+  });
   assert.equal(changed.status, 200, changed.body);
-  assert.deepEqual(changed.json.data, { changed: true }, 'the reference\'s answer: no new token, the caller keeps theirs');
+  assert.deepEqual(
+    changed.json.data,
+    { changed: true },
+    "the reference's answer: no new token, the caller keeps theirs",
+  );
 
   const other = await profile(app, otherSession);
   assert.equal(other.status, 401, 'another session from before the change is revoked');
@@ -378,9 +467,16 @@ test('changing the password: wrong old password refused; other sessions revoked;
   assert.equal(fresh.status, 200);
 
   // A second change from a new session closes the one kept by the first.
-  const again = await call(app, 'PUT', '/api/auth/password', { token: fresh.json.data.token, body: { oldPassword: newPassword, newPassword: 'third-password-3' } });
+  const again = await call(app, 'PUT', '/api/auth/password', {
+    token: fresh.json.data.token,
+    body: { oldPassword: newPassword, newPassword: 'third-password-3' },
+  });
   assert.equal(again.status, 200, again.body);
-  assert.equal((await profile(app, setupToken)).status, 401, 'the session kept by the first change is closed by the second');
+  assert.equal(
+    (await profile(app, setupToken)).status,
+    401,
+    'the session kept by the first change is closed by the second',
+  );
   assert.equal((await profile(app, fresh.json.data.token)).status, 200);
 
   const audit = await authAudit(app, fresh.json.data.token);
@@ -394,14 +490,17 @@ test('a session kept by a password change is still closed by a later revocation'
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const op = await userWithRole(app, admin, 'operator', 'otto');
-  const changed = await call(app, 'PUT', '/api/auth/password', { token: op.token, body: { oldPassword: 'operator-password-1', newPassword: 'otto-password-2' } });
+  const changed = await call(app, 'PUT', '/api/auth/password', {
+    token: op.token,
+    body: { oldPassword: 'operator-password-1', newPassword: 'otto-password-2' },
+  });
   assert.equal(changed.status, 200, changed.body);
   assert.equal((await profile(app, op.token)).status, 200);
   assert.equal((await call(app, 'PUT', `/api/users/${op.id}`, { token: admin, body: { role: 'viewer' } })).status, 200);
   assert.equal((await profile(app, op.token)).status, 401, 'a role change closes the kept session too');
 });
 
-test('an admin changing role, enabled state or password revokes the user\'s sessions; other edits do not', async (t) => {
+test("an admin changing role, enabled state or password revokes the user's sessions; other edits do not", async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const op = await userWithRole(app, admin, 'operator', 'olga');
@@ -437,7 +536,7 @@ test('an admin changing role, enabled state or password revokes the user\'s sess
   token = await relogin('reset-by-admin-1');
 
   assert.equal((await call(app, 'DELETE', `/api/users/${op.id}`, { token: admin })).status, 200);
-  assert.equal((await profile(app, token)).status, 401, 'a deleted user\'s session is gone');
+  assert.equal((await profile(app, token)).status, 401, "a deleted user's session is gone");
 });
 
 test('profile returns the current user without secrets; logout acknowledges', async (t) => {
@@ -473,7 +572,12 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
   const now = Math.floor(Date.now() / 1000);
 
   // The forging helper is right: a well-formed token with the real key is accepted...
-  const control = await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 1, role: 'viewer', exp: now + 600 });
+  const control = await forge(dataDir, config.secretKey, {
+    sub: String(viewer.id),
+    tv: 1,
+    role: 'viewer',
+    exp: now + 600,
+  });
   assert.equal((await profile(app, control)).status, 200, 'control token accepted');
 
   const [header, payload, signature] = viewer.token.split('.') as [string, string, string];
@@ -481,14 +585,23 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
   const flip = (s: string) => s.slice(0, -2) + (s.at(-2) === 'A' ? 'B' : 'A') + s.at(-1);
   const bad: Record<string, string> = {
     expired: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 1, role: 'viewer', exp: now - 60 }),
-    wrongIssuer: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 1, iss: 'someone-else', exp: now + 600 }),
+    wrongIssuer: await forge(dataDir, config.secretKey, {
+      sub: String(viewer.id),
+      tv: 1,
+      iss: 'someone-else',
+      exp: now + 600,
+    }),
     staleVersion: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 0, exp: now + 600 }),
     futureVersion: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 2, exp: now + 600 }),
     versionAsString: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: '1', exp: now + 600 }),
     unknownUser: await forge(dataDir, config.secretKey, { sub: '424242', tv: 1, exp: now + 600 }),
     nonNumericSubject: await forge(dataDir, config.secretKey, { sub: 'admin', tv: 1, exp: now + 600 }),
-    foreignKey: await new SignJWT({ role: 'admin', tv: 1 }).setProtectedHeader({ alg: 'HS256' }).setSubject('1').setIssuer('backplane')
-      .setExpirationTime(now + 600).sign(new Uint8Array(32).fill(7)),
+    foreignKey: await new SignJWT({ role: 'admin', tv: 1 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('1')
+      .setIssuer('backplane')
+      .setExpirationTime(now + 600)
+      .sign(new Uint8Array(32).fill(7)),
     // The viewer's payload re-labelled as the admin, signature kept.
     tamperedSubject: `${header}.${b64url({ ...claims, sub: '1', role: 'admin' })}.${signature}`,
     tamperedSignature: `${header}.${payload}.${flip(signature)}`,
@@ -502,7 +615,13 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
     assert.equal(res.status, 401, `${name}: ${res.body}`);
     assert.equal(res.json.code, 'AUTH_UNAUTHORIZED', name);
   }
-  for (const authorization of [`Basic ${viewer.token}`, `Bearer`, `Bearer ${viewer.token} extra`, `${viewer.token}`, '']) {
+  for (const authorization of [
+    `Basic ${viewer.token}`,
+    `Bearer`,
+    `Bearer ${viewer.token} extra`,
+    `${viewer.token}`,
+    '',
+  ]) {
     const res = await call(app, 'GET', '/api/auth/profile', { headers: { authorization } });
     assert.equal(res.status, 401, `Authorization: ${authorization.slice(0, 20)}`);
   }

@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
 
-interface DbTypeView { type: string; aliases: string[]; databaseNames: string; taskFields: string[]; defaults: Record<string, unknown>; secretFields: string[]; configSchema: Record<string, unknown> }
+interface DbTypeView {
+  type: string;
+  aliases: string[];
+  databaseNames: string;
+  taskFields: string[];
+  defaults: Record<string, unknown>;
+  secretFields: string[];
+  configSchema: Record<string, unknown>;
+}
 
 test('GET /api/database/types describes every database driver and the task fields it reads (auth)', async (t) => {
   const { app } = await build(t);
@@ -17,7 +25,7 @@ test('GET /api/database/types describes every database driver and the task field
   const pg = byType.get('postgresql');
   assert.deepEqual(pg?.taskFields, ['dbHost', 'dbPort', 'dbUser', 'dbPassword']);
   assert.equal(pg?.databaseNames, 'required');
-  assert.equal(pg?.defaults.dbPort, 5432, 'the default comes from the driver\'s schema');
+  assert.equal(pg?.defaults.dbPort, 5432, "the default comes from the driver's schema");
   assert.ok(pg?.secretFields.includes('password'));
 
   const mysql = byType.get('mysql');

@@ -18,14 +18,22 @@ async function appWithStandIn(t: import('node:test').TestContext) {
   const standIn = await GoogleStandIn.start();
   t.after(() => standIn.close());
   // The endpoints come from configuration, as an operator would set them for a mirror.
-  const built = await build(t, { config: { googleAuthUrl: standIn.authUrl, googleTokenUrl: standIn.tokenUrl, googleApiUrl: standIn.apiUrl, externalUrl: 'https://backup.example' } });
+  const built = await build(t, {
+    config: {
+      googleAuthUrl: standIn.authUrl,
+      googleTokenUrl: standIn.tokenUrl,
+      googleApiUrl: standIn.apiUrl,
+      externalUrl: 'https://backup.example',
+    },
+  });
   return { ...built, standIn, admin: await setupAdmin(built.app) };
 }
 
 test('Google Drive: auth-url, consent, complete, profile, re-authorisation', async (t) => {
   const { app, standIn, admin } = await appWithStandIn(t);
   const start = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
-    token: admin, body: { name: 'drive', clientId: standIn.clientId, clientSecret: standIn.clientSecret },
+    token: admin,
+    body: { name: 'drive', clientId: standIn.clientId, clientSecret: standIn.clientSecret },
   });
   assert.equal(start.status, 200, start.body);
   const { authUrl, state, redirectUri } = start.json.data;
@@ -54,42 +62,78 @@ test('Google Drive: auth-url, consent, complete, profile, re-authorisation', asy
   assert.equal(tested.status, 200, tested.body);
 
   // Re-authorise with masked credentials: the stored ones are used.
-  const re = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', { token: admin, body: { targetId: target.id, clientSecret: '********' } });
+  const re = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
+    token: admin,
+    body: { targetId: target.id, clientSecret: '********' },
+  });
   assert.equal(re.status, 200, re.body);
   const regrant = await consent(re.json.data.authUrl);
   const cb = await call(app, 'GET', '/api/storage-targets/google-drive/callback', { token: admin, query: regrant });
   assert.equal(cb.status, 200, cb.body);
   assert.equal(cb.json.data.success, true);
   assert.equal(cb.json.data.target.id, target.id);
-  assert.equal((await call(app, 'GET', '/api/storage-targets', { token: admin })).headers['x-total-count'], '1', 're-authorisation creates no new target');
+  assert.equal(
+    (await call(app, 'GET', '/api/storage-targets', { token: admin })).headers['x-total-count'],
+    '1',
+    're-authorisation creates no new target',
+  );
 });
 
 test('Google Drive: refused codes, unknown state, wrong type and viewers are coded 4xx', async (t) => {
   const { app, standIn, admin } = await appWithStandIn(t);
-  const start = (await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
-    token: admin, body: { name: 'drive', config: { clientId: standIn.clientId, clientSecret: standIn.clientSecret } },
-  })).json.data;
-  const bad = await call(app, 'POST', '/api/storage-targets/google-drive/complete', { token: admin, body: { state: start.state, code: 'not-a-code' } });
+  const start = (
+    await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
+      token: admin,
+      body: { name: 'drive', config: { clientId: standIn.clientId, clientSecret: standIn.clientSecret } },
+    })
+  ).json.data;
+  const bad = await call(app, 'POST', '/api/storage-targets/google-drive/complete', {
+    token: admin,
+    body: { state: start.state, code: 'not-a-code' },
+  });
   assert.equal(bad.status, 400);
   assert.equal(bad.json.code, 'STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED');
-  const unknown = await call(app, 'POST', '/api/storage-targets/google-drive/complete', { token: admin, body: { state: 'nope', code: 'x' } });
+  const unknown = await call(app, 'POST', '/api/storage-targets/google-drive/complete', {
+    token: admin,
+    body: { state: 'nope', code: 'x' },
+  });
   assert.equal(unknown.json.code, 'STORAGE_GOOGLE_OAUTH_STATE_INVALID');
-  const noSecret = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', { token: admin, body: { name: 'x', clientId: 'abc' } });
+  const noSecret = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
+    token: admin,
+    body: { name: 'x', clientId: 'abc' },
+  });
   assert.equal(noSecret.status, 400);
-  const noName = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', { token: admin, body: { clientId: 'a', clientSecret: 'b' } });
+  const noName = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
+    token: admin,
+    body: { clientId: 'a', clientSecret: 'b' },
+  });
   assert.equal(noName.json.code, 'INVALID_INPUT');
 
-  const local = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { name: 'disk', type: 'local_disk', config: { basePath: '/tmp' } } });
-  const mismatch = await call(app, 'GET', `/api/storage-targets/${local.json.data.id}/google-drive/profile`, { token: admin });
+  const local = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { name: 'disk', type: 'local_disk', config: { basePath: '/tmp' } },
+  });
+  const mismatch = await call(app, 'GET', `/api/storage-targets/${local.json.data.id}/google-drive/profile`, {
+    token: admin,
+  });
   assert.equal(mismatch.json.code, 'STORAGE_GOOGLE_DRIVE_TYPE_MISMATCH');
 
   const viewer = (await userWithRole(app, admin, 'viewer')).token;
-  const fresh = (await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
-    token: admin, body: { name: 'drive-2', clientId: standIn.clientId, clientSecret: standIn.clientSecret },
-  })).json.data;
-  const viewed = await call(app, 'GET', '/api/storage-targets/google-drive/callback', { token: viewer, query: await consent(fresh.authUrl) });
+  const fresh = (
+    await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
+      token: admin,
+      body: { name: 'drive-2', clientId: standIn.clientId, clientSecret: standIn.clientSecret },
+    })
+  ).json.data;
+  const viewed = await call(app, 'GET', '/api/storage-targets/google-drive/callback', {
+    token: viewer,
+    query: await consent(fresh.authUrl),
+  });
   assert.equal(viewed.status, 403, 'a viewer cannot complete an authorisation');
-  const denied = await call(app, 'GET', '/api/storage-targets/google-drive/callback', { token: admin, query: { error: 'access_denied' } });
+  const denied = await call(app, 'GET', '/api/storage-targets/google-drive/callback', {
+    token: admin,
+    query: { error: 'access_denied' },
+  });
   assert.equal(denied.json.data.success, false);
 });
 
@@ -105,14 +149,26 @@ function openCallbackPage(html: string, href: string) {
   const elements: Record<string, any> = {
     status: { textContent: '' },
     credential: { value: '' },
-    complete: { hidden: true, addEventListener: (type: string, fn: typeof onSubmit) => { if (type === 'submit') onSubmit = fn; } },
+    complete: {
+      hidden: true,
+      addEventListener: (type: string, fn: typeof onSubmit) => {
+        if (type === 'submit') onSubmit = fn;
+      },
+    },
   };
   const url = new URL(href);
   const page = { addressBar: href };
   runInNewContext(script, {
-    URL, URLSearchParams, JSON, fetch,
+    URL,
+    URLSearchParams,
+    JSON,
+    fetch,
     location: { href, search: url.search, pathname: url.pathname },
-    history: { replaceState: (_state: unknown, _title: string, path: string) => { page.addressBar = new URL(path, href).href; } },
+    history: {
+      replaceState: (_state: unknown, _title: string, path: string) => {
+        page.addressBar = new URL(path, href).href;
+      },
+    },
     document: { getElementById: (id: string) => elements[id] },
   });
   return {
@@ -129,11 +185,15 @@ function openCallbackPage(html: string, href: string) {
 test('Google Drive: the default redirect URI is a page Backplane serves, and completing through it creates the target', async (t) => {
   const standIn = await GoogleStandIn.start();
   t.after(() => standIn.close());
-  const { app } = await build(t, { config: { googleAuthUrl: standIn.authUrl, googleTokenUrl: standIn.tokenUrl, googleApiUrl: standIn.apiUrl } });
+  const { app } = await build(t, {
+    config: { googleAuthUrl: standIn.authUrl, googleTokenUrl: standIn.tokenUrl, googleApiUrl: standIn.apiUrl },
+  });
   const admin = await setupAdmin(app);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const start = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
-    token: admin, headers: { origin: base }, body: { name: 'drive-from-page', clientId: standIn.clientId, clientSecret: standIn.clientSecret },
+    token: admin,
+    headers: { origin: base },
+    body: { name: 'drive-from-page', clientId: standIn.clientId, clientSecret: standIn.clientSecret },
   });
   assert.equal(start.status, 200, start.body);
   assert.equal(start.json.data.redirectUri, `${base}/storage-targets/google-drive/callback`);
@@ -158,14 +218,19 @@ test('Google Drive: the default redirect URI is a page Backplane serves, and com
   await browser.submit(admin);
   assert.match(browser.status(), /connected: target "drive-from-page"/, browser.status());
   const targets = await call(app, 'GET', '/api/storage-targets', { token: admin });
-  assert.deepEqual(targets.json.data.map((x: { name: string; type: string }) => [x.name, x.type]), [['drive-from-page', 'google_drive']]);
+  assert.deepEqual(
+    targets.json.data.map((x: { name: string; type: string }) => [x.name, x.type]),
+    [['drive-from-page', 'google_drive']],
+  );
 });
 
 test('Google Drive: the callback page reflects nothing it is sent and runs only its own script', async (t) => {
   const { app } = await build(t);
   const hostile = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>';
   const plain = await call(app, 'GET', '/storage-targets/google-drive/callback');
-  const res = await call(app, 'GET', '/storage-targets/google-drive/callback', { query: { state: hostile, code: hostile, error: hostile, other: hostile } });
+  const res = await call(app, 'GET', '/storage-targets/google-drive/callback', {
+    query: { state: hostile, code: hostile, error: hostile, other: hostile },
+  });
   assert.equal(res.status, 200);
   assert.equal(res.body, plain.body, 'the page is the same whatever the query holds');
   assert.ok(!res.body.includes('alert('), 'no input in the markup');
@@ -173,7 +238,14 @@ test('Google Drive: the callback page reflects nothing it is sent and runs only 
   assert.equal(res.headers['referrer-policy'], 'no-referrer');
   const csp = String(res.headers['content-security-policy']);
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
-  for (const directive of ["default-src 'none'", "connect-src 'self'", "frame-ancestors 'none'", "form-action 'none'", "base-uri 'none'"]) assert.ok(csp.includes(directive), directive);
+  for (const directive of [
+    "default-src 'none'",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "form-action 'none'",
+    "base-uri 'none'",
+  ])
+    assert.ok(csp.includes(directive), directive);
   // The one inline script and style are allowed by their hashes, so the page works under its own policy.
   const inline = (tag: string) => new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(res.body)![1]!;
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
@@ -181,7 +253,10 @@ test('Google Drive: the callback page reflects nothing it is sent and runs only 
   assert.ok(csp.includes(`style-src ${hash(inline('style'))}`), csp);
 
   // Google's refusal is shown as text, not markup.
-  const denied = openCallbackPage(res.body, `http://127.0.0.1/storage-targets/google-drive/callback?error=${encodeURIComponent(hostile)}`);
+  const denied = openCallbackPage(
+    res.body,
+    `http://127.0.0.1/storage-targets/google-drive/callback?error=${encodeURIComponent(hostile)}`,
+  );
   assert.equal(denied.status(), `Google reported: ${hostile}. Start the authorisation again.`);
   assert.ok(!denied.formShown());
 });
@@ -192,11 +267,23 @@ test('Google Drive auth-url: malformed provider settings are a coded 400, and no
   const cases: [string, Record<string, unknown>, string][] = [
     ['a folder id with a space', { ...good, folderId: 'abc def' }, 'STORAGE_TARGET_INVALID_CONFIG'],
     ['a folder id with a slash', { ...good, folderId: '../x' }, 'STORAGE_TARGET_INVALID_CONFIG'],
-    ['a folder id in config', { name: 'drive', config: { clientId: standIn.clientId, clientSecret: standIn.clientSecret, folderId: 'a b' } }, 'STORAGE_TARGET_INVALID_CONFIG'],
+    [
+      'a folder id in config',
+      { name: 'drive', config: { clientId: standIn.clientId, clientSecret: standIn.clientSecret, folderId: 'a b' } },
+      'STORAGE_TARGET_INVALID_CONFIG',
+    ],
     ['a lone surrogate in clientId', { ...good, clientId: '\ud800' }, 'INVALID_INPUT'],
     ['a lone surrogate in clientSecret', { ...good, clientSecret: 'x\udfff' }, 'INVALID_INPUT'],
-    ['a lone surrogate in a config key', { name: 'drive', config: { clientId: 'a', clientSecret: 'b', '\ud800': 1 } }, 'INVALID_INPUT'],
-    ['a number as clientId in config', { name: 'drive', config: { clientId: 12, clientSecret: 'b' } }, 'STORAGE_TARGET_INVALID_CONFIG'],
+    [
+      'a lone surrogate in a config key',
+      { name: 'drive', config: { clientId: 'a', clientSecret: 'b', '\ud800': 1 } },
+      'INVALID_INPUT',
+    ],
+    [
+      'a number as clientId in config',
+      { name: 'drive', config: { clientId: 12, clientSecret: 'b' } },
+      'STORAGE_TARGET_INVALID_CONFIG',
+    ],
   ];
   for (const [what, body, code] of cases) {
     const res = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', { token: admin, body });
@@ -206,6 +293,9 @@ test('Google Drive auth-url: malformed provider settings are a coded 400, and no
   const em = app.diContainer.cradle.orm.em.fork();
   assert.equal(await em.count(OAuthSessionEntity, {}), 0, 'refused starts leave no draft behind');
   // The same settings, well-formed, start the flow.
-  const fine = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', { token: admin, body: { ...good, folderId: 'abcDEF_123-x' } });
+  const fine = await call(app, 'POST', '/api/storage-targets/google-drive/auth-url', {
+    token: admin,
+    body: { ...good, folderId: 'abcDEF_123-x' },
+  });
   assert.equal(fine.status, 200, fine.body);
 });

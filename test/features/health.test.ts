@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { build, call, setupAdmin } from '../helpers/build.ts';
 
-const PACKAGE_VERSION = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The value of one sample line of Prometheus text, or undefined when the series is absent. */
 function sample(text: string, series: string): number | undefined {
@@ -74,25 +76,46 @@ test('/metrics serves Prometheus text: app info, HTTP metrics by route pattern, 
 
   assert.equal(sample(text, `backplane_app_info{version="${PACKAGE_VERSION}"}`), 1);
   assert.match(text, /# TYPE backplane_http_requests_total counter/);
-  assert.equal(sample(text, 'backplane_http_requests_total{method="DELETE",route="/api/users/:id",status_code="404"}'), 2, 'both ids count under one pattern');
+  assert.equal(
+    sample(text, 'backplane_http_requests_total{method="DELETE",route="/api/users/:id",status_code="404"}'),
+    2,
+    'both ids count under one pattern',
+  );
   assert.equal(sample(text, 'backplane_http_requests_total{method="GET",route="/health",status_code="200"}'), 3);
-  assert.equal(sample(text, 'backplane_http_requests_total{method="POST",route="/api/auth/setup",status_code="200"}'), 1);
+  assert.equal(
+    sample(text, 'backplane_http_requests_total{method="POST",route="/api/auth/setup",status_code="200"}'),
+    1,
+  );
   assert.ok(!text.includes('424242') && !text.includes('535353'), 'raw ids never become labels');
   assert.ok(!text.includes('route-918273'), 'unmatched URLs never become labels');
   assert.match(text, /backplane_http_requests_total\{method="GET",route="[^"]+",status_code="404"\} 1/);
   assert.match(text, /# TYPE backplane_http_request_duration_seconds histogram/);
-  assert.match(text, /backplane_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/health",status_code="200"\} \d+/);
-  assert.equal(sample(text, 'backplane_http_request_duration_seconds_count{method="GET",route="/health",status_code="200"}'), 3);
+  assert.match(
+    text,
+    /backplane_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/health",status_code="200"\} \d+/,
+  );
+  assert.equal(
+    sample(text, 'backplane_http_request_duration_seconds_count{method="GET",route="/health",status_code="200"}'),
+    3,
+  );
 
   // Process and runtime metrics from prom-client's default collectors.
-  for (const name of ['process_cpu_user_seconds_total', 'process_start_time_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+  for (const name of [
+    'process_cpu_user_seconds_total',
+    'process_start_time_seconds',
+    'nodejs_heap_size_used_bytes',
+    'nodejs_eventloop_lag_seconds',
+  ]) {
     assert.match(text, new RegExp(`^${name} [0-9.e+-]+$`, 'm'), name);
   }
   assert.ok((sample(text, 'process_cpu_user_seconds_total') ?? 0) > 0);
 
   // /metrics counts itself on the next scrape.
   const second = await app.inject({ method: 'GET', url: '/metrics' });
-  assert.equal(sample(second.body, 'backplane_http_requests_total{method="GET",route="/metrics",status_code="200"}'), 1);
+  assert.equal(
+    sample(second.body, 'backplane_http_requests_total{method="GET",route="/metrics",status_code="200"}'),
+    1,
+  );
 });
 
 test('each app has its own metrics registry', async (t) => {
@@ -108,7 +131,11 @@ test('each app has its own metrics registry', async (t) => {
 test('an unknown route is 404 ROUTE_NOT_FOUND in the error envelope', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  for (const [method, url, token] of [['GET', '/api/nope', undefined], ['POST', '/api/backup/nothing-here?x=1', admin], ['DELETE', '/totally/unknown', admin]] as const) {
+  for (const [method, url, token] of [
+    ['GET', '/api/nope', undefined],
+    ['POST', '/api/backup/nothing-here?x=1', admin],
+    ['DELETE', '/totally/unknown', admin],
+  ] as const) {
     const res = await call(app, method, url, { token });
     assert.equal(res.status, 404, `${method} ${url}`);
     assert.match(String(res.headers['content-type']), /^application\/json/);

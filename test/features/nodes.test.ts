@@ -16,7 +16,10 @@ const heartbeat = (app: Awaited<ReturnType<typeof setup>>['app'], token: string,
 
 test('create shows the token once, stores only its hash, and the token drives the heartbeat', async (t) => {
   const { app, admin } = await setup(t);
-  const created = await call(app, 'POST', '/api/nodes', { token: admin, body: { name: '  web-1  ', labels: 'eu, ssd,eu', maxConcurrent: 2, bandwidthLimit: '10M' } });
+  const created = await call(app, 'POST', '/api/nodes', {
+    token: admin,
+    body: { name: '  web-1  ', labels: 'eu, ssd,eu', maxConcurrent: 2, bandwidthLimit: '10M' },
+  });
   assert.equal(created.status, 200, created.body);
   const { node, token } = created.json.data;
   assert.match(token, /^bpn_[0-9a-f]{64}$/);
@@ -43,7 +46,14 @@ test('create shows the token once, stores only its hash, and the token drives th
   assert.equal(list.headers['x-total-count'], '2', 'the local node and this one');
   assert.ok(!list.body.includes(token) && !list.body.includes(row.tokenHash!));
 
-  const hb = await heartbeat(app, token, { hostname: 'web-1.example', agentVersion: '1.2.3', os: 'linux', arch: 'amd64', ipAddress: '10.0.0.5', running: 0 });
+  const hb = await heartbeat(app, token, {
+    hostname: 'web-1.example',
+    agentVersion: '1.2.3',
+    os: 'linux',
+    arch: 'amd64',
+    ipAddress: '10.0.0.5',
+    running: 0,
+  });
   assert.equal(hb.status, 200, hb.body);
   assert.equal(hb.json.data.nodeId, node.id);
   assert.equal(hb.json.data.name, 'web-1');
@@ -70,10 +80,17 @@ test('create shows the token once, stores only its hash, and the token drives th
   assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { token: admin, body: {} })).status, 401);
   assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { apiKey: adminKey, body: {} })).status, 401);
   // The node token also opens it as a bearer token, as BackupX's agents send it.
-  assert.equal((await call(app, 'POST', '/api/agent/heartbeat', { token, body: {} })).status, 200, 'the node token as Bearer');
+  assert.equal(
+    (await call(app, 'POST', '/api/agent/heartbeat', { token, body: {} })).status,
+    200,
+    'the node token as Bearer',
+  );
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'node' } });
-  assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action), ['create']);
+  assert.deepEqual(
+    audit.json.data.items.map((e: { action: string }) => e.action),
+    ['create'],
+  );
   assert.ok(!audit.body.includes(token), 'the token is never audited');
 });
 
@@ -84,8 +101,12 @@ test('batch creates up to 50 nodes at once; a refused batch creates nothing', as
   const ok = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names: fifty } });
   assert.equal(ok.status, 200, ok.body);
   assert.equal(ok.json.data.length, 50);
-  assert.ok(ok.json.data.every((r: { id: number; token: string; node: { id: number; name: string }; name: string }, i: number) =>
-    r.name === `n-${i}` && r.node.id === r.id && r.node.name === r.name && /^bpn_[0-9a-f]{64}$/.test(r.token)));
+  assert.ok(
+    ok.json.data.every(
+      (r: { id: number; token: string; node: { id: number; name: string }; name: string }, i: number) =>
+        r.name === `n-${i}` && r.node.id === r.id && r.node.name === r.name && /^bpn_[0-9a-f]{64}$/.test(r.token),
+    ),
+  );
   assert.equal(new Set(ok.json.data.map((r: { token: string }) => r.token)).size, 50, 'one token per node');
 
   const refusals: [unknown, number, string][] = [
@@ -103,13 +124,24 @@ test('batch creates up to 50 nodes at once; a refused batch creates nothing', as
   }
   assert.equal(await count(), '51', 'refused batches create nothing (50 and the local node)');
 
-  const blanks = await call(app, 'POST', '/api/nodes/batch', { token: admin, body: { names: [' fresh ', '', '   ', 'other'] } });
+  const blanks = await call(app, 'POST', '/api/nodes/batch', {
+    token: admin,
+    body: { names: [' fresh ', '', '   ', 'other'] },
+  });
   assert.equal(blanks.status, 200, blanks.body);
-  assert.deepEqual(blanks.json.data.map((r: { name: string }) => r.name), ['fresh', 'other'], 'trimmed, blank names left out');
+  assert.deepEqual(
+    blanks.json.data.map((r: { name: string }) => r.name),
+    ['fresh', 'other'],
+    'trimmed, blank names left out',
+  );
   assert.equal(await count(), '53');
 
   const page = await call(app, 'GET', '/api/nodes', { token: admin, query: { limit: '5', offset: '49' } });
-  assert.deepEqual(page.json.data.map((n: { name: string }) => n.name), ['n-48', 'n-49', 'fresh', 'other'], 'the local node first, then by id');
+  assert.deepEqual(
+    page.json.data.map((n: { name: string }) => n.name),
+    ['n-48', 'n-49', 'fresh', 'other'],
+    'the local node first, then by id',
+  );
 });
 
 test('update validates and normalises', async (t) => {
@@ -119,7 +151,10 @@ test('update validates and normalises', async (t) => {
   assert.equal(one.maxConcurrent, 1);
   assert.equal(one.bandwidthLimit, '');
 
-  const upd = await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body: { name: ' uno ', labels: [' a', 'b,c', 'a', ''], maxConcurrent: 64, bandwidthLimit: '512K' } });
+  const upd = await call(app, 'PUT', `/api/nodes/${one.id}`, {
+    token: admin,
+    body: { name: ' uno ', labels: [' a', 'b,c', 'a', ''], maxConcurrent: 64, bandwidthLimit: '512K' },
+  });
   assert.equal(upd.status, 200, upd.body);
   assert.equal(upd.json.data.name, 'uno');
   assert.equal(upd.json.data.labels, 'a,b,c');
@@ -128,12 +163,23 @@ test('update validates and normalises', async (t) => {
   const keep = await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body: { bandwidthLimit: '' } });
   assert.equal(keep.json.data.bandwidthLimit, '');
   assert.equal(keep.json.data.labels, 'a,b,c', 'absent fields are kept');
-  assert.equal((await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body: { name: 'uno' } })).status, 200, 'its own name is not a duplicate');
+  assert.equal(
+    (await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body: { name: 'uno' } })).status,
+    200,
+    'its own name is not a duplicate',
+  );
 
   const unlimited = await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body: { maxConcurrent: 0 } });
   assert.equal(unlimited.status, 200, unlimited.body);
   assert.equal(unlimited.json.data.maxConcurrent, 0, '0 is unlimited');
-  for (const body of [{ maxConcurrent: -1 }, { maxConcurrent: 65 }, { bandwidthLimit: 'fast' }, { bandwidthLimit: '10X' }, { name: '   ' }, { name: 'x'.repeat(129) }]) {
+  for (const body of [
+    { maxConcurrent: -1 },
+    { maxConcurrent: 65 },
+    { bandwidthLimit: 'fast' },
+    { bandwidthLimit: '10X' },
+    { name: '   ' },
+    { name: 'x'.repeat(129) },
+  ]) {
     const bad = await call(app, 'PUT', `/api/nodes/${one.id}`, { token: admin, body });
     assert.equal(bad.status, 400, JSON.stringify(body));
     assert.equal(bad.json.code, 'INVALID_INPUT');
@@ -144,8 +190,16 @@ test('update validates and normalises', async (t) => {
   const dupCreate = await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'two ' } });
   assert.equal(dupCreate.json.code, 'NODE_DUPLICATE_NAME');
 
-  for (const [method, url] of [['GET', '/api/nodes/999'], ['PUT', '/api/nodes/999'], ['DELETE', '/api/nodes/999'], ['POST', '/api/nodes/999/rotate-token']] as const) {
-    const res = await call(app, method, url, { token: admin, ...(method === 'PUT' ? { body: { maxConcurrent: 2 } } : {}) });
+  for (const [method, url] of [
+    ['GET', '/api/nodes/999'],
+    ['PUT', '/api/nodes/999'],
+    ['DELETE', '/api/nodes/999'],
+    ['POST', '/api/nodes/999/rotate-token'],
+  ] as const) {
+    const res = await call(app, method, url, {
+      token: admin,
+      ...(method === 'PUT' ? { body: { maxConcurrent: 2 } } : {}),
+    });
     assert.equal(res.status, 404, `${method} ${url}`);
     assert.equal(res.json.code, 'NODE_NOT_FOUND');
   }
@@ -155,9 +209,21 @@ test('delete is refused while a backup task uses the node', async (t) => {
   const { app, admin } = await setup(t);
   const node = (await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'remote' } })).json.data.node;
   const dir = await tempDir(t);
-  const target = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { name: 'disk', type: 'local_disk', config: { basePath: dir } } });
+  const target = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { name: 'disk', type: 'local_disk', config: { basePath: dir } },
+  });
   assert.equal(target.status, 200, target.body);
-  const task = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: { name: 'files', type: 'file', sourcePaths: ['/srv/data'], storageTargetIds: [target.json.data.id], nodeId: node.id } });
+  const task = await call(app, 'POST', '/api/backup/tasks', {
+    token: admin,
+    body: {
+      name: 'files',
+      type: 'file',
+      sourcePaths: ['/srv/data'],
+      storageTargetIds: [target.json.data.id],
+      nodeId: node.id,
+    },
+  });
   assert.equal(task.status, 200, task.body);
   assert.equal(task.json.data.nodeId, node.id);
 
@@ -178,7 +244,8 @@ test('delete is refused while a backup task uses the node', async (t) => {
 
 test('rotate-token: the new token works, the old one only during the grace period', async (t) => {
   const { app, admin } = await setup(t);
-  const { node, token: oldToken } = (await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'rot' } })).json.data;
+  const { node, token: oldToken } = (await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'rot' } }))
+    .json.data;
   const rotated = await call(app, 'POST', `/api/nodes/${node.id}/rotate-token`, { token: admin });
   assert.equal(rotated.status, 200, rotated.body);
   const { token: newToken, previousTokenValidUntil, node: view } = rotated.json.data;
@@ -234,13 +301,18 @@ test('roles: viewers read, only admins change nodes', async (t) => {
       assert.equal(res.json.code, 'AUTH_FORBIDDEN');
     }
   }
-  assert.equal((await call(app, 'GET', '/api/nodes', { token: admin })).headers['x-total-count'], '2', 'nothing changed (the local node and n)');
+  assert.equal(
+    (await call(app, 'GET', '/api/nodes', { token: admin })).headers['x-total-count'],
+    '2',
+    'nothing changed (the local node and n)',
+  );
 });
 
 test('the rotation grace is a setting; 0 ends the old token at once', async (t) => {
   const { app } = await build(t, { config: { tokenRotationGraceSeconds: 0 } });
   const admin = await setupAdmin(app);
-  const { node, token: oldToken } = (await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'rot' } })).json.data;
+  const { node, token: oldToken } = (await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'rot' } }))
+    .json.data;
   const rotated = await call(app, 'POST', `/api/nodes/${node.id}/rotate-token`, { token: admin });
   assert.equal(rotated.status, 200, rotated.body);
   assert.equal(rotated.json.data.previousTokenValidUntil, null);

@@ -9,7 +9,14 @@ test('GET /api/settings/catalogue describes every setting GET /api/settings retu
   const viewer = await userWithRole(app, admin, 'viewer');
   const res = await call(app, 'GET', '/api/settings/catalogue', { token: viewer.token });
   assert.equal(res.status, 200, res.body);
-  const catalogue = res.json.data as { key: string; kind: string; description: string; default: string; secret: boolean; notYet?: string }[];
+  const catalogue = res.json.data as {
+    key: string;
+    kind: string;
+    description: string;
+    default: string;
+    secret: boolean;
+    notYet?: string;
+  }[];
   const values = (await call(app, 'GET', '/api/settings', { token: viewer.token })).json.data as Record<string, string>;
   assert.deepEqual(catalogue.map((c) => c.key).sort(), Object.keys(values).sort(), 'one entry per setting');
   const byKey = new Map(catalogue.map((c) => [c.key, c]));

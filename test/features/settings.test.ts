@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { AwilixContainer } from 'awilix';
-import { build, call, setupAdmin, userWithRole, apiKeyWithRole , BEHIND_PROXY } from '../helpers/build.ts';
+import { build, call, setupAdmin, userWithRole, apiKeyWithRole, BEHIND_PROXY } from '../helpers/build.ts';
 import { SETTINGS, MASK } from '../../core/features/settings/settings-catalogue.ts';
 import { SettingEntity } from '../../core/db/entities/setting.ts';
 import { createJobScope, type Cradle } from '../../core/container.ts';
@@ -29,7 +29,10 @@ async function serverValues(app: FastifyInstance): Promise<Record<string, string
 }
 
 async function auditRows(app: FastifyInstance) {
-  const rows = await app.diContainer.cradle.orm.em.fork().getConnection().execute('select * from audit_logs order by id');
+  const rows = await app.diContainer.cradle.orm.em
+    .fork()
+    .getConnection()
+    .execute('select * from audit_logs order by id');
   return rows as Record<string, unknown>[];
 }
 
@@ -80,7 +83,14 @@ test('PUT /api/settings updates a partial map, returns the whole map and persist
   const admin = await setupAdmin(app);
   const put = await call(app, 'PUT', '/api/settings', {
     token: admin,
-    body: { site_name: '  Vault  ', language: 'zh-CN', timezone: 'Europe/Berlin', backup_notification_enabled: false, bandwidth_limit: '', audit_retention_days: 30 },
+    body: {
+      site_name: '  Vault  ',
+      language: 'zh-CN',
+      timezone: 'Europe/Berlin',
+      backup_notification_enabled: false,
+      bandwidth_limit: '',
+      audit_retention_days: 30,
+    },
   });
   assert.equal(put.status, 200, put.body);
   const expected = {
@@ -109,11 +119,17 @@ test('PUT /api/settings updates a partial map, returns the whole map and persist
 test('a setting Backplane cannot honour yet is refused at any value but its default, and nothing is written', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  const res = await call(app, 'PUT', '/api/settings', { token: admin, body: { site_name: 'Kept out', bandwidth_limit: '10M' } });
+  const res = await call(app, 'PUT', '/api/settings', {
+    token: admin,
+    body: { site_name: 'Kept out', bandwidth_limit: '10M' },
+  });
   assert.equal(res.status, 400, res.body);
   assert.equal(res.json.code, 'SETTINGS_UNSUPPORTED');
   assert.match(res.json.message, /bandwidth_limit/);
-  assert.deepEqual(res.json.details.map((d: { key: string }) => d.key), ['bandwidth_limit']);
+  assert.deepEqual(
+    res.json.details.map((d: { key: string }) => d.key),
+    ['bandwidth_limit'],
+  );
   assert.match(res.json.details[0].message, /10M/);
   assert.equal((await storedRows(app)).size, 0, 'the whole update was refused');
   const off = await call(app, 'PUT', '/api/settings', { token: admin, body: { bandwidth_limit: '' } });
@@ -156,7 +172,10 @@ test('invalid values and unknown keys are refused as a whole with per-key detail
   ];
   for (const [key, value] of invalid) {
     // A valid key in the same request must not be written either.
-    const res = await call(app, 'PUT', '/api/settings', { token: admin, body: { site_name: 'Should Not Stick', [key]: value } });
+    const res = await call(app, 'PUT', '/api/settings', {
+      token: admin,
+      body: { site_name: 'Should Not Stick', [key]: value },
+    });
     assert.equal(res.status, 400, `${key}=${String(value).slice(0, 40)}`);
     assert.equal(res.json.code, 'SETTINGS_INVALID', `${key}: ${res.body.slice(0, 200)}`);
     assert.ok(Array.isArray(res.json.details), 'details is a list');
@@ -166,26 +185,42 @@ test('invalid values and unknown keys are refused as a whole with per-key detail
     assert.ok(detail.message.length > 0);
   }
 
-  const unknown = await call(app, 'PUT', '/api/settings', { token: admin, body: { site_name: 'Nope', 'security.jwt_secret': 'x', theme: 'dark' } });
+  const unknown = await call(app, 'PUT', '/api/settings', {
+    token: admin,
+    body: { site_name: 'Nope', 'security.jwt_secret': 'x', theme: 'dark' },
+  });
   assert.equal(unknown.status, 400);
   assert.equal(unknown.json.code, 'SETTINGS_INVALID');
   assert.deepEqual(unknown.json.details.map((d: { key: string }) => d.key).sort(), ['security.jwt_secret', 'theme']);
 
   // Several problems are reported together.
-  const many = await call(app, 'PUT', '/api/settings', { token: admin, body: { language: '??', audit_retention_days: 'x' } });
+  const many = await call(app, 'PUT', '/api/settings', {
+    token: admin,
+    body: { language: '??', audit_retention_days: 'x' },
+  });
   assert.equal(many.status, 400);
   assert.deepEqual(many.json.details.map((d: { key: string }) => d.key).sort(), ['audit_retention_days', 'language']);
 
   assert.equal((await storedRows(app)).size, 0, 'nothing was written');
   assert.deepEqual((await call(app, 'GET', '/api/settings', { token: admin })).json.data, EXPECTED_DEFAULTS);
   const audits = await auditRows(app);
-  assert.equal(audits.filter((r) => r.category === 'settings').length, 0, 'a refused update is not audited as an update');
+  assert.equal(
+    audits.filter((r) => r.category === 'settings').length,
+    0,
+    'a refused update is not audited as an update',
+  );
 });
 
 test('bodies of the wrong shape are schema errors, not settings errors', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  for (const body of [[{ site_name: 'x' }], { site_name: ['x'] }, { site_name: ['x', 'y'] }, { site_name: { nested: 1 } }, { site_name: null }]) {
+  for (const body of [
+    [{ site_name: 'x' }],
+    { site_name: ['x'] },
+    { site_name: ['x', 'y'] },
+    { site_name: { nested: 1 } },
+    { site_name: null },
+  ]) {
     const res = await call(app, 'PUT', '/api/settings', { token: admin, body });
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(res.json.code, 'INVALID_INPUT', JSON.stringify(body));
@@ -223,14 +258,20 @@ test('audit_webhook_secret is sealed at rest, only ever shown masked, and kept w
   assert.ok(!row.includes(secret), 'the row does not hold the plaintext');
   assert.notEqual(row, MASK);
   // Raw SQL too, in case the entity layer ever transforms values.
-  const raw = await app.diContainer.cradle.orm.em.fork().getConnection().execute("select value from settings where key = 'audit_webhook_secret'");
+  const raw = await app.diContainer.cradle.orm.em
+    .fork()
+    .getConnection()
+    .execute("select value from settings where key = 'audit_webhook_secret'");
   assert.equal(raw.length, 1);
   assert.ok(!String(raw[0]!.value).includes(secret));
   assert.equal((await serverValues(app)).audit_webhook_secret, secret, 'the server can still read it');
 
   // The mask sent back (as clients do after a GET) keeps the stored value; other keys still change.
   const roundTrip = await call(app, 'GET', '/api/settings', { token: admin });
-  const back = await call(app, 'PUT', '/api/settings', { token: admin, body: { ...roundTrip.json.data, site_name: 'After Round Trip' } });
+  const back = await call(app, 'PUT', '/api/settings', {
+    token: admin,
+    body: { ...roundTrip.json.data, site_name: 'After Round Trip' },
+  });
   assert.equal(back.status, 200, back.body);
   assert.equal(back.json.data.audit_webhook_secret, MASK);
   assert.equal(back.json.data.site_name, 'After Round Trip');

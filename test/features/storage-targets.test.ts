@@ -13,7 +13,10 @@ test('storage target CRUD with local_disk', async (t) => {
   const admin = await setupAdmin(app);
   const dir = await tempDir(t);
 
-  const created = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { ...local(dir), description: 'primary' } });
+  const created = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { ...local(dir), description: 'primary' },
+  });
   assert.equal(created.status, 200, created.body);
   const target = created.json.data;
   assert.equal(target.type, 'local_disk');
@@ -31,13 +34,19 @@ test('storage target CRUD with local_disk', async (t) => {
   assert.equal(dup.status, 409);
   assert.equal(dup.json.code, 'STORAGE_TARGET_NAME_EXISTS');
 
-  const renamed = await call(app, 'PUT', `/api/storage-targets/${target.id}`, { token: admin, body: { name: 'disk-2', enabled: false } });
+  const renamed = await call(app, 'PUT', `/api/storage-targets/${target.id}`, {
+    token: admin,
+    body: { name: 'disk-2', enabled: false },
+  });
   assert.equal(renamed.status, 200);
   assert.equal(renamed.json.data.name, 'disk-2');
   assert.equal(renamed.json.data.enabled, false);
   assert.equal(renamed.json.data.config.basePath, dir, 'an update without config keeps it');
 
-  const retype = await call(app, 'PUT', `/api/storage-targets/${target.id}`, { token: admin, body: { type: 'webdav' } });
+  const retype = await call(app, 'PUT', `/api/storage-targets/${target.id}`, {
+    token: admin,
+    body: { type: 'webdav' },
+  });
   assert.equal(retype.status, 400);
   assert.equal(retype.json.code, 'STORAGE_TARGET_TYPE_IMMUTABLE');
 
@@ -53,22 +62,38 @@ test('storage target CRUD with local_disk', async (t) => {
   assert.equal(gone.json.code, 'STORAGE_TARGET_NOT_FOUND');
 
   const audit = await call(app, 'GET', '/api/audit-logs', { token: admin, query: { category: 'storage_target' } });
-  assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action).sort(), ['create', 'delete', 'update']);
+  assert.deepEqual(audit.json.data.items.map((e: { action: string }) => e.action).sort(), [
+    'create',
+    'delete',
+    'update',
+  ]);
 });
 
 test('bad storage input is a coded 4xx, never a 5xx', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  const unknown = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { name: 'x', type: 'no-such-type', config: {} } });
+  const unknown = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { name: 'x', type: 'no-such-type', config: {} },
+  });
   assert.equal(unknown.status, 400);
   assert.equal(unknown.json.code, 'STORAGE_PROVIDER_UNSUPPORTED');
-  const missing = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { name: 'x', type: 'local_disk', config: {} } });
+  const missing = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { name: 'x', type: 'local_disk', config: {} },
+  });
   assert.equal(missing.status, 400);
   assert.equal(missing.json.code, 'STORAGE_TARGET_INVALID_CONFIG');
   assert.ok(missing.json.details.some((d: { path: string }) => d.path === 'config/basePath'));
-  const wrongType = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { name: 'x', type: 'local_disk', config: { basePath: 42 } } });
+  const wrongType = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { name: 'x', type: 'local_disk', config: { basePath: 42 } },
+  });
   assert.equal(wrongType.status, 400);
-  const noName = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { type: 'local_disk', config: { basePath: '/tmp' } } });
+  const noName = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { type: 'local_disk', config: { basePath: '/tmp' } },
+  });
   assert.equal(noName.json.code, 'INVALID_INPUT');
   const badId = await call(app, 'GET', '/api/storage-targets/abc', { token: admin });
   assert.equal(badId.json.code, 'INVALID_ID');
@@ -89,7 +114,8 @@ test('unsaved and saved connection tests report the backend reason and record th
   assert.equal(bad.json.code, 'STORAGE_TARGET_TEST_FAILED');
   assert.ok(bad.json.message.length > 0);
 
-  const saved = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(join(file, 'sub')) })).json.data;
+  const saved = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(join(file, 'sub')) })).json
+    .data;
   const failed = await call(app, 'POST', `/api/storage-targets/${saved.id}/test`, { token: admin });
   assert.equal(failed.status, 400);
   const after = (await call(app, 'GET', `/api/storage-targets/${saved.id}`, { token: admin })).json.data;
@@ -100,7 +126,10 @@ test('unsaved and saved connection tests report the backend reason and record th
   await call(app, 'PUT', `/api/storage-targets/${saved.id}`, { token: admin, body: { config: { basePath: dir } } });
   const passed = await call(app, 'POST', `/api/storage-targets/${saved.id}/test`, { token: admin });
   assert.equal(passed.status, 200);
-  assert.equal((await call(app, 'GET', `/api/storage-targets/${saved.id}`, { token: admin })).json.data.lastTestStatus, 'success');
+  assert.equal(
+    (await call(app, 'GET', `/api/storage-targets/${saved.id}`, { token: admin })).json.data.lastTestStatus,
+    'success',
+  );
 
   const usage = await call(app, 'GET', `/api/storage-targets/${saved.id}/usage`, { token: admin });
   assert.equal(usage.status, 200);
@@ -132,25 +161,47 @@ test('the health monitor records status and emits one event per transition', asy
   t.after(unsubscribe);
 
   const good = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(dir, 'good') })).json.data;
-  const bad = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(join(file, 'sub'), 'bad') })).json.data;
+  const bad = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(join(file, 'sub'), 'bad') }))
+    .json.data;
 
   const first = await app.diContainer.cradle.storageHealth.runOnce();
-  assert.deepEqual(first.map((x) => [x.name, x.to]), [['bad', 'unhealthy']]);
-  assert.deepEqual(events.map((e) => e.type), ['storage_unhealthy']);
+  assert.deepEqual(
+    first.map((x) => [x.name, x.to]),
+    [['bad', 'unhealthy']],
+  );
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['storage_unhealthy'],
+  );
   assert.equal(events[0]!.fields.storageTargetId, bad.id);
-  assert.equal((await call(app, 'GET', `/api/storage-targets/${good.id}`, { token: admin })).json.data.healthStatus, 'healthy');
-  assert.equal((await call(app, 'GET', `/api/storage-targets/${bad.id}`, { token: admin })).json.data.healthStatus, 'unhealthy');
+  assert.equal(
+    (await call(app, 'GET', `/api/storage-targets/${good.id}`, { token: admin })).json.data.healthStatus,
+    'healthy',
+  );
+  assert.equal(
+    (await call(app, 'GET', `/api/storage-targets/${bad.id}`, { token: admin })).json.data.healthStatus,
+    'unhealthy',
+  );
 
   await app.diContainer.cradle.storageHealth.runOnce();
   assert.equal(events.length, 1, 'a target that stays unhealthy does not alert again');
 
   await call(app, 'PUT', `/api/storage-targets/${bad.id}`, { token: admin, body: { config: { basePath: dir } } });
   const third = await app.diContainer.cradle.storageHealth.runOnce();
-  assert.deepEqual(third.map((x) => [x.name, x.to]), [['bad', 'healthy']]);
-  assert.deepEqual(events.map((e) => e.type), ['storage_unhealthy', 'storage_recovered']);
+  assert.deepEqual(
+    third.map((x) => [x.name, x.to]),
+    [['bad', 'healthy']],
+  );
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['storage_unhealthy', 'storage_recovered'],
+  );
 
   // Disabled targets are not checked.
-  await call(app, 'PUT', `/api/storage-targets/${bad.id}`, { token: admin, body: { enabled: false, config: { basePath: join(file, 'sub') } } });
+  await call(app, 'PUT', `/api/storage-targets/${bad.id}`, {
+    token: admin,
+    body: { enabled: false, config: { basePath: join(file, 'sub') } },
+  });
   assert.deepEqual(await app.diContainer.cradle.storageHealth.runOnce(), []);
   const em = app.diContainer.cradle.orm.em.fork();
   assert.equal((await em.findOneOrFail(StorageTargetEntity, { id: bad.id })).healthStatus, 'healthy');
@@ -160,7 +211,11 @@ test('secret fields are sealed at rest, masked in every response, and kept when 
   const fixture = new URL('../fixtures/storage-with-secrets/index.js', import.meta.url).pathname;
   const { app } = await build(t, { config: { plugins: [fixture] } });
   const admin = await setupAdmin(app);
-  const body = { name: 'vault', type: 'secret_vault', config: { endpoint: 'https://vault.example', password: 'right-password', apiToken: 'tok-123' } };
+  const body = {
+    name: 'vault',
+    type: 'secret_vault',
+    config: { endpoint: 'https://vault.example', password: 'right-password', apiToken: 'tok-123' },
+  };
 
   const created = await call(app, 'POST', '/api/storage-targets', { token: admin, body });
   assert.equal(created.status, 200, created.body);
@@ -170,16 +225,27 @@ test('secret fields are sealed at rest, masked in every response, and kept when 
   assert.deepEqual(created.json.data.maskedFields, ['apiToken', 'password']);
   const id = created.json.data.id;
 
-  for (const res of [await call(app, 'GET', `/api/storage-targets/${id}`, { token: admin }), await call(app, 'GET', '/api/storage-targets', { token: admin })]) {
+  for (const res of [
+    await call(app, 'GET', `/api/storage-targets/${id}`, { token: admin }),
+    await call(app, 'GET', '/api/storage-targets', { token: admin }),
+  ]) {
     assert.ok(!res.body.includes('right-password') && !res.body.includes('tok-123'), 'a secret leaked in a response');
   }
   const em = app.diContainer.cradle.orm.em.fork();
-  const raw = await em.getConnection().execute<{ config: string; secrets: string }[]>('select config, secrets from storage_targets where id = ?', [id]);
-  assert.ok(!raw[0]!.config.includes('right-password') && !raw[0]!.secrets.includes('right-password'), 'the password is stored in clear');
+  const raw = await em
+    .getConnection()
+    .execute<{ config: string; secrets: string }[]>('select config, secrets from storage_targets where id = ?', [id]);
+  assert.ok(
+    !raw[0]!.config.includes('right-password') && !raw[0]!.secrets.includes('right-password'),
+    'the password is stored in clear',
+  );
   assert.ok(!raw[0]!.secrets.includes('tok-123'));
 
   // The mask sent back keeps the stored secret; the saved test proves the real password is still there.
-  const updated = await call(app, 'PUT', `/api/storage-targets/${id}`, { token: admin, body: { config: { endpoint: 'https://vault2.example', password: '********', apiToken: '' } } });
+  const updated = await call(app, 'PUT', `/api/storage-targets/${id}`, {
+    token: admin,
+    body: { config: { endpoint: 'https://vault2.example', password: '********', apiToken: '' } },
+  });
   assert.equal(updated.status, 200, updated.body);
   assert.equal(updated.json.data.config.endpoint, 'https://vault2.example');
   const test = await call(app, 'POST', `/api/storage-targets/${id}/test`, { token: admin });
@@ -187,7 +253,10 @@ test('secret fields are sealed at rest, masked in every response, and kept when 
   assert.match(test.json.data.message, /vault2\.example/);
 
   // A new password replaces it.
-  await call(app, 'PUT', `/api/storage-targets/${id}`, { token: admin, body: { config: { endpoint: 'https://vault2.example', password: 'wrong' } } });
+  await call(app, 'PUT', `/api/storage-targets/${id}`, {
+    token: admin,
+    body: { config: { endpoint: 'https://vault2.example', password: 'wrong' } },
+  });
   const failed = await call(app, 'POST', `/api/storage-targets/${id}/test`, { token: admin });
   assert.equal(failed.status, 400);
   assert.equal(failed.json.message, 'vault refused the password');
@@ -203,7 +272,10 @@ test('a target that a backup task stores to is in use: delete is 409 until the t
   const [dirA, dirB] = [await tempDir(t), await tempDir(t)];
   const a = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(dirA, 'a') })).json.data.id;
   const b = (await call(app, 'POST', '/api/storage-targets', { token: admin, body: local(dirB, 'b') })).json.data.id;
-  const task = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: { name: 'files', type: 'file', sourcePaths: ['/srv'], storageTargetIds: [a, b] } });
+  const task = await call(app, 'POST', '/api/backup/tasks', {
+    token: admin,
+    body: { name: 'files', type: 'file', sourcePaths: ['/srv'], storageTargetIds: [a, b] },
+  });
   assert.equal(task.status, 200, task.body);
   for (const id of [a, b]) {
     const res = await call(app, 'DELETE', `/api/storage-targets/${id}`, { token: admin });

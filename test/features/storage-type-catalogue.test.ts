@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
 
 interface TypeView {
-  type: string; displayName: string; family?: string; secretFields: string[]; configSchema: Record<string, unknown>;
+  type: string;
+  displayName: string;
+  family?: string;
+  secretFields: string[];
+  configSchema: Record<string, unknown>;
   capabilities: { oauth: boolean; usage: boolean; range: boolean };
   options: { key: string; required: boolean; isPassword: boolean; valueType?: string; examples: string[] }[];
 }
@@ -22,12 +26,22 @@ test('GET /api/storage-targets/types describes every registered type with its fi
   assert.ok(local, 'the local disk plugin type is listed');
   assert.equal(local.family, undefined);
   const basePath = local.options.find((o) => o.key === 'basePath');
-  assert.deepEqual({ required: basePath?.required, isPassword: basePath?.isPassword, valueType: basePath?.valueType }, { required: true, isPassword: false, valueType: 'string' });
-  assert.deepEqual((local.configSchema as { required?: string[] }).required, ['basePath'], 'the plugin\'s own schema is passed through');
+  assert.deepEqual(
+    { required: basePath?.required, isPassword: basePath?.isPassword, valueType: basePath?.valueType },
+    { required: true, isPassword: false, valueType: 'string' },
+  );
+  assert.deepEqual(
+    (local.configSchema as { required?: string[] }).required,
+    ['basePath'],
+    "the plugin's own schema is passed through",
+  );
 
   const drive = types.find((x) => x.type === 'google_drive');
   assert.equal(drive?.capabilities.oauth, true);
-  assert.ok(drive?.options.some((o) => o.key === 'clientSecret' && o.isPassword), 'secret fields are marked');
+  assert.ok(
+    drive?.options.some((o) => o.key === 'clientSecret' && o.isPassword),
+    'secret fields are marked',
+  );
   assert.ok(drive?.secretFields.includes('clientSecret'));
 
   const webdav = types.find((x) => x.type === 'webdav');

@@ -7,21 +7,34 @@ import { build, call, setupAdmin, userWithRole } from '../helpers/build.ts';
 import { isNewer } from '../../core/features/system/update-check.ts';
 import { databaseLocation } from '../../core/db/orm.ts';
 
-const PACKAGE_VERSION = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** A stand-in release feed on 127.0.0.1:0; closed with all its connections when the test ends. */
 async function feed(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const requests: IncomingMessage[] = [];
-  const server = createServer((req, res) => { requests.push(req); handler(req, res); });
+  const server = createServer((req, res) => {
+    requests.push(req);
+    handler(req, res);
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/latest`, requests };
 }
 
-const json = (body: unknown, status = 200) => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (body: unknown, status = 200) =>
+  (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 /** Builds an app whose update check reads `url` with a short timeout, and returns an admin token. */
 async function appWithFeed(t: TestContext, url: string, timeoutMs = 300) {
@@ -53,13 +66,21 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
   assert.equal(info.nodeVersion, process.version);
   assert.equal(info.platform, `${process.platform}/${process.arch}`);
   assert.equal(info.dataDir, config.dataDir);
-  assert.equal(info.scheduleTimeZone, Intl.DateTimeFormat().resolvedOptions().timeZone, 'no timezone setting: the server\'s zone');
+  assert.equal(
+    info.scheduleTimeZone,
+    Intl.DateTimeFormat().resolvedOptions().timeZone,
+    "no timezone setting: the server's zone",
+  );
   const set = await call(app, 'PUT', '/api/settings', { token: admin, body: { timezone: 'Asia/Tokyo' } });
   assert.equal(set.status, 200, set.body);
-  assert.equal((await call(app, 'GET', '/api/system/info', { token: viewer.token })).json.data.scheduleTimeZone, 'Asia/Tokyo');
+  assert.equal(
+    (await call(app, 'GET', '/api/system/info', { token: viewer.token })).json.data.scheduleTimeZone,
+    'Asia/Tokyo',
+  );
   assert.ok(!Number.isNaN(Date.parse(info.startedAt)) && Date.parse(info.startedAt) <= Date.now());
   assert.ok(Number.isInteger(info.uptimeSeconds) && info.uptimeSeconds >= 0);
-  for (const field of ['diskTotal', 'diskFree']) assert.ok(typeof info[field] === 'number' && info[field] > 0, `${field}=${info[field]}`);
+  for (const field of ['diskTotal', 'diskFree'])
+    assert.ok(typeof info[field] === 'number' && info[field] > 0, `${field}=${info[field]}`);
   assert.ok(info.diskUsed >= 0);
   // df's figures: blocks reserved for root are neither used nor free.
   assert.ok(info.diskFree + info.diskUsed <= info.diskTotal);
@@ -75,7 +96,8 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
   // Every provider type is owned by a loaded plugin.
   const names = new Set(info.plugins.map((p: { name: string }) => p.name));
   for (const kind of ['storage', 'notifier', 'database']) {
-    for (const [type, owner] of Object.entries(info.providers[kind] as Record<string, string>)) assert.ok(names.has(owner), `${kind} ${type} owned by unknown plugin ${owner}`);
+    for (const [type, owner] of Object.entries(info.providers[kind] as Record<string, string>))
+      assert.ok(names.has(owner), `${kind} ${type} owned by unknown plugin ${owner}`);
   }
   // Nothing secret: the master key and the database URL's credentials are not part of it.
   assert.ok(!('secretKey' in info) && !('databaseUrl' in info));
@@ -83,21 +105,27 @@ test('GET /api/system/info reports version, database, disk, runtime and plugins'
 
 test('databasePath never shows the PostgreSQL credentials', () => {
   assert.equal(databaseLocation('sqlite:/var/lib/backplane/backplane.db'), '/var/lib/backplane/backplane.db');
-  assert.equal(databaseLocation('postgres://backplane:s3cret@db.internal:5432/backplane?sslmode=require&password=x'), 'postgres://db.internal:5432/backplane');
+  assert.equal(
+    databaseLocation('postgres://backplane:s3cret@db.internal:5432/backplane?sslmode=require&password=x'),
+    'postgres://db.internal:5432/backplane',
+  );
   assert.equal(databaseLocation('postgresql://db.internal/backplane'), 'postgresql://db.internal/backplane');
 });
 
 // ---- /api/system/update-check -------------------------------------------------------------------
 
 test('update check: a newer release is reported with its fields mapped', async (t) => {
-  const server = await feed(t, json({
-    tag_name: 'v99.1.0',
-    html_url: 'https://example.com/releases/v99.1.0',
-    body: 'Release notes\n- faster',
-    published_at: '2030-01-02T03:04:05Z',
-    tarball_url: 'https://example.com/tarball/v99.1.0',
-    unrelated: 'ignored',
-  }));
+  const server = await feed(
+    t,
+    json({
+      tag_name: 'v99.1.0',
+      html_url: 'https://example.com/releases/v99.1.0',
+      body: 'Release notes\n- faster',
+      published_at: '2030-01-02T03:04:05Z',
+      tarball_url: 'https://example.com/tarball/v99.1.0',
+      unrelated: 'ignored',
+    }),
+  );
   const { app, token } = await appWithFeed(t, server.url);
   const res = await updateCheck(app, token);
   assert.equal(res.status, 200, res.body);
@@ -125,7 +153,12 @@ test('update check: the same or an older release is not an update; missing field
   assert.equal(same.json.data.hasUpdate, false);
   assert.equal(same.json.data.latestVersion, PACKAGE_VERSION);
   assert.deepEqual(
-    { releaseUrl: same.json.data.releaseUrl, releaseNotes: same.json.data.releaseNotes, publishedAt: same.json.data.publishedAt, downloadUrl: same.json.data.downloadUrl },
+    {
+      releaseUrl: same.json.data.releaseUrl,
+      releaseNotes: same.json.data.releaseNotes,
+      publishedAt: same.json.data.publishedAt,
+      downloadUrl: same.json.data.downloadUrl,
+    },
     { releaseUrl: '', releaseNotes: '', publishedAt: undefined, downloadUrl: '' },
   );
   assert.ok(!('publishedAt' in same.json.data), 'an unknown date is left out, as the reference does');
@@ -163,7 +196,9 @@ test('update check: a closed port is a quick 502 UPDATE_CHECK_FAILED', async (t)
 });
 
 test('update check: a feed that never answers is a 502 after the short timeout, not a hang', async (t) => {
-  const server = await feed(t, () => { /* never answers */ });
+  const server = await feed(t, () => {
+    /* never answers */
+  });
   const { app, token } = await appWithFeed(t, server.url, 300);
   const res = await updateCheck(app, token);
   assert.equal(res.status, 502);
@@ -194,8 +229,20 @@ test('update check: 404, 500, non-JSON and JSON without a version are 502', asyn
   const cases: [string, (req: IncomingMessage, res: ServerResponse) => void, RegExp?][] = [
     ['404', json({ message: 'Not Found' }, 404), /404/],
     ['500', json({ tag_name: 'v99.0.0' }, 500), /500/],
-    ['HTML', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>rate limited</html>'); }],
-    ['empty body', (_req, res) => { res.writeHead(200); res.end(); }],
+    [
+      'HTML',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>rate limited</html>');
+      },
+    ],
+    [
+      'empty body',
+      (_req, res) => {
+        res.writeHead(200);
+        res.end();
+      },
+    ],
     ['JSON null', json(null)],
     ['JSON array', json([{ tag_name: 'v99.0.0' }])],
     ['no tag_name', json({ name: 'Release 99' })],

@@ -11,19 +11,37 @@ async function setup(t: TestContext) {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const dir = await tempDir(t);
-  const target = await call(app, 'POST', '/api/storage-targets', { token: admin, body: { name: 'disk', type: 'local_disk', config: { basePath: dir } } });
+  const target = await call(app, 'POST', '/api/storage-targets', {
+    token: admin,
+    body: { name: 'disk', type: 'local_disk', config: { basePath: dir } },
+  });
   assert.equal(target.status, 200, target.body);
   return { app, admin, targetId: target.json.data.id as number };
 }
 
 const pgPayload = (targetId: number, extra: Record<string, unknown> = {}) => ({
-  type: 'pgsql', dbHost: 'db.internal', dbPort: 5432, dbUser: 'backup', dbName: 'app', dbPassword: SECRET,
-  storageTargetIds: [targetId], cronExpr: '0 3 * * *', retentionDays: 7, tags: 'tpl', ...extra,
+  type: 'pgsql',
+  dbHost: 'db.internal',
+  dbPort: 5432,
+  dbUser: 'backup',
+  dbName: 'app',
+  dbPassword: SECRET,
+  storageTargetIds: [targetId],
+  cronExpr: '0 3 * * *',
+  retentionDays: 7,
+  tags: 'tpl',
+  ...extra,
 });
-const filePayload = (targetId: number, extra: Record<string, unknown> = {}) => ({ type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId], ...extra });
+const filePayload = (targetId: number, extra: Record<string, unknown> = {}) => ({
+  type: 'file',
+  sourcePaths: ['/srv/base'],
+  storageTargetIds: [targetId],
+  ...extra,
+});
 
 /** The payload fields a test set, out of the full task input the detail shows. */
-const fieldsOf = (payload: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, payload[k]]));
+const fieldsOf = (payload: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.map((k) => [k, payload[k]]));
 
 async function createTemplate(app: FastifyInstance, token: string, body: unknown) {
   const res = await call(app, 'POST', '/api/task-templates', { token, body });
@@ -32,33 +50,64 @@ async function createTemplate(app: FastifyInstance, token: string, body: unknown
 }
 
 async function rawTemplate(app: FastifyInstance, id: number) {
-  const rows = await app.diContainer.cradle.orm.em.fork().getConnection().execute<{ payload: string; secrets: string; created_by: string }[]>(
-    'select payload, secrets, created_by from task_templates where id = ?', [id]);
+  const rows = await app.diContainer.cradle.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ payload: string; secrets: string; created_by: string }[]>(
+      'select payload, secrets, created_by from task_templates where id = ?',
+      [id],
+    );
   return rows[0]!;
 }
 
 async function auditOf(app: FastifyInstance, token: string, category: string) {
   const res = await call(app, 'GET', '/api/audit-logs', { token, query: { category, limit: '500' } });
   assert.equal(res.status, 200, res.body);
-  return res.json.data.items as { action: string; targetType: string; targetId: string; targetName: string; detail: string }[];
+  return res.json.data.items as {
+    action: string;
+    targetType: string;
+    targetId: string;
+    targetName: string;
+    detail: string;
+  }[];
 }
 
 test('task template CRUD, uniqueness, 404 and audit', async (t) => {
   const { app, admin, targetId } = await setup(t);
   const operator = (await userWithRole(app, admin, 'operator')).token;
 
-  const created = await createTemplate(app, operator, { name: ' nightly-files ', description: 'file servers', payload: filePayload(targetId, { name: 'ignored', unknownField: 1 }) });
+  const created = await createTemplate(app, operator, {
+    name: ' nightly-files ',
+    description: 'file servers',
+    payload: filePayload(targetId, { name: 'ignored', unknownField: 1 }),
+  });
   assert.equal(created.name, 'nightly-files', 'the name is trimmed');
   assert.equal(created.description, 'file servers');
   assert.equal(created.taskType, 'file');
   assert.equal(created.createdBy, 'operator-user');
-  assert.deepEqual(fieldsOf(created.payload, ['type', 'sourcePaths', 'storageTargetIds']), { type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId] });
+  assert.deepEqual(fieldsOf(created.payload, ['type', 'sourcePaths', 'storageTargetIds']), {
+    type: 'file',
+    sourcePaths: ['/srv/base'],
+    storageTargetIds: [targetId],
+  });
   assert.ok(!('name' in created.payload) && !('unknownField' in created.payload), 'name and unknown keys are dropped');
   // The detail shows the task input the template makes: absent fields as a task gets them.
-  assert.deepEqual(fieldsOf(created.payload, ['sourcePath', 'storageTargetId', 'compression', 'retentionDays', 'tags', 'dbPassword']), {
-    sourcePath: '/srv/base', storageTargetId: targetId, compression: 'zstd', retentionDays: 30, tags: '', dbPassword: '',
-  });
-  assert.deepEqual(JSON.parse((await rawTemplate(app, created.id)).payload), { type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId] }, 'only what was sent is stored');
+  assert.deepEqual(
+    fieldsOf(created.payload, ['sourcePath', 'storageTargetId', 'compression', 'retentionDays', 'tags', 'dbPassword']),
+    {
+      sourcePath: '/srv/base',
+      storageTargetId: targetId,
+      compression: 'zstd',
+      retentionDays: 30,
+      tags: '',
+      dbPassword: '',
+    },
+  );
+  assert.deepEqual(
+    JSON.parse((await rawTemplate(app, created.id)).payload),
+    { type: 'file', sourcePaths: ['/srv/base'], storageTargetIds: [targetId] },
+    'only what was sent is stored',
+  );
   assert.deepEqual(created.maskedFields, []);
   assert.ok(created.createdAt && created.updatedAt);
 
@@ -67,10 +116,16 @@ test('task template CRUD, uniqueness, 404 and audit', async (t) => {
   assert.equal(second.payload.type, 'postgresql');
   assert.equal(second.description, '');
 
-  const dup = await call(app, 'POST', '/api/task-templates', { token: admin, body: { name: 'nightly-files', payload: filePayload(targetId) } });
+  const dup = await call(app, 'POST', '/api/task-templates', {
+    token: admin,
+    body: { name: 'nightly-files', payload: filePayload(targetId) },
+  });
   assert.equal(dup.status, 409);
   assert.equal(dup.json.code, 'TASK_TEMPLATE_NAME_EXISTS');
-  const renameClash = await call(app, 'PUT', `/api/task-templates/${second.id}`, { token: admin, body: { name: 'nightly-files' } });
+  const renameClash = await call(app, 'PUT', `/api/task-templates/${second.id}`, {
+    token: admin,
+    body: { name: 'nightly-files' },
+  });
   assert.equal(renameClash.status, 409);
   assert.equal(renameClash.json.code, 'TASK_TEMPLATE_NAME_EXISTS');
 
@@ -82,7 +137,10 @@ test('task template CRUD, uniqueness, 404 and audit', async (t) => {
     { body: { name: 'x'.repeat(129), payload: filePayload(targetId) }, code: 'INVALID_INPUT' },
     { body: { name: 'x', description: 'd'.repeat(501), payload: filePayload(targetId) }, code: 'INVALID_INPUT' },
     { body: { name: '   ', payload: filePayload(targetId) }, code: 'TASK_TEMPLATE_INVALID' },
-    { body: { name: 'x', payload: { ...filePayload(targetId), type: 'oracle' } }, code: 'BACKUP_TASK_TYPE_UNSUPPORTED' },
+    {
+      body: { name: 'x', payload: { ...filePayload(targetId), type: 'oracle' } },
+      code: 'BACKUP_TASK_TYPE_UNSUPPORTED',
+    },
   ];
   for (const { body, code } of invalid) {
     const res = await call(app, 'POST', '/api/task-templates', { token: admin, body });
@@ -93,10 +151,20 @@ test('task template CRUD, uniqueness, 404 and audit', async (t) => {
   const list = await call(app, 'GET', '/api/task-templates', { token: admin });
   assert.equal(list.status, 200);
   assert.equal(list.headers['x-total-count'], '2');
-  assert.deepEqual(list.json.data.map((x: { name: string }) => x.name), ['databases', 'nightly-files']);
-  assert.deepEqual(Object.keys(list.json.data[0]).sort(), ['createdAt', 'createdBy', 'description', 'id', 'name', 'taskType', 'updatedAt'], 'no payload in the list');
+  assert.deepEqual(
+    list.json.data.map((x: { name: string }) => x.name),
+    ['databases', 'nightly-files'],
+  );
+  assert.deepEqual(
+    Object.keys(list.json.data[0]).sort(),
+    ['createdAt', 'createdBy', 'description', 'id', 'name', 'taskType', 'updatedAt'],
+    'no payload in the list',
+  );
   const page = await call(app, 'GET', '/api/task-templates', { token: admin, query: { limit: '1', offset: '1' } });
-  assert.deepEqual(page.json.data.map((x: { name: string }) => x.name), ['nightly-files']);
+  assert.deepEqual(
+    page.json.data.map((x: { name: string }) => x.name),
+    ['nightly-files'],
+  );
   assert.equal(page.headers['x-total-count'], '2');
 
   const got = await call(app, 'GET', `/api/task-templates/${created.id}`, { token: admin });
@@ -104,16 +172,30 @@ test('task template CRUD, uniqueness, 404 and audit', async (t) => {
   assert.deepEqual(got.json.data.payload, created.payload);
 
   // Partial update: absent fields keep their values; a payload replaces the stored one.
-  const renamed = await call(app, 'PUT', `/api/task-templates/${created.id}`, { token: admin, body: { name: 'files' } });
+  const renamed = await call(app, 'PUT', `/api/task-templates/${created.id}`, {
+    token: admin,
+    body: { name: 'files' },
+  });
   assert.equal(renamed.status, 200, renamed.body);
   assert.equal(renamed.json.data.name, 'files');
   assert.equal(renamed.json.data.description, 'file servers');
   assert.deepEqual(renamed.json.data.payload, created.payload);
-  const repayload = await call(app, 'PUT', `/api/task-templates/${created.id}`, { token: admin, body: { description: '', payload: filePayload(targetId, { sourcePaths: ['/srv/other'], compression: 'gzip' }) } });
+  const repayload = await call(app, 'PUT', `/api/task-templates/${created.id}`, {
+    token: admin,
+    body: { description: '', payload: filePayload(targetId, { sourcePaths: ['/srv/other'], compression: 'gzip' }) },
+  });
   assert.equal(repayload.status, 200, repayload.body);
   assert.equal(repayload.json.data.description, '');
-  assert.deepEqual(JSON.parse((await rawTemplate(app, created.id)).payload), { type: 'file', sourcePaths: ['/srv/other'], storageTargetIds: [targetId], compression: 'gzip' });
-  assert.deepEqual(fieldsOf(repayload.json.data.payload, ['sourcePath', 'compression']), { sourcePath: '/srv/other', compression: 'gzip' });
+  assert.deepEqual(JSON.parse((await rawTemplate(app, created.id)).payload), {
+    type: 'file',
+    sourcePaths: ['/srv/other'],
+    storageTargetIds: [targetId],
+    compression: 'gzip',
+  });
+  assert.deepEqual(fieldsOf(repayload.json.data.payload, ['sourcePath', 'compression']), {
+    sourcePath: '/srv/other',
+    compression: 'gzip',
+  });
   assert.equal(repayload.json.data.createdBy, 'operator-user', 'the creator is kept');
 
   const del = await call(app, 'DELETE', `/api/task-templates/${created.id}`, { token: admin });
@@ -160,7 +242,8 @@ test('the template password is sealed at rest, masked in responses and kept by t
   assert.deepEqual(responses[0]!.json.data.maskedFields, ['dbPassword']);
 
   // What a client read comes back unchanged: the mask (or '', or no password at all) keeps the stored one.
-  const stored = async () => JSON.parse(secretBox.open((await rawTemplate(app, template.id)).secrets, TEMPLATE_SECRETS_AAD)).dbPassword;
+  const stored = async () =>
+    JSON.parse(secretBox.open((await rawTemplate(app, template.id)).secrets, TEMPLATE_SECRETS_AAD)).dbPassword;
   for (const dbPassword of ['********', '', undefined]) {
     const payload = { ...responses[0]!.json.data.payload, dbName: `app-${dbPassword ?? 'absent'}`, dbPassword };
     const res = await call(app, 'PUT', `/api/task-templates/${template.id}`, { token: admin, body: { payload } });
@@ -168,15 +251,24 @@ test('the template password is sealed at rest, masked in responses and kept by t
     assert.equal(res.json.data.payload.dbPassword, '********');
     assert.equal(await stored(), SECRET);
   }
-  const changed = await call(app, 'PUT', `/api/task-templates/${template.id}`, { token: admin, body: { payload: pgPayload(targetId, { dbPassword: 'new-pw' }) } });
+  const changed = await call(app, 'PUT', `/api/task-templates/${template.id}`, {
+    token: admin,
+    body: { payload: pgPayload(targetId, { dbPassword: 'new-pw' }) },
+  });
   assert.equal(changed.status, 200, changed.body);
   assert.equal(await stored(), 'new-pw');
-  const renamed = await call(app, 'PUT', `/api/task-templates/${template.id}`, { token: admin, body: { name: 'pg-2' } });
+  const renamed = await call(app, 'PUT', `/api/task-templates/${template.id}`, {
+    token: admin,
+    body: { name: 'pg-2' },
+  });
   assert.equal(renamed.json.data.payload.dbPassword, '********', 'an update without a payload keeps the password');
   assert.equal(await stored(), 'new-pw');
 
   // A file payload has no connection: the password is dropped.
-  const toFile = await call(app, 'PUT', `/api/task-templates/${template.id}`, { token: admin, body: { payload: filePayload(targetId, { dbPassword: 'x' }) } });
+  const toFile = await call(app, 'PUT', `/api/task-templates/${template.id}`, {
+    token: admin,
+    body: { payload: filePayload(targetId, { dbPassword: 'x' }) },
+  });
   assert.equal(toFile.json.data.taskType, 'file');
   assert.deepEqual(toFile.json.data.maskedFields, []);
   assert.equal(toFile.json.data.payload.dbPassword, '');
@@ -190,29 +282,47 @@ test('apply creates one task per item with overrides and the template password, 
   const { app, admin, targetId } = await setup(t);
   const { secretBox, orm, scheduler } = app.diContainer.cradle;
   const template = await createTemplate(app, admin, { name: 'pg', payload: pgPayload(targetId) });
-  const existing = await call(app, 'POST', '/api/backup/tasks', { token: admin, body: { name: 'taken', type: 'file', sourcePaths: ['/x'], storageTargetIds: [targetId] } });
+  const existing = await call(app, 'POST', '/api/backup/tasks', {
+    token: admin,
+    body: { name: 'taken', type: 'file', sourcePaths: ['/x'], storageTargetIds: [targetId] },
+  });
   assert.equal(existing.status, 200, existing.body);
 
-  const res = await call(app, 'POST', `/api/task-templates/${template.id}/apply`, { token: admin, body: { variables: [
-    { name: 'pg-a', dbName: 'alpha', tags: ['a', 'b'] },
-    { name: 'taken' },
-    { name: 'pg-b', dbHost: 'other.internal' },
-    { name: 'pg-a', dbName: 'again' },
-    { name: 'pg-c', nodeId: 42 },
-    { name: 'pg-d', dbName: ' ' },
-    { name: 'pg-e' },
-  ] } });
+  const res = await call(app, 'POST', `/api/task-templates/${template.id}/apply`, {
+    token: admin,
+    body: {
+      variables: [
+        { name: 'pg-a', dbName: 'alpha', tags: ['a', 'b'] },
+        { name: 'taken' },
+        { name: 'pg-b', dbHost: 'other.internal' },
+        { name: 'pg-a', dbName: 'again' },
+        { name: 'pg-c', nodeId: 42 },
+        { name: 'pg-d', dbName: ' ' },
+        { name: 'pg-e' },
+      ],
+    },
+  });
   assert.equal(res.status, 200, res.body);
-  const items = res.json.data as { index: number; name: string; success: boolean; taskId?: number; error?: string; code?: string }[];
-  assert.deepEqual(items.map((i) => [i.index, i.name, i.success, i.code]), [
-    [0, 'pg-a', true, undefined],
-    [1, 'taken', false, 'BACKUP_TASK_NAME_EXISTS'],
-    [2, 'pg-b', true, undefined],
-    [3, 'pg-a', false, 'BACKUP_TASK_NAME_EXISTS'],
-    [4, 'pg-c', false, 'BACKUP_TASK_INVALID'],
-    [5, 'pg-d', true, undefined],
-    [6, 'pg-e', true, undefined],
-  ]);
+  const items = res.json.data as {
+    index: number;
+    name: string;
+    success: boolean;
+    taskId?: number;
+    error?: string;
+    code?: string;
+  }[];
+  assert.deepEqual(
+    items.map((i) => [i.index, i.name, i.success, i.code]),
+    [
+      [0, 'pg-a', true, undefined],
+      [1, 'taken', false, 'BACKUP_TASK_NAME_EXISTS'],
+      [2, 'pg-b', true, undefined],
+      [3, 'pg-a', false, 'BACKUP_TASK_NAME_EXISTS'],
+      [4, 'pg-c', false, 'BACKUP_TASK_INVALID'],
+      [5, 'pg-d', true, undefined],
+      [6, 'pg-e', true, undefined],
+    ],
+  );
   // BackupX's item: taskId on success, error (and Backplane's code) on failure, nothing null.
   for (const item of items) {
     if (item.success) {
@@ -241,17 +351,24 @@ test('apply creates one task per item with overrides and the template password, 
   assert.equal(b.dbHost, 'other.internal');
   assert.equal(b.dbName, 'app');
   assert.equal(b.tags, 'tpl');
-  assert.equal((await detail(items[5]!.taskId!)).dbName, 'app', 'a blank field keeps the template\'s, as in BackupX');
+  assert.equal((await detail(items[5]!.taskId!)).dbName, 'app', "a blank field keeps the template's, as in BackupX");
 
   // The template's password reaches each created task, sealed under the task's own key binding.
   for (const item of items.filter((i) => i.success)) {
-    const rows = await orm.em.fork().getConnection().execute<{ db_password: string }[]>('select db_password from backup_tasks where id = ?', [item.taskId]);
+    const rows = await orm.em
+      .fork()
+      .getConnection()
+      .execute<{ db_password: string }[]>('select db_password from backup_tasks where id = ?', [item.taskId]);
     const sealed = rows[0]!.db_password;
     assert.ok(sealed !== '' && !sealed.includes(SECRET));
     assert.equal(secretBox.open(sealed, DB_PASSWORD_AAD), SECRET);
     assert.ok(scheduler.nextRun(item.taskId!) instanceof Date, 'the created task is scheduled');
   }
-  assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '5', 'the refused items created nothing');
+  assert.equal(
+    (await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'],
+    '5',
+    'the refused items created nothing',
+  );
   assert.ok(!res.body.includes(SECRET));
 
   const taskAudit = (await auditOf(app, admin, 'backup_task')).filter((e) => e.detail === 'from template pg');
@@ -265,16 +382,28 @@ test('apply creates one task per item with overrides and the template password, 
 
 test('apply overrides file paths in either form', async (t) => {
   const { app, admin, targetId } = await setup(t);
-  const template = await createTemplate(app, admin, { name: 'files', payload: filePayload(targetId, { sourcePaths: ['/srv/a', '/srv/b'] }) });
-  const res = await call(app, 'POST', `/api/task-templates/${template.id}/apply`, { token: admin, body: { variables: [
-    { name: 'keep' },
-    { name: 'single', sourcePath: '/srv/single' },
-    { name: 'list', sourcePaths: ['/srv/x', '/srv/y'] },
-    { name: 'relative', sourcePath: 'not/absolute' },
-  ] } });
+  const template = await createTemplate(app, admin, {
+    name: 'files',
+    payload: filePayload(targetId, { sourcePaths: ['/srv/a', '/srv/b'] }),
+  });
+  const res = await call(app, 'POST', `/api/task-templates/${template.id}/apply`, {
+    token: admin,
+    body: {
+      variables: [
+        { name: 'keep' },
+        { name: 'single', sourcePath: '/srv/single' },
+        { name: 'list', sourcePaths: ['/srv/x', '/srv/y'] },
+        { name: 'relative', sourcePath: 'not/absolute' },
+      ],
+    },
+  });
   assert.equal(res.status, 200, res.body);
-  assert.deepEqual(res.json.data.map((i: { success: boolean }) => i.success), [true, true, true, false]);
-  const paths = async (i: number) => (await call(app, 'GET', `/api/backup/tasks/${res.json.data[i].taskId}`, { token: admin })).json.data.sourcePaths;
+  assert.deepEqual(
+    res.json.data.map((i: { success: boolean }) => i.success),
+    [true, true, true, false],
+  );
+  const paths = async (i: number) =>
+    (await call(app, 'GET', `/api/backup/tasks/${res.json.data[i].taskId}`, { token: admin })).json.data.sourcePaths;
   assert.deepEqual(await paths(0), ['/srv/a', '/srv/b']);
   assert.deepEqual(await paths(1), ['/srv/single'], 'sourcePath replaces the payload list');
   assert.deepEqual(await paths(2), ['/srv/x', '/srv/y']);
@@ -300,10 +429,17 @@ test('apply refuses bad variables as a whole', async (t) => {
   }
   const wrongType = await call(app, 'POST', url, { token: admin, body: { variables: [{ name: 'x', nodeId: 'one' }] } });
   assert.equal(wrongType.json.code, 'INVALID_INPUT');
-  assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '0', 'nothing was created');
+  assert.equal(
+    (await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'],
+    '0',
+    'nothing was created',
+  );
 
   // 100 is the limit, not beyond it.
-  const hundred = await call(app, 'POST', url, { token: admin, body: { variables: Array.from({ length: 100 }, (_, i) => ({ name: `t${i}` })) } });
+  const hundred = await call(app, 'POST', url, {
+    token: admin,
+    body: { variables: Array.from({ length: 100 }, (_, i) => ({ name: `t${i}` })) },
+  });
   assert.equal(hundred.status, 200, hundred.body);
   assert.equal(hundred.json.data.filter((i: { success: boolean }) => i.success).length, 100);
 });
@@ -316,16 +452,29 @@ test('viewers read templates, operators change and apply them', async (t) => {
   assert.equal((await call(app, 'GET', '/api/task-templates', { token: viewer })).status, 200);
   assert.equal((await call(app, 'GET', `/api/task-templates/${template.id}`, { token: viewer })).status, 200);
   const refused = [
-    await call(app, 'POST', '/api/task-templates', { token: viewer, body: { name: 'v', payload: filePayload(targetId) } }),
+    await call(app, 'POST', '/api/task-templates', {
+      token: viewer,
+      body: { name: 'v', payload: filePayload(targetId) },
+    }),
     await call(app, 'PUT', `/api/task-templates/${template.id}`, { token: viewer, body: { description: 'v' } }),
     await call(app, 'DELETE', `/api/task-templates/${template.id}`, { token: viewer }),
-    await call(app, 'POST', `/api/task-templates/${template.id}/apply`, { token: viewer, body: { variables: [{ name: 'v' }] } }),
+    await call(app, 'POST', `/api/task-templates/${template.id}/apply`, {
+      token: viewer,
+      body: { variables: [{ name: 'v' }] },
+    }),
   ];
   for (const res of refused) {
     assert.equal(res.status, 403);
     assert.equal(res.json.code, 'AUTH_FORBIDDEN');
   }
-  const applied = await call(app, 'POST', `/api/task-templates/${template.id}/apply`, { token: operator, body: { variables: [{ name: 'op' }] } });
+  const applied = await call(app, 'POST', `/api/task-templates/${template.id}/apply`, {
+    token: operator,
+    body: { variables: [{ name: 'op' }] },
+  });
   assert.equal(applied.json.data[0].success, true, applied.body);
-  assert.equal((await call(app, 'GET', `/api/task-templates/${template.id}`, { token: admin })).json.data.description, '', 'the viewer changed nothing');
+  assert.equal(
+    (await call(app, 'GET', `/api/task-templates/${template.id}`, { token: admin })).json.data.description,
+    '',
+    'the viewer changed nothing',
+  );
 });

@@ -8,10 +8,41 @@ const FIXTURE = new URL('../fixtures/backupx-export-v1.json', import.meta.url);
 const referenceExport = async () => JSON.parse(await readFile(FIXTURE, 'utf8'));
 
 const EXPORTED_FIELDS = [
-  'name', 'type', 'enabled', 'cronExpr', 'sourcePath', 'sourcePaths', 'excludePatterns', 'dbHost', 'dbPort', 'dbUser', 'dbName', 'dbPath',
-  'storageTargetNames', 'replicationTargetNames', 'nodeName', 'nodeLabel', 'dependsOnTaskNames', 'tags', 'compression', 'encrypt', 'retentionDays', 'maxBackups',
-  'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'verifyEnabled', 'verifyCronExpr', 'verifyMode', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes',
-  'alertOnConsecutiveFails', 'diffFullIntervalDays', 'maintenanceWindows',
+  'name',
+  'type',
+  'enabled',
+  'cronExpr',
+  'sourcePath',
+  'sourcePaths',
+  'excludePatterns',
+  'dbHost',
+  'dbPort',
+  'dbUser',
+  'dbName',
+  'dbPath',
+  'storageTargetNames',
+  'replicationTargetNames',
+  'nodeName',
+  'nodeLabel',
+  'dependsOnTaskNames',
+  'tags',
+  'compression',
+  'encrypt',
+  'retentionDays',
+  'maxBackups',
+  'keepDaily',
+  'keepWeekly',
+  'keepMonthly',
+  'keepYearly',
+  'verifyEnabled',
+  'verifyCronExpr',
+  'verifyMode',
+  'slaHoursRpo',
+  'rtoMinutes',
+  'timeoutMinutes',
+  'alertOnConsecutiveFails',
+  'diffFullIntervalDays',
+  'maintenanceWindows',
 ].sort();
 
 async function appWithAdmin(t: TestContext) {
@@ -21,7 +52,10 @@ async function appWithAdmin(t: TestContext) {
 
 async function target(t: TestContext, app: FastifyInstance, token: string, name: string) {
   const basePath = await tempDir(t);
-  const res = await call(app, 'POST', '/api/storage-targets', { token, body: { name, type: 'local_disk', config: { basePath } } });
+  const res = await call(app, 'POST', '/api/storage-targets', {
+    token,
+    body: { name, type: 'local_disk', config: { basePath } },
+  });
   assert.equal(res.status, 200, res.body);
   return { id: res.json.data.id as number, basePath };
 }
@@ -41,41 +75,73 @@ async function importFile(app: FastifyInstance, token: string, body: unknown) {
   assert.ok(Array.isArray(results), res.body);
   const created = results.filter((r) => r.success && !r.skipped).length;
   const skipped = results.filter((r) => r.skipped).length;
-  return { results: results as any[], total: results.length, created, skipped, failed: results.length - created - skipped };
+  return {
+    results: results as any[],
+    total: results.length,
+    created,
+    skipped,
+    failed: results.length - created - skipped,
+  };
 }
 
 async function details(app: FastifyInstance, token: string) {
   const list = await call(app, 'GET', '/api/backup/tasks', { token });
   const out = new Map<string, any>();
-  for (const { id, name } of list.json.data) out.set(name, (await call(app, 'GET', `/api/backup/tasks/${id}`, { token })).json.data);
+  for (const { id, name } of list.json.data)
+    out.set(name, (await call(app, 'GET', `/api/backup/tasks/${id}`, { token })).json.data);
   return out;
 }
 
 const auditActions = async (app: FastifyInstance, token: string, action: string) =>
-  (await call(app, 'GET', '/api/audit-logs', { token, query: { category: 'backup_task', action } })).json.data.items
-    .filter((e: { action: string }) => e.action === action);
+  (
+    await call(app, 'GET', '/api/audit-logs', { token, query: { category: 'backup_task', action } })
+  ).json.data.items.filter((e: { action: string }) => e.action === action);
 
 test('export: a v1 JSON attachment without envelope, names for references, no password or credential', async (t) => {
   const { app, admin } = await appWithAdmin(t);
   const disk = await target(t, app, admin, 'disk');
   const disk2 = await target(t, app, admin, 'disk-2');
-  const files = await createTask(app, admin, { name: 'files', type: 'file', sourcePaths: ['/srv/a', '/srv/b'], storageTargetIds: [disk.id], replicationTargetIds: [disk2.id] });
+  const files = await createTask(app, admin, {
+    name: 'files',
+    type: 'file',
+    sourcePaths: ['/srv/a', '/srv/b'],
+    storageTargetIds: [disk.id],
+    replicationTargetIds: [disk2.id],
+  });
   const pg = await createTask(app, admin, {
-    name: 'pg', type: 'pgsql', dbHost: 'db.internal', dbPort: 5432, dbUser: 'backup', dbName: 'app', dbPassword: 'pg-secret-pw',
-    storageTargetIds: [disk2.id, disk.id], dependsOnTaskIds: [files.id], tags: ['prod', 'db'],
+    name: 'pg',
+    type: 'pgsql',
+    dbHost: 'db.internal',
+    dbPort: 5432,
+    dbUser: 'backup',
+    dbName: 'app',
+    dbPassword: 'pg-secret-pw',
+    storageTargetIds: [disk2.id, disk.id],
+    dependsOnTaskIds: [files.id],
+    tags: ['prod', 'db'],
   });
 
   const res = await call(app, 'GET', '/api/backup/tasks/export', { token: admin });
   assert.equal(res.status, 200, res.body);
   assert.match(String(res.headers['content-type']), /^application\/json/);
-  assert.match(String(res.headers['content-disposition']), /^attachment; filename="backplane-tasks-\d{8}-\d{6}\.json"$/);
+  assert.match(
+    String(res.headers['content-disposition']),
+    /^attachment; filename="backplane-tasks-\d{8}-\d{6}\.json"$/,
+  );
   const file = res.json;
-  assert.deepEqual(Object.keys(file).sort(), ['exportedAt', 'notice', 'taskCount', 'tasks', 'version'], 'the file itself, not an envelope');
+  assert.deepEqual(
+    Object.keys(file).sort(),
+    ['exportedAt', 'notice', 'taskCount', 'tasks', 'version'],
+    'the file itself, not an envelope',
+  );
   assert.equal(file.version, 'v1');
   assert.equal(file.taskCount, 2);
   assert.ok(Math.abs(Date.parse(file.exportedAt) - Date.now()) < 60_000);
   assert.match(file.notice, /password/);
-  assert.deepEqual(file.tasks.map((x: { name: string }) => x.name), ['files', 'pg']);
+  assert.deepEqual(
+    file.tasks.map((x: { name: string }) => x.name),
+    ['files', 'pg'],
+  );
   for (const task of file.tasks) assert.deepEqual(Object.keys(task).sort(), EXPORTED_FIELDS);
 
   const exportedPg = file.tasks[1];
@@ -84,31 +150,55 @@ test('export: a v1 JSON attachment without envelope, names for references, no pa
   assert.deepEqual(exportedPg.dependsOnTaskNames, ['files']);
   assert.equal(exportedPg.nodeName, '', 'the master has no node name');
   assert.equal(exportedPg.tags, 'prod,db');
-  assert.deepEqual([exportedPg.dbHost, exportedPg.dbPort, exportedPg.dbUser, exportedPg.dbName], ['db.internal', 5432, 'backup', 'app']);
+  assert.deepEqual(
+    [exportedPg.dbHost, exportedPg.dbPort, exportedPg.dbUser, exportedPg.dbName],
+    ['db.internal', 5432, 'backup', 'app'],
+  );
   assert.equal(file.tasks[0].sourcePath, '/srv/a');
   assert.deepEqual(file.tasks[0].replicationTargetNames, ['disk-2']);
   assert.deepEqual(exportedPg.replicationTargetNames, []);
   assert.deepEqual(file.tasks[0].sourcePaths, ['/srv/a', '/srv/b']);
 
   // Neither the password (nor its mask) nor any storage target configuration is in the file.
-  for (const secret of ['pg-secret-pw', 'dbPassword', '********', 'maskedFields', disk.basePath, disk2.basePath, 'basePath']) {
+  for (const secret of [
+    'pg-secret-pw',
+    'dbPassword',
+    '********',
+    'maskedFields',
+    disk.basePath,
+    disk2.basePath,
+    'basePath',
+  ]) {
     assert.ok(!res.body.includes(secret), `the export contains ${secret}`);
   }
 
   // ids selects (blanks and repeats allowed); bad values are refused; unknown ids are a 404.
   const one = await call(app, 'GET', '/api/backup/tasks/export', { token: admin, query: { ids: String(pg.id) } });
   assert.equal(one.status, 200, one.body);
-  assert.deepEqual(one.json.tasks.map((x: { name: string }) => x.name), ['pg']);
+  assert.deepEqual(
+    one.json.tasks.map((x: { name: string }) => x.name),
+    ['pg'],
+  );
   assert.equal(one.json.taskCount, 1);
-  assert.deepEqual(one.json.tasks[0].dependsOnTaskNames, ['files'], 'a dependency outside the selection is still named');
-  const both = await call(app, 'GET', '/api/backup/tasks/export', { token: admin, query: { ids: ` ${pg.id} ,${files.id},${pg.id}` } });
+  assert.deepEqual(
+    one.json.tasks[0].dependsOnTaskNames,
+    ['files'],
+    'a dependency outside the selection is still named',
+  );
+  const both = await call(app, 'GET', '/api/backup/tasks/export', {
+    token: admin,
+    query: { ids: ` ${pg.id} ,${files.id},${pg.id}` },
+  });
   assert.equal(both.json.taskCount, 2);
   for (const ids of ['abc', '', '1,,2', '0', '-1', '1.5', '1;2', '99999999999999999']) {
     const bad = await call(app, 'GET', '/api/backup/tasks/export', { token: admin, query: { ids } });
     assert.equal(bad.status, 400, `ids=${ids}: ${bad.body}`);
     assert.equal(bad.json.code, 'INVALID_INPUT');
   }
-  const missing = await call(app, 'GET', '/api/backup/tasks/export', { token: admin, query: { ids: `${files.id},999` } });
+  const missing = await call(app, 'GET', '/api/backup/tasks/export', {
+    token: admin,
+    query: { ids: `${files.id},999` },
+  });
   assert.equal(missing.status, 404);
   assert.equal(missing.json.code, 'BACKUP_TASK_NOT_FOUND');
   assert.match(missing.json.message, /999/);
@@ -119,7 +209,10 @@ test('export: a v1 JSON attachment without envelope, names for references, no pa
   assert.deepEqual([none.json.taskCount, none.json.tasks], [0, []]);
 
   const exports = await auditActions(app, admin, 'export');
-  assert.deepEqual(exports.map((e: { detail: string }) => e.detail).sort(), ['count=1 ids=' + pg.id, `count=2`, `count=2 ids=${pg.id},${files.id}`].sort());
+  assert.deepEqual(
+    exports.map((e: { detail: string }) => e.detail).sort(),
+    ['count=1 ids=' + pg.id, `count=2`, `count=2 ids=${pg.id},${files.id}`].sort(),
+  );
 });
 
 test('round trip: an export imported into a fresh server reproduces the tasks (except the password)', async (t) => {
@@ -129,17 +222,61 @@ test('round trip: an export imported into a fresh server reproduces the tasks (e
   const offsiteA = await target(t, a.app, a.admin, 'offsite');
   const nodeA = await nodeWithToken(a.app, 'node-1');
   const files = await createTask(a.app, a.admin, {
-    name: 'files', type: 'file', enabled: false, cronExpr: '15 1 * * *', sourcePaths: ['/srv/data', '/etc'], excludePatterns: ['*.tmp', 'cache/'],
-    storageTargetIds: [disk2A.id, diskA.id], tags: 'prod,web', retentionDays: 0, maxBackups: 0, keepDaily: 7, keepWeekly: 4, keepMonthly: 12, keepYearly: 2,
-    compression: 'none', encrypt: false, slaHoursRpo: 26, rtoMinutes: 45, alertOnConsecutiveFails: 3, verifyEnabled: true, verifyCronExpr: '0 4 * * 0',
-    verifyMode: 'deep', maintenanceWindows: 'days=mon|fri,time=22:00-02:00', nodeLabel: 'web-pool',
+    name: 'files',
+    type: 'file',
+    enabled: false,
+    cronExpr: '15 1 * * *',
+    sourcePaths: ['/srv/data', '/etc'],
+    excludePatterns: ['*.tmp', 'cache/'],
+    storageTargetIds: [disk2A.id, diskA.id],
+    tags: 'prod,web',
+    retentionDays: 0,
+    maxBackups: 0,
+    keepDaily: 7,
+    keepWeekly: 4,
+    keepMonthly: 12,
+    keepYearly: 2,
+    compression: 'none',
+    encrypt: false,
+    slaHoursRpo: 26,
+    rtoMinutes: 45,
+    alertOnConsecutiveFails: 3,
+    verifyEnabled: true,
+    verifyCronExpr: '0 4 * * 0',
+    verifyMode: 'deep',
+    maintenanceWindows: 'days=mon|fri,time=22:00-02:00',
+    nodeLabel: 'web-pool',
   });
   const pg = await createTask(a.app, a.admin, {
-    name: 'pg', type: 'postgresql', dbHost: 'db.internal', dbPort: 5433, dbUser: 'backup', dbName: 'app', dbPassword: 'pg-secret-pw',
-    storageTargetIds: [diskA.id], replicationTargetIds: [offsiteA.id, disk2A.id], nodeId: nodeA.id, dependsOnTaskIds: [files.id], compression: 'gzip', retentionDays: 14, maxBackups: 5,
+    name: 'pg',
+    type: 'postgresql',
+    dbHost: 'db.internal',
+    dbPort: 5433,
+    dbUser: 'backup',
+    dbName: 'app',
+    dbPassword: 'pg-secret-pw',
+    storageTargetIds: [diskA.id],
+    replicationTargetIds: [offsiteA.id, disk2A.id],
+    nodeId: nodeA.id,
+    dependsOnTaskIds: [files.id],
+    compression: 'gzip',
+    retentionDays: 14,
+    maxBackups: 5,
   });
-  await createTask(a.app, a.admin, { name: 'lite', type: 'sqlite', dbPath: '/var/lib/app.db', storageTargetIds: [disk2A.id], cronExpr: '@daily' });
-  await createTask(a.app, a.admin, { name: 'after-all', type: 'file', sourcePaths: ['/srv/reports'], storageTargetIds: [diskA.id], dependsOnTaskIds: [pg.id, files.id] });
+  await createTask(a.app, a.admin, {
+    name: 'lite',
+    type: 'sqlite',
+    dbPath: '/var/lib/app.db',
+    storageTargetIds: [disk2A.id],
+    cronExpr: '@daily',
+  });
+  await createTask(a.app, a.admin, {
+    name: 'after-all',
+    type: 'file',
+    sourcePaths: ['/srv/reports'],
+    storageTargetIds: [diskA.id],
+    dependsOnTaskIds: [pg.id, files.id],
+  });
   const exportA = await call(a.app, 'GET', '/api/backup/tasks/export', { token: a.admin });
   assert.equal(exportA.status, 200);
 
@@ -157,8 +294,11 @@ test('round trip: an export imported into a fresh server reproduces the tasks (e
   assert.deepEqual([report.total, report.created, report.skipped, report.failed], [4, 4, 0, 0], JSON.stringify(report));
   for (const r of report.results) assert.deepEqual([r.success, r.skipped, r.code], [true, false, undefined]);
   const byName = new Map<string, any>(report.results.map((r: { name: string }) => [r.name, r]));
-  assert.ok(byName.get('pg').warnings.some((w: string) => /password/.test(w)), 'the password has to be set again');
-  assert.equal(byName.get('pg').error, byName.get('pg').warnings.join(' '), 'the note BackupX\'s console shows');
+  assert.ok(
+    byName.get('pg').warnings.some((w: string) => /password/.test(w)),
+    'the password has to be set again',
+  );
+  assert.equal(byName.get('pg').error, byName.get('pg').warnings.join(' '), "the note BackupX's console shows");
   assert.deepEqual(byName.get('files').warnings, []);
   assert.ok(!('error' in byName.get('files')), 'nothing to say: no error, as BackupX omits it');
   assert.deepEqual(byName.get('lite').warnings, [], 'SQLite takes no password');
@@ -167,12 +307,33 @@ test('round trip: an export imported into a fresh server reproduces the tasks (e
   const [detailsA, detailsB] = [await details(a.app, a.admin), await details(b.app, b.admin)];
   const idToName = (all: Map<string, any>) => new Map<number, string>([...all.values()].map((d) => [d.id, d.name]));
   const targetsOf = async (app: FastifyInstance, token: string) =>
-    new Map<number, string>((await call(app, 'GET', '/api/storage-targets', { token })).json.data.map((x: { id: number; name: string }) => [x.id, x.name]));
+    new Map<number, string>(
+      (await call(app, 'GET', '/api/storage-targets', { token })).json.data.map((x: { id: number; name: string }) => [
+        x.id,
+        x.name,
+      ]),
+    );
   const [targetsA, targetsB] = [await targetsOf(a.app, a.admin), await targetsOf(b.app, b.admin)];
   // Ids differ between the servers: references are compared by name.
   const comparable = (d: any, tasks: Map<number, string>, targets: Map<number, string>) => {
-    const { id, createdAt, updatedAt, storageTargetId, storageTargetIds, replicationTargetIds, nodeId, dependsOnTaskIds, dbPassword, maskedFields, ...rest } = d;
-    return { ...rest, dependsOn: dependsOnTaskIds.map((x: number) => tasks.get(x)), replicas: replicationTargetIds.map((x: number) => targets.get(x)) };
+    const {
+      id,
+      createdAt,
+      updatedAt,
+      storageTargetId,
+      storageTargetIds,
+      replicationTargetIds,
+      nodeId,
+      dependsOnTaskIds,
+      dbPassword,
+      maskedFields,
+      ...rest
+    } = d;
+    return {
+      ...rest,
+      dependsOn: dependsOnTaskIds.map((x: number) => tasks.get(x)),
+      replicas: replicationTargetIds.map((x: number) => targets.get(x)),
+    };
   };
   assert.deepEqual([...detailsB.keys()].sort(), [...detailsA.keys()].sort());
   for (const [name, dA] of detailsA) {
@@ -182,9 +343,15 @@ test('round trip: an export imported into a fresh server reproduces the tasks (e
   }
   assert.equal(detailsB.get('pg').nodeId, nodeB.id, 'the node resolved by name');
   assert.equal(detailsB.get('pg').nodeName, 'node-1');
-  assert.deepEqual(detailsB.get('pg').replicationTargetIds.map((id: number) => targetsB.get(id)), ['offsite', 'disk-2']);
+  assert.deepEqual(
+    detailsB.get('pg').replicationTargetIds.map((id: number) => targetsB.get(id)),
+    ['offsite', 'disk-2'],
+  );
   assert.deepEqual(detailsB.get('files').storageTargetNames, ['disk-2', 'disk']);
-  assert.deepEqual(detailsB.get('after-all').dependsOnTaskIds.map((id: number) => idToName(detailsB).get(id)), ['pg', 'files']);
+  assert.deepEqual(
+    detailsB.get('after-all').dependsOnTaskIds.map((id: number) => idToName(detailsB).get(id)),
+    ['pg', 'files'],
+  );
   assert.equal(detailsA.get('pg').dbPassword, '********');
   assert.equal(detailsB.get('pg').dbPassword, '', 'no password travelled');
 
@@ -194,13 +361,23 @@ test('round trip: an export imported into a fresh server reproduces the tasks (e
 
   const imports = await auditActions(b.app, b.admin, 'import');
   assert.equal(imports.length, 4, 'one audit entry per created task');
-  assert.ok(imports.every((e: { detail: string; targetType: string }) => e.detail === 'import' && e.targetType === 'backup_task'));
-  assert.deepEqual(imports.map((e: { targetName: string }) => e.targetName).sort(), ['after-all', 'files', 'lite', 'pg']);
+  assert.ok(
+    imports.every(
+      (e: { detail: string; targetType: string }) => e.detail === 'import' && e.targetType === 'backup_task',
+    ),
+  );
+  assert.deepEqual(imports.map((e: { targetName: string }) => e.targetName).sort(), [
+    'after-all',
+    'files',
+    'lite',
+    'pg',
+  ]);
 
   // The same file again: every name exists, nothing changes.
   const again = await importFile(b.app, b.admin, exportA.json);
   assert.deepEqual([again.created, again.skipped, again.failed], [0, 4, 0]);
-  for (const r of again.results) assert.deepEqual([r.success, r.skipped, r.taskId], [true, true, byName.get(r.name).taskId]);
+  for (const r of again.results)
+    assert.deepEqual([r.success, r.skipped, r.taskId], [true, true, byName.get(r.name).taskId]);
   assert.equal((await auditActions(b.app, b.admin, 'import')).length, 4);
 });
 
@@ -212,7 +389,10 @@ test('import of a reference (BackupX) export: names resolved, dependencies linke
 
   const report = await importFile(app, admin, fixture);
   assert.deepEqual([report.total, report.created, report.skipped, report.failed], [3, 3, 0, 0], JSON.stringify(report));
-  assert.deepEqual(report.results.map((r: { name: string }) => r.name), ['website-files', 'shop-mysql', 'billing-postgres']);
+  assert.deepEqual(
+    report.results.map((r: { name: string }) => r.name),
+    ['website-files', 'shop-mysql', 'billing-postgres'],
+  );
   const [web, shop, billing] = report.results;
   assert.equal(shop.warnings.length, 1);
   assert.match(shop.warnings[0], /password/);
@@ -227,20 +407,33 @@ test('import of a reference (BackupX) export: names resolved, dependencies linke
   assert.deepEqual(w.sourcePaths, ['/var/www/html', '/etc/nginx']);
   assert.deepEqual(w.excludePatterns, ['*.log', 'cache/']);
   assert.deepEqual([w.compression, w.encrypt, w.retentionDays, w.maxBackups], ['gzip', true, 30, 10]);
-  assert.deepEqual([w.verifyEnabled, w.verifyCronExpr, w.verifyMode, w.slaHoursRpo, w.alertOnConsecutiveFails], [true, '0 4 * * 0', 'quick', 26, 2]);
+  assert.deepEqual(
+    [w.verifyEnabled, w.verifyCronExpr, w.verifyMode, w.slaHoursRpo, w.alertOnConsecutiveFails],
+    [true, '0 4 * * 0', 'quick', 26, 2],
+  );
   assert.equal(w.maintenanceWindows, 'days=mon|tue|wed|thu|fri,time=01:00-05:00;days=sat|sun,time=00:00-08:00');
   assert.equal(w.tags, 'prod,web');
-  assert.deepEqual([w.keepDaily, w.keepWeekly, w.keepMonthly, w.keepYearly, w.rtoMinutes], [0, 0, 0, 0, 0], 'fields v1 lacks take our defaults');
+  assert.deepEqual(
+    [w.keepDaily, w.keepWeekly, w.keepMonthly, w.keepYearly, w.rtoMinutes],
+    [0, 0, 0, 0, 0],
+    'fields v1 lacks take our defaults',
+  );
 
   const s = all.get('shop-mysql');
   assert.deepEqual(s.dependsOnTaskIds, [web.taskId], 'linked by name in the second pass');
   assert.deepEqual(s.replicationTargetIds, [offsite.id]);
-  assert.deepEqual([s.type, s.dbHost, s.dbPort, s.dbUser, s.dbName, s.dbPassword], ['mysql', '10.0.0.12', 3306, 'backup', 'shop', '']);
+  assert.deepEqual(
+    [s.type, s.dbHost, s.dbPort, s.dbUser, s.dbName, s.dbPassword],
+    ['mysql', '10.0.0.12', 3306, 'backup', 'shop', ''],
+  );
   // v1 leaves zero values out: no `encrypt` is false and no `retentionDays` is 0, as BackupX reads them.
   assert.deepEqual([s.encrypt, s.retentionDays, s.maxBackups, s.compression], [false, 0, 7, 'zstd']);
 
   const p = all.get('billing-postgres');
-  assert.deepEqual([p.type, p.enabled, p.verifyMode, p.retentionDays, p.maxBackups, p.alertOnConsecutiveFails], ['postgresql', false, 'deep', 90, 30, 3]);
+  assert.deepEqual(
+    [p.type, p.enabled, p.verifyMode, p.retentionDays, p.maxBackups, p.alertOnConsecutiveFails],
+    ['postgresql', false, 'deep', 90, 30, 3],
+  );
   assert.deepEqual(p.dependsOnTaskIds, []);
   assert.equal(p.cronExpr, '0 3 * * *');
 
@@ -271,9 +464,16 @@ test('import failures stay with their task; a file that is not v1 is refused who
   );
 
   const report = await importFile(app, admin, fixture);
-  assert.deepEqual([report.total, report.created, report.skipped, report.failed], [10, 5, 0, 5], JSON.stringify(report));
+  assert.deepEqual(
+    [report.total, report.created, report.skipped, report.failed],
+    [10, 5, 0, 5],
+    JSON.stringify(report),
+  );
   const r = new Map<string, any>(report.results.map((x: { name: string }) => [x.name, x]));
-  assert.deepEqual([r.get('billing-postgres').success, r.get('billing-postgres').taskId, r.get('billing-postgres').code], [false, undefined, 'BACKUP_TASK_IMPORT_REFERENCE_NOT_FOUND']);
+  assert.deepEqual(
+    [r.get('billing-postgres').success, r.get('billing-postgres').taskId, r.get('billing-postgres').code],
+    [false, undefined, 'BACKUP_TASK_IMPORT_REFERENCE_NOT_FOUND'],
+  );
   assert.match(r.get('billing-postgres').error, /"missing-target"/);
   assert.equal(r.get('on-ghost-node').code, 'BACKUP_TASK_IMPORT_REFERENCE_NOT_FOUND');
   assert.match(r.get('on-ghost-node').error, /"ghost-node"/);
@@ -289,7 +489,10 @@ test('import failures stay with their task; a file that is not v1 is refused who
   assert.equal(late.success, true);
   assert.ok(late.warnings.some((w: string) => /"nowhere"/.test(w)));
   assert.ok(late.warnings.some((w: string) => /itself/.test(w)));
-  assert.ok(r.get('cycle-b').warnings.some((w: string) => /cycle/.test(w)), JSON.stringify(r.get('cycle-b')));
+  assert.ok(
+    r.get('cycle-b').warnings.some((w: string) => /cycle/.test(w)),
+    JSON.stringify(r.get('cycle-b')),
+  );
   const all = await details(app, admin);
   assert.deepEqual(all.get('late-dependency').dependsOnTaskIds, [r.get('shop-mysql').taskId]);
   assert.deepEqual(all.get('cycle-a').dependsOnTaskIds, [r.get('cycle-b').taskId]);
@@ -301,7 +504,11 @@ test('import failures stay with their task; a file that is not v1 is refused who
     const res = await call(app, 'POST', '/api/backup/tasks/import', { token: admin, body });
     assert.equal(res.status, 400, res.body);
     assert.equal(res.json.code, 'BACKUP_TASK_IMPORT_INVALID', res.body);
-    if (typeof expect === 'string') assert.ok(res.json.details?.some((d: { path: string }) => d.path === expect), res.body);
+    if (typeof expect === 'string')
+      assert.ok(
+        res.json.details?.some((d: { path: string }) => d.path === expect),
+        res.body,
+      );
     else assert.match(res.json.message, expect);
   };
   const fresh = await referenceExport();
@@ -315,7 +522,16 @@ test('import failures stay with their task; a file that is not v1 is refused who
   const noName = await referenceExport();
   delete noName.tasks[0].name;
   await refused(noName, 'body/tasks/0');
-  assert.equal((await call(app, 'POST', '/api/backup/tasks/import', { token: admin, body: '{"version":', headers: { 'content-type': 'application/json' } })).json.code, 'INVALID_JSON');
+  assert.equal(
+    (
+      await call(app, 'POST', '/api/backup/tasks/import', {
+        token: admin,
+        body: '{"version":',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).json.code,
+    'INVALID_JSON',
+  );
   assert.equal((await call(app, 'GET', '/api/backup/tasks', { token: admin })).headers['x-total-count'], '5');
 });
 
@@ -326,9 +542,13 @@ test('the import body may be 1 MiB, not a byte more (413 PAYLOAD_TOO_LARGE)', as
     const shell = JSON.stringify({ version: 'v1', tasks: [], notice: '' });
     return shell.replace('"notice":""', `"notice":"${'x'.repeat(size - Buffer.byteLength(shell))}"`);
   };
-  const send = (payload: string) => app.inject({
-    method: 'POST', url: '/api/backup/tasks/import', payload, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-  });
+  const send = (payload: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/backup/tasks/import',
+      payload,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    });
   assert.equal(Buffer.byteLength(padded(MiB)), MiB);
   const atLimit = await send(padded(MiB));
   assert.equal(atLimit.statusCode, 200, atLimit.body);

@@ -16,16 +16,42 @@ export interface AgentProcess {
 }
 
 /** Starts a real agent process (`backplane agent`) against `master`, with fast heartbeats and polls. */
-export async function startAgent(options: { master: string; token?: string; tokenFile?: string; dir: string; env?: Record<string, string>; args?: string[] }): Promise<AgentProcess> {
+export async function startAgent(options: {
+  master: string;
+  token?: string;
+  tokenFile?: string;
+  dir: string;
+  env?: Record<string, string>;
+  args?: string[];
+}): Promise<AgentProcess> {
   const tokenFile = options.tokenFile ?? join(options.dir, 'agent.token');
   if (options.token !== undefined) await writeFile(tokenFile, `${options.token}\n`, { mode: 0o600 });
-  const child = spawn(process.execPath, [MAIN, 'agent', '--master', options.master, '--token-file', tokenFile, '--temp-dir', join(options.dir, 'tmp'),
-    '--heartbeat-seconds', '1', '--poll-seconds', '1', ...(options.args ?? [])], {
-    env: { PATH: process.env.PATH ?? '', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      MAIN,
+      'agent',
+      '--master',
+      options.master,
+      '--token-file',
+      tokenFile,
+      '--temp-dir',
+      join(options.dir, 'tmp'),
+      '--heartbeat-seconds',
+      '1',
+      '--poll-seconds',
+      '1',
+      ...(options.args ?? []),
+    ],
+    {
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const logs: string[] = [];
-  const collect = (chunk: Buffer): void => { logs.push(...chunk.toString().split('\n').filter(Boolean)); };
+  const collect = (chunk: Buffer): void => {
+    logs.push(...chunk.toString().split('\n').filter(Boolean));
+  };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
   const exited = once(child, 'exit');

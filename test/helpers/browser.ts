@@ -58,12 +58,22 @@ export interface OpenBrowser {
 /** Launches headless Chromium with a fresh context and one page; closed when the test ends. */
 export async function openBrowser(t: TestContext, options: { baseURL?: string } = {}): Promise<OpenBrowser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: run scripts/test-prerequisites.sh as root (or apt-get install chromium), or set BACKPLANE_TEST_CHROMIUM`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: run scripts/test-prerequisites.sh as root (or apt-get install chromium), or set BACKPLANE_TEST_CHROMIUM`,
+    );
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: LAUNCH_TIMEOUT_MS });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    timeout: LAUNCH_TIMEOUT_MS,
+  });
   // Bounded: a browser that does not close must not hold the test run.
   t.after(() => browser.close(), { timeout: 30_000 });
-  const context = await browser.newContext({ ...(options.baseURL ? { baseURL: options.baseURL } : {}), viewport: { width: 1280, height: 800 } });
+  const context = await browser.newContext({
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    viewport: { width: 1280, height: 800 },
+  });
   context.setDefaultTimeout(ACTION_TIMEOUT_MS);
   context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
   const errors: string[] = [];
@@ -84,7 +94,8 @@ export async function openBrowser(t: TestContext, options: { baseURL?: string } 
 
 /** Saves a full-page PNG as test-artifacts/screenshots/<name>.png and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
-  if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`screenshot name "${name}": letters, digits, dot, dash and underscore only`);
+  if (!/^[A-Za-z0-9._-]+$/.test(name))
+    throw new Error(`screenshot name "${name}": letters, digits, dot, dash and underscore only`);
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });

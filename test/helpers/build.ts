@@ -28,9 +28,16 @@ export async function tempDir(t: TestContext, prefix = 'backplane-test-'): Promi
 }
 
 /** Builds the real app on a fresh SQLite database in a temp dir; closed when the test ends. */
-export async function build(t: TestContext, options: { config?: Partial<Config>; build?: BuildOptions; dataDir?: string } = {}): Promise<TestApp> {
-  const dataDir = options.dataDir ?? await tempDir(t);
-  const config = loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir, logLevel: 'silent', tempSweepIntervalSeconds: 0, ...options.config } });
+export async function build(
+  t: TestContext,
+  options: { config?: Partial<Config>; build?: BuildOptions; dataDir?: string } = {},
+): Promise<TestApp> {
+  const dataDir = options.dataDir ?? (await tempDir(t));
+  const config = loadConfig({
+    env: {},
+    cwd: dataDir,
+    overrides: { dataDir, logLevel: 'silent', tempSweepIntervalSeconds: 0, ...options.config },
+  });
   const app = await buildApp(config, { logLevel: process.env.BACKPLANE_TEST_LOG ?? 'silent', ...options.build });
   const apps = openApps.get(t) ?? [];
   openApps.set(t, [...apps, app]);
@@ -62,7 +69,13 @@ export async function call(app: FastifyInstance, method: InjectOptions['method']
   const headers: Record<string, string> = { ...c.headers };
   if (c.token) headers.authorization = `Bearer ${c.token}`;
   if (c.apiKey) headers['x-api-key'] = c.apiKey;
-  const res = await app.inject({ method, url, headers, query: c.query, ...(c.body === undefined ? {} : { payload: c.body as InjectOptions['payload'] }) });
+  const res = await app.inject({
+    method,
+    url,
+    headers,
+    query: c.query,
+    ...(c.body === undefined ? {} : { payload: c.body as InjectOptions['payload'] }),
+  });
   let json: any;
   try {
     json = res.json();
@@ -80,7 +93,12 @@ export async function setupAdmin(app: FastifyInstance): Promise<string> {
 }
 
 /** Creates a user of a role and logs them in; returns id and token. */
-export async function userWithRole(app: FastifyInstance, adminToken: string, role: 'admin' | 'operator' | 'viewer', username = `${role}-user`): Promise<{ id: number; token: string }> {
+export async function userWithRole(
+  app: FastifyInstance,
+  adminToken: string,
+  role: 'admin' | 'operator' | 'viewer',
+  username = `${role}-user`,
+): Promise<{ id: number; token: string }> {
   const password = `${role}-password-1`;
   const created = await call(app, 'POST', '/api/users', { token: adminToken, body: { username, password, role } });
   if (created.status !== 200) throw new Error(`create user failed: ${created.body}`);
@@ -89,8 +107,16 @@ export async function userWithRole(app: FastifyInstance, adminToken: string, rol
   return { id: created.json.data.id, token: login.json.data.token };
 }
 
-export async function apiKeyWithRole(app: FastifyInstance, adminToken: string, role: 'admin' | 'operator' | 'viewer', extra: Record<string, unknown> = {}): Promise<{ id: number; key: string }> {
-  const res = await call(app, 'POST', '/api/api-keys', { token: adminToken, body: { name: `${role}-key`, role, ...extra } });
+export async function apiKeyWithRole(
+  app: FastifyInstance,
+  adminToken: string,
+  role: 'admin' | 'operator' | 'viewer',
+  extra: Record<string, unknown> = {},
+): Promise<{ id: number; key: string }> {
+  const res = await call(app, 'POST', '/api/api-keys', {
+    token: adminToken,
+    body: { name: `${role}-key`, role, ...extra },
+  });
   if (res.status !== 200) throw new Error(`create api key failed: ${res.body}`);
   return { id: res.json.data.apiKey.id, key: res.json.data.plainKey };
 }

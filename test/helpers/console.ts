@@ -16,7 +16,10 @@ export { ADMIN };
  * A fresh master process on its own temp data dir, serving the built console; stopped when the
  * test ends. `fsRoot` becomes the only folder the master's filesystem browser may show.
  */
-export async function startConsoleMaster(t: TestContext, options: { fsRoot?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
+export async function startConsoleMaster(
+  t: TestContext,
+  options: { fsRoot?: string; env?: Record<string, string> } = {},
+): Promise<ServerProcess> {
   assert.ok(existsSync(join(CONSOLE_DIST, 'index.html')), 'console not built: run npm run build -w @backplane/console');
   const dataDir = await tempDir(t, 'backplane-browser-data-');
   const server = await startServerProcess({
@@ -76,7 +79,7 @@ export function stepper(page: Page, testName: string): (name: string, fn: () => 
       await screenshot(page, `failed-${testName}-${n}`).catch(() => undefined);
       if (err instanceof Error) {
         err.message = `step ${n} "${name}": ${err.message}`;
-        err.stack = `step ${n} "${name}": ${err.stack ?? ""}`;
+        err.stack = `step ${n} "${name}": ${err.stack ?? ''}`;
       }
       throw err;
     }

@@ -35,7 +35,8 @@ export async function requireOrSkip(t: TestContext, kind: 'postgres' | 'mysql'):
   const problem = await reachable(kind);
   const url = kind === 'postgres' ? postgresUrl() : mysqlUrl();
   if (!problem) return url;
-  if (process.env.BACKPLANE_REQUIRE_DATABASES === '1') throw new Error(`${kind} at ${url} is required in CI but unreachable: ${problem}`);
+  if (process.env.BACKPLANE_REQUIRE_DATABASES === '1')
+    throw new Error(`${kind} at ${url} is required in CI but unreachable: ${problem}`);
   t.skip(`${kind} not reachable at ${url}: ${problem}`);
   return undefined;
 }

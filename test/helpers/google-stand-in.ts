@@ -42,8 +42,16 @@ const CHUNK_GRANULE = 256 * 1024;
 const CODE_TTL_MS = 10 * 60_000;
 
 export type FaultOp =
-  | 'token' | 'about' | 'files.list' | 'files.get' | 'files.media' | 'files.create' | 'files.delete'
-  | 'upload.start' | 'upload.chunk' | 'upload.multipart';
+  | 'token'
+  | 'about'
+  | 'files.list'
+  | 'files.get'
+  | 'files.media'
+  | 'files.create'
+  | 'files.delete'
+  | 'upload.start'
+  | 'upload.chunk'
+  | 'upload.multipart';
 
 export interface Fault {
   /** Answer with this HTTP status (and a Google-style error body)... */
@@ -56,7 +64,11 @@ export interface Fault {
   times?: number;
 }
 
-export interface StandInUser { displayName: string; emailAddress: string; photoLink: string }
+export interface StandInUser {
+  displayName: string;
+  emailAddress: string;
+  photoLink: string;
+}
 
 export interface GoogleStandInOptions {
   clientId?: string;
@@ -96,8 +108,20 @@ interface Session {
   busy: boolean;
 }
 
-interface Code { clientId: string; redirectUri: string; scope: string; expiresAt: number; used: boolean; offline: boolean; refresh: boolean }
-interface Access { refreshToken: string | null; expiresAt: number; scope: string }
+interface Code {
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  expiresAt: number;
+  used: boolean;
+  offline: boolean;
+  refresh: boolean;
+}
+interface Access {
+  refreshToken: string | null;
+  expiresAt: number;
+  scope: string;
+}
 
 class HttpFailure extends Error {
   readonly status: number;
@@ -111,7 +135,15 @@ class HttpFailure extends Error {
   }
 }
 
-const STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 function driveId(): string {
   // Drive ids: 33 characters of [A-Za-z0-9_-], starting with 1 for My Drive items.
@@ -150,7 +182,10 @@ function parseFields(text: string): FieldTree {
         tree.set(name, true);
       }
       while (text[i] === ' ') i++;
-      if (text[i] === ',') { i++; continue; }
+      if (text[i] === ',') {
+        i++;
+        continue;
+      }
       if (depth > 0 && text[i] === ')') return tree;
       if (depth === 0 && i === text.length) return tree;
       throw invalid('fields', `Invalid field selection ${text}`);
@@ -160,7 +195,11 @@ function parseFields(text: string): FieldTree {
 }
 
 /** Applies a field selection; `known` lists what the resource has, so typos are 400 as in Drive. */
-function select(value: Record<string, unknown>, tree: FieldTree | undefined, known: Record<string, Record<string, unknown> | true>): Record<string, unknown> {
+function select(
+  value: Record<string, unknown>,
+  tree: FieldTree | undefined,
+  known: Record<string, Record<string, unknown> | true>,
+): Record<string, unknown> {
   if (!tree || tree.has('*')) return value;
   const out: Record<string, unknown> = {};
   for (const [name, sub] of tree) {
@@ -169,14 +208,32 @@ function select(value: Record<string, unknown>, tree: FieldTree | undefined, kno
     const v = value[name];
     if (v === undefined) continue;
     if (sub === true || schema === true) out[name] = v;
-    else if (Array.isArray(v)) out[name] = v.map((e) => select(e as Record<string, unknown>, sub, schema as Record<string, Record<string, unknown> | true>));
-    else out[name] = select(v as Record<string, unknown>, sub, schema as Record<string, Record<string, unknown> | true>);
+    else if (Array.isArray(v))
+      out[name] = v.map((e) =>
+        select(e as Record<string, unknown>, sub, schema as Record<string, Record<string, unknown> | true>),
+      );
+    else
+      out[name] = select(v as Record<string, unknown>, sub, schema as Record<string, Record<string, unknown> | true>);
   }
   return out;
 }
 
 const FILE_KEYS: Record<string, true> = Object.fromEntries(
-  ['kind', 'id', 'name', 'mimeType', 'parents', 'size', 'md5Checksum', 'createdTime', 'modifiedTime', 'trashed', 'explicitlyTrashed', 'ownedByMe', 'capabilities'].map((k) => [k, true]),
+  [
+    'kind',
+    'id',
+    'name',
+    'mimeType',
+    'parents',
+    'size',
+    'md5Checksum',
+    'createdTime',
+    'modifiedTime',
+    'trashed',
+    'explicitlyTrashed',
+    'ownedByMe',
+    'capabilities',
+  ].map((k) => [k, true]),
 ) as Record<string, true>;
 const LIST_KEYS = { kind: true, nextPageToken: true, incompleteSearch: true, files: FILE_KEYS } as const;
 const ABOUT_KEYS = {
@@ -195,15 +252,26 @@ function tokenize(q: string): Token[] {
   let i = 0;
   while (i < q.length) {
     const c = q[i]!;
-    if (/\s/.test(c)) { i++; continue; }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
     if (c === "'") {
       let v = '';
       i++;
       for (;;) {
         if (i >= q.length) throw invalid('q');
         const d = q[i]!;
-        if (d === '\\') { if (i + 1 >= q.length) throw invalid('q'); v += q[i + 1]; i += 2; continue; }
-        if (d === "'") { i++; break; }
+        if (d === '\\') {
+          if (i + 1 >= q.length) throw invalid('q');
+          v += q[i + 1];
+          i += 2;
+          continue;
+        }
+        if (d === "'") {
+          i++;
+          break;
+        }
         v += d;
         i++;
       }
@@ -240,16 +308,30 @@ function parseQuery(q: string, rootId: string): Predicate {
   };
   const orExpr = (): Predicate => {
     let left = andExpr();
-    while (word('or')) { i++; const l = left; const r = andExpr(); left = (f) => l(f) || r(f); }
+    while (word('or')) {
+      i++;
+      const l = left;
+      const r = andExpr();
+      left = (f) => l(f) || r(f);
+    }
     return left;
   };
   const andExpr = (): Predicate => {
     let left = unary();
-    while (word('and')) { i++; const l = left; const r = unary(); left = (f) => l(f) && r(f); }
+    while (word('and')) {
+      i++;
+      const l = left;
+      const r = unary();
+      left = (f) => l(f) && r(f);
+    }
     return left;
   };
   const unary = (): Predicate => {
-    if (word('not')) { i++; const inner = unary(); return (f) => !inner(f); }
+    if (word('not')) {
+      i++;
+      const inner = unary();
+      return (f) => !inner(f);
+    }
     if (peek()?.t === 'paren' && peek()!.v === '(') {
       i++;
       const inner = orExpr();
@@ -298,7 +380,17 @@ export class GoogleStandIn {
   readonly user: StandInUser;
   readonly rootId = `0A${randomBytes(12).toString('base64url')}Uk9PVA`;
   /** What the stand-in saw, for assertions. */
-  readonly stats = { uploadBytesReceived: 0, chunkPuts: 0, sessionsStarted: 0, multipartUploads: 0, metadataCreates: 0, deletes: 0, tokenGrants: 0, tokenRefreshes: 0, unauthorised: 0 };
+  readonly stats = {
+    uploadBytesReceived: 0,
+    chunkPuts: 0,
+    sessionsStarted: 0,
+    multipartUploads: 0,
+    metadataCreates: 0,
+    deletes: 0,
+    tokenGrants: 0,
+    tokenRefreshes: 0,
+    unauthorised: 0,
+  };
   /** Drive's storage limit; null = unlimited. */
   quotaLimitBytes: number | null;
   /** The consent page answers `error=access_denied` while this is true. */
@@ -327,13 +419,27 @@ export class GoogleStandIn {
     this.#options = options;
     this.clientId = options.clientId ?? '123456789012-standin.apps.googleusercontent.com';
     this.clientSecret = options.clientSecret ?? `GOCSPX-${randomBytes(18).toString('base64url')}`;
-    this.user = options.user ?? { displayName: 'Stand-in Tester', emailAddress: 'tester@example.test', photoLink: 'https://lh3.googleusercontent.com/a/stand-in=s64' };
+    this.user = options.user ?? {
+      displayName: 'Stand-in Tester',
+      emailAddress: 'tester@example.test',
+      photoLink: 'https://lh3.googleusercontent.com/a/stand-in=s64',
+    };
     this.quotaLimitBytes = options.quotaLimitBytes === undefined ? 15 * 1024 ** 3 : options.quotaLimitBytes;
     const now = new Date().toISOString();
-    this.#items.set(this.rootId, { id: this.rootId, name: 'My Drive', mimeType: FOLDER_MIME, parents: [], size: 0, createdTime: now, modifiedTime: now, seq: this.#seq++ });
+    this.#items.set(this.rootId, {
+      id: this.rootId,
+      name: 'My Drive',
+      mimeType: FOLDER_MIME,
+      parents: [],
+      size: 0,
+      createdTime: now,
+      modifiedTime: now,
+      seq: this.#seq++,
+    });
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent) this.#driveError(res, new HttpFailure(500, 'backendError', `Internal Error: ${(err as Error).message}`));
+        if (!res.headersSent)
+          this.#driveError(res, new HttpFailure(500, 'backendError', `Internal Error: ${(err as Error).message}`));
         else res.destroy();
       });
     });
@@ -352,12 +458,22 @@ export class GoogleStandIn {
     return standIn;
   }
 
-  get url(): string { return this.#url; }
-  get authUrl(): string { return `${this.#url}/o/oauth2/v2/auth`; }
-  get tokenUrl(): string { return `${this.#url}/token`; }
-  get apiUrl(): string { return `${this.#url}/`; }
+  get url(): string {
+    return this.#url;
+  }
+  get authUrl(): string {
+    return `${this.#url}/o/oauth2/v2/auth`;
+  }
+  get tokenUrl(): string {
+    return `${this.#url}/token`;
+  }
+  get apiUrl(): string {
+    return `${this.#url}/`;
+  }
   /** Upload sessions started but not finished. */
-  get openSessions(): number { return this.#sessions.size; }
+  get openSessions(): number {
+    return this.#sessions.size;
+  }
 
   async close(): Promise<void> {
     this.#server.closeAllConnections();
@@ -378,7 +494,8 @@ export class GoogleStandIn {
   revoke(refreshToken: string): void {
     const entry = this.#refreshTokens.get(refreshToken);
     if (entry) entry.revoked = true;
-    for (const [token, access] of this.#accessTokens) if (access.refreshToken === refreshToken) this.#accessTokens.delete(token);
+    for (const [token, access] of this.#accessTokens)
+      if (access.refreshToken === refreshToken) this.#accessTokens.delete(token);
   }
 
   /** Makes every issued access token invalid now (they expired early). */
@@ -399,11 +516,19 @@ export class GoogleStandIn {
 
   /** Every stored item (not the root) with its path from My Drive, e.g. `Backplane/a/b.bin`. */
   items(): (StoredItem & { path: string })[] {
-    return [...this.#items.values()].filter((i) => i.id !== this.rootId).sort((a, b) => a.seq - b.seq).map((i) => ({ ...i, path: this.#pathOf(i) }));
+    return [...this.#items.values()]
+      .filter((i) => i.id !== this.rootId)
+      .sort((a, b) => a.seq - b.seq)
+      .map((i) => ({ ...i, path: this.#pathOf(i) }));
   }
 
   /** Creates a file directly (as another client would), for tests of duplicates and foreign items. */
-  async putItem(parentId: string, name: string, content: Buffer | null, mimeType = content === null ? FOLDER_MIME : 'application/octet-stream'): Promise<StoredItem> {
+  async putItem(
+    parentId: string,
+    name: string,
+    content: Buffer | null,
+    mimeType = content === null ? FOLDER_MIME : 'application/octet-stream',
+  ): Promise<StoredItem> {
     const item = this.#newItem(name, mimeType, [parentId === 'root' ? this.rootId : parentId], content?.length ?? 0);
     if (content !== null) {
       item.md5Checksum = createHash('md5').update(content).digest('hex');
@@ -457,7 +582,11 @@ export class GoogleStandIn {
 
   #json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = JSON.stringify(body, null, 1);
-    res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=UTF-8',
+      'content-length': String(Buffer.byteLength(text)),
+      ...headers,
+    });
     res.end(text);
   }
 
@@ -468,13 +597,35 @@ export class GoogleStandIn {
       errors: [{ message: failure.message, domain: 'global', reason: failure.reason, ...failure.extra }],
     };
     if (failure.status === 401) error.status = STATUS_NAMES[401];
-    this.#json(res, failure.status, { error }, failure.status === 401 ? { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' } : {});
+    this.#json(
+      res,
+      failure.status,
+      { error },
+      failure.status === 401
+        ? { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' }
+        : {},
+    );
   }
 
   #faultFailure(fault: Fault): HttpFailure {
     const status = fault.status ?? 500;
-    const reason = fault.reason ?? (status === 429 ? 'rateLimitExceeded' : status >= 500 ? 'backendError' : status === 403 ? 'forbidden' : 'badRequest');
-    const message = status >= 500 ? 'Backend Error' : status === 429 ? 'Rate Limit Exceeded' : reason === 'storageQuotaExceeded' ? "The user's Drive storage quota has been exceeded." : reason;
+    const reason =
+      fault.reason ??
+      (status === 429
+        ? 'rateLimitExceeded'
+        : status >= 500
+          ? 'backendError'
+          : status === 403
+            ? 'forbidden'
+            : 'badRequest');
+    const message =
+      status >= 500
+        ? 'Backend Error'
+        : status === 429
+          ? 'Rate Limit Exceeded'
+          : reason === 'storageQuotaExceeded'
+            ? "The user's Drive storage quota has been exceeded."
+            : reason;
     return new HttpFailure(status, reason, message);
   }
 
@@ -514,7 +665,8 @@ export class GoogleStandIn {
     }
     try {
       // A resumable session URI is the credential for its chunks.
-      if (path === '/upload/drive/v3/files' && method === 'PUT' && url.searchParams.has('upload_id')) return await this.#chunk(url, req, res);
+      if (path === '/upload/drive/v3/files' && method === 'PUT' && url.searchParams.has('upload_id'))
+        return await this.#chunk(url, req, res);
       this.#authorise(req);
       if (path === '/drive/v3/about' && method === 'GET') return this.#about(url, res);
       if (path === '/drive/v3/files' && method === 'GET') return this.#list(url, res);
@@ -546,16 +698,25 @@ export class GoogleStandIn {
     const p = url.searchParams;
     const page = (status: number, error: string) => {
       res.writeHead(status, { 'content-type': 'text/html; charset=UTF-8' });
-      res.end(`<!DOCTYPE html><title>Error ${status}: ${error}</title><p>Access blocked: Authorization Error</p><p>Error ${status}: ${error}</p>`);
+      res.end(
+        `<!DOCTYPE html><title>Error ${status}: ${error}</title><p>Access blocked: Authorization Error</p><p>Error ${status}: ${error}</p>`,
+      );
     };
     if (p.get('client_id') !== this.clientId) return page(401, 'invalid_client');
     const redirectUri = p.get('redirect_uri');
     if (!redirectUri || !/^https?:\/\//.test(redirectUri)) return page(400, 'invalid_request');
-    if (this.#options.redirectUris && !this.#options.redirectUris.includes(redirectUri)) return page(400, 'redirect_uri_mismatch');
+    if (this.#options.redirectUris && !this.#options.redirectUris.includes(redirectUri))
+      return page(400, 'redirect_uri_mismatch');
     if (p.get('response_type') !== 'code') return page(400, 'unsupported_response_type');
     const requested = p.get('scope') ?? '';
     if (requested.trim() === '') return page(400, 'invalid_request');
-    const scope = this.grantOnly === null ? requested : requested.split(' ').filter((s) => this.grantOnly!.includes(s)).join(' ');
+    const scope =
+      this.grantOnly === null
+        ? requested
+        : requested
+            .split(' ')
+            .filter((s) => this.grantOnly!.includes(s))
+            .join(' ');
     const back = new URL(redirectUri);
     const state = p.get('state');
     if (state !== null) back.searchParams.set('state', state);
@@ -568,7 +729,15 @@ export class GoogleStandIn {
       // Google issues a refresh token on the first offline grant, and again only with prompt=consent.
       const refresh = offline && (consent || !this.#granted.has(this.clientId));
       if (offline) this.#granted.add(this.clientId);
-      this.#codes.set(code, { clientId: this.clientId, redirectUri, scope, expiresAt: Date.now() + CODE_TTL_MS, used: false, offline, refresh });
+      this.#codes.set(code, {
+        clientId: this.clientId,
+        redirectUri,
+        scope,
+        expiresAt: Date.now() + CODE_TTL_MS,
+        used: false,
+        offline,
+        refresh,
+      });
       back.searchParams.set('code', code);
       back.searchParams.set('scope', scope);
     }
@@ -579,8 +748,11 @@ export class GoogleStandIn {
   async #token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = (await this.#body(req, JSON_LIMIT)).toString('utf8');
     const type = req.headers['content-type'] ?? '';
-    const form = type.includes('application/json') ? new URLSearchParams(JSON.parse(raw || '{}') as Record<string, string>) : new URLSearchParams(raw);
-    const oauthError = (status: number, error: string, description: string) => this.#json(res, status, { error, error_description: description }, { 'cache-control': 'no-store' });
+    const form = type.includes('application/json')
+      ? new URLSearchParams(JSON.parse(raw || '{}') as Record<string, string>)
+      : new URLSearchParams(raw);
+    const oauthError = (status: number, error: string, description: string) =>
+      this.#json(res, status, { error, error_description: description }, { 'cache-control': 'no-store' });
     const fault = this.#takeFault('token');
     if (fault) return oauthError(fault.status ?? 500, fault.reason ?? 'internal_failure', 'Stand-in fault');
     let clientId = form.get('client_id');
@@ -597,7 +769,8 @@ export class GoogleStandIn {
     if (grantType === 'authorization_code') {
       const codeText = form.get('code') ?? '';
       const code = this.#codes.get(codeText);
-      if (!code || code.used || code.expiresAt < Date.now() || code.clientId !== clientId) return oauthError(400, 'invalid_grant', 'Bad Request');
+      if (!code || code.used || code.expiresAt < Date.now() || code.clientId !== clientId)
+        return oauthError(400, 'invalid_grant', 'Bad Request');
       if (form.get('redirect_uri') !== code.redirectUri) return oauthError(400, 'redirect_uri_mismatch', 'Bad Request');
       code.used = true;
       this.stats.tokenGrants++;
@@ -606,19 +779,28 @@ export class GoogleStandIn {
         refreshToken = this.grant(code.scope);
       }
       const access = this.#issueAccess(refreshToken, code.scope);
-      return this.#json(res, 200, { ...access, ...(refreshToken ? { refresh_token: refreshToken } : {}) }, { 'cache-control': 'no-store' });
+      return this.#json(
+        res,
+        200,
+        { ...access, ...(refreshToken ? { refresh_token: refreshToken } : {}) },
+        { 'cache-control': 'no-store' },
+      );
     }
     if (grantType === 'refresh_token') {
       const token = form.get('refresh_token') ?? '';
       const entry = this.#refreshTokens.get(token);
-      if (!entry || entry.revoked || entry.clientId !== clientId) return oauthError(400, 'invalid_grant', 'Token has been expired or revoked.');
+      if (!entry || entry.revoked || entry.clientId !== clientId)
+        return oauthError(400, 'invalid_grant', 'Token has been expired or revoked.');
       this.stats.tokenRefreshes++;
       return this.#json(res, 200, this.#issueAccess(token, entry.scope), { 'cache-control': 'no-store' });
     }
     return oauthError(400, 'unsupported_grant_type', `Invalid grant_type: ${grantType ?? ''}`);
   }
 
-  #issueAccess(refreshToken: string | null, scope: string): { access_token: string; expires_in: number; scope: string; token_type: 'Bearer' } {
+  #issueAccess(
+    refreshToken: string | null,
+    scope: string,
+  ): { access_token: string; expires_in: number; scope: string; token_type: 'Bearer' } {
     const ttl = this.#options.accessTokenTtlSeconds ?? 3599;
     const token = `ya29.${randomBytes(48).toString('base64url')}`;
     this.#accessTokens.set(token, { refreshToken, expiresAt: Date.now() + ttl * 1000, scope });
@@ -630,8 +812,13 @@ export class GoogleStandIn {
     const access = match ? this.#accessTokens.get(match[1]!) : undefined;
     if (!access || access.expiresAt <= Date.now()) {
       this.stats.unauthorised++;
-      throw new HttpFailure(401, 'authError', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. '
-        + 'See https://developers.google.com/identity/sign-in/web/devconsole-project.', { location: 'Authorization', locationType: 'header' });
+      throw new HttpFailure(
+        401,
+        'authError',
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. ' +
+          'See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+        { location: 'Authorization', locationType: 'header' },
+      );
     }
   }
 
@@ -646,14 +833,34 @@ export class GoogleStandIn {
   #about(url: URL, res: ServerResponse): void {
     this.#failIfFaulty('about');
     const fields = url.searchParams.get('fields');
-    if (!fields) throw new HttpFailure(400, 'required', "The 'fields' parameter is required for this operation.", { location: 'fields', locationType: 'parameter' });
+    if (!fields)
+      throw new HttpFailure(400, 'required', "The 'fields' parameter is required for this operation.", {
+        location: 'fields',
+        locationType: 'parameter',
+      });
     const used = String(this.#usage());
     const about = {
       kind: 'drive#about',
-      user: { kind: 'drive#user', displayName: this.user.displayName, photoLink: this.user.photoLink, me: true, permissionId: '01234567890123456789', emailAddress: this.user.emailAddress },
-      storageQuota: { ...(this.quotaLimitBytes === null ? {} : { limit: String(this.quotaLimitBytes) }), usage: used, usageInDrive: used, usageInDriveTrash: '0' },
+      user: {
+        kind: 'drive#user',
+        displayName: this.user.displayName,
+        photoLink: this.user.photoLink,
+        me: true,
+        permissionId: '01234567890123456789',
+        emailAddress: this.user.emailAddress,
+      },
+      storageQuota: {
+        ...(this.quotaLimitBytes === null ? {} : { limit: String(this.quotaLimitBytes) }),
+        usage: used,
+        usageInDrive: used,
+        usageInDriveTrash: '0',
+      },
     };
-    this.#json(res, 200, select(about, parseFields(fields), ABOUT_KEYS as unknown as Record<string, Record<string, unknown> | true>));
+    this.#json(
+      res,
+      200,
+      select(about, parseFields(fields), ABOUT_KEYS as unknown as Record<string, Record<string, unknown> | true>),
+    );
   }
 
   #fileJson(item: StoredItem): Record<string, unknown> {
@@ -690,7 +897,8 @@ export class GoogleStandIn {
     const p = url.searchParams;
     const pageSizeText = p.get('pageSize');
     const pageSize = pageSizeText === null ? 100 : Number(pageSizeText);
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw invalid('pageSize', `Invalid value '${pageSizeText}'. Values must be within the range: [1, 1000]`);
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
+      throw invalid('pageSize', `Invalid value '${pageSizeText}'. Values must be within the range: [1, 1000]`);
     const effective = Math.min(pageSize, this.#options.maxPageSize ?? 1000);
     const q = p.get('q');
     const predicate = q ? parseQuery(q, this.rootId) : () => true;
@@ -698,16 +906,24 @@ export class GoogleStandIn {
     const pageToken = p.get('pageToken');
     if (pageToken) {
       try {
-        const parsed = JSON.parse(Buffer.from(pageToken, 'base64url').toString('utf8')) as { o: number; q: string | null };
+        const parsed = JSON.parse(Buffer.from(pageToken, 'base64url').toString('utf8')) as {
+          o: number;
+          q: string | null;
+        };
         if (parsed.q !== q || !Number.isInteger(parsed.o) || parsed.o < 0) throw new Error('mismatch');
         offset = parsed.o;
       } catch {
         throw invalid('pageToken');
       }
     }
-    const matching = [...this.#items.values()].filter((i) => i.id !== this.rootId && predicate(i)).sort((a, b) => a.seq - b.seq);
+    const matching = [...this.#items.values()]
+      .filter((i) => i.id !== this.rootId && predicate(i))
+      .sort((a, b) => a.seq - b.seq);
     const page = matching.slice(offset, offset + effective);
-    const next = offset + effective < matching.length ? Buffer.from(JSON.stringify({ o: offset + effective, q })).toString('base64url') : undefined;
+    const next =
+      offset + effective < matching.length
+        ? Buffer.from(JSON.stringify({ o: offset + effective, q })).toString('base64url')
+        : undefined;
     const body = {
       kind: 'drive#fileList',
       ...(next ? { nextPageToken: next } : {}),
@@ -719,7 +935,11 @@ export class GoogleStandIn {
       this.#json(res, 200, { ...body, files: page.map((i) => this.#fileOut(i, null)) });
       return;
     }
-    this.#json(res, 200, select(body, parseFields(fields), LIST_KEYS as unknown as Record<string, Record<string, unknown> | true>));
+    this.#json(
+      res,
+      200,
+      select(body, parseFields(fields), LIST_KEYS as unknown as Record<string, Record<string, unknown> | true>),
+    );
   }
 
   #get(id: string, url: URL, res: ServerResponse): void {
@@ -732,7 +952,8 @@ export class GoogleStandIn {
     if (value === undefined || value === null) return [this.rootId];
     if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw invalid('parents');
     if (value.length === 0) return [this.rootId];
-    if (value.length > 1) throw new HttpFailure(403, 'cannotAddParent', 'Increasing the number of parents is not allowed.');
+    if (value.length > 1)
+      throw new HttpFailure(403, 'cannotAddParent', 'Increasing the number of parents is not allowed.');
     const parent = this.#resolve(value[0] as string);
     if (parent.mimeType !== FOLDER_MIME) throw new HttpFailure(400, 'invalid', 'The specified parent is not a folder.');
     return [parent.id];
@@ -762,7 +983,12 @@ export class GoogleStandIn {
   async #delete(id: string, res: ServerResponse): Promise<void> {
     this.#failIfFaulty('files.delete');
     const item = this.#resolve(id);
-    if (item.id === this.rootId) throw new HttpFailure(403, 'insufficientFilePermissions', 'The user does not have sufficient permissions for this file.');
+    if (item.id === this.rootId)
+      throw new HttpFailure(
+        403,
+        'insufficientFilePermissions',
+        'The user does not have sufficient permissions for this file.',
+      );
     this.stats.deletes++;
     await this.removeItem(item.id);
     res.writeHead(204);
@@ -774,7 +1000,12 @@ export class GoogleStandIn {
     if (fault && fault.cutAfterBytes === undefined) throw this.#faultFailure(fault);
     const item = this.#resolve(id);
     if (item.mimeType === FOLDER_MIME || item.mimeType.startsWith('application/vnd.google-apps.')) {
-      throw new HttpFailure(403, 'fileNotDownloadable', 'Only files with binary content can be downloaded. Use Export with Docs Editors files.', { location: 'alt', locationType: 'parameter' });
+      throw new HttpFailure(
+        403,
+        'fileNotDownloadable',
+        'Only files with binary content can be downloaded. Use Export with Docs Editors files.',
+        { location: 'alt', locationType: 'parameter' },
+      );
     }
     let start = 0;
     let end = item.size - 1;
@@ -836,7 +1067,8 @@ export class GoogleStandIn {
   async #upload(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const type = url.searchParams.get('uploadType');
     if (type === 'resumable') return this.#startSession(url, req, res);
-    if (type !== 'multipart' && type !== 'media') throw invalid('uploadType', `Invalid value for uploadType: ${type ?? ''}`);
+    if (type !== 'multipart' && type !== 'media')
+      throw invalid('uploadType', `Invalid value for uploadType: ${type ?? ''}`);
     this.#failIfFaulty('upload.multipart');
     const body = await this.#body(req, MULTIPART_LIMIT + 64 * 1024);
     let meta: { name: string; mimeType: string | undefined; parents: string[] };
@@ -849,7 +1081,8 @@ export class GoogleStandIn {
     } else {
       const parts = this.#multipart(req.headers['content-type'] ?? '', body);
       const [metaPart, mediaPart] = parts;
-      if (parts.length !== 2 || !metaPart || !mediaPart) throw new HttpFailure(400, 'badContent', 'Multipart upload requires exactly a metadata part and a media part.');
+      if (parts.length !== 2 || !metaPart || !mediaPart)
+        throw new HttpFailure(400, 'badContent', 'Multipart upload requires exactly a metadata part and a media part.');
       let parsed: unknown;
       try {
         parsed = JSON.parse(metaPart.body.toString('utf8'));
@@ -860,7 +1093,12 @@ export class GoogleStandIn {
       content = mediaPart.body;
       contentType = mediaPart.type;
     }
-    if (content.length > MULTIPART_LIMIT) throw new HttpFailure(413, 'uploadTooLarge', 'Multipart and simple uploads are limited to 5 MB; use a resumable upload.');
+    if (content.length > MULTIPART_LIMIT)
+      throw new HttpFailure(
+        413,
+        'uploadTooLarge',
+        'Multipart and simple uploads are limited to 5 MB; use a resumable upload.',
+      );
     this.#checkQuota(content.length);
     this.stats.multipartUploads++;
     const item = this.#newItem(meta.name, meta.mimeType ?? contentType, meta.parents, content.length);
@@ -883,7 +1121,8 @@ export class GoogleStandIn {
       if (body.subarray(pos, pos + 2).toString() === '\r\n') pos += 2;
       const headerEnd = body.indexOf('\r\n\r\n', pos);
       const next = body.indexOf(delimiter, pos);
-      if (headerEnd < 0 || next < 0 || headerEnd > next) throw new HttpFailure(400, 'badContent', 'Malformed multipart body.');
+      if (headerEnd < 0 || next < 0 || headerEnd > next)
+        throw new HttpFailure(400, 'badContent', 'Malformed multipart body.');
       const headers = body.subarray(pos, headerEnd).toString('utf8');
       const type = /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? 'application/octet-stream';
       let end = next;
@@ -901,7 +1140,8 @@ export class GoogleStandIn {
     let declared: number | undefined;
     if (declaredText !== undefined) {
       declared = Number(declaredText);
-      if (!Number.isSafeInteger(declared) || declared < 0) throw new HttpFailure(400, 'invalid', 'Invalid X-Upload-Content-Length.');
+      if (!Number.isSafeInteger(declared) || declared < 0)
+        throw new HttpFailure(400, 'invalid', 'Invalid X-Upload-Content-Length.');
       this.#checkQuota(declared);
     }
     const id = `ABdT${randomBytes(30).toString('base64url')}`;
@@ -909,8 +1149,16 @@ export class GoogleStandIn {
     await writeFile(path, '');
     const contentType = (req.headers['x-upload-content-type'] as string | undefined) ?? 'application/octet-stream';
     this.#sessions.set(id, {
-      id, name: meta.name, mimeType: meta.mimeType ?? contentType, parents: meta.parents, ...(declared === undefined ? {} : { declared }),
-      received: 0, path, md5: createHash('md5'), fields: url.searchParams.get('fields'), busy: false,
+      id,
+      name: meta.name,
+      mimeType: meta.mimeType ?? contentType,
+      parents: meta.parents,
+      ...(declared === undefined ? {} : { declared }),
+      received: 0,
+      path,
+      md5: createHash('md5'),
+      fields: url.searchParams.get('fields'),
+      busy: false,
     });
     this.stats.sessionsStarted++;
     const location = new URL('/upload/drive/v3/files', this.#url);
@@ -922,7 +1170,11 @@ export class GoogleStandIn {
 
   #incomplete(res: ServerResponse, session: Session): void {
     res.statusMessage = 'Resume Incomplete';
-    res.writeHead(308, { ...(session.received > 0 ? { range: `bytes=0-${session.received - 1}` } : {}), 'content-length': '0', 'x-guploader-uploadid': session.id });
+    res.writeHead(308, {
+      ...(session.received > 0 ? { range: `bytes=0-${session.received - 1}` } : {}),
+      'content-length': '0',
+      'x-guploader-uploadid': session.id,
+    });
     res.end();
   }
 
@@ -953,7 +1205,8 @@ export class GoogleStandIn {
       if (length === undefined) throw new HttpFailure(411, 'required', 'Length Required');
       last = length > 0 ? length - 1 : undefined;
       total = length;
-      if (session.received !== 0) throw new HttpFailure(400, 'invalid', 'A request without Content-Range must carry the whole content.');
+      if (session.received !== 0)
+        throw new HttpFailure(400, 'invalid', 'A request without Content-Range must carry the whole content.');
     } else {
       const status = /^bytes \*\/(\d+|\*)$/.exec(rangeHeader.trim());
       const span = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(rangeHeader.trim());
@@ -961,29 +1214,44 @@ export class GoogleStandIn {
         first = session.received;
         last = undefined;
         total = status[1] === '*' ? undefined : Number(status[1]);
-        if (length !== undefined && length !== 0) throw new HttpFailure(400, 'invalid', 'A status request has an empty body.');
+        if (length !== undefined && length !== 0)
+          throw new HttpFailure(400, 'invalid', 'A status request has an empty body.');
       } else if (span) {
         first = Number(span[1]);
         last = Number(span[2]);
         total = span[3] === '*' ? undefined : Number(span[3]);
         if (last < first) throw new HttpFailure(400, 'invalid', 'Failed to parse Content-Range header.');
-        if (length !== undefined && length !== last - first + 1) throw new HttpFailure(400, 'invalid', 'Content-Range and Content-Length disagree.');
-        if (total !== undefined && last >= total) throw new HttpFailure(400, 'invalid', 'Failed to parse Content-Range header.');
+        if (length !== undefined && length !== last - first + 1)
+          throw new HttpFailure(400, 'invalid', 'Content-Range and Content-Length disagree.');
+        if (total !== undefined && last >= total)
+          throw new HttpFailure(400, 'invalid', 'Failed to parse Content-Range header.');
       } else {
         throw new HttpFailure(400, 'invalid', 'Failed to parse Content-Range header.');
       }
     }
     if (total !== undefined && session.declared !== undefined && total !== session.declared) {
-      throw new HttpFailure(400, 'invalid', `The total size ${total} differs from the X-Upload-Content-Length ${session.declared} announced when the upload started.`);
+      throw new HttpFailure(
+        400,
+        'invalid',
+        `The total size ${total} differs from the X-Upload-Content-Length ${session.declared} announced when the upload started.`,
+      );
     }
     if (first > session.received) {
-      throw new HttpFailure(400, 'invalid', `Invalid request. According to the Content-Range header, the upload offset is ${first} byte(s), which exceeds already uploaded size of ${session.received} byte(s).`);
+      throw new HttpFailure(
+        400,
+        'invalid',
+        `Invalid request. According to the Content-Range header, the upload offset is ${first} byte(s), which exceeds already uploaded size of ${session.received} byte(s).`,
+      );
     }
     const count = last === undefined ? 0 : last - first + 1;
     const final = total !== undefined && first + count >= total;
     if (!final && count % CHUNK_GRANULE !== 0) {
-      throw new HttpFailure(400, 'invalid', `Invalid request. The number of bytes uploaded is required to be equal or greater than ${CHUNK_GRANULE}, except for the final request `
-        + `(it's recommended to be the exact multiple of ${CHUNK_GRANULE}). The received request contained ${count} bytes, which does not meet this requirement.`);
+      throw new HttpFailure(
+        400,
+        'invalid',
+        `Invalid request. The number of bytes uploaded is required to be equal or greater than ${CHUNK_GRANULE}, except for the final request ` +
+          `(it's recommended to be the exact multiple of ${CHUNK_GRANULE}). The received request contained ${count} bytes, which does not meet this requirement.`,
+      );
     }
 
     if (count > 0) {
@@ -994,7 +1262,8 @@ export class GoogleStandIn {
         let taken = 0;
         for await (const chunk of req as AsyncIterable<Buffer>) {
           let piece = chunk;
-          if (fault?.cutAfterBytes !== undefined && taken + piece.length > fault.cutAfterBytes) piece = piece.subarray(0, Math.max(0, fault.cutAfterBytes - taken));
+          if (fault?.cutAfterBytes !== undefined && taken + piece.length > fault.cutAfterBytes)
+            piece = piece.subarray(0, Math.max(0, fault.cutAfterBytes - taken));
           taken += piece.length;
           // Bytes below what the session holds were sent before; only the new ones count.
           const skip = Math.max(0, session.received - position);
@@ -1011,7 +1280,8 @@ export class GoogleStandIn {
             return;
           }
         }
-        if (position !== first + count) throw new HttpFailure(400, 'invalid', 'The request body is shorter than its Content-Range.');
+        if (position !== first + count)
+          throw new HttpFailure(400, 'invalid', 'The request body is shorter than its Content-Range.');
       } catch (err) {
         if (err instanceof HttpFailure) throw err;
         return; // the client went away mid-chunk: keep what arrived, as Drive does
@@ -1023,7 +1293,8 @@ export class GoogleStandIn {
       req.resume();
     }
 
-    if (total !== undefined && session.received > total) throw new HttpFailure(400, 'invalid', 'More bytes arrived than the announced total.');
+    if (total !== undefined && session.received > total)
+      throw new HttpFailure(400, 'invalid', 'More bytes arrived than the announced total.');
     if (total !== undefined && session.received === total) return this.#finish(session, res);
     this.#incomplete(res, session);
   }

@@ -2,9 +2,20 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'no
 import type { Socket } from 'node:net';
 
 /** A request the stand-in got. */
-export interface StandInRequest { method: string; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; raw: string; json: any }
+export interface StandInRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  raw: string;
+  json: any;
+}
 /** What the stand-in answers: a status and a JSON body (or text). */
-export interface StandInAnswer { status: number; json?: unknown; text?: string }
+export interface StandInAnswer {
+  status: number;
+  json?: unknown;
+  text?: string;
+}
 
 /** A request's whole body, as text and (when it is JSON) parsed. */
 export async function readBody(req: IncomingMessage): Promise<{ raw: string; json: any }> {
@@ -29,10 +40,18 @@ export async function startHttpStandIn(respond: (req: StandInRequest) => StandIn
   const server = createServer((req, res) => {
     void readBody(req).then(({ raw, json }) => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
-      const recorded: StandInRequest = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, raw, json };
+      const recorded: StandInRequest = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        raw,
+        json,
+      };
       requests.push(recorded);
       const answer = respond(recorded);
-      if (answer.json !== undefined) res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
+      if (answer.json !== undefined)
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
       else res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.text ?? '');
     });
   });
@@ -45,9 +64,10 @@ export async function startHttpStandIn(respond: (req: StandInRequest) => StandIn
   return {
     url,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

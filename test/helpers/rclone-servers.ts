@@ -81,7 +81,10 @@ async function start(kind: 'webdav' | 'sftp', options: ServerOptions): Promise<R
   // SFTP: no keys from ~/.ssh count, and the host keys rclone generates go into the temp folder.
   if (kind === 'sftp') args.push('--authorized-keys', '/dev/null', '--cache-dir', join(base, 'cache'));
   await mkdir(dir, { recursive: true });
-  const child = spawn(RCLONE, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RCLONE_CONFIG: '/dev/null' } });
+  const child = spawn(RCLONE, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, RCLONE_CONFIG: '/dev/null' },
+  });
   let log = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
@@ -92,7 +95,10 @@ async function start(kind: 'webdav' | 'sftp', options: ServerOptions): Promise<R
     await rm(base, { recursive: true, force: true });
   };
   try {
-    const pattern = kind === 'webdav' ? /WebDav Server started on http:\/\/127\.0\.0\.1:(\d+)\//i : /SFTP server listening on 127\.0\.0\.1:(\d+)/i;
+    const pattern =
+      kind === 'webdav'
+        ? /WebDav Server started on http:\/\/127\.0\.0\.1:(\d+)\//i
+        : /SFTP server listening on 127\.0\.0\.1:(\d+)/i;
     const deadline = Date.now() + (options.startTimeoutMs ?? START_TIMEOUT_MS);
     let port: number | undefined;
     let ready = false;
@@ -105,7 +111,10 @@ async function start(kind: 'webdav' | 'sftp', options: ServerOptions): Promise<R
       }
       if (!ready) await sleep(50);
     }
-    if (!ready || port === undefined) throw new Error(`rclone serve ${kind} did not accept connections within ${(options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000} s: ${log}`);
+    if (!ready || port === undefined)
+      throw new Error(
+        `rclone serve ${kind} did not accept connections within ${(options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000} s: ${log}`,
+      );
     return {
       kind,
       host: '127.0.0.1',

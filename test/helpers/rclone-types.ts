@@ -49,4 +49,3 @@ export async function rcloneType(name: string): Promise<StorageType> {
   assert.ok(type, `storage type ${name} is registered`);
   return type;
 }
-

@@ -9,7 +9,11 @@ import { createServer as createTcpServer, type AddressInfo, type Server, type So
  * file command.
  */
 
-export interface RecordedRequest { method: string; url: string; headers: IncomingHttpHeaders }
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
 
 export interface HttpRecorder {
   url: string;
@@ -19,7 +23,8 @@ export interface HttpRecorder {
   close(): Promise<void>;
 }
 
-const ACCESS_DENIED = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>recording stand-in</Message></Error>';
+const ACCESS_DENIED =
+  '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>recording stand-in</Message></Error>';
 
 export async function startHttpRecorder(): Promise<HttpRecorder> {
   const requests: RecordedRequest[] = [];

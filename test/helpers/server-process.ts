@@ -18,13 +18,22 @@ export interface ServerProcess {
 /** Starts the real entry point (`backplane serve`) on 127.0.0.1 and port 0; resolves once it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...MASTER_NODE_FLAGS, MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', BACKPLANE_HOST: '127.0.0.1', BACKPLANE_PORT: '0', BACKPLANE_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      BACKPLANE_HOST: '127.0.0.1',
+      BACKPLANE_PORT: '0',
+      BACKPLANE_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
   let buffered = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${logs.join('\n')}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in time:\n${logs.join('\n')}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split('\n');
@@ -58,8 +67,14 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   };
 }
 
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -69,7 +84,12 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
 }
 
 /** One JSON call to a server process (`url` is the whole address), with a bearer token if given. */
-export async function api(url: string, method: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
+export async function api(
+  url: string,
+  method: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';

@@ -1,14 +1,22 @@
 import { SMTPServer } from 'smtp-server';
 
 /** One mail the stand-in accepted: envelope, the raw source, and who logged in. */
-export interface ReceivedMail { from: string; to: string[]; source: string; user: string | undefined; secure: boolean }
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  source: string;
+  user: string | undefined;
+  secure: boolean;
+}
 
 /**
  * A real SMTP server (the `smtp-server` package) on 127.0.0.1: STARTTLS with the package's
  * self-signed localhost certificate, or implicit TLS (`secure`), AUTH PLAIN/LOGIN checked against
  * `users`, every accepted mail recorded.
  */
-export async function startSmtpStandIn(options: { secure?: boolean; users?: Record<string, string>; noStarttls?: boolean } = {}) {
+export async function startSmtpStandIn(
+  options: { secure?: boolean; users?: Record<string, string>; noStarttls?: boolean } = {},
+) {
   const mails: ReceivedMail[] = [];
   const users = options.users ?? {};
   const server = new SMTPServer({
@@ -29,7 +37,9 @@ export async function startSmtpStandIn(options: { secure?: boolean; users?: Reco
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           // Quoted-printable soft line breaks undone, so text reads as written.
-          source: Buffer.concat(chunks).toString('utf8').replace(/=\r?\n/g, ''),
+          source: Buffer.concat(chunks)
+            .toString('utf8')
+            .replace(/=\r?\n/g, ''),
           user: typeof session.user === 'string' ? session.user : undefined,
           secure: session.secure,
         });

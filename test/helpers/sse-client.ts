@@ -1,5 +1,9 @@
 /** A minimal SSE reader over fetch: yields parsed frames until the caller stops or time runs out. */
-export interface SseFrame { id?: string; event?: string; data: string }
+export interface SseFrame {
+  id?: string;
+  event?: string;
+  data: string;
+}
 
 export async function openSse(url: string, headers: Record<string, string>, signal: AbortSignal) {
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal });
@@ -29,7 +33,9 @@ export async function openSse(url: string, headers: Record<string, string>, sign
       if (Date.now() > deadline) throw new Error('no SSE frame in time');
       const chunk = await Promise.race([
         reader.read(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no SSE frame in time')), Math.max(1, deadline - Date.now()))),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('no SSE frame in time')), Math.max(1, deadline - Date.now())),
+        ),
       ]);
       if (chunk.done) throw new Error('stream ended');
       buffer += chunk.value;

@@ -42,10 +42,17 @@ export async function stalledDatabase(t: TestContext, url: string): Promise<Stal
   await locker.query('BEGIN');
   await locker.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
   return {
-    name, host, port, user,
+    name,
+    host,
+    port,
+    user,
     async dumpPids() {
       const { stdout } = await run('ps', ['-eo', 'pid=,comm=,args=']);
-      return stdout.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f[1] === 'pg_dump' && f.slice(2).join(' ').includes(name)).map((f) => Number(f[0]));
+      return stdout
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter((f) => f[1] === 'pg_dump' && f.slice(2).join(' ').includes(name))
+        .map((f) => Number(f[0]));
     },
   };
 }

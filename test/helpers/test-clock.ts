@@ -51,7 +51,11 @@ export class TestClock implements Clock {
       if (step === 100_000) throw new Error('TestClock.advance: timers keep re-arming without time passing');
       let next: [ClockTimer, Pending] | undefined;
       for (const entry of this.#timers) {
-        if (entry[1].at <= until && (!next || entry[1].at < next[1].at || (entry[1].at === next[1].at && entry[1].seq < next[1].seq))) next = entry;
+        if (
+          entry[1].at <= until &&
+          (!next || entry[1].at < next[1].at || (entry[1].at === next[1].at && entry[1].seq < next[1].seq))
+        )
+          next = entry;
       }
       if (!next) break;
       this.#timers.delete(next[0]);

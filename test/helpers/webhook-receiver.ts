@@ -3,7 +3,11 @@ import type { Socket } from 'node:net';
 import { readBody } from './http-stand-in.ts';
 
 /** One request a receiver got: headers, raw body and the body parsed as JSON. */
-export interface Received { headers: IncomingHttpHeaders; raw: string; json: any }
+export interface Received {
+  headers: IncomingHttpHeaders;
+  raw: string;
+  json: any;
+}
 
 /**
  * An HTTP receiver on 127.0.0.1 for webhook deliveries: it records every request, answers with
@@ -36,7 +40,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         void readBody(req).then(({ raw, json }) => {
           receiver.received.push({ headers: req.headers, raw, json });
           if (receiver.hang) return;
-          res.writeHead(receiver.status, { 'content-type': 'text/plain' }).end(receiver.status < 300 ? 'ok' : 'receiver refuses');
+          res
+            .writeHead(receiver.status, { 'content-type': 'text/plain' })
+            .end(receiver.status < 300 ? 'ok' : 'receiver refuses');
         });
       });
       server.on('connection', (s: Socket) => {
@@ -58,7 +64,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     async waitFor(count, limitMs = 20_000) {
       for (let waited = 0; receiver.received.length < count; waited += 20) {
-        if (waited > limitMs) throw new Error(`the receiver got ${receiver.received.length} request(s), expected ${count}`);
+        if (waited > limitMs)
+          throw new Error(`the receiver got ${receiver.received.length} request(s), expected ${count}`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return receiver.received;

@@ -20,10 +20,16 @@ test('NUL characters anywhere in the input are a 400, never a 500', async (t) =>
 test('JSON bodies are not coerced: a string is not a boolean, a number is not a string', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  const asString = await call(app, 'POST', '/api/users', { token: admin, body: { username: 'bob', password: 'bob-password', disabled: 'true' } });
+  const asString = await call(app, 'POST', '/api/users', {
+    token: admin,
+    body: { username: 'bob', password: 'bob-password', disabled: 'true' },
+  });
   assert.equal(asString.status, 400);
   assert.equal(asString.json.code, 'INVALID_INPUT');
-  const asNumber = await call(app, 'POST', '/api/users', { token: admin, body: { username: 'bob', password: 12345678 } });
+  const asNumber = await call(app, 'POST', '/api/users', {
+    token: admin,
+    body: { username: 'bob', password: 12345678 },
+  });
   assert.equal(asNumber.status, 400);
   // Query strings are still read as the schema's types.
   const paged = await call(app, 'GET', '/api/users', { token: admin, query: { limit: '1', offset: '0' } });
@@ -46,27 +52,55 @@ test('numbers no column can hold (1e309 is Infinity, integers beyond 2^53) are a
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   for (const [url, query] of [
-    ['/api/backup/records', { taskId: '1e309' }], ['/api/backup/records', { nodeId: '1e309' }], ['/api/restore/records', { taskId: '1e309' }],
-    ['/api/verify/records', { taskId: '-1e309' }], ['/api/backup/records', { taskId: '99999999999999999999' }], ['/api/users', { limit: '1e309' }],
+    ['/api/backup/records', { taskId: '1e309' }],
+    ['/api/backup/records', { nodeId: '1e309' }],
+    ['/api/restore/records', { taskId: '1e309' }],
+    ['/api/verify/records', { taskId: '-1e309' }],
+    ['/api/backup/records', { taskId: '99999999999999999999' }],
+    ['/api/users', { limit: '1e309' }],
   ] as const) {
     const res = await call(app, 'GET', url, { token: admin, query });
     assert.equal(res.status, 400, `${url} ${JSON.stringify(query)}: ${res.body}`);
     assert.equal(res.json.code, 'INVALID_INPUT');
   }
-  const raw = await app.inject({ method: 'POST', url: '/api/api-keys', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"name":"k","role":"viewer","ttlHours":1e309}' });
+  const raw = await app.inject({
+    method: 'POST',
+    url: '/api/api-keys',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    payload: '{"name":"k","role":"viewer","ttlHours":1e309}',
+  });
   assert.equal(raw.statusCode, 400, raw.body);
   assert.equal(raw.json().code, 'INVALID_INPUT');
   // Ordinary large values still pass.
-  assert.equal((await call(app, 'GET', '/api/backup/records', { token: admin, query: { taskId: String(Number.MAX_SAFE_INTEGER) } })).status, 200);
+  assert.equal(
+    (
+      await call(app, 'GET', '/api/backup/records', {
+        token: admin,
+        query: { taskId: String(Number.MAX_SAFE_INTEGER) },
+      })
+    ).status,
+    200,
+  );
 });
 
 test('every list takes offset without limit (SQL needs a limit with an offset: lists without a default one must supply it)', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
-  const lists = app.accessTable.filter((r) => r.method === 'GET' && r.url.startsWith('/api/') && !r.url.includes(':') && r.access !== 'agent' && r.access !== 'public');
+  const lists = app.accessTable.filter(
+    (r) =>
+      r.method === 'GET' &&
+      r.url.startsWith('/api/') &&
+      !r.url.includes(':') &&
+      r.access !== 'agent' &&
+      r.access !== 'public',
+  );
   assert.ok(lists.length >= 10, `list routes: ${lists.length}`);
   for (const route of lists) {
-    const res = await call(app, 'GET', route.url, { token: admin, query: { offset: '1' }, headers: { accept: 'application/json' } });
+    const res = await call(app, 'GET', route.url, {
+      token: admin,
+      query: { offset: '1' },
+      headers: { accept: 'application/json' },
+    });
     if (res.json?.code === 'UPDATE_CHECK_FAILED') continue; // the release feed is not reachable from here
     assert.ok(res.status < 500, `${route.url}?offset=1 answered ${res.status} ${res.body.slice(0, 200)}`);
   }

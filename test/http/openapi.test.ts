@@ -12,7 +12,11 @@ import { SPEC_FILE, parseSpec, readSnapshot, type SpecRoutes } from '../../scrip
 function specRouteList(): SpecRoutes {
   const snapshot = readSnapshot();
   if (existsSync(SPEC_FILE)) {
-    assert.deepEqual(snapshot, parseSpec(readFileSync(SPEC_FILE, 'utf8')), 'test/http/spec-routes.json is stale: run node_modules/.bin/node scripts/spec-routes.ts');
+    assert.deepEqual(
+      snapshot,
+      parseSpec(readFileSync(SPEC_FILE, 'utf8')),
+      'test/http/spec-routes.json is stale: run node_modules/.bin/node scripts/spec-routes.ts',
+    );
   }
   return snapshot;
 }
@@ -27,25 +31,46 @@ function pathPattern(path: string, placeholders: Set<string>): RegExp {
   return new RegExp(`^${parts.join('/')}$`);
 }
 
-type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; security?: unknown[] };
+type Operation = {
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  security?: unknown[];
+};
 
 test('GET /api/openapi.json describes every spec route with its success and error responses', async (t) => {
   const { app } = await build(t);
   const res = await app.inject({ method: 'GET', url: '/api/openapi.json' });
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /^application\/json/);
-  const doc = res.json() as { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
+  const doc = res.json() as {
+    openapi: string;
+    info: { title: string; version: string };
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  };
   assert.match(doc.openapi, /^3\.1\./);
   assert.equal(doc.info.title, 'Backplane');
   assert.ok(doc.info.version.length > 0);
   assert.ok(doc.components.schemas.ErrorEnvelope, 'the shared error envelope is a named component');
-  assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['agentBearer', 'agentToken', 'apiKey', 'bearerAuth']);
+  assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), [
+    'agentBearer',
+    'agentToken',
+    'apiKey',
+    'bearerAuth',
+  ]);
 
   const paths = Object.keys(doc.paths);
   assert.ok(paths.length > 50, `the description has ${paths.length} paths`);
-  assert.deepEqual(paths.filter((p) => p.includes(':')), [], 'path parameters are written {id}, not :id');
+  assert.deepEqual(
+    paths.filter((p) => p.includes(':')),
+    [],
+    'path parameters are written {id}, not :id',
+  );
   assert.ok(doc.paths['/api/backup/records/{id}']?.get, '/api/backup/records/:id appears as /api/backup/records/{id}');
-  assert.deepEqual(paths.filter((p) => p.startsWith('/api/docs') || p === '/api/openapi.json'), [], "the docs' own routes are hidden");
+  assert.deepEqual(
+    paths.filter((p) => p.startsWith('/api/docs') || p === '/api/openapi.json'),
+    [],
+    "the docs' own routes are hidden",
+  );
 
   const list = specRouteList();
   const routes = list.routes;
@@ -64,7 +89,8 @@ test('GET /api/openapi.json describes every spec route with its success and erro
       const op = doc.paths[path]![route.method.toLowerCase()]!;
       const responses = Object.entries(op.responses ?? {});
       const success = responses.filter(([status]) => /^2/.test(status));
-      if (!success.some(([, r]) => r.content && Object.values(r.content).some((m) => m.schema))) problems.push(`${name}: no 2xx response schema with content`);
+      if (!success.some(([, r]) => r.content && Object.values(r.content).some((m) => m.schema)))
+        problems.push(`${name}: no 2xx response schema with content`);
       const clientError = responses.find(([status]) => status === '4XX')?.[1];
       const ref = clientError?.content?.['application/json']?.schema as { $ref?: string } | undefined;
       if (ref?.$ref !== '#/components/schemas/ErrorEnvelope') problems.push(`${name}: 4xx is not the ErrorEnvelope`);
@@ -97,7 +123,11 @@ test('the error envelope in the description is the one errors are sent in', asyn
   // own 406 (another shape, which the shared schema cannot serialise) is reached.
   const token = await setupAdmin(app);
   for (const accept of ['application/json', 'text/event-stream;q=0', 'text/event-stream;q=0, */*']) {
-    const stream = await app.inject({ method: 'GET', url: '/api/events/stream', headers: { accept, authorization: `Bearer ${token}` } });
+    const stream = await app.inject({
+      method: 'GET',
+      url: '/api/events/stream',
+      headers: { accept, authorization: `Bearer ${token}` },
+    });
     assert.equal(stream.statusCode, 406, accept);
     assert.equal(stream.json().code, 'NOT_ACCEPTABLE', accept);
   }
@@ -110,7 +140,11 @@ test('GET /api/docs is an HTML page whose assets this server serves', async (t) 
   assert.match(String(page.headers['content-type']), /^text\/html/);
   const refs = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
   assert.ok(refs.length > 0, 'the page references its assets');
-  assert.deepEqual(refs.filter((r) => /^(https?:)?\/\//.test(r)), [], 'no asset from another host (no CDN)');
+  assert.deepEqual(
+    refs.filter((r) => /^(https?:)?\/\//.test(r)),
+    [],
+    'no asset from another host (no CDN)',
+  );
   const script = refs.find((r) => r.endsWith('.js'))!;
   const asset = await app.inject({ method: 'GET', url: new URL(script, 'http://master/api/docs').pathname });
   assert.equal(asset.statusCode, 200, `${script} is served`);

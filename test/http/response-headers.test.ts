@@ -24,15 +24,34 @@ test('X-Content-Type-Options: nosniff on every kind of response: JSON, errors, 4
     ['the liveness probe', await call(app, 'GET', '/health')],
     ['a CSV export', await call(app, 'GET', '/api/audit-logs/export', { token: admin })],
   ];
-  const invalidJson = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/json' }, payload: '{"username":' });
-  replies.push(['an unparsable JSON body', { status: invalidJson.statusCode, headers: invalidJson.headers, json: undefined, body: invalidJson.body }]);
-  const badType = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/xml' }, payload: '<x/>' });
-  replies.push(['an unsupported media type', { status: badType.statusCode, headers: badType.headers, json: undefined, body: badType.body }]);
+  const invalidJson = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"username":',
+  });
+  replies.push([
+    'an unparsable JSON body',
+    { status: invalidJson.statusCode, headers: invalidJson.headers, json: undefined, body: invalidJson.body },
+  ]);
+  const badType = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    headers: { 'content-type': 'application/xml' },
+    payload: '<x/>',
+  });
+  replies.push([
+    'an unsupported media type',
+    { status: badType.statusCode, headers: badType.headers, json: undefined, body: badType.body },
+  ]);
   for (const [what, res] of replies) {
     assert.equal(res.headers['x-content-type-options'], 'nosniff', `${what} (status ${res.status})`);
   }
   // The cases above really are what they say (a test that cannot fail is no test).
-  assert.deepEqual(replies.map(([, r]) => r.status), [200, 200, 401, 401, 404, 404, 400, 400, 200, 200, 200, 400, 415]);
+  assert.deepEqual(
+    replies.map(([, r]) => r.status),
+    [200, 200, 401, 401, 404, 404, 400, 400, 200, 200, 200, 400, 415],
+  );
 });
 
 test('Cache-Control: no-store on every response that carries a secret', async (t) => {
@@ -45,7 +64,10 @@ test('Cache-Control: no-store on every response that carries a secret', async (t
   const login = await call(app, 'POST', '/api/auth/login', { body: ADMIN });
   assert.equal(login.status, 200);
   assertNoStore(login, 'login (session token)');
-  assertNoStore(await call(app, 'POST', '/api/auth/login', { body: { ...ADMIN, password: 'wrong-password' } }), 'a failed login');
+  assertNoStore(
+    await call(app, 'POST', '/api/auth/login', { body: { ...ADMIN, password: 'wrong-password' } }),
+    'a failed login',
+  );
 
   const key = await call(app, 'POST', '/api/api-keys', { token: admin, body: { name: 'k', role: 'viewer' } });
   assert.equal(key.status, 200);
@@ -61,7 +83,9 @@ test('Cache-Control: no-store on every response that carries a secret', async (t
   const rotated = await call(app, 'POST', `/api/nodes/${nodeId}/rotate-token`, { token: admin });
   assert.equal(rotated.status, 200, rotated.body);
   assertNoStore(rotated, 'token rotation');
-  const agentSelf = await call(app, 'GET', '/api/v1/agent/self', { headers: { 'x-agent-token': rotated.json.data.token } });
+  const agentSelf = await call(app, 'GET', '/api/v1/agent/self', {
+    headers: { 'x-agent-token': rotated.json.data.token },
+  });
   assert.equal(agentSelf.status, 200, agentSelf.body);
   assertNoStore(agentSelf, 'an agent route');
 
@@ -76,11 +100,18 @@ test('Cache-Control: no-store on every response that carries a secret', async (t
   const enrolled = await call(app, 'POST', '/api/install/enroll', { body: { code } });
   assert.equal(enrolled.status, 200, enrolled.body);
   assertNoStore(enrolled, 'enrollment (agent token)');
-  const compose = await call(app, 'GET', `/install/${(await call(app, 'POST', `/api/nodes/${nodeId}/install-tokens`, { token: admin })).json.data.token}/compose.yml`);
+  const compose = await call(
+    app,
+    'GET',
+    `/install/${(await call(app, 'POST', `/api/nodes/${nodeId}/install-tokens`, { token: admin })).json.data.token}/compose.yml`,
+  );
   assert.equal(compose.status, 200);
   assertNoStore(compose, 'the compose file (enrollment code)');
 
-  const password = await call(app, 'PUT', '/api/auth/password', { token: admin, body: { oldPassword: ADMIN.password, newPassword: 'another-password-2' } });
+  const password = await call(app, 'PUT', '/api/auth/password', {
+    token: admin,
+    body: { oldPassword: ADMIN.password, newPassword: 'another-password-2' },
+  });
   assert.equal(password.status, 200, password.body);
   assertNoStore(password, 'password change (fresh session token)');
 

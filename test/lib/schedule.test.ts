@@ -19,17 +19,21 @@ test('@every takes a Go duration (robfig/cron), in whole seconds', () => {
   }
 });
 
-test('@every fires on a fixed grid from the epoch; other expressions stay croner\'s', () => {
+test("@every fires on a fixed grid from the epoch; other expressions stay croner's", () => {
   const from = new Date('2026-03-02T10:15:00Z');
   assert.equal(parseSchedule('@every 1h').nextRun(from)?.toISOString(), '2026-03-02T11:00:00.000Z');
   assert.equal(parseSchedule('@EVERY   6h').nextRun(from)?.toISOString(), '2026-03-02T12:00:00.000Z');
-  assert.equal(parseSchedule('@every 1h', 'Asia/Kolkata').nextRun(new Date('2026-03-02T11:00:00Z'))?.toISOString(), '2026-03-02T12:00:00.000Z', 'strictly after, whatever the zone');
+  assert.equal(
+    parseSchedule('@every 1h', 'Asia/Kolkata').nextRun(new Date('2026-03-02T11:00:00Z'))?.toISOString(),
+    '2026-03-02T12:00:00.000Z',
+    'strictly after, whatever the zone',
+  );
   assert.equal(parseSchedule('0 2 * * *', 'UTC').nextRun(from)?.toISOString(), '2026-03-03T02:00:00.000Z');
   assert.equal(parseSchedule('@hourly', 'UTC').nextRun(from)?.toISOString(), '2026-03-02T11:00:00.000Z');
   assert.equal(scheduleError('@every 45m'), undefined);
   assert.match(scheduleError('@every 45q') ?? '', /not a duration/);
   assert.match(scheduleError('@every') ?? '', /needs a duration/);
-  assert.ok(scheduleError('61 * * * *'), 'croner\'s refusals still come through');
+  assert.ok(scheduleError('61 * * * *'), "croner's refusals still come through");
 });
 
 test('a timer on @every fires on its grid as the clock advances', async () => {
@@ -43,14 +47,29 @@ test('a timer on @every fires on its grid as the clock advances', async () => {
   assert.equal(clock.pending, 0);
 });
 
-test('the console\'s preview reads every expression as the server does', () => {
+test("the console's preview reads every expression as the server does", () => {
   const from = new Date('2026-03-02T10:15:42Z');
-  for (const expr of ['@every 1h', '@every 90m', '@every 1h30m', '@every 7h', '@every 45s', '@every 1.5h', '@every 2m500ms', '0 2 * * *', '@daily', '*/15 * * * *']) {
+  for (const expr of [
+    '@every 1h',
+    '@every 90m',
+    '@every 1h30m',
+    '@every 7h',
+    '@every 45s',
+    '@every 1.5h',
+    '@every 2m500ms',
+    '0 2 * * *',
+    '@daily',
+    '*/15 * * * *',
+  ]) {
     const preview = cronPreview(expr, { from, timeZone: 'Europe/Berlin', count: 4 });
     assert.equal(preview.kind, 'valid', expr);
     const schedule = parseSchedule(expr, 'Europe/Berlin');
     const expected: string[] = [];
-    for (let at: Date | null = from; expected.length < 4 && at; expected.push((at = schedule.nextRun(at))!.toISOString()));
+    for (
+      let at: Date | null = from;
+      expected.length < 4 && at;
+      expected.push((at = schedule.nextRun(at))!.toISOString())
+    );
     assert.deepEqual(preview.kind === 'valid' && preview.next.map((d) => d.toISOString()), expected, expr);
   }
   for (const bad of ['@every', '@every 1x', '@every 1h 30m', '@every 500ms', '@every 3000000h']) {

@@ -18,7 +18,13 @@ import type { Config } from '../../core/config/config.ts';
 
 const SECRET = 'delivery-secret-abcdef123456';
 /** Fast retries, no coalescing unless a test asks for it. */
-const FAST: Partial<Config> = { notifyRetryBaseSeconds: 0.2, notifyCoalesceSeconds: 0, notifyTimeoutSeconds: 2, storageHealthIntervalSeconds: 0, slaScanIntervalSeconds: 0 };
+const FAST: Partial<Config> = {
+  notifyRetryBaseSeconds: 0.2,
+  notifyCoalesceSeconds: 0,
+  notifyTimeoutSeconds: 2,
+  storageHealthIntervalSeconds: 0,
+  slaScanIntervalSeconds: 0,
+};
 
 async function setup(t: TestContext, config: Partial<Config> = {}, dataDir?: string) {
   const built = await build(t, { config: { ...FAST, ...config }, ...(dataDir ? { dataDir } : {}) });
@@ -29,15 +35,40 @@ async function setup(t: TestContext, config: Partial<Config> = {}, dataDir?: str
   return { ...built, admin, src, disk };
 }
 
-async function hook(app: FastifyInstance, token: string, receiver: WebhookReceiver, extra: Record<string, unknown> = {}): Promise<number> {
-  const res = await call(app, 'POST', '/api/notifications', { token, body: { name: `hook-${receiver.port}-${Math.random()}`, type: 'webhook', config: { url: receiver.url, secret: SECRET }, ...extra } });
+async function hook(
+  app: FastifyInstance,
+  token: string,
+  receiver: WebhookReceiver,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
+  const res = await call(app, 'POST', '/api/notifications', {
+    token,
+    body: {
+      name: `hook-${receiver.port}-${Math.random()}`,
+      type: 'webhook',
+      config: { url: receiver.url, secret: SECRET },
+      ...extra,
+    },
+  });
   assert.equal(res.status, 200, res.body);
   return res.json.data.id;
 }
 
 /** A task whose only source path does not exist: every run fails. */
-async function failingTask(app: FastifyInstance, token: string, src: string, diskId: number, extra: Record<string, unknown> = {}) {
-  return createTask(app, token, { name: `fails-${Math.random()}`, type: 'file', sourcePaths: [join(src, 'missing')], storageTargetIds: [diskId], ...extra });
+async function failingTask(
+  app: FastifyInstance,
+  token: string,
+  src: string,
+  diskId: number,
+  extra: Record<string, unknown> = {},
+) {
+  return createTask(app, token, {
+    name: `fails-${Math.random()}`,
+    type: 'file',
+    sourcePaths: [join(src, 'missing')],
+    storageTargetIds: [diskId],
+    ...extra,
+  });
 }
 
 function verified(r: Received): boolean {
@@ -47,7 +78,9 @@ function verified(r: Received): boolean {
 }
 
 async function deliveries(app: FastifyInstance, channelId: number) {
-  return app.diContainer.cradle.orm.em.fork().find(NotificationDeliveryEntity, { channelId }, { orderBy: { id: 'asc' } });
+  return app.diContainer.cradle.orm.em
+    .fork()
+    .find(NotificationDeliveryEntity, { channelId }, { orderBy: { id: 'asc' } });
 }
 
 test('a failed backup reaches a subscribed webhook, signed, with a link and an idempotency key, and shows in the delivery log', async (t) => {
@@ -100,7 +133,8 @@ test('a receiver that is down gets the message once it is back, with the same id
   await receiver.start();
   const [got] = await receiver.waitFor(1);
   assert.equal(got!.json.event, 'backup_failed');
-  for (let i = 0; i < 100 && (await deliveries(app, channelId))[0]!.status !== 'delivered'; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 100 && (await deliveries(app, channelId))[0]!.status !== 'delivered'; i++)
+    await new Promise((r) => setTimeout(r, 20));
   const log = (await call(app, 'GET', `/api/notifications/${channelId}/deliveries`, { token: admin })).json.data[0];
   assert.equal(log.status, 'delivered');
   assert.ok(log.attemptLog.length >= 2);
@@ -130,12 +164,40 @@ test('outbox events survive a restart: what was not sent before the master stopp
   const channelId = await hook(first.app, first.admin, receiver);
   // An outcome stored with its alert, the worker stopped before it could send: as a crash would leave it.
   await first.app.diContainer.cradle.deliveryWorker.stop();
-  await first.app.diContainer.cradle.alerts.raise({ type: 'backup_failed', subject: 'task:1', title: 'Backup failed: left behind', body: 'x', fields: { taskName: 'left behind' } });
+  await first.app.diContainer.cradle.alerts.raise({
+    type: 'backup_failed',
+    subject: 'task:1',
+    title: 'Backup failed: left behind',
+    body: 'x',
+    fields: { taskName: 'left behind' },
+  });
   // And one claimed for sending when the master died.
   const em = first.app.diContainer.cradle.orm.em.fork();
-  const event = em.create(NotificationEventEntity, { type: 'backup_failed', severity: 'error', subject: 'task:2', title: 'Backup failed: mid-send', body: 'y', fields: '{}', linkPath: '', occurredAt: new Date(), dispatchedAt: new Date() });
+  const event = em.create(NotificationEventEntity, {
+    type: 'backup_failed',
+    severity: 'error',
+    subject: 'task:2',
+    title: 'Backup failed: mid-send',
+    body: 'y',
+    fields: '{}',
+    linkPath: '',
+    occurredAt: new Date(),
+    dispatchedAt: new Date(),
+  });
   await em.flush();
-  em.create(NotificationDeliveryEntity, { eventId: event.id, channelId, eventType: 'backup_failed', subject: 'task:2', status: 'sending', attempts: 1, nextAttemptAt: null, lastError: '', coalescedCount: 0, mergedInto: null, deliveredAt: null });
+  em.create(NotificationDeliveryEntity, {
+    eventId: event.id,
+    channelId,
+    eventType: 'backup_failed',
+    subject: 'task:2',
+    status: 'sending',
+    attempts: 1,
+    nextAttemptAt: null,
+    lastError: '',
+    coalescedCount: 0,
+    mergedInto: null,
+    deliveredAt: null,
+  });
   await em.flush();
   await first.app.close();
   assert.equal(receiver.received.length, 0);
@@ -184,16 +246,30 @@ test('subscriptions: eventTypes picks exactly those events; empty follows onSucc
   t.after(() => Promise.all([successes.stop(), failures.stop()]));
   await hook(app, admin, successes, { eventTypes: ['backup_success'] });
   await hook(app, admin, failures, { onSuccess: false, onFailure: true });
-  const good = await createTask(app, admin, { name: 'good', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
+  const good = await createTask(app, admin, {
+    name: 'good',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.id],
+  });
   const bad = await failingTask(app, admin, src, disk.id);
   const worker = app.diContainer.cradle.deliveryWorker;
   await runAndWait(app, admin, good.id);
   await runAndWait(app, admin, bad.id);
   await worker.settle();
-  assert.deepEqual(successes.received.map((r) => r.json.event), ['backup_success']);
-  assert.deepEqual(failures.received.map((r) => r.json.event), ['backup_failed']);
+  assert.deepEqual(
+    successes.received.map((r) => r.json.event),
+    ['backup_success'],
+  );
+  assert.deepEqual(
+    failures.received.map((r) => r.json.event),
+    ['backup_failed'],
+  );
 
-  assert.equal((await call(app, 'PUT', '/api/settings', { token: admin, body: { backup_notification_enabled: 'false' } })).status, 200);
+  assert.equal(
+    (await call(app, 'PUT', '/api/settings', { token: admin, body: { backup_notification_enabled: 'false' } })).status,
+    200,
+  );
   await runAndWait(app, admin, bad.id);
   await worker.settle();
   assert.equal(failures.received.length, 1, 'backup_notification_enabled=false mutes backup results');
@@ -212,7 +288,10 @@ test('the same event for the same subject within the window is coalesced into th
   await worker.settle();
   assert.equal(receiver.received.length, 1);
   const rows = await deliveries(app, channelId);
-  assert.deepEqual(rows.map((d) => d.status), ['delivered', 'coalesced']);
+  assert.deepEqual(
+    rows.map((d) => d.status),
+    ['delivered', 'coalesced'],
+  );
   assert.equal(rows[0]!.coalescedCount, 1);
   assert.equal(rows[1]!.mergedInto, rows[0]!.id);
 });
@@ -238,8 +317,18 @@ test('a channel that hangs delays neither the backup nor another channel', async
 test('sendTo: a one-time code goes to an address through a channel type that can reach it', async (t) => {
   const { app, admin } = await setup(t);
   const sender = app.diContainer.cradle.notificationSender;
-  const message = { event: 'login_otp', severity: 'info' as const, title: 'Your login code', body: 'Code: 123456', fields: { code: '123456', purpose: 'login_otp' }, timestamp: new Date().toISOString(), idempotencyKey: 'otp-1' };
-  await assert.rejects(sender.sendTo({ kind: 'phone', value: '+15550100' }, message), { code: 'NOTIFICATION_NO_CHANNEL' });
+  const message = {
+    event: 'login_otp',
+    severity: 'info' as const,
+    title: 'Your login code',
+    body: 'Code: 123456',
+    fields: { code: '123456', purpose: 'login_otp' },
+    timestamp: new Date().toISOString(),
+    idempotencyKey: 'otp-1',
+  };
+  await assert.rejects(sender.sendTo({ kind: 'phone', value: '+15550100' }, message), {
+    code: 'NOTIFICATION_NO_CHANNEL',
+  });
   const receiver = await startWebhookReceiver();
   t.after(() => receiver.stop());
   await hook(app, admin, receiver, { enabled: true });

@@ -14,10 +14,18 @@ test('GET /api/notifications/event-types lists what eventTypes accepts (auth), e
   assert.ok(types.every((e) => e.description.length > 0));
 
   // Every listed type is accepted by a channel, and a type not listed is refused.
-  const body = { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' }, eventTypes: types.map((e) => e.type) };
+  const body = {
+    name: 'hook',
+    type: 'webhook',
+    config: { url: 'http://127.0.0.1:9/hook' },
+    eventTypes: types.map((e) => e.type),
+  };
   const created = await call(app, 'POST', '/api/notifications', { token: admin, body });
   assert.equal(created.status, 200, created.body);
-  const refused = await call(app, 'POST', '/api/notifications', { token: admin, body: { ...body, name: 'other', eventTypes: ['backup_exploded'] } });
+  const refused = await call(app, 'POST', '/api/notifications', {
+    token: admin,
+    body: { ...body, name: 'other', eventTypes: ['backup_exploded'] },
+  });
   assert.equal(refused.status, 400);
   assert.equal(refused.json.code, 'NOTIFICATION_INVALID');
 });

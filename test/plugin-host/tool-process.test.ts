@@ -5,9 +5,17 @@ import zlib from 'node:zlib';
 import { runDump, runRestore, type ToolRun } from '@backplane/plugin-api';
 import { dumpCompressor, zstdRawBytes } from '../../core/engine/stream/compression.ts';
 
-const cat: ToolRun = { command: 'cat', args: [], env: { PATH: process.env.PATH ?? '' }, secrets: [], classify: () => 'permanent' };
+const cat: ToolRun = {
+  command: 'cat',
+  args: [],
+  env: { PATH: process.env.PATH ?? '' },
+  secrets: [],
+  classify: () => 'permanent',
+};
 
-test('runRestore refuses an input that already failed or closed instead of waiting on it forever', { timeout: 10_000 }, async () => {
+test('runRestore refuses an input that already failed or closed instead of waiting on it forever', {
+  timeout: 10_000,
+}, async () => {
   const failed = new PassThrough();
   failed.on('error', () => undefined);
   failed.destroy(new Error('checksum mismatch'));
@@ -20,7 +28,9 @@ test('runRestore refuses an input that already failed or closed instead of waiti
   await assert.rejects(runRestore(cat, closed), /closed before/);
 });
 
-test('runRestore kills the tool when its input errors part-way, and succeeds on a clean end', { timeout: 10_000 }, async () => {
+test('runRestore kills the tool when its input errors part-way, and succeeds on a clean end', {
+  timeout: 10_000,
+}, async () => {
   const input = new PassThrough();
   const pending = runRestore(cat, input);
   input.write('partial data');
@@ -31,7 +41,13 @@ test('runRestore kills the tool when its input errors part-way, and succeeds on 
 
 // ---- runDump with a compressor: the tool's stdout goes straight into the compressor -----------
 
-const sh = (script: string): ToolRun => ({ command: 'sh', args: ['-c', script], env: { PATH: process.env.PATH ?? '' }, secrets: [], classify: () => 'permanent' });
+const sh = (script: string): ToolRun => ({
+  command: 'sh',
+  args: ['-c', script],
+  env: { PATH: process.env.PATH ?? '' },
+  secrets: [],
+  classify: () => 'permanent',
+});
 const zstd = dumpCompressor('zstd', 3, { ...process.env, BACKPLANE_ZSTD_BINARY: 'zstd' })!;
 
 async function drain(stream: Readable): Promise<Buffer> {
@@ -62,9 +78,14 @@ test('runDump with a compressor never ends cleanly when the dump fails part-way'
   assert.equal(dump.rawBytes?.(), undefined);
 });
 
-test('runDump with a compressor fails when the compressor fails or is missing, and stops the dump', { timeout: 20_000 }, async () => {
+test('runDump with a compressor fails when the compressor fails or is missing, and stops the dump', {
+  timeout: 20_000,
+}, async () => {
   const started = Date.now();
-  const failing = runDump(sh('yes "row" | head -c 1048576; sleep 30'), { command: 'sh', args: ['-c', 'head -c 10; exit 4'] });
+  const failing = runDump(sh('yes "row" | head -c 1048576; sleep 30'), {
+    command: 'sh',
+    args: ['-c', 'head -c 10; exit 4'],
+  });
   await assert.rejects(drain(failing.stream), /sh exited with 4/);
   await assert.rejects(failing.done, /exited with 4/);
   assert.ok(Date.now() - started < 15_000, 'the dump was killed, not waited for');

@@ -12,8 +12,8 @@ const root = join(import.meta.dirname, '../../packages');
 
 for (const pkg of ['plugin-api', 'plugin-testkit']) {
   test(`@backplane/${pkg}: the entry exports every value export of the source, and nothing else`, async () => {
-    const source = await import(join(root, pkg, 'src/index.ts')) as Record<string, unknown>;
-    const entry = await import(join(root, pkg, 'index.js')) as Record<string, unknown>;
+    const source = (await import(join(root, pkg, 'src/index.ts'))) as Record<string, unknown>;
+    const entry = (await import(join(root, pkg, 'index.js'))) as Record<string, unknown>;
     assert.deepEqual(Object.keys(entry).sort(), Object.keys(source).sort());
     for (const name of Object.keys(source)) assert.equal(entry[name], source[name], `${name} is the source's own`);
   });

@@ -31,7 +31,11 @@ async function nodeTest(cwd: string): Promise<{ code: number; out: string }> {
   // Without NODE_TEST_CONTEXT, which would make the inner runner report to this one instead of printing.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   try {
-    const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap'], { cwd, env: { ...env, BACKPLANE_TEST_LARGE_MB: '64' }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap'], {
+      cwd,
+      env: { ...env, BACKPLANE_TEST_LARGE_MB: '64' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return { code: 0, out: stdout };
   } catch (err) {
     const e = err as { code?: number; stdout?: string };
@@ -44,9 +48,17 @@ before(async () => {
   assert.ok(relative(root, work).startsWith('..'), 'the scratch folder lies outside the repository');
   const packs = join(work, 'packs');
   await mkdir(packs);
-  const { stdout } = await run('npm', ['pack', '-w', '@backplane/plugin-api', '-w', '@backplane/plugin-testkit', '--pack-destination', packs, '--json'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
-  const tarballs = (JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>);
-  for (const t of tarballs) assert.ok(t.files.every((f) => !f.path.endsWith('.ts') || f.path.endsWith('.d.ts')), `${t.filename} ships JavaScript only`);
+  const { stdout } = await run(
+    'npm',
+    ['pack', '-w', '@backplane/plugin-api', '-w', '@backplane/plugin-testkit', '--pack-destination', packs, '--json'],
+    { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const tarballs = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  for (const t of tarballs)
+    assert.ok(
+      t.files.every((f) => !f.path.endsWith('.ts') || f.path.endsWith('.d.ts')),
+      `${t.filename} ships JavaScript only`,
+    );
 
   plugin = join(work, 'backplane-storage-example-folder');
   const files = await docFiles();
@@ -55,7 +67,9 @@ before(async () => {
     await mkdir(dirname(join(plugin, name)), { recursive: true });
     await writeFile(join(plugin, name), content);
   }
-  const [api, kit] = ['backplane-plugin-api-0.1.0.tgz', 'backplane-plugin-testkit-0.1.0.tgz'].map((f) => join(packs, f));
+  const [api, kit] = ['backplane-plugin-api-0.1.0.tgz', 'backplane-plugin-testkit-0.1.0.tgz'].map((f) =>
+    join(packs, f),
+  );
   const npm = ['--offline', '--no-audit', '--no-fund'];
   await run('npm', ['install', ...npm, api!], { cwd: plugin });
   await run('npm', ['install', ...npm, '--save-dev', kit!], { cwd: plugin });
@@ -90,8 +104,14 @@ test('a master loads the installed plugin through BACKPLANE_PLUGINS and uses its
   const token = await setupAdmin(app);
   const info = await call(app, 'GET', '/api/system/info', { token });
   assert.equal(info.status, 200, info.body);
-  const { plugins, providers } = info.json.data as { plugins: Array<{ name: string; origin: string; version: string | null }>; providers: { storage: Record<string, string> } };
-  assert.deepEqual(plugins.filter((p) => p.origin === 'config').map((p) => [p.name, p.version]), [['example-folder', '1.0.0']]);
+  const { plugins, providers } = info.json.data as {
+    plugins: Array<{ name: string; origin: string; version: string | null }>;
+    providers: { storage: Record<string, string> };
+  };
+  assert.deepEqual(
+    plugins.filter((p) => p.origin === 'config').map((p) => [p.name, p.version]),
+    [['example-folder', '1.0.0']],
+  );
   assert.equal(providers.storage.example_folder, 'example-folder');
 
   const folder = join(work, 'target');

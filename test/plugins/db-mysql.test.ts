@@ -15,7 +15,10 @@ import { parseMysqlConfig } from '../../plugins/db-mysql/mysql-config.ts';
 import { classifyMysqlStderr } from '../../plugins/db-mysql/mysql-errors.ts';
 import { checkMysqlDump, quoteIdent } from '../../plugins/db-mysql/mysql-sql.ts';
 
-const deps: ProviderDeps = { tempDir: tmpdir(), log: { info: () => undefined, warn: () => undefined, error: () => undefined } };
+const deps: ProviderDeps = {
+  tempDir: tmpdir(),
+  log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+};
 const unique = (what: string) => `bp_test_${process.pid}_${what}_${randomBytes(4).toString('hex')}`;
 
 runDatabaseContract('mysql', async (t) => {
@@ -38,14 +41,29 @@ runDatabaseContract('mysql', async (t) => {
   const config = { host, port, user, password: secret, connectTimeoutSeconds: 5 };
   const created: string[] = [];
   const unreachablePort = await closedPort();
-  const stockTool = (file: string, db: string) => new Promise<void>((resolve, reject) => {
-    const child = spawn('mysql', ['--no-defaults', `--host=${host}`, `--port=${port}`, '--user=root', '--protocol=TCP', '--default-character-set=utf8mb4', db], { stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`mysql exited ${code}: ${stderr}`))));
-    createReadStream(file).pipe(child.stdin);
-  });
+  const stockTool = (file: string, db: string) =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        'mysql',
+        [
+          '--no-defaults',
+          `--host=${host}`,
+          `--port=${port}`,
+          '--user=root',
+          '--protocol=TCP',
+          '--default-character-set=utf8mb4',
+          db,
+        ],
+        { stdio: ['pipe', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`mysql exited ${code}: ${stderr}`))));
+      createReadStream(file).pipe(child.stdin);
+    });
   const q = (name: string) => `\`${name.replace(/`/g, '``')}\``;
   return {
     type: mysqlType,
@@ -68,7 +86,9 @@ runDatabaseContract('mysql', async (t) => {
       for (const table of data.tables) {
         const [id, a, b] = table.columns as [string, string, string];
         const bType = table.name === 'people' ? 'TEXT' : 'INT';
-        await admin.query(`CREATE TABLE ${q(db)}.${table.name} (${id} INT PRIMARY KEY, ${a} TEXT NOT NULL, ${b} ${bType} NULL) ENGINE=InnoDB`);
+        await admin.query(
+          `CREATE TABLE ${q(db)}.${table.name} (${id} INT PRIMARY KEY, ${a} TEXT NOT NULL, ${b} ${bType} NULL) ENGINE=InnoDB`,
+        );
         for (let i = 0; i < table.rows.length; i += 5_000) {
           await admin.query(`INSERT INTO ${q(db)}.${table.name} VALUES ?`, [table.rows.slice(i, i + 5_000)]);
         }
@@ -79,7 +99,9 @@ runDatabaseContract('mysql', async (t) => {
       // another account needs SUPER/SET USER (a documented limit of mysqldump restores).
       const owner = await mysql.createConnection({ host, port, user, password: secret, database: db });
       try {
-        await owner.query('CREATE TRIGGER items_guard BEFORE INSERT ON items FOR EACH ROW SET NEW.qty = COALESCE(NEW.qty, 0)');
+        await owner.query(
+          'CREATE TRIGGER items_guard BEFORE INSERT ON items FOR EACH ROW SET NEW.qty = COALESCE(NEW.qty, 0)',
+        );
         await owner.query('CREATE FUNCTION answer() RETURNS INT DETERMINISTIC RETURN 42');
       } finally {
         await owner.end();
@@ -94,7 +116,10 @@ runDatabaseContract('mysql', async (t) => {
       return mysqlType.create({ ...config, password: `${secret}-wrong` }, deps);
     },
     unreachable: () => new MysqlDriver(parseMysqlConfig({ ...config, port: unreachablePort }), deps),
-    argv: (db) => { const c = parseMysqlConfig(config); return [mysqldumpArgs(c, db), mysqlRestoreArgs(c, db)]; },
+    argv: (db) => {
+      const c = parseMysqlConfig(config);
+      return [mysqldumpArgs(c, db), mysqlRestoreArgs(c, db)];
+    },
     async cleanup() {
       for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${q(name)}`);
       await admin.query('DROP USER IF EXISTS ?@?', [user, '%']);
@@ -107,7 +132,8 @@ test('mysql: argv and environment carry the password only in MYSQL_PWD', () => {
   const config = parseMysqlConfig({ host: 'db.example', user: 'backup', password: 'hunter2-secret' });
   const dump = mysqldumpArgs(config, 'app');
   assert.equal(dump[0], '--no-defaults', 'no option file adds options');
-  for (const flag of ['--single-transaction', '--routines', '--triggers', '--events']) assert.ok(dump.includes(flag), flag);
+  for (const flag of ['--single-transaction', '--routines', '--triggers', '--events'])
+    assert.ok(dump.includes(flag), flag);
   assert.equal(dump.at(-1), 'app');
   assert.ok(!dump.includes('--databases'), 'no CREATE DATABASE/USE: restores into any database');
   assert.ok(mysqlRestoreArgs(config, 'app').includes('--database=app'));
@@ -115,13 +141,27 @@ test('mysql: argv and environment carry the password only in MYSQL_PWD', () => {
   const env = mysqlEnv({ PATH: '/bin', MYSQL_HOST: 'elsewhere' }, config);
   assert.equal(env.MYSQL_PWD, 'hunter2-secret');
   assert.equal(env.MYSQL_HOST, undefined);
-  assert.throws(() => mysqldumpArgs(config, '--all-databases'), (err) => err instanceof ProviderError && err.kind === 'permanent');
+  assert.throws(
+    () => mysqldumpArgs(config, '--all-databases'),
+    (err) => err instanceof ProviderError && err.kind === 'permanent',
+  );
 });
 
 test('mysql: stderr maps onto kinds', () => {
-  assert.equal(classifyMysqlStderr("mysqldump: Got error: 1045: \"Access denied for user 'x'@'y' (using password: YES)\" when trying to connect"), 'auth');
-  assert.equal(classifyMysqlStderr('mysqldump: Got error: 1049: "Unknown database \'nope\'" when selecting the database'), 'not_found');
-  assert.equal(classifyMysqlStderr("mysqldump: Got error: 2002: \"Can't connect to server on '127.0.0.1' (115)\""), 'transient');
+  assert.equal(
+    classifyMysqlStderr(
+      "mysqldump: Got error: 1045: \"Access denied for user 'x'@'y' (using password: YES)\" when trying to connect",
+    ),
+    'auth',
+  );
+  assert.equal(
+    classifyMysqlStderr('mysqldump: Got error: 1049: "Unknown database \'nope\'" when selecting the database'),
+    'not_found',
+  );
+  assert.equal(
+    classifyMysqlStderr("mysqldump: Got error: 2002: \"Can't connect to server on '127.0.0.1' (115)\""),
+    'transient',
+  );
   assert.equal(classifyMysqlStderr('ERROR 1064 (42000) at line 1: You have an error in your SQL syntax'), 'permanent');
   assert.deepEqual(mysqlType.secretFields, ['password']);
 });
@@ -130,9 +170,13 @@ test('mysql: discover marks the system schemas', async (t) => {
   const url = await requireOrSkip(t, 'mysql');
   if (!url) return;
   const u = new URL(url);
-  const instance = await mysqlType.create({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) }, deps);
+  const instance = await mysqlType.create(
+    { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) },
+    deps,
+  );
   const found = await instance.discover();
-  for (const name of ['information_schema', 'mysql', 'performance_schema']) assert.equal(found.find((d) => d.name === name)?.system, true, name);
+  for (const name of ['information_schema', 'mysql', 'performance_schema'])
+    assert.equal(found.find((d) => d.name === name)?.system, true, name);
   await assert.rejects(instance.dump({ databases: [] }), (err) => providerErrorKind(err) === 'permanent');
   assert.ok(isPlugin(dbMysqlPlugin));
   assert.equal(dbMysqlPlugin.name, 'db-mysql');
@@ -141,18 +185,32 @@ test('mysql: discover marks the system schemas', async (t) => {
 test('mysql: identifiers are quoted; checkDump wants the header and the last-line trailer', () => {
   assert.equal(quoteIdent('a`b'), '`a``b`');
   assert.equal(quoteIdent('x`; DROP DATABASE y; --'), '`x``; DROP DATABASE y; --`');
-  const mariadb = Buffer.from('/*M!999999\\- enable the sandbox mode */ \n-- MariaDB dump 10.19  Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)\n--\n');
-  const mysql8 = Buffer.from('-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n--\n-- Host: db    Database: app\n');
+  const mariadb = Buffer.from(
+    '/*M!999999\\- enable the sandbox mode */ \n-- MariaDB dump 10.19  Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)\n--\n',
+  );
+  const mysql8 = Buffer.from(
+    '-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n--\n-- Host: db    Database: app\n',
+  );
   const end = '/*!40111 SET SQL_NOTES=@OLD_SQL_NOTES */;\n\n';
   for (const head of [mariadb, mysql8]) {
     assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed on 2026-01-02 03:04:05\n`)), undefined);
     assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed\n`)), undefined, '--skip-dump-date');
     // Before 10 a.m. mysqldump pads the hour with a space: `2026-11-22  0:03:12`.
-    assert.equal(checkMysqlDump(head, Buffer.from(`${end}-- Dump completed on 2026-11-22  0:03:12\n`)), undefined, 'single-digit hour');
+    assert.equal(
+      checkMysqlDump(head, Buffer.from(`${end}-- Dump completed on 2026-11-22  0:03:12\n`)),
+      undefined,
+      'single-digit hour',
+    );
     assert.match(checkMysqlDump(head, Buffer.from(`INSERT INTO t VALUES (1),(2);\n`)) ?? '', /no completion trailer/);
-    assert.match(checkMysqlDump(head, Buffer.from(`-- Dump completed\nINSERT INTO t VALUES (1);\n`)) ?? '', /goes on after/);
+    assert.match(
+      checkMysqlDump(head, Buffer.from(`-- Dump completed\nINSERT INTO t VALUES (1);\n`)) ?? '',
+      /goes on after/,
+    );
   }
-  assert.match(checkMysqlDump(Buffer.from('--\n-- PostgreSQL database dump\n'), Buffer.from('-- Dump completed\n')) ?? '', /no mysqldump header/);
+  assert.match(
+    checkMysqlDump(Buffer.from('--\n-- PostgreSQL database dump\n'), Buffer.from('-- Dump completed\n')) ?? '',
+    /no mysqldump header/,
+  );
   assert.equal(mysqlType.atomicRestore, false, 'the mysql client commits statement by statement');
 });
 
@@ -160,13 +218,18 @@ test('mysql: tableStats counts base tables only; no replaceDatabase; system sche
   const url = await requireOrSkip(t, 'mysql');
   if (!url) return;
   const u = new URL(url);
-  const instance = await mysqlType.create({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) }, deps);
+  const instance = await mysqlType.create(
+    { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) },
+    deps,
+  );
   const db = unique('stats');
   t.after(() => instance.dropDatabase!(db));
   assert.equal(await instance.ensureDatabase!(db), true);
   const admin = await mysql.createConnection({ uri: url, database: db, multipleStatements: true });
   try {
-    await admin.query('CREATE TABLE `we``ird name` (id INT); INSERT INTO `we``ird name` VALUES (1), (2); CREATE TABLE plain (id INT); CREATE VIEW v AS SELECT 1 AS one;');
+    await admin.query(
+      'CREATE TABLE `we``ird name` (id INT); INSERT INTO `we``ird name` VALUES (1), (2); CREATE TABLE plain (id INT); CREATE VIEW v AS SELECT 1 AS one;',
+    );
   } finally {
     await admin.end();
   }
@@ -180,8 +243,22 @@ test('mysql: tableStats counts base tables only; no replaceDatabase; system sche
 
   // refused credentials: the usual mapping, and the password never in the message
   const secret = `bp-secret-${randomBytes(6).toString('hex')}`;
-  const refused = await mysqlType.create({ host: u.hostname, port: Number(u.port || 3306), user: unique('nobody').slice(0, 32), password: secret }, deps);
-  for (const op of [() => refused.ensureDatabase!(unique('x')), () => refused.dropDatabase!(unique('x')), () => refused.tableStats!(db)]) {
-    await assert.rejects(op(), (err) => err instanceof ProviderError && err.kind === 'auth' && !err.message.includes(secret) && err.message.startsWith('mysql: '));
+  const refused = await mysqlType.create(
+    { host: u.hostname, port: Number(u.port || 3306), user: unique('nobody').slice(0, 32), password: secret },
+    deps,
+  );
+  for (const op of [
+    () => refused.ensureDatabase!(unique('x')),
+    () => refused.dropDatabase!(unique('x')),
+    () => refused.tableStats!(db),
+  ]) {
+    await assert.rejects(
+      op(),
+      (err) =>
+        err instanceof ProviderError &&
+        err.kind === 'auth' &&
+        !err.message.includes(secret) &&
+        err.message.startsWith('mysql: '),
+    );
   }
 });

@@ -13,10 +13,19 @@ import { PostgresDriver, postgresType } from '../../plugins/db-postgres/postgres
 import { dbnameArg, pgDumpArgs, pgEnv, psqlRestoreArgs } from '../../plugins/db-postgres/postgres-argv.ts';
 import { parsePostgresConfig } from '../../plugins/db-postgres/postgres-config.ts';
 import { classifyPgStderr } from '../../plugins/db-postgres/postgres-errors.ts';
-import { checkedPgDatabaseName, checkPgDump, oldDatabaseName, quoteIdent, truncateUtf8 } from '../../plugins/db-postgres/postgres-sql.ts';
+import {
+  checkedPgDatabaseName,
+  checkPgDump,
+  oldDatabaseName,
+  quoteIdent,
+  truncateUtf8,
+} from '../../plugins/db-postgres/postgres-sql.ts';
 
 const run = promisify(execFile);
-const deps: ProviderDeps = { tempDir: tmpdir(), log: { info: () => undefined, warn: () => undefined, error: () => undefined } };
+const deps: ProviderDeps = {
+  tempDir: tmpdir(),
+  log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+};
 const unique = (what: string) => `bp_test_${process.pid}_${what}_${randomBytes(4).toString('hex')}`;
 
 runDatabaseContract('postgresql', async (t) => {
@@ -29,14 +38,25 @@ runDatabaseContract('postgresql', async (t) => {
   // The test server trusts every connection, so this password is never checked; it is here so
   // that the argv checks have a secret to look for (it reaches pg_dump through PGPASSWORD).
   const secret = `bp-secret-${randomBytes(8).toString('hex')}`;
-  const config = { host, port, user, password: secret, database: parsed.pathname.slice(1) || 'postgres', connectTimeoutSeconds: 5 };
+  const config = {
+    host,
+    port,
+    user,
+    password: secret,
+    database: parsed.pathname.slice(1) || 'postgres',
+    connectTimeoutSeconds: 5,
+  };
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   const created: string[] = [];
   const withDb = async <T>(db: string, work: (c: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ host, port, user, database: db });
     await client.connect();
-    try { return await work(client); } finally { await client.end(); }
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
   };
   const unreachablePort = await closedPort();
   const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -70,16 +90,24 @@ runDatabaseContract('postgresql', async (t) => {
         }
       });
     },
-    rows: (db, table) => withDb(db, async (c) => (await c.query({ text: `SELECT * FROM ${table} ORDER BY id`, rowMode: 'array' })).rows),
+    rows: (db, table) =>
+      withDb(db, async (c) => (await c.query({ text: `SELECT * FROM ${table} ORDER BY id`, rowMode: 'array' })).rows),
     async stockRestore(file, db) {
-      await run('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', host, '-p', String(port), '-U', user, '-d', db, '-f', file], { maxBuffer: 16 * 1024 * 1024 });
+      await run(
+        'psql',
+        ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', host, '-p', String(port), '-U', user, '-d', db, '-f', file],
+        { maxBuffer: 16 * 1024 * 1024 },
+      );
     },
     async badCredentials() {
       // trust auth never checks a password, so the refused login is a role that does not exist
       return postgresType.create({ ...config, user: unique('no_such_role') }, deps);
     },
     unreachable: () => new PostgresDriver(parsePostgresConfig({ ...config, port: unreachablePort }), deps),
-    argv: (db) => { const c = parsePostgresConfig(config); return [pgDumpArgs(c, db), psqlRestoreArgs(c, db)]; },
+    argv: (db) => {
+      const c = parsePostgresConfig(config);
+      return [pgDumpArgs(c, db), psqlRestoreArgs(c, db)];
+    },
     async cleanup() {
       for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${q(name)} WITH (FORCE)`);
       await admin.end();
@@ -88,9 +116,28 @@ runDatabaseContract('postgresql', async (t) => {
 });
 
 test('postgresql: argv and environment carry the password only in PGPASSWORD', () => {
-  const config = parsePostgresConfig({ host: 'db.example', user: 'backup', password: 'hunter2-secret', database: 'app' });
+  const config = parsePostgresConfig({
+    host: 'db.example',
+    user: 'backup',
+    password: 'hunter2-secret',
+    database: 'app',
+  });
   const dump = pgDumpArgs(config, 'app');
-  assert.deepEqual(dump, ['-h', 'db.example', '-p', '5432', '-U', 'backup', '-w', '-d', "dbname='app'", '--format=plain', '--no-owner', '--no-privileges', '--encoding=UTF8']);
+  assert.deepEqual(dump, [
+    '-h',
+    'db.example',
+    '-p',
+    '5432',
+    '-U',
+    'backup',
+    '-w',
+    '-d',
+    "dbname='app'",
+    '--format=plain',
+    '--no-owner',
+    '--no-privileges',
+    '--encoding=UTF8',
+  ]);
   assert.ok(psqlRestoreArgs(config, 'app').includes('ON_ERROR_STOP=1'));
   const env = pgEnv({ PATH: '/bin', PGHOST: 'elsewhere', PGPASSWORD: 'inherited' }, config);
   assert.equal(env.PGPASSWORD, 'hunter2-secret');
@@ -100,13 +147,22 @@ test('postgresql: argv and environment carry the password only in PGPASSWORD', (
 });
 
 test('postgresql: stderr and config errors map onto kinds', () => {
-  assert.equal(classifyPgStderr('pg_dump: error: connection to server failed: FATAL:  password authentication failed for user "x"'), 'auth');
+  assert.equal(
+    classifyPgStderr(
+      'pg_dump: error: connection to server failed: FATAL:  password authentication failed for user "x"',
+    ),
+    'auth',
+  );
   assert.equal(classifyPgStderr('FATAL:  role "nobody" does not exist'), 'auth');
   assert.equal(classifyPgStderr('FATAL:  database "nope" does not exist'), 'not_found');
   assert.equal(classifyPgStderr('connection to server at "127.0.0.1", port 1 failed: Connection refused'), 'transient');
   assert.equal(classifyPgStderr('ERROR:  syntax error at or near "x"'), 'permanent');
   for (const bad of [{}, { host: 'h' }, { host: 'h', user: 'u', port: 0 }, { host: 'h', user: 'u', port: '5432' }]) {
-    assert.throws(() => parsePostgresConfig(bad), (err) => err instanceof ProviderError && err.kind === 'permanent', JSON.stringify(bad));
+    assert.throws(
+      () => parsePostgresConfig(bad),
+      (err) => err instanceof ProviderError && err.kind === 'permanent',
+      JSON.stringify(bad),
+    );
   }
   assert.deepEqual(postgresType.secretFields, ['password']);
   assert.deepEqual(postgresType.aliases, ['postgresql', 'pgsql']);
@@ -116,9 +172,13 @@ test('postgresql: discover marks the system databases; dump refuses several data
   const url = await requireOrSkip(t, 'postgres');
   if (!url) return;
   const u = new URL(url);
-  const instance = await postgresType.create({ host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username) }, deps);
+  const instance = await postgresType.create(
+    { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username) },
+    deps,
+  );
   const found = await instance.discover();
-  for (const name of ['postgres', 'template0', 'template1']) assert.equal(found.find((d) => d.name === name)?.system, true, name);
+  for (const name of ['postgres', 'template0', 'template1'])
+    assert.equal(found.find((d) => d.name === name)?.system, true, name);
   await assert.rejects(instance.dump({ databases: ['a', 'b'] }), (err) => providerErrorKind(err) === 'permanent');
   assert.ok(isPlugin(dbPostgresPlugin));
   assert.equal(dbPostgresPlugin.name, 'db-postgres');
@@ -129,7 +189,11 @@ test('postgresql: identifiers are quoted, names checked in bytes, old names kept
   assert.equal(quoteIdent('x"; DROP DATABASE y; --'), '"x""; DROP DATABASE y; --"');
   assert.equal(checkedPgDatabaseName('a'.repeat(63)), 'a'.repeat(63));
   for (const bad of ['', 'a'.repeat(64), 'é'.repeat(32), 'nul\0byte']) {
-    assert.throws(() => checkedPgDatabaseName(bad), (err) => err instanceof ProviderError && err.kind === 'permanent', JSON.stringify(bad));
+    assert.throws(
+      () => checkedPgDatabaseName(bad),
+      (err) => err instanceof ProviderError && err.kind === 'permanent',
+      JSON.stringify(bad),
+    );
   }
   assert.equal(truncateUtf8('aé🙂b', 3), 'aé');
   assert.equal(truncateUtf8('aé🙂b', 6), 'aé');
@@ -147,12 +211,26 @@ test('postgresql: identifiers are quoted, names checked in bytes, old names kept
 test('postgresql: checkDump wants the header and the completion trailer at the end', () => {
   const head = Buffer.from('--\n-- PostgreSQL database dump\n--\n\n\\restrict abc\n\nSET statement_timeout = 0;\n');
   const trailer = '--\n-- PostgreSQL database dump complete\n--\n\n';
-  assert.equal(checkPgDump(head, Buffer.from(`COPY t FROM stdin;\n1\n\\.\n\n${trailer}\\unrestrict abc\n\n`)), undefined);
+  assert.equal(
+    checkPgDump(head, Buffer.from(`COPY t FROM stdin;\n1\n\\.\n\n${trailer}\\unrestrict abc\n\n`)),
+    undefined,
+  );
   assert.equal(checkPgDump(head, Buffer.from(`\\.\n\n${trailer}`)), undefined, 'pg_dump before \\restrict');
-  assert.equal(checkPgDump(head, Buffer.from('\\.\r\n\r\n--\r\n-- PostgreSQL database dump complete\r\n--\r\n')), undefined, 'CRLF line ends');
+  assert.equal(
+    checkPgDump(head, Buffer.from('\\.\r\n\r\n--\r\n-- PostgreSQL database dump complete\r\n--\r\n')),
+    undefined,
+    'CRLF line ends',
+  );
   assert.match(checkPgDump(head, Buffer.from('COPY t FROM stdin;\n1\n2\n')) ?? '', /no completion trailer/);
-  assert.match(checkPgDump(head, Buffer.from(`${trailer}3\n4\n`)) ?? '', /goes on after/, 'a row that looks like the trailer');
-  assert.match(checkPgDump(head, Buffer.from('x-- PostgreSQL database dump complete\n')) ?? '', /no completion trailer/);
+  assert.match(
+    checkPgDump(head, Buffer.from(`${trailer}3\n4\n`)) ?? '',
+    /goes on after/,
+    'a row that looks like the trailer',
+  );
+  assert.match(
+    checkPgDump(head, Buffer.from('x-- PostgreSQL database dump complete\n')) ?? '',
+    /no completion trailer/,
+  );
   assert.match(checkPgDump(Buffer.from('-- MySQL dump 10.13\n'), Buffer.from(trailer)) ?? '', /no pg_dump header/);
 });
 
@@ -160,7 +238,12 @@ test('postgresql: replace ends sessions, works from the configured database, cou
   const url = await requireOrSkip(t, 'postgres');
   if (!url) return;
   const u = new URL(url);
-  const base = { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), connectTimeoutSeconds: 5 };
+  const base = {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username),
+    connectTimeoutSeconds: 5,
+  };
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   const target = unique('target');
@@ -187,7 +270,11 @@ test('postgresql: replace ends sessions, works from the configured database, cou
     INSERT INTO public.measures VALUES (1, 1), (11, 1), (12, 1);
     CREATE VIEW public.v AS SELECT 1 AS one; CREATE TEMP TABLE scratch (x int);`);
   const expected = { 'Sales.Order "x"': 2, 'public.measures_1': 1, 'public.measures_2': 2 };
-  assert.deepEqual(await instance.tableStats!(source), expected, 'user schemas, partitions once, no views or temp tables');
+  assert.deepEqual(
+    await instance.tableStats!(source),
+    expected,
+    'user schemas, partitions once, no views or temp tables',
+  );
 
   // idle sessions on both databases do not stop the swap
   const onTarget = await connect(target);
@@ -198,7 +285,11 @@ test('postgresql: replace ends sessions, works from the configured database, cou
   assert.deepEqual(await instance.tableStats!(target), expected);
   const names = (await instance.discover()).map((d) => d.name);
   assert.ok(!names.includes(source), 'the source name is gone');
-  assert.deepEqual(names.filter((n) => n.startsWith(`${target}__bp_old_`)), [], 'the old target was dropped');
+  assert.deepEqual(
+    names.filter((n) => n.startsWith(`${target}__bp_old_`)),
+    [],
+    'the old target was dropped',
+  );
   await assert.rejects(instance.tableStats!(source), (err) => providerErrorKind(err) === 'not_found');
 
   await assert.rejects(instance.replaceDatabase!(target, target), (err) => providerErrorKind(err) === 'permanent');
@@ -216,8 +307,23 @@ test('postgresql: errors of the new operations go through the error mapping with
   const u = new URL(url);
   const secret = `bp-secret-${randomBytes(6).toString('hex')}`;
   // A role that does not exist: refused at login, whatever the operation.
-  const instance = await postgresType.create({ host: u.hostname, port: Number(u.port || 5432), user: unique('nobody'), password: secret }, deps);
-  for (const op of [() => instance.ensureDatabase!(unique('x')), () => instance.dropDatabase!(unique('x')), () => instance.tableStats!('postgres'), () => instance.replaceDatabase!(unique('a'), unique('b'))]) {
-    await assert.rejects(op(), (err) => err instanceof ProviderError && err.kind === 'auth' && !err.message.includes(secret) && err.message.startsWith('postgresql: '));
+  const instance = await postgresType.create(
+    { host: u.hostname, port: Number(u.port || 5432), user: unique('nobody'), password: secret },
+    deps,
+  );
+  for (const op of [
+    () => instance.ensureDatabase!(unique('x')),
+    () => instance.dropDatabase!(unique('x')),
+    () => instance.tableStats!('postgres'),
+    () => instance.replaceDatabase!(unique('a'), unique('b')),
+  ]) {
+    await assert.rejects(
+      op(),
+      (err) =>
+        err instanceof ProviderError &&
+        err.kind === 'auth' &&
+        !err.message.includes(secret) &&
+        err.message.startsWith('postgresql: '),
+    );
   }
 });

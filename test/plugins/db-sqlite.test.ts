@@ -15,11 +15,18 @@ import { sqliteType } from '../../plugins/db-sqlite/sqlite-driver.ts';
 import { checkSqliteDump } from '../../plugins/db-sqlite/sqlite-check.ts';
 
 const run = promisify(execFile);
-const deps: ProviderDeps = { tempDir: tmpdir(), log: { info: () => undefined, warn: () => undefined, error: () => undefined } };
+const deps: ProviderDeps = {
+  tempDir: tmpdir(),
+  log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+};
 
 function withDb<T>(path: string, work: (db: DatabaseSync) => T): T {
   const db = new DatabaseSync(path);
-  try { return work(db); } finally { db.close(); }
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
 }
 
 runDatabaseContract('sqlite', async () => {
@@ -37,7 +44,10 @@ runDatabaseContract('sqlite', async () => {
     // `seed` (or a restore) creates.
     async createDatabase(name) {
       if (name !== undefined) return name;
-      if (first) { first = false; return main; }
+      if (first) {
+        first = false;
+        return main;
+      }
       return join(dir, `scratch-${randomBytes(4).toString('hex')}.db`);
     },
     async removeDatabase(path) {
@@ -48,7 +58,9 @@ runDatabaseContract('sqlite', async () => {
         db.exec('PRAGMA journal_mode = WAL'); // the live file has a WAL; the backup must include it
         for (const table of data.tables) {
           const [id, a, b] = table.columns as [string, string, string];
-          db.exec(`CREATE TABLE ${table.name} (${id} INTEGER PRIMARY KEY, ${a} TEXT NOT NULL, ${b} ${table.name === 'people' ? 'TEXT' : 'INTEGER'})`);
+          db.exec(
+            `CREATE TABLE ${table.name} (${id} INTEGER PRIMARY KEY, ${a} TEXT NOT NULL, ${b} ${table.name === 'people' ? 'TEXT' : 'INTEGER'})`,
+          );
           const insert = db.prepare(`INSERT INTO ${table.name} VALUES (?, ?, ?)`);
           db.exec('BEGIN');
           for (const row of table.rows) insert.run(...row);
@@ -56,7 +68,13 @@ runDatabaseContract('sqlite', async () => {
         }
       });
     },
-    rows: async (path, table) => withDb(path, (db) => db.prepare(`SELECT * FROM ${table} ORDER BY id`).all().map((r) => Object.values(r))),
+    rows: async (path, table) =>
+      withDb(path, (db) =>
+        db
+          .prepare(`SELECT * FROM ${table} ORDER BY id`)
+          .all()
+          .map((r) => Object.values(r)),
+      ),
     async stockRestore(file, path) {
       await run('sqlite3', [path, `.restore '${file.replace(/'/g, "''")}'`]);
     },
@@ -79,10 +97,16 @@ test('sqlite: a missing file fails with not_found; a garbage restore leaves the 
   const before = await readFile(target);
   const instance = await sqliteType.create({ path: target }, deps);
   await writeFile(join(dir, 'notes.txt'), 'not a db');
-  await assert.rejects(instance.restore(Readable.from([Buffer.from('SQLite format 3\0'), Buffer.alloc(4096, 7)]), { database: 'app.db' }), (err) => providerErrorKind(err) === 'permanent');
+  await assert.rejects(
+    instance.restore(Readable.from([Buffer.from('SQLite format 3\0'), Buffer.alloc(4096, 7)]), { database: 'app.db' }),
+    (err) => providerErrorKind(err) === 'permanent',
+  );
   assert.deepEqual(await readFile(target), before, 'the target is unchanged');
   assert.deepEqual((await readdir(dir)).sort(), ['app.db', 'notes.txt'], 'no temp file left behind');
-  await assert.rejects(instance.restore(Readable.from([Buffer.from('x')]), { database: 'relative.db' }), (err) => providerErrorKind(err) === 'permanent');
+  await assert.rejects(
+    instance.restore(Readable.from([Buffer.from('x')]), { database: 'relative.db' }),
+    (err) => providerErrorKind(err) === 'permanent',
+  );
 
   // a good restore over the configured file, by name
   const source = join(dir, 'source.db');
@@ -90,7 +114,15 @@ test('sqlite: a missing file fails with not_found; a garbage restore leaves the 
   const { stream, done } = await (await sqliteType.create({ path: source }, deps)).dump({ databases: ['source.db'] });
   await instance.restore(stream, { database: 'app.db' });
   await done;
-  assert.deepEqual(withDb(target, (db) => db.prepare('SELECT x FROM t').all().map((r) => r.x)), ['new']);
+  assert.deepEqual(
+    withDb(target, (db) =>
+      db
+        .prepare('SELECT x FROM t')
+        .all()
+        .map((r) => r.x),
+    ),
+    ['new'],
+  );
   assert.ok(isPlugin(dbSqlitePlugin));
   assert.equal(dbSqlitePlugin.name, 'db-sqlite');
 });
@@ -116,8 +148,15 @@ test('sqlite: checkDump reads the header, and the page count when the whole file
   assert.match(checkSqliteDump(badPage, badPage) ?? '', /invalid page size 1000/);
   const big = Buffer.from(whole.subarray(0, 100));
   big.writeUInt16BE(1, 16); // 65536
-  assert.equal(checkSqliteDump(big, Buffer.alloc(65536)), undefined, 'page size 1 means 65536; a large file shows its header only');
-  assert.match(checkSqliteDump(Buffer.from('SQLite format 2\0'.padEnd(100, ' ')), whole) ?? '', /not a SQLite database/);
+  assert.equal(
+    checkSqliteDump(big, Buffer.alloc(65536)),
+    undefined,
+    'page size 1 means 65536; a large file shows its header only',
+  );
+  assert.match(
+    checkSqliteDump(Buffer.from('SQLite format 2\0'.padEnd(100, ' ')), whole) ?? '',
+    /not a SQLite database/,
+  );
   assert.equal(sqliteType.atomicRestore, true);
 });
 
@@ -125,12 +164,14 @@ test('sqlite: tableStats by name or path, read-only, without sqlite_* or virtual
   const dir = await mkdtemp(join(tmpdir(), 'backplane-sqlite-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'app.db');
-  withDb(path, (db) => db.exec(`
+  withDb(path, (db) =>
+    db.exec(`
     CREATE TABLE "odd ""name""" (id INTEGER PRIMARY KEY AUTOINCREMENT, v);
     INSERT INTO "odd ""name""" (v) VALUES (1), (2);
     CREATE TABLE sqliteish (x); INSERT INTO sqliteish VALUES (1);
     CREATE VIEW v AS SELECT 1;
-    CREATE VIRTUAL TABLE docs USING fts5(body); INSERT INTO docs VALUES ('hello');`));
+    CREATE VIRTUAL TABLE docs USING fts5(body); INSERT INTO docs VALUES ('hello');`),
+  );
   const instance = await sqliteType.create({ path }, deps);
   const stats = await instance.tableStats!('app.db');
   assert.equal(stats['odd "name"'], 2);
@@ -142,5 +183,6 @@ test('sqlite: tableStats by name or path, read-only, without sqlite_* or virtual
   await assert.rejects(instance.tableStats!(join(dir, 'missing.db')), (err) => providerErrorKind(err) === 'not_found');
   await assert.rejects(instance.tableStats!('relative.db'), (err) => providerErrorKind(err) === 'permanent');
   assert.deepEqual((await readdir(dir)).sort(), ['app.db'], 'reading created nothing (no -wal, no missing.db)');
-  for (const member of ['ensureDatabase', 'dropDatabase', 'replaceDatabase'] as const) assert.equal(instance[member], undefined, member);
+  for (const member of ['ensureDatabase', 'dropDatabase', 'replaceDatabase'] as const)
+    assert.equal(instance[member], undefined, member);
 });

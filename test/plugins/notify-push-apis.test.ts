@@ -34,27 +34,52 @@ const bearer = (req: StandInRequest) => req.headers.authorization === `Bearer ${
 const APIS: Record<string, Api> = {
   telegram: {
     type: telegramType,
-    answer: (req) => (req.path === `/bot${TOKEN}/sendMessage` ? { status: 200, json: { ok: true, result: { message_id: 1, chat: { id: req.json?.chat_id } } } } : { status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } }),
+    answer: (req) =>
+      req.path === `/bot${TOKEN}/sendMessage`
+        ? { status: 200, json: { ok: true, result: { message_id: 1, chat: { id: req.json?.chat_id } } } }
+        : { status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } },
     config: (url, token) => ({ apiUrl: url, botToken: token, chatId: '-100123' }),
   },
   ntfy: {
     type: ntfyType,
-    answer: (req) => (bearer(req) ? { status: 200, json: { id: 'abc', time: 1, event: 'message', topic: req.json?.topic } } : { status: 403, json: { code: 40301, http: 403, error: 'forbidden' } }),
+    answer: (req) =>
+      bearer(req)
+        ? { status: 200, json: { id: 'abc', time: 1, event: 'message', topic: req.json?.topic } }
+        : { status: 403, json: { code: 40301, http: 403, error: 'forbidden' } },
     config: (url, token) => ({ serverUrl: url, topic: 'backups', accessToken: token }),
   },
   gotify: {
     type: gotifyType,
-    answer: (req) => (req.path === '/message' && req.headers['x-gotify-key'] === TOKEN ? { status: 200, json: { id: 1, appid: 1, message: req.json?.message } } : { status: 401, json: { error: 'Unauthorized', errorCode: 401, errorDescription: 'you need to provide a valid access token or user credentials to access this api' } }),
+    answer: (req) =>
+      req.path === '/message' && req.headers['x-gotify-key'] === TOKEN
+        ? { status: 200, json: { id: 1, appid: 1, message: req.json?.message } }
+        : {
+            status: 401,
+            json: {
+              error: 'Unauthorized',
+              errorCode: 401,
+              errorDescription: 'you need to provide a valid access token or user credentials to access this api',
+            },
+          },
     config: (url, token) => ({ serverUrl: url, appToken: token }),
   },
   pushover: {
     type: pushoverType,
-    answer: (req) => (req.path === '/1/messages.json' && req.json?.token === TOKEN ? { status: 200, json: { status: 1, request: 'req-1' } } : { status: 400, json: { token: 'invalid', errors: ['application token is invalid'], status: 0, request: 'req-2' } }),
+    answer: (req) =>
+      req.path === '/1/messages.json' && req.json?.token === TOKEN
+        ? { status: 200, json: { status: 1, request: 'req-1' } }
+        : {
+            status: 400,
+            json: { token: 'invalid', errors: ['application token is invalid'], status: 0, request: 'req-2' },
+          },
     config: (url, token) => ({ apiUrl: url, apiToken: token, userKey: 'user-key-abcdefgh' }),
   },
   matrix: {
     type: matrixType,
-    answer: (req) => (bearer(req) ? { status: 200, json: { event_id: '$event1' } } : { status: 401, json: { errcode: 'M_UNKNOWN_TOKEN', error: 'Invalid access token passed.' } }),
+    answer: (req) =>
+      bearer(req)
+        ? { status: 200, json: { event_id: '$event1' } }
+        : { status: 401, json: { errcode: 'M_UNKNOWN_TOKEN', error: 'Invalid access token passed.' } },
     config: (url, token) => ({ homeserverUrl: url, accessToken: token, roomId: '!room:example.test' }),
   },
 };
@@ -73,7 +98,15 @@ for (const [name, api] of Object.entries(APIS)) {
   });
 }
 
-async function capture(name: string, extra: Record<string, unknown> = {}, message = contractMessage('shape', { severity: 'error', event: 'backup_failed', fields: { taskName: 'db <prod>', recordId: 7, error: null } })) {
+async function capture(
+  name: string,
+  extra: Record<string, unknown> = {},
+  message = contractMessage('shape', {
+    severity: 'error',
+    event: 'backup_failed',
+    fields: { taskName: 'db <prod>', recordId: 7, error: null },
+  }),
+) {
   const api = APIS[name]!;
   const standIn = await startHttpStandIn(api.answer);
   try {
@@ -95,10 +128,27 @@ test('telegram: sendMessage as escaped HTML to the chat, thread and silence hono
   assert.match(request.json.text, new RegExp(`<b>${message.title}</b>`));
   assert.match(request.json.text, /<b>taskName<\/b>: db &lt;prod&gt;/);
   assert.ok(request.json.text.length <= 4096);
-  for (const [answer, kind] of [[{ status: 400, json: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } }, 'permanent'], [{ status: 429, json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 5', parameters: { retry_after: 5 } } }, 'transient']] as const) {
+  for (const [answer, kind] of [
+    [{ status: 400, json: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } }, 'permanent'],
+    [
+      {
+        status: 429,
+        json: {
+          ok: false,
+          error_code: 429,
+          description: 'Too Many Requests: retry after 5',
+          parameters: { retry_after: 5 },
+        },
+      },
+      'transient',
+    ],
+  ] as const) {
     const standIn = await startHttpStandIn(() => answer);
     const instance = await telegramType.create({ apiUrl: standIn.url, botToken: TOKEN, chatId: 1 }, deps);
-    await assert.rejects(instance.send(contractMessage()), (err: any) => err.kind === kind && !err.message.includes(TOKEN));
+    await assert.rejects(
+      instance.send(contractMessage()),
+      (err: any) => err.kind === kind && !err.message.includes(TOKEN),
+    );
     await standIn.close();
   }
 });
@@ -110,8 +160,15 @@ test('ntfy: JSON publishing with priority and tags from the severity, click link
   assert.equal(request.json.priority, 5);
   assert.deepEqual(request.json.tags, ['rotating_light', 'backup_failed']);
   assert.equal(request.json.click, 'http://127.0.0.1/records/shape');
-  const standIn = await startHttpStandIn((req) => (req.headers.authorization === `Basic ${Buffer.from('ops:pass-word-1').toString('base64')}` ? { status: 200, json: {} } : { status: 401, json: { code: 40101, http: 401, error: 'unauthorized' } }));
-  const instance = await ntfyType.create({ serverUrl: standIn.url, topic: 't', username: 'ops', password: 'pass-word-1' }, deps);
+  const standIn = await startHttpStandIn((req) =>
+    req.headers.authorization === `Basic ${Buffer.from('ops:pass-word-1').toString('base64')}`
+      ? { status: 200, json: {} }
+      : { status: 401, json: { code: 40101, http: 401, error: 'unauthorized' } },
+  );
+  const instance = await ntfyType.create(
+    { serverUrl: standIn.url, topic: 't', username: 'ops', password: 'pass-word-1' },
+    deps,
+  );
   await instance.send(contractMessage('basic', { severity: 'success' }));
   assert.equal(standIn.requests[0]!.json.priority, 3);
   await standIn.close();
@@ -128,34 +185,63 @@ test('gotify: token in X-Gotify-Key (never the query string), markdown and click
 });
 
 test('pushover: limits, priority and URL; a bad user key is an auth error', async () => {
-  const { request } = await capture('pushover', { device: 'phone', sound: 'siren' }, contractMessage('long', { severity: 'error', body: 'x'.repeat(3000) }));
+  const { request } = await capture(
+    'pushover',
+    { device: 'phone', sound: 'siren' },
+    contractMessage('long', { severity: 'error', body: 'x'.repeat(3000) }),
+  );
   assert.equal(request.json.priority, 1);
   assert.equal(request.json.device, 'phone');
   assert.equal(request.json.sound, 'siren');
   assert.ok(request.json.message.length <= 1024);
   assert.equal(request.json.url_title, 'Open in Backplane');
   assert.equal(typeof request.json.timestamp, 'number');
-  const standIn = await startHttpStandIn(() => ({ status: 400, json: { user: 'invalid', errors: ['user identifier is not a valid user, group, or subscribed user key'], status: 0 } }));
-  const instance = await pushoverType.create({ apiUrl: standIn.url, apiToken: TOKEN, userKey: 'user-key-wrong1' }, deps);
-  await assert.rejects(instance.send(contractMessage()), (err: any) => err.kind === 'auth' && !err.message.includes('user-key-wrong1'));
+  const standIn = await startHttpStandIn(() => ({
+    status: 400,
+    json: {
+      user: 'invalid',
+      errors: ['user identifier is not a valid user, group, or subscribed user key'],
+      status: 0,
+    },
+  }));
+  const instance = await pushoverType.create(
+    { apiUrl: standIn.url, apiToken: TOKEN, userKey: 'user-key-wrong1' },
+    deps,
+  );
+  await assert.rejects(
+    instance.send(contractMessage()),
+    (err: any) => err.kind === 'auth' && !err.message.includes('user-key-wrong1'),
+  );
   await standIn.close();
 });
 
 test('matrix: PUT to the room with the idempotency key as transaction id; not in the room is permanent', async () => {
   const { request, message } = await capture('matrix');
   assert.equal(request.method, 'PUT');
-  assert.equal(request.path, `/_matrix/client/v3/rooms/${encodeURIComponent('!room:example.test')}/send/m.room.message/${transactionId(message.idempotencyKey)}`);
+  assert.equal(
+    request.path,
+    `/_matrix/client/v3/rooms/${encodeURIComponent('!room:example.test')}/send/m.room.message/${transactionId(message.idempotencyKey)}`,
+  );
   assert.equal(request.json.msgtype, 'm.text');
   assert.equal(request.json.format, 'org.matrix.custom.html');
   assert.match(request.json.formatted_body, /<b>taskName<\/b>: db &lt;prod&gt;/);
-  const standIn = await startHttpStandIn(() => ({ status: 403, json: { errcode: 'M_FORBIDDEN', error: 'User not in room' } }));
+  const standIn = await startHttpStandIn(() => ({
+    status: 403,
+    json: { errcode: 'M_FORBIDDEN', error: 'User not in room' },
+  }));
   const instance = await matrixType.create({ homeserverUrl: standIn.url, accessToken: TOKEN, roomId: '!r:x' }, deps);
   await assert.rejects(instance.send(contractMessage()), (err: any) => err.kind === 'permanent');
   await standIn.close();
 });
 
 test('telegram, ntfy, gotify, pushover, matrix: the plugins register their types', async () => {
-  for (const [plugin, type] of [[telegramPlugin, 'telegram'], [ntfyPlugin, 'ntfy'], [gotifyPlugin, 'gotify'], [pushoverPlugin, 'pushover'], [matrixPlugin, 'matrix']] as const) {
+  for (const [plugin, type] of [
+    [telegramPlugin, 'telegram'],
+    [ntfyPlugin, 'ntfy'],
+    [gotifyPlugin, 'gotify'],
+    [pushoverPlugin, 'pushover'],
+    [matrixPlugin, 'matrix'],
+  ] as const) {
     assert.deepEqual([...(await registerPlugin(plugin)).notifiers.keys()], [type]);
   }
 });

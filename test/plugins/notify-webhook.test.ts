@@ -33,9 +33,9 @@ runNotifierContract('webhook', async () => {
 test('webhook: the documented Node.js snippet verifies a real delivery and rejects a tampered or stale one', async (t) => {
   const receiver = await startWebhookReceiver();
   t.after(() => receiver.stop());
-  const { verifyBackplaneSignature } = await importDocSnippet<{ verifyBackplaneSignature: (s: string, h: unknown, b: string, now?: number) => boolean }>(
-    join(import.meta.dirname, '../../docs/webhook-signatures.md'), 'js', await tempDir(t),
-  );
+  const { verifyBackplaneSignature } = await importDocSnippet<{
+    verifyBackplaneSignature: (s: string, h: unknown, b: string, now?: number) => boolean;
+  }>(join(import.meta.dirname, '../../docs/webhook-signatures.md'), 'js', await tempDir(t));
   const instance = await webhookType.create({ url: receiver.url, secret: SECRET }, deps);
   await instance.send(contractMessage());
   const [got] = await receiver.waitFor(1);
@@ -43,10 +43,14 @@ test('webhook: the documented Node.js snippet verifies a real delivery and rejec
   assert.equal(verifyBackplaneSignature('another-secret', got!.headers, got!.raw), false);
   assert.equal(verifyBackplaneSignature(SECRET, got!.headers, got!.raw.replace('contract', 'kontract')), false);
   const later = Number(got!.headers['x-backplane-timestamp']) + 301;
-  assert.equal(verifyBackplaneSignature(SECRET, got!.headers, got!.raw, later), false, 'a replay after 5 minutes fails');
+  assert.equal(
+    verifyBackplaneSignature(SECRET, got!.headers, got!.raw, later),
+    false,
+    'a replay after 5 minutes fails',
+  );
 });
 
-test('webhook: the request carries the event, BackupX\'s fields, custom headers and never the secret', async (t) => {
+test("webhook: the request carries the event, BackupX's fields, custom headers and never the secret", async (t) => {
   const receiver = await startWebhookReceiver();
   t.after(() => receiver.stop());
   const instance = await webhookType.create({ url: receiver.url, secret: SECRET, headers: { 'X-Team': 'ops' } }, deps);
@@ -58,7 +62,17 @@ test('webhook: the request carries the event, BackupX\'s fields, custom headers 
   assert.equal(got!.headers['x-backplane-idempotency-key'], message.idempotencyKey);
   assert.equal(got!.headers['x-team'], 'ops');
   assert.ok(!got!.raw.includes(SECRET) && !JSON.stringify(got!.headers).includes(SECRET));
-  assert.deepEqual(Object.keys(got!.json).sort(), ['body', 'event', 'fields', 'idempotencyKey', 'link', 'phone', 'severity', 'timestamp', 'title']);
+  assert.deepEqual(Object.keys(got!.json).sort(), [
+    'body',
+    'event',
+    'fields',
+    'idempotencyKey',
+    'link',
+    'phone',
+    'severity',
+    'timestamp',
+    'title',
+  ]);
   assert.equal(got!.json.phone, '+15550100');
   assert.deepEqual(got!.json.fields, message.fields);
 
@@ -79,7 +93,8 @@ test('webhook: the schema takes http(s) URLs and safe custom headers only', () =
     { url: 'https://x.test', headers: { 'X-Backplane-Signature': 'forged' } },
     { url: 'https://x.test', headers: { 'X-A': 'line\r\nInjected: yes' } },
     { url: 'https://x.test', extra: 1 },
-  ]) assert.equal(validate(bad), false, JSON.stringify(bad));
+  ])
+    assert.equal(validate(bad), false, JSON.stringify(bad));
 });
 
 test('webhook: the plugin registers the type, which can deliver to phone numbers', async () => {
@@ -87,4 +102,3 @@ test('webhook: the plugin registers the type, which can deliver to phone numbers
   assert.deepEqual([...registered.notifiers.keys()], ['webhook']);
   assert.deepEqual(webhookType.addressKinds, ['phone']);
 });
-

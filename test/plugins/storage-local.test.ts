@@ -22,37 +22,57 @@ const open = async (basePath: string): Promise<StorageInstance> => localDiskType
 /** Every file below `dir`, relative, temp files included: what the disk really holds. */
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => !e.isDirectory()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 function failing(chunks: number): Readable {
-  return Readable.from((async function* broken() {
-    for (let i = 0; i < chunks; i++) yield Buffer.alloc(8_192, i);
-    throw new Error('source failed');
-  })());
+  return Readable.from(
+    (async function* broken() {
+      for (let i = 0; i < chunks; i++) yield Buffer.alloc(8_192, i);
+      throw new Error('source failed');
+    })(),
+  );
 }
 
 function kindOf(err: unknown): string | undefined {
   return err instanceof ProviderError ? err.kind : undefined;
 }
 
-runStorageContract('local_disk', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'backplane-local-contract-'));
-  return { instance: await open(dir), cleanup: () => rm(dir, { recursive: true, force: true }), strand: strandInFolder(dir) };
-}, { stagesUploads: true });
+runStorageContract(
+  'local_disk',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'backplane-local-contract-'));
+    return {
+      instance: await open(dir),
+      cleanup: () => rm(dir, { recursive: true, force: true }),
+      strand: strandInFolder(dir),
+    };
+  },
+  { stagesUploads: true },
+);
 
 test('a failed put leaves no temp file and no empty folders behind', async (t) => {
   const base = await tempDir(t, 'backplane-local-');
   const disk = await open(base);
   await assert.rejects(disk.put('a/b/c.bin', failing(3)));
   await assert.rejects(disk.put('top.bin', failing(2), { size: 100 }));
-  await assert.rejects(disk.put('sized.bin', Readable.from([Buffer.alloc(50)]), { size: 49 }), (err) => kindOf(err) === 'permanent');
+  await assert.rejects(
+    disk.put('sized.bin', Readable.from([Buffer.alloc(50)]), { size: 49 }),
+    (err) => kindOf(err) === 'permanent',
+  );
   assert.deepEqual(await readdir(base), [], 'neither files nor the folders the failed put created');
 
   await disk.put('keep/existing.bin', Readable.from([Buffer.from('old')]), { size: 3 });
   await assert.rejects(disk.put('keep/existing.bin', failing(2)));
   assert.deepEqual(await filesUnder(base), ['keep/existing.bin']);
-  assert.equal(await readFile(join(base, 'keep/existing.bin'), 'utf8'), 'old', 'a failed overwrite keeps the previous file');
+  assert.equal(
+    await readFile(join(base, 'keep/existing.bin'), 'utf8'),
+    'old',
+    'a failed overwrite keeps the previous file',
+  );
 });
 
 test('an upload in progress is a temp file beside the target, hidden from list', async (t) => {
@@ -60,14 +80,20 @@ test('an upload in progress is a temp file beside the target, hidden from list',
   const disk = await open(base);
   let pulled!: () => void;
   let release!: () => void;
-  const firstPulled = new Promise<void>((resolve) => { pulled = resolve; });
-  const released = new Promise<void>((resolve) => { release = resolve; });
-  const body = Readable.from((async function* gated() {
-    yield Buffer.alloc(1_000, 1);
-    pulled();
-    await released;
-    yield Buffer.alloc(1_000, 2);
-  })());
+  const firstPulled = new Promise<void>((resolve) => {
+    pulled = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const body = Readable.from(
+    (async function* gated() {
+      yield Buffer.alloc(1_000, 1);
+      pulled();
+      await released;
+      yield Buffer.alloc(1_000, 2);
+    })(),
+  );
   const uploading = disk.put('folder/final.bin', body);
   await firstPulled;
   const during = await readdir(join(base, 'folder'));
@@ -79,7 +105,11 @@ test('an upload in progress is a temp file beside the target, hidden from list',
   release();
   assert.deepEqual(await uploading, { size: 2_000 });
   assert.deepEqual(await readdir(join(base, 'folder')), ['final.bin']);
-  assert.equal((await stat(join(base, 'folder/final.bin'))).mode & 0o777, 0o600, 'backups are readable by their owner only');
+  assert.equal(
+    (await stat(join(base, 'folder/final.bin'))).mode & 0o777,
+    0o600,
+    'backups are readable by their owner only',
+  );
 });
 
 test('keys that escape write nothing outside basePath', async (t) => {
@@ -87,8 +117,22 @@ test('keys that escape write nothing outside basePath', async (t) => {
   const base = join(outer, 'root', 'base');
   await mkdir(base, { recursive: true });
   const disk = await open(base);
-  for (const key of ['../x', 'a/../../x', '../../x', `${outer}/x`, 'a\\..\\..\\x', 'nul\0byte', 'a//b', 'a/./b', '.x.0123456789abcdef.partial']) {
-    await assert.rejects(disk.put(key, Readable.from([Buffer.from('x')])), (err) => kindOf(err) === 'permanent', `put ${JSON.stringify(key)}`);
+  for (const key of [
+    '../x',
+    'a/../../x',
+    '../../x',
+    `${outer}/x`,
+    'a\\..\\..\\x',
+    'nul\0byte',
+    'a//b',
+    'a/./b',
+    '.x.0123456789abcdef.partial',
+  ]) {
+    await assert.rejects(
+      disk.put(key, Readable.from([Buffer.from('x')])),
+      (err) => kindOf(err) === 'permanent',
+      `put ${JSON.stringify(key)}`,
+    );
   }
   assert.deepEqual(await filesUnder(outer), [], 'no file anywhere around the base');
 });
@@ -171,23 +215,46 @@ test('errno codes map onto provider error kinds', async (t) => {
   const disk = await open(await tempDir(t, 'backplane-local-'));
   await assert.rejects(disk.get('nope'), (err) => kindOf(err) === 'not_found');
   const cases: Record<string, string> = {
-    ENOENT: 'not_found', ENOTDIR: 'not_found', EACCES: 'auth', EPERM: 'auth', ENOSPC: 'quota', EDQUOT: 'quota',
-    EMFILE: 'transient', EBUSY: 'transient', EIO: 'permanent', EROFS: 'permanent', EISDIR: 'permanent',
+    ENOENT: 'not_found',
+    ENOTDIR: 'not_found',
+    EACCES: 'auth',
+    EPERM: 'auth',
+    ENOSPC: 'quota',
+    EDQUOT: 'quota',
+    EMFILE: 'transient',
+    EBUSY: 'transient',
+    EIO: 'permanent',
+    EROFS: 'permanent',
+    EISDIR: 'permanent',
   };
   for (const [code, kind] of Object.entries(cases)) {
     const err = toProviderError(Object.assign(new Error(`${code}: simulated`), { code }), 'writing x');
     assert.equal(kindOf(err), kind, code);
     assert.match((err as Error).message, new RegExp(code));
   }
-  const own = new Error('the caller\'s own stream failed');
-  assert.equal(toProviderError(own, 'writing x'), own, 'a non-errno error is the caller\'s and passes through');
+  const own = new Error("the caller's own stream failed");
+  assert.equal(toProviderError(own, 'writing x'), own, "a non-errno error is the caller's and passes through");
 });
 
 test('create refuses a relative or missing basePath; the schema requires an absolute one', async () => {
-  for (const config of [{}, { basePath: '' }, { basePath: 'relative/dir' }, { basePath: './x' }, { basePath: 42 }, { basePath: '/a\0b' }]) {
-    assert.throws(() => localDiskType.create(config, deps), (err) => kindOf(err) === 'permanent', JSON.stringify(config));
+  for (const config of [
+    {},
+    { basePath: '' },
+    { basePath: 'relative/dir' },
+    { basePath: './x' },
+    { basePath: 42 },
+    { basePath: '/a\0b' },
+  ]) {
+    assert.throws(
+      () => localDiskType.create(config, deps),
+      (err) => kindOf(err) === 'permanent',
+      JSON.stringify(config),
+    );
   }
-  const schema = localDiskType.configSchema as { required: string[]; properties: { basePath: { pattern: string; maxLength: number } } };
+  const schema = localDiskType.configSchema as {
+    required: string[];
+    properties: { basePath: { pattern: string; maxLength: number } };
+  };
   assert.deepEqual(schema.required, ['basePath']);
   assert.equal(schema.properties.basePath.maxLength, 4096);
   const pattern = new RegExp(schema.properties.basePath.pattern);

@@ -6,8 +6,15 @@ import { startWebdavServer } from '../helpers/rclone-servers.ts';
 
 // The storage conformance suite (@backplane/plugin-testkit) on rclone's webdav backend; a file of its own so the
 // three backends run in parallel.
-runStorageContract('storage-rclone: webdav backend (rclone serve webdav)', async () => {
-  const server = await startWebdavServer();
-  const instance = await (await rcloneType('webdav')).create({ url: server.url, user: server.user, pass: server.pass, path: 'backups' }, deps());
-  return { instance, cleanup: server.stop, strand: strandInFolder(join(server.dir, 'backups')) };
-}, { largeBytes: 64 * 1024 * 1024, stagesUploads: true });
+runStorageContract(
+  'storage-rclone: webdav backend (rclone serve webdav)',
+  async () => {
+    const server = await startWebdavServer();
+    const instance = await (await rcloneType('webdav')).create(
+      { url: server.url, user: server.user, pass: server.pass, path: 'backups' },
+      deps(),
+    );
+    return { instance, cleanup: server.stop, strand: strandInFolder(join(server.dir, 'backups')) };
+  },
+  { largeBytes: 64 * 1024 * 1024, stagesUploads: true },
+);

@@ -79,8 +79,10 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 describe('storage-rclone: catalogue from the installed rclone', () => {
   it('registers one type per backend under its rclone name, plus the generic rclone type', async () => {
     const types = await registeredTypes();
-    for (const name of ['s3', 'webdav', 'sftp', 'ftp', 'azureblob', 'b2', 'local', 'drive', 'rclone']) assert.ok(types.has(name), `${name} is registered`);
-    for (const wrapper of ['alias', 'cache', 'chunker', 'combine', 'compress', 'crypt', 'hasher', 'union']) assert.ok(!types.has(wrapper), `wrapper ${wrapper} is not registered`);
+    for (const name of ['s3', 'webdav', 'sftp', 'ftp', 'azureblob', 'b2', 'local', 'drive', 'rclone'])
+      assert.ok(types.has(name), `${name} is registered`);
+    for (const wrapper of ['alias', 'cache', 'chunker', 'combine', 'compress', 'crypt', 'hasher', 'union'])
+      assert.ok(!types.has(wrapper), `wrapper ${wrapper} is not registered`);
     assert.ok(!types.has('memory'), 'memory (one process only) is not registered');
     for (const type of types.values()) {
       if (BACKUPX_VENDORS.includes(type.type)) continue; // BackupX's types on the s3 backend, below
@@ -105,12 +107,16 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
     assert.ok(!webdav.secretFields.includes('user'));
     assert.match(webdav.displayName, /webdav/i);
     const validate = new Ajv({ strict: false, allErrors: true }).compile(webdav.configSchema);
-    assert.equal(validate({ url: 'https://dav.example.com/', user: 'u', pass: 'p', path: 'backups' }), true, JSON.stringify(validate.errors));
+    assert.equal(
+      validate({ url: 'https://dav.example.com/', user: 'u', pass: 'p', path: 'backups' }),
+      true,
+      JSON.stringify(validate.errors),
+    );
     assert.equal(validate({ user: 'u' }), false, 'url is required');
     assert.equal(validate({ url: 'https://x/', typo_option: 'x' }), false, 'unknown fields are refused');
   });
 
-  it('BackupX\'s cloud vendor types: its keys, region required unless an endpoint is given, both keys secret', async () => {
+  it("BackupX's cloud vendor types: its keys, region required unless an endpoint is given, both keys secret", async () => {
     const types = await registeredTypes();
     for (const name of BACKUPX_VENDORS) {
       const type = types.get(name)!;
@@ -120,18 +126,33 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
       const validate = new Ajv({ strict: false, allErrors: true }).compile(type.configSchema);
       const keys = { bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' };
       assert.equal(validate({ ...keys, region: 'z0' }), true, JSON.stringify(validate.errors));
-      assert.equal(validate({ ...keys, endpoint: 'https://s3.example.test' }), true, `${name}: an endpoint replaces the region`);
+      assert.equal(
+        validate({ ...keys, endpoint: 'https://s3.example.test' }),
+        true,
+        `${name}: an endpoint replaces the region`,
+      );
       assert.equal(validate(keys), false, `${name}: a region or an endpoint`);
       assert.equal(validate({ ...keys, region: 'z0', path: 'x' }), false, `${name}: unknown fields are refused`);
     }
-    assert.equal(new Ajv({ strict: false }).compile(types.get('qiniu_kodo')!.configSchema)({ bucket: 'b', accessKeyId: 'a', secretAccessKey: 's', region: 'mars' }), false, 'Qiniu region codes only');
+    assert.equal(
+      new Ajv({ strict: false }).compile(types.get('qiniu_kodo')!.configSchema)({
+        bucket: 'b',
+        accessKeyId: 'a',
+        secretAccessKey: 's',
+        region: 'mars',
+      }),
+      false,
+      'Qiniu region codes only',
+    );
   });
 
   it('credentials are secret fields on every backend, flags and paths are not', async () => {
     const secret = async (type: string) => new Set((await rcloneType(type)).secretFields);
     const s3 = await secret('s3');
-    for (const f of ['secret_access_key', 'access_key_id', 'session_token', 'sse_customer_key']) assert.ok(s3.has(f), `s3 ${f}`);
-    for (const f of ['endpoint', 'region', 'provider', 'sse_kms_key_id', 'shared_credentials_file']) assert.ok(!s3.has(f), `s3 ${f} is not secret`);
+    for (const f of ['secret_access_key', 'access_key_id', 'session_token', 'sse_customer_key'])
+      assert.ok(s3.has(f), `s3 ${f}`);
+    for (const f of ['endpoint', 'region', 'provider', 'sse_kms_key_id', 'shared_credentials_file'])
+      assert.ok(!s3.has(f), `s3 ${f} is not secret`);
     const azure = await secret('azureblob');
     for (const f of ['key', 'sas_url']) assert.ok(azure.has(f), `azureblob ${f}`);
     const drive = await secret('drive');
@@ -139,7 +160,8 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
     assert.ok(!drive.has('token_url') && !drive.has('client_id'));
     const sftp = await secret('sftp');
     for (const f of ['pass', 'key_pem', 'key_file_pass']) assert.ok(sftp.has(f), `sftp ${f}`);
-    for (const f of ['key_file', 'ask_password', 'key_use_agent', 'pubkey_file']) assert.ok(!sftp.has(f), `sftp ${f} is not secret`);
+    for (const f of ['key_file', 'ask_password', 'key_use_agent', 'pubkey_file'])
+      assert.ok(!sftp.has(f), `sftp ${f} is not secret`);
     assert.ok((await secret('b2')).has('key'));
     assert.ok((await secret('ftp')).has('pass'));
   });
@@ -152,7 +174,10 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
     assert.equal(validate({ path: '/srv/backups' }), true);
     assert.equal(validate({ path: 'relative/dir' }), false);
     assert.equal(validate({}), false);
-    await assert.rejects(async () => (await local.create({ path: 'relative' }, deps())).stat('x'), (err: Error) => kindOf(err) === 'permanent');
+    await assert.rejects(
+      async () => (await local.create({ path: 'relative' }, deps())).stat('x'),
+      (err: Error) => kindOf(err) === 'permanent',
+    );
   });
 
   it('the generic rclone type takes a backend, an options map (sealed as a whole) and a path', async () => {
@@ -161,7 +186,11 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
     const validate = new Ajv({ strict: false }).compile(generic.configSchema);
     assert.equal(validate({ backend: 'webdav', options: { url: 'https://x/', pass: 'p' }, path: 'b' }), true);
     assert.equal(validate({ options: {} }), false, 'backend is required');
-    assert.equal(validate({ backend: 'webdav', options: { type: 'local' } }), false, '"type" cannot be smuggled in as an option');
+    assert.equal(
+      validate({ backend: 'webdav', options: { type: 'local' } }),
+      false,
+      '"type" cannot be smuggled in as an option',
+    );
     const dir = await mkdtemp(join(tmpdir(), 'backplane-rclone-generic-'));
     try {
       const storage = await generic.create({ backend: 'local', options: { no_preallocate: true }, path: dir }, deps());
@@ -184,7 +213,8 @@ describe('storage-rclone: catalogue from the installed rclone', () => {
   });
 
   it('uploads go to a temporary name and are moved into place, except on backends with atomic uploads', () => {
-    for (const backend of ['local', 'webdav', 'sftp', 'ftp', 'smb', 'drive']) assert.equal(uploadStrategy(backend), 'temp-then-move', backend);
+    for (const backend of ['local', 'webdav', 'sftp', 'ftp', 'smb', 'drive'])
+      assert.equal(uploadStrategy(backend), 'temp-then-move', backend);
     for (const backend of ['s3', 'gcs', 'azureblob', 'b2']) assert.equal(uploadStrategy(backend), 'direct', backend);
   });
 });
@@ -201,9 +231,12 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
     await Promise.all([webdav?.stop(), sftp?.stop()]);
   });
 
-  it('webdav with a wrong password: testConnection fails with rclone\'s reason, put is refused as auth', async () => {
+  it("webdav with a wrong password: testConnection fails with rclone's reason, put is refused as auth", async () => {
     const wrong = 'not-the-password-1234';
-    const storage = await (await rcloneType('webdav')).create({ url: webdav.url, user: webdav.user, pass: wrong, path: 'wrong' }, deps());
+    const storage = await (await rcloneType('webdav')).create(
+      { url: webdav.url, user: webdav.user, pass: wrong, path: 'wrong' },
+      deps(),
+    );
     const result = await storage.testConnection();
     assert.equal(result.success, false);
     assert.match(result.message, /401|unauthori[sz]ed/i);
@@ -214,9 +247,12 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
     assert.deepEqual(await readdir(webdav.dir), [], 'nothing was written');
   });
 
-  it('sftp with a wrong password: testConnection fails with rclone\'s reason, put is refused as auth', async () => {
+  it("sftp with a wrong password: testConnection fails with rclone's reason, put is refused as auth", async () => {
     const wrong = 'not-the-password-5678';
-    const storage = await (await rcloneType('sftp')).create({ host: sftp.host, port: sftp.port, user: sftp.user, pass: wrong, path: 'wrong' }, deps());
+    const storage = await (await rcloneType('sftp')).create(
+      { host: sftp.host, port: sftp.port, user: sftp.user, pass: wrong, path: 'wrong' },
+      deps(),
+    );
     const result = await storage.testConnection();
     assert.equal(result.success, false);
     assert.match(result.message, /unable to authenticate/i);
@@ -227,8 +263,14 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
   });
 
   it('the right credentials pass testConnection on both servers', async () => {
-    const dav = await (await rcloneType('webdav')).create({ url: webdav.url, user: webdav.user, pass: webdav.pass, path: 'probe' }, deps());
-    const ssh = await (await rcloneType('sftp')).create({ host: sftp.host, port: String(sftp.port), user: sftp.user, pass: sftp.pass, path: 'probe' }, deps());
+    const dav = await (await rcloneType('webdav')).create(
+      { url: webdav.url, user: webdav.user, pass: webdav.pass, path: 'probe' },
+      deps(),
+    );
+    const ssh = await (await rcloneType('sftp')).create(
+      { host: sftp.host, port: String(sftp.port), user: sftp.user, pass: sftp.pass, path: 'probe' },
+      deps(),
+    );
     for (const storage of [dav, ssh]) {
       const result = await storage.testConnection();
       assert.equal(result.success, true, result.message);
@@ -238,7 +280,10 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
   it('an unreachable host (a closed port on 127.0.0.1) fails fast, without hanging, as transient', async () => {
     const port = await closedPort();
     const secretInUrl = 'hunter2-in-the-url';
-    const dav = await (await rcloneType('webdav')).create({ url: `http://someone:${secretInUrl}@127.0.0.1:${port}/`, pass: 'x' }, deps());
+    const dav = await (await rcloneType('webdav')).create(
+      { url: `http://someone:${secretInUrl}@127.0.0.1:${port}/`, pass: 'x' },
+      deps(),
+    );
     const ssh = await (await rcloneType('sftp')).create({ host: '127.0.0.1', port, user: 'u', pass: 'p' }, deps());
     for (const storage of [dav, ssh]) {
       const started = Date.now();
@@ -256,11 +301,21 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
 
   it('argv never carries a setting: the pure builders', () => {
     const secret = 'S3cr3t-value-that-must-not-leak';
-    const spec = { backend: 'webdav', options: { url: 'https://dav.example.com/', user: 'me', pass: secret, bearer_token: secret }, root: 'backups' };
+    const spec = {
+      backend: 'webdav',
+      options: { url: 'https://dav.example.com/', user: 'me', pass: secret, bearer_token: secret },
+      root: 'backups',
+    };
     const operations: Operation[] = [
-      { op: 'rcat', path: 'a/b', size: 10 }, { op: 'moveto', from: 'a/.b.0123456789abcdef.partial', to: 'a/b' },
-      { op: 'cat', path: 'a/b', offset: 5, count: 10 }, { op: 'stat', path: 'a/b' }, { op: 'list', path: 'a/' },
-      { op: 'deletefile', path: 'a/b' }, { op: 'about', path: '' }, { op: 'obscure' }, { op: 'providers' },
+      { op: 'rcat', path: 'a/b', size: 10 },
+      { op: 'moveto', from: 'a/.b.0123456789abcdef.partial', to: 'a/b' },
+      { op: 'cat', path: 'a/b', offset: 5, count: 10 },
+      { op: 'stat', path: 'a/b' },
+      { op: 'list', path: 'a/' },
+      { op: 'deletefile', path: 'a/b' },
+      { op: 'about', path: '' },
+      { op: 'obscure' },
+      { op: 'providers' },
     ];
     for (const operation of operations) {
       for (const profile of ['standard', 'probe'] as const) {
@@ -270,30 +325,58 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
       }
     }
     assert.deepEqual(buildArgv({ op: 'obscure' }, ''), ['obscure', '-'], 'the password to obscure comes on stdin');
-    assert.deepEqual(buildArgv({ op: 'cat', path: 'k', offset: 5, count: 10 }, 'root').slice(-5), ['--offset', '5', '--count', '10', `${REMOTE}:root/k`]);
-    const env = buildEnv({ PATH: '/usr/bin', HOME: '/root', BACKPLANE_SECRET_KEY: 'master', RCLONE_CONFIG_PASS: 'x', RCLONE_CONFIG_OTHER_TYPE: 's3', rclone_bwlimit: '1' }, spec);
+    assert.deepEqual(buildArgv({ op: 'cat', path: 'k', offset: 5, count: 10 }, 'root').slice(-5), [
+      '--offset',
+      '5',
+      '--count',
+      '10',
+      `${REMOTE}:root/k`,
+    ]);
+    const env = buildEnv(
+      {
+        PATH: '/usr/bin',
+        HOME: '/root',
+        BACKPLANE_SECRET_KEY: 'master',
+        RCLONE_CONFIG_PASS: 'x',
+        RCLONE_CONFIG_OTHER_TYPE: 's3',
+        rclone_bwlimit: '1',
+      },
+      spec,
+    );
     assert.equal(env.RCLONE_CONFIG, '/dev/null', 'no rclone.conf is read or written');
     assert.equal(env.RCLONE_CONFIG_BPREMOTE_TYPE, 'webdav');
     assert.equal(env.RCLONE_CONFIG_BPREMOTE_PASS, secret);
     assert.equal(env.RCLONE_CONFIG_BPREMOTE_URL, 'https://dav.example.com/');
     assert.equal(env.PATH, '/usr/bin');
-    for (const name of ['BACKPLANE_SECRET_KEY', 'RCLONE_CONFIG_PASS', 'RCLONE_CONFIG_OTHER_TYPE', 'rclone_bwlimit']) assert.ok(!(name in env), `${name} is not passed on`);
+    for (const name of ['BACKPLANE_SECRET_KEY', 'RCLONE_CONFIG_PASS', 'RCLONE_CONFIG_OTHER_TYPE', 'rclone_bwlimit'])
+      assert.ok(!(name in env), `${name} is not passed on`);
   });
 
   it('argv never carries a secret: a running rclone child, read from /proc', async () => {
-    const storage = await (await rcloneType('webdav')).create({ url: webdav.url, user: webdav.user, pass: webdav.pass, path: 'argv' }, deps({
-      ...process.env, BACKPLANE_SECRET_KEY: 'master-key-must-not-reach-rclone', RCLONE_CONFIG_EVIL_TYPE: 'local',
-    }));
+    const storage = await (await rcloneType('webdav')).create(
+      { url: webdav.url, user: webdav.user, pass: webdav.pass, path: 'argv' },
+      deps({
+        ...process.env,
+        BACKPLANE_SECRET_KEY: 'master-key-must-not-reach-rclone',
+        RCLONE_CONFIG_EVIL_TYPE: 'local',
+      }),
+    );
     let release!: () => void;
-    const released = new Promise<void>((resolve) => { release = resolve; });
-    const body = Readable.from((async function* slow() {
-      yield Buffer.alloc(1024, 1);
-      await released;
-      yield Buffer.alloc(1024, 2);
-    })());
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const body = Readable.from(
+      (async function* slow() {
+        yield Buffer.alloc(1024, 1);
+        await released;
+        yield Buffer.alloc(1024, 2);
+      })(),
+    );
     const uploading = storage.put('slow/object', body, { size: 2048 });
     try {
-      const child = await waitFor('the rcat child', async () => (await rcloneChildren([webdav.pid, sftp.pid])).find((c) => c.argv.includes('rcat')));
+      const child = await waitFor('the rcat child', async () =>
+        (await rcloneChildren([webdav.pid, sftp.pid])).find((c) => c.argv.includes('rcat')),
+      );
       assert.ok(!child.argv.join('\0').includes(webdav.pass), `argv: ${child.argv.join(' ')}`);
       assert.ok(!child.argv.join('\0').includes(webdav.url.replace(/\/$/, '')), 'the URL is not on argv either');
       const env = new Map(child.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
@@ -302,7 +385,10 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
       const obscured = env.get('RCLONE_CONFIG_BPREMOTE_PASS');
       assert.ok(obscured && obscured !== webdav.pass, 'the password reaches rclone obscured, through the environment');
       assert.equal(env.get('RCLONE_CONFIG'), '/dev/null');
-      assert.ok(!env.has('BACKPLANE_SECRET_KEY') && !env.has('RCLONE_CONFIG_EVIL_TYPE'), 'Backplane\'s and foreign rclone settings stay out');
+      assert.ok(
+        !env.has('BACKPLANE_SECRET_KEY') && !env.has('RCLONE_CONFIG_EVIL_TYPE'),
+        "Backplane's and foreign rclone settings stay out",
+      );
     } finally {
       release();
     }
@@ -330,9 +416,15 @@ describe('storage-rclone: child processes', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'backplane-rclone-proc-'));
     storage = await (await rcloneType('local')).create({ path: dir }, deps());
-    await storage.put('big.bin', Readable.from((function* gen() {
-      for (let i = 0; i < 64; i++) yield Buffer.alloc(MiB, i);
-    })()), { size: 64 * MiB });
+    await storage.put(
+      'big.bin',
+      Readable.from(
+        (function* gen() {
+          for (let i = 0; i < 64; i++) yield Buffer.alloc(MiB, i);
+        })(),
+      ),
+      { size: 64 * MiB },
+    );
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -355,7 +447,9 @@ describe('storage-rclone: child processes', () => {
     const iterator = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     const first = await iterator.next();
     assert.equal(first.done, false);
-    const child = await waitFor('the cat child', async () => (await rcloneChildren()).find((c) => c.argv.includes('cat')));
+    const child = await waitFor('the cat child', async () =>
+      (await rcloneChildren()).find((c) => c.argv.includes('cat')),
+    );
     process.kill(child.pid, 'SIGKILL');
     let failed: unknown;
     try {
@@ -377,12 +471,14 @@ describe('storage-rclone: child processes', () => {
 
   it('an aborted put kills its child and leaves no process and no object', async () => {
     const controller = new AbortController();
-    const body = Readable.from((async function* endless() {
-      for (let i = 0; ; i++) {
-        yield Buffer.alloc(64 * 1024, i);
-        await sleep(5);
-      }
-    })());
+    const body = Readable.from(
+      (async function* endless() {
+        for (let i = 0; ; i++) {
+          yield Buffer.alloc(64 * 1024, i);
+          await sleep(5);
+        }
+      })(),
+    );
     const putting = storage.put('aborted/obj', body, { signal: controller.signal });
     await waitFor('the rcat child', async () => (await rcloneChildren()).find((c) => c.argv.includes('rcat')));
     controller.abort(new Error('stop'));
@@ -390,7 +486,7 @@ describe('storage-rclone: child processes', () => {
     assert.equal(err.message, 'stop');
     await waitFor('no rclone child left', async () => ((await rcloneChildren()).length === 0 ? true : undefined));
     assert.equal(await storage.stat('aborted/obj'), undefined);
-    assert.deepEqual((await readdir(join(dir, 'aborted')).catch(() => [])), [], 'no temporary object either');
+    assert.deepEqual(await readdir(join(dir, 'aborted')).catch(() => []), [], 'no temporary object either');
   });
 });
 
@@ -400,7 +496,9 @@ describe('storage-rclone: without a usable rclone binary', () => {
   it('register still works and adds only the generic type and BackupX vendor types, whose every operation is unsupported', async () => {
     const types = await registeredTypes('/nonexistent/rclone');
     assert.deepEqual([...types.keys()], ['rclone', ...BACKUPX_VENDORS]);
-    const vendor = await types.get('aliyun_oss')!.create({ region: 'cn-hangzhou', bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' }, deps());
+    const vendor = await types
+      .get('aliyun_oss')!
+      .create({ region: 'cn-hangzhou', bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' }, deps());
     await assert.rejects(vendor.stat('a'), (err: Error) => kindOf(err) === 'unsupported');
     const generic = types.get('rclone')!;
     assert.match(generic.description ?? '', /not installed/);
@@ -421,7 +519,10 @@ describe('storage-rclone: without a usable rclone binary', () => {
 
   it('a binary that vanished after boot: operations are unsupported, not a crash', async () => {
     const webdav = await rcloneType('webdav');
-    const storage = await webdav.create({ url: 'http://127.0.0.1:1/', user: 'u', pass: 'p' }, deps({ ...process.env, BACKPLANE_RCLONE_BINARY: '/nonexistent/rclone' }));
+    const storage = await webdav.create(
+      { url: 'http://127.0.0.1:1/', user: 'u', pass: 'p' },
+      deps({ ...process.env, BACKPLANE_RCLONE_BINARY: '/nonexistent/rclone' }),
+    );
     const unsupported = (err: Error) => kindOf(err) === 'unsupported' && /not installed/.test(err.message);
     await assert.rejects(storage.put('a', Readable.from([Buffer.from('x')]), { size: 1 }), unsupported);
     await assert.rejects(storage.stat('a'), unsupported);
@@ -445,7 +546,14 @@ describe('storage-rclone: loaded by the app', () => {
     const token = await setupAdmin(app);
     const res = await call(app, 'GET', '/api/storage-targets/rclone/backends', { token });
     assert.equal(res.status, 200, res.body);
-    const backends = new Map((res.json.data as Array<{ name: string; options: Array<{ key: string; isPassword: boolean; required: boolean }> }>).map((b) => [b.name, b]));
+    const backends = new Map(
+      (
+        res.json.data as Array<{
+          name: string;
+          options: Array<{ key: string; isPassword: boolean; required: boolean }>;
+        }>
+      ).map((b) => [b.name, b]),
+    );
     for (const name of ['s3', 'webdav', 'sftp', 'local', 'rclone']) assert.ok(backends.has(name), name);
     const options = new Map(backends.get('webdav')!.options.map((o) => [o.key, o]));
     assert.equal(options.get('pass')?.isPassword, true);
@@ -465,8 +573,14 @@ describe('storage-rclone: loaded by the app', () => {
     const token = await setupAdmin(app);
     const res = await call(app, 'GET', '/api/storage-targets/rclone/backends', { token });
     assert.equal(res.status, 200, res.body);
-    assert.deepEqual(res.json.data.map((b: { name: string }) => b.name), ['rclone']);
-    const test = await call(app, 'POST', '/api/storage-targets/test', { token, body: { name: 'x', type: 'rclone', config: { backend: 'webdav', options: { url: 'http://127.0.0.1:1/' } } } });
+    assert.deepEqual(
+      res.json.data.map((b: { name: string }) => b.name),
+      ['rclone'],
+    );
+    const test = await call(app, 'POST', '/api/storage-targets/test', {
+      token,
+      body: { name: 'x', type: 'rclone', config: { backend: 'webdav', options: { url: 'http://127.0.0.1:1/' } } },
+    });
     assert.equal(test.status, 400, test.body);
     assert.equal(test.json.code, 'STORAGE_TARGET_TEST_FAILED');
     assert.match(test.json.message, /rclone is not installed/);

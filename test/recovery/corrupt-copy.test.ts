@@ -29,7 +29,14 @@ async function read(app: FastifyInstance, token: string, url: string): Promise<a
   return res.json.data;
 }
 
-interface Fetched { status: number; contentLength: number; body: Buffer; complete: boolean; error: string; json?: any }
+interface Fetched {
+  status: number;
+  contentLength: number;
+  body: Buffer;
+  complete: boolean;
+  error: string;
+  json?: any;
+}
 
 /** A real HTTP GET over a socket; `complete` is false when the body ended short of its Content-Length. */
 function fetchOver(base: string, path: string, token: string): Promise<Fetched> {
@@ -38,28 +45,50 @@ function fetchOver(base: string, path: string, token: string): Promise<Fetched> 
       const chunks: Buffer[] = [];
       let error = '';
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('aborted', () => { error ||= 'aborted'; });
-      res.on('error', (e) => { error ||= e.message; });
+      res.on('aborted', () => {
+        error ||= 'aborted';
+      });
+      res.on('error', (e) => {
+        error ||= e.message;
+      });
       res.on('close', () => {
         const body = Buffer.concat(chunks);
         const contentLength = Number(res.headers['content-length'] ?? -1);
         let json: any;
-        if (String(res.headers['content-type']).startsWith('application/json')) try { json = JSON.parse(body.toString()); } catch { /* not JSON */ }
-        resolve({ status: res.statusCode ?? 0, contentLength, body, complete: res.complete && !error && body.length === contentLength, error, json });
+        if (String(res.headers['content-type']).startsWith('application/json'))
+          try {
+            json = JSON.parse(body.toString());
+          } catch {
+            /* not JSON */
+          }
+        resolve({
+          status: res.statusCode ?? 0,
+          contentLength,
+          body,
+          complete: res.complete && !error && body.length === contentLength,
+          error,
+          json,
+        });
       });
     });
-    req.on('error', (e) => resolve({ status: 0, contentLength: -1, body: Buffer.alloc(0), complete: false, error: e.message }));
+    req.on('error', (e) =>
+      resolve({ status: 0, contentLength: -1, body: Buffer.alloc(0), complete: false, error: e.message }),
+    );
     req.end();
   });
 }
 
 function curlExit(url: string, token: string, out: string): Promise<number> {
   return new Promise((resolve) => {
-    execFile('curl', ['-sS', '--fail', '-o', out, '-H', `Authorization: Bearer ${token}`, url], (err) => resolve(err ? Number((err as { code?: number }).code ?? -1) : 0));
+    execFile('curl', ['-sS', '--fail', '-o', out, '-H', `Authorization: Bearer ${token}`, url], (err) =>
+      resolve(err ? Number((err as { code?: number }).code ?? -1) : 0),
+    );
   });
 }
 
-const curlPath = await new Promise<string>((resolve) => execFile('which', ['curl'], (err, stdout) => resolve(err ? '' : stdout.trim())));
+const curlPath = await new Promise<string>((resolve) =>
+  execFile('which', ['curl'], (err, stdout) => resolve(err ? '' : stdout.trim())),
+);
 
 async function listening(app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -68,7 +97,11 @@ async function listening(app: FastifyInstance): Promise<string> {
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-async function copies(app: FastifyInstance, token: string, id: number): Promise<Array<{ storageTargetName: string; status: string; error: string; corruptAt: string | null }>> {
+async function copies(
+  app: FastifyInstance,
+  token: string,
+  id: number,
+): Promise<Array<{ storageTargetName: string; status: string; error: string; corruptAt: string | null }>> {
   return (await read(app, token, `/api/backup/records/${id}`)).storageUploadResults;
 }
 
@@ -79,7 +112,12 @@ test('a corrupt artifact never downloads as a complete file: the transfer is cut
   // Incompressible, so the artifact spans many chunks and the reply is well under way when the check fails.
   await writeFile(join(src, 'big.bin'), randomBytes(2 * 1024 * 1024));
   const disk = await diskTarget(t, app, admin);
-  const task = await createTask(app, admin, { name: 'one-copy', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
+  const task = await createTask(app, admin, {
+    name: 'one-copy',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.id],
+  });
   const backup = await runAndWait(app, admin, task.id);
   assert.equal(backup.status, 'success', backup.errorMessage);
   const base = await listening(app);
@@ -109,7 +147,8 @@ test('a corrupt artifact never downloads as a complete file: the transfer is cut
   const refused = await fetchOver(base, url, admin);
   assert.equal(refused.status, 409);
   assert.equal(refused.json?.code, 'BACKUP_ARTIFACT_CORRUPT');
-  if (curlPath) assert.equal(await curlExit(`${base}${url}`, admin, join(scratch, 'refused')), 22, 'curl --fail: an HTTP error');
+  if (curlPath)
+    assert.equal(await curlExit(`${base}${url}`, admin, join(scratch, 'refused')), 22, 'curl --fail: an HTTP error');
 
   // Slices are served unchecked (a range cannot be checked against the whole-file SHA-256), but
   // never from a copy already known corrupt.
@@ -117,13 +156,20 @@ test('a corrupt artifact never downloads as a complete file: the transfer is cut
   assert.equal(slice.status, 409, 'a copy known corrupt is not served in slices either');
 });
 
-test('curl reports the cut transfer of a corrupt artifact as a partial file (exit 18)', { skip: curlPath ? false : 'curl is not installed' }, async (t) => {
+test('curl reports the cut transfer of a corrupt artifact as a partial file (exit 18)', {
+  skip: curlPath ? false : 'curl is not installed',
+}, async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const src = await tempDir(t);
   await writeFile(join(src, 'big.bin'), randomBytes(2 * 1024 * 1024));
   const disk = await diskTarget(t, app, admin);
-  const task = await createTask(app, admin, { name: 'curl', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
+  const task = await createTask(app, admin, {
+    name: 'curl',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.id],
+  });
   const backup = await runAndWait(app, admin, task.id);
   await flipByte(join(disk.dir, backup.storagePath), backup.fileSize - 10);
   const base = await listening(app);
@@ -140,13 +186,25 @@ async function twoCopies(t: TestContext) {
   await writeFile(join(src, 'keep.txt'), 'original');
   const first = await diskTarget(t, app, admin, 'first');
   const second = await diskTarget(t, app, admin, 'second');
-  const task = await createTask(app, admin, { name: 'two', type: 'file', sourcePaths: [src], storageTargetIds: [first.id], replicationTargetIds: [second.id] });
+  const task = await createTask(app, admin, {
+    name: 'two',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [first.id],
+    replicationTargetIds: [second.id],
+  });
   /** A fresh record whose copy on "first" has one flipped byte (and on "second" too when asked). */
   const corruptRecord = async (both = false) => {
     const backup = await runAndWait(app, admin, task.id);
     assert.equal(backup.status, 'success', backup.errorMessage);
     await settled(app);
-    assert.deepEqual((await copies(app, admin, backup.id)).map((c) => [c.storageTargetName, c.status]), [['first', 'success'], ['second', 'success']]);
+    assert.deepEqual(
+      (await copies(app, admin, backup.id)).map((c) => [c.storageTargetName, c.status]),
+      [
+        ['first', 'success'],
+        ['second', 'success'],
+      ],
+    );
     await flipByte(join(first.dir, backup.storagePath), Math.floor(backup.fileSize / 2));
     if (both) await flipByte(join(second.dir, backup.storagePath), Math.floor(backup.fileSize / 3));
     return backup;
@@ -166,8 +224,18 @@ test('with the first copy corrupt, download, restore, quick and deep verificatio
   assert.equal(whole.status, 200);
   assert.equal(whole.complete, true, whole.error);
   assert.equal(sha256(whole.body), d.checksum);
-  assert.deepEqual((await copies(app, admin, d.id)).map((c) => [c.storageTargetName, c.status]), [['first', 'corrupt'], ['second', 'success']]);
-  assert.equal((await read(app, admin, `/api/backup/records/${d.id}`)).storageTargetName, 'second', 'the record shows the intact copy');
+  assert.deepEqual(
+    (await copies(app, admin, d.id)).map((c) => [c.storageTargetName, c.status]),
+    [
+      ['first', 'corrupt'],
+      ['second', 'success'],
+    ],
+  );
+  assert.equal(
+    (await read(app, admin, `/api/backup/records/${d.id}`)).storageTargetName,
+    'second',
+    'the record shows the intact copy',
+  );
 
   // Restore: the corrupt copy is found while it streams into the staging folder (nothing moved),
   // the replica is read once and moved into place.
@@ -201,14 +269,24 @@ test('with the first copy corrupt, download, restore, quick and deep verificatio
   // Replication: the corrupt source is followed by the healthy one; the new copy is intact.
   const p = await corruptRecord();
   const third = await diskTarget(t, app, admin, 'third');
-  const rep = await call(app, 'POST', `/api/backup/records/${p.id}/replicate`, { token: admin, body: { destTargetId: third.id } });
+  const rep = await call(app, 'POST', `/api/backup/records/${p.id}/replicate`, {
+    token: admin,
+    body: { destTargetId: third.id },
+  });
   assert.equal(rep.status, 200, rep.body);
   const replicated = await read(app, admin, `/api/replication/records/${rep.json.data.id}`);
   assert.equal(replicated.status, 'success', replicated.errorMessage);
   assert.equal(replicated.sourceTargetName, 'second');
   assert.match(replicated.errorMessage, /the copy on "first" is corrupt/);
   assert.equal(sha256(await readFile(join(third.dir, p.storagePath))), p.checksum);
-  assert.deepEqual((await copies(app, admin, p.id)).map((c) => [c.storageTargetName, c.status]), [['first', 'corrupt'], ['second', 'success'], ['third', 'success']]);
+  assert.deepEqual(
+    (await copies(app, admin, p.id)).map((c) => [c.storageTargetName, c.status]),
+    [
+      ['first', 'corrupt'],
+      ['second', 'success'],
+      ['third', 'success'],
+    ],
+  );
 });
 
 test('with every copy corrupt, restore, verification, replication and download fail clearly and leave nothing behind', async (t) => {
@@ -219,17 +297,29 @@ test('with every copy corrupt, restore, verification, replication and download f
   const restore = await call(app, 'POST', `/api/backup/records/${b.id}/restore`, { token: admin, body: {} });
   const failed = await read(app, admin, `/api/restore/records/${restore.json.data.id}`);
   assert.equal(failed.status, 'failed');
-  assert.match(failed.errorMessage, /every copy that could be read failed its integrity check \("first": SHA-256 .*; "second": SHA-256 /);
+  assert.match(
+    failed.errorMessage,
+    /every copy that could be read failed its integrity check \("first": SHA-256 .*; "second": SHA-256 /,
+  );
   assert.equal(await readFile(join(src, 'keep.txt'), 'utf8'), 'after corruption', 'nothing was overwritten');
-  assert.deepEqual((await copies(app, admin, b.id)).map((c) => c.status), ['corrupt', 'corrupt']);
+  assert.deepEqual(
+    (await copies(app, admin, b.id)).map((c) => c.status),
+    ['corrupt', 'corrupt'],
+  );
 
-  const verify = await call(app, 'POST', `/api/backup/records/${b.id}/verify`, { token: admin, body: { mode: 'quick' } });
+  const verify = await call(app, 'POST', `/api/backup/records/${b.id}/verify`, {
+    token: admin,
+    body: { mode: 'quick' },
+  });
   const v = await read(app, admin, `/api/verify/records/${verify.json.data.id}`);
   assert.equal(v.status, 'failed');
   assert.match(v.errorMessage, /every copy that could be read failed its integrity check/);
 
   const third = await diskTarget(t, app, admin, 'third');
-  const rep = await call(app, 'POST', `/api/backup/records/${b.id}/replicate`, { token: admin, body: { destTargetId: third.id } });
+  const rep = await call(app, 'POST', `/api/backup/records/${b.id}/replicate`, {
+    token: admin,
+    body: { destTargetId: third.id },
+  });
   const r = await read(app, admin, `/api/replication/records/${rep.json.data.id}`);
   assert.equal(r.status, 'failed');
   assert.match(r.errorMessage, /every copy that could be read failed its integrity check/);

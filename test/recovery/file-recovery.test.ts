@@ -32,13 +32,21 @@ test('file records restore in place, into a directory and selectively; verificat
   const src = await tempDir(t);
   await oddTree(src);
   const disk = await diskTarget(t, app, admin);
-  const task = await createTask(app, admin, { name: 'odd', type: 'file', sourcePaths: [src], storageTargetIds: [disk.id] });
+  const task = await createTask(app, admin, {
+    name: 'odd',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.id],
+  });
   const backup = await runAndWait(app, admin, task.id);
   assert.equal(backup.status, 'success', backup.errorMessage);
   const original = await filesUnder(src);
 
   // Quick and deep verification of the intact artifact.
-  const quick = await call(app, 'POST', `/api/backup/records/${backup.id}/verify`, { token: admin, body: { mode: 'quick' } });
+  const quick = await call(app, 'POST', `/api/backup/records/${backup.id}/verify`, {
+    token: admin,
+    body: { mode: 'quick' },
+  });
   assert.equal(quick.status, 200, quick.body);
   const q = await waitFor(app, admin, `/api/verify/records/${quick.json.data.id}`);
   assert.equal(q.status, 'success', q.errorMessage);
@@ -68,32 +76,61 @@ test('file records restore in place, into a directory and selectively; verificat
   // Into another directory, only one folder.
   const elsewhere = await tempDir(t);
   const inner = `${src.slice(1)}/with space`;
-  const sel = await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: admin, body: { targetPath: elsewhere, selectedPaths: [inner] } });
+  const sel = await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, {
+    token: admin,
+    body: { targetPath: elsewhere, selectedPaths: [inner] },
+  });
   const r2 = await waitFor(app, admin, `/api/restore/records/${sel.json.data.id}`);
   assert.equal(r2.status, 'success', r2.errorMessage);
   assert.deepEqual(await filesUnder(join(elsewhere, src.slice(1))), ['with space/ünïcødé ✓/naïve file.txt']);
 
   // Bad inputs.
-  const rel = await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: admin, body: { targetPath: 'relative/dir' } });
+  const rel = await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, {
+    token: admin,
+    body: { targetPath: 'relative/dir' },
+  });
   assert.equal(rel.json.code, 'RESTORE_TARGET_INVALID');
-  const dots = await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: admin, body: { targetPath: elsewhere, selectedPaths: ['../etc'] } });
+  const dots = await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, {
+    token: admin,
+    body: { targetPath: elsewhere, selectedPaths: ['../etc'] },
+  });
   assert.equal(dots.json.code, 'RESTORE_TARGET_INVALID');
   const viewer = await userWithRole(app, admin, 'viewer');
-  assert.equal((await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: viewer.token, body: {} })).status, 403);
-  assert.equal((await call(app, 'GET', `/api/restore/records/${sel.json.data.id}`, { token: viewer.token })).status, 200);
-  const list = await call(app, 'GET', '/api/restore/records', { token: viewer.token, query: { backupRecordId: String(backup.id) } });
+  assert.equal(
+    (await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: viewer.token, body: {} })).status,
+    403,
+  );
+  assert.equal(
+    (await call(app, 'GET', `/api/restore/records/${sel.json.data.id}`, { token: viewer.token })).status,
+    200,
+  );
+  const list = await call(app, 'GET', '/api/restore/records', {
+    token: viewer.token,
+    query: { backupRecordId: String(backup.id) },
+  });
   assert.equal(list.headers['x-total-count'], '2');
 
   // A flipped byte in the stored object: quick verification, restore and replication all refuse it.
   await flipByte(join(disk.dir, backup.storagePath), Math.floor(backup.fileSize / 2));
   await writeFile(join(src, 'keep.txt'), 'after corruption');
-  const bad = await waitFor(app, admin, `/api/verify/records/${(await call(app, 'POST', `/api/backup/records/${backup.id}/verify`, { token: admin, body: { mode: 'quick' } })).json.data.id}`);
+  const bad = await waitFor(
+    app,
+    admin,
+    `/api/verify/records/${(await call(app, 'POST', `/api/backup/records/${backup.id}/verify`, { token: admin, body: { mode: 'quick' } })).json.data.id}`,
+  );
   assert.equal(bad.status, 'failed');
-  const badRestore = await waitFor(app, admin, `/api/restore/records/${(await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: admin, body: {} })).json.data.id}`);
+  const badRestore = await waitFor(
+    app,
+    admin,
+    `/api/restore/records/${(await call(app, 'POST', `/api/backup/records/${backup.id}/restore`, { token: admin, body: {} })).json.data.id}`,
+  );
   assert.equal(badRestore.status, 'failed');
   assert.equal(await readFile(join(src, 'keep.txt'), 'utf8'), 'after corruption', 'nothing was overwritten');
   const spare = await diskTarget(t, app, admin, 'spare');
-  const rep = await call(app, 'POST', `/api/backup/records/${backup.id}/replicate`, { token: admin, body: { destTargetId: spare.id } });
+  const rep = await call(app, 'POST', `/api/backup/records/${backup.id}/replicate`, {
+    token: admin,
+    body: { destTargetId: spare.id },
+  });
   assert.equal(rep.status, 200, rep.body);
   const badCopy = await waitFor(app, admin, `/api/replication/records/${rep.json.data.id}`);
   assert.equal(badCopy.status, 'failed');
@@ -130,23 +167,51 @@ test('replication copies the artifact, and downloads and restores fall back to t
   await writeFile(join(src, 'data.txt'), 'precious');
   const primary = await diskTarget(t, app, admin, 'primary');
   const replica = await diskTarget(t, app, admin, 'replica');
-  const task = await createTask(app, admin, { name: 'rep', type: 'file', sourcePaths: [src], storageTargetIds: [primary.id], replicationTargetIds: [replica.id] });
+  const task = await createTask(app, admin, {
+    name: 'rep',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [primary.id],
+    replicationTargetIds: [replica.id],
+  });
   const backup = await runAndWait(app, admin, task.id);
   await app.diContainer.cradle.replications.idle();
-  const reps = await call(app, 'GET', '/api/replication/records', { token: admin, query: { backupRecordId: String(backup.id) } });
+  const reps = await call(app, 'GET', '/api/replication/records', {
+    token: admin,
+    query: { backupRecordId: String(backup.id) },
+  });
   assert.equal(reps.json.data.length, 1, 'automatic replication after the run');
   assert.equal(reps.json.data[0].status, 'success', reps.json.data[0].errorMessage);
   assert.equal(reps.json.data[0].sourceTargetName, 'primary');
-  assert.deepEqual(await readFile(join(replica.dir, backup.storagePath)), await readFile(join(primary.dir, backup.storagePath)));
+  assert.deepEqual(
+    await readFile(join(replica.dir, backup.storagePath)),
+    await readFile(join(primary.dir, backup.storagePath)),
+  );
   const detail = (await call(app, 'GET', `/api/backup/records/${backup.id}`, { token: admin })).json.data;
-  assert.deepEqual(detail.storageUploadResults.map((r: { storageTargetName: string; status: string }) => [r.storageTargetName, r.status]), [['primary', 'success'], ['replica', 'success']]);
+  assert.deepEqual(
+    detail.storageUploadResults.map((r: { storageTargetName: string; status: string }) => [
+      r.storageTargetName,
+      r.status,
+    ]),
+    [
+      ['primary', 'success'],
+      ['replica', 'success'],
+    ],
+  );
 
-  const again = await call(app, 'POST', `/api/backup/records/${backup.id}/replicate`, { token: admin, body: { destTargetId: replica.id } });
+  const again = await call(app, 'POST', `/api/backup/records/${backup.id}/replicate`, {
+    token: admin,
+    body: { destTargetId: replica.id },
+  });
   assert.equal(again.json.code, 'REPLICATION_DEST_INVALID');
 
   // The primary disappears: download and restore use the replica.
   await rm(primary.dir, { recursive: true, force: true });
-  const dl = await app.inject({ method: 'GET', url: `/api/backup/records/${backup.id}/download`, headers: { authorization: `Bearer ${admin}` } });
+  const dl = await app.inject({
+    method: 'GET',
+    url: `/api/backup/records/${backup.id}/download`,
+    headers: { authorization: `Bearer ${admin}` },
+  });
   assert.equal(dl.statusCode, 200);
   assert.equal(dl.rawPayload.length, backup.fileSize);
   await rm(join(src, 'data.txt'));

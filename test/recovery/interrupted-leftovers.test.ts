@@ -35,14 +35,20 @@ test('start-up drops the sandbox database of a deep verification a crash interru
   const source = `bp_leftover_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  const exists = async (db: string) => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [db])).rowCount === 1;
+  const exists = async (db: string) =>
+    (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [db])).rowCount === 1;
   let sandbox = '';
   t.after(async () => {
     for (const db of [source, sandbox]) if (db) await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
     await admin.end();
   });
   await admin.query(`CREATE DATABASE "${source}"`);
-  const src = new pg.Client({ host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), database: source });
+  const src = new pg.Client({
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username),
+    database: source,
+  });
   await src.connect();
   await src.query('CREATE TABLE items (id int primary key); INSERT INTO items SELECT generate_series(1, 10)');
   await src.end();
@@ -52,7 +58,13 @@ test('start-up drops the sandbox database of a deep verification a crash interru
   const token = await setupAdmin(first.app);
   const target = await diskTarget(t, first.app, token);
   const task = await createTask(first.app, token, {
-    name: 'pg-leftover', type: 'postgresql', dbHost: u.hostname, dbPort: Number(u.port || 5432), dbUser: decodeURIComponent(u.username), dbName: source, storageTargetIds: [target.id],
+    name: 'pg-leftover',
+    type: 'postgresql',
+    dbHost: u.hostname,
+    dbPort: Number(u.port || 5432),
+    dbUser: decodeURIComponent(u.username),
+    dbName: source,
+    storageTargetIds: [target.id],
   });
   const record = await runAndWait(first.app, token, task.id);
   assert.equal(record.status, 'success', record.errorMessage);
@@ -60,7 +72,14 @@ test('start-up drops the sandbox database of a deep verification a crash interru
   // The state a SIGKILL during a deep verification leaves: a running record, its sandbox database.
   const em = first.app.diContainer.cradle.orm.em.fork();
   const verify = em.create(VerifyRecordEntity, {
-    backupRecordId: record.id, taskId: task.id, taskName: task.name, type: 'postgresql', mode: 'deep', status: 'running', triggeredBy: 'test', startedAt: new Date(),
+    backupRecordId: record.id,
+    taskId: task.id,
+    taskName: task.name,
+    type: 'postgresql',
+    mode: 'deep',
+    status: 'running',
+    triggeredBy: 'test',
+    startedAt: new Date(),
   });
   await em.flush();
   sandbox = sandboxDatabase(verify);

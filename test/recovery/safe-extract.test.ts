@@ -26,7 +26,9 @@ function archive(entries: Entry[]): Readable {
  * attacker would like to reach. `outsideTree()` lists everything in the scratch area that is not
  * under the root, so a test can assert that not even an empty folder appeared there.
  */
-async function scratch(t: TestContext): Promise<{ base: string; root: string; outside: string; outsideTree: () => Promise<string[]> }> {
+async function scratch(
+  t: TestContext,
+): Promise<{ base: string; root: string; outside: string; outsideTree: () => Promise<string[]> }> {
   const base = await tempDir(t);
   const root = join(base, 'root');
   const outside = join(base, 'outside');
@@ -40,7 +42,9 @@ async function scratch(t: TestContext): Promise<{ base: string; root: string; ou
         const path = join(dir, d.name);
         if (path === root) continue;
         const st = await lstat(path);
-        found.push(`${relative(base, path)}${st.isDirectory() ? '/' : ''}${st.isFile() ? `=${await readFile(path, 'utf8')}` : ''}`);
+        found.push(
+          `${relative(base, path)}${st.isDirectory() ? '/' : ''}${st.isFile() ? `=${await readFile(path, 'utf8')}` : ''}`,
+        );
         if (st.isDirectory()) await walk(path);
       }
     };
@@ -64,7 +68,12 @@ async function withoutGnuTar<T>(work: () => Promise<T>): Promise<T> {
 
 const modes = [
   { mode: 'extract', extract: safeExtract, staged: false, gnu: false },
-  { mode: 'staged restore, in-process', extract: (s: Readable, o: Parameters<typeof stagedRestore>[1]) => withoutGnuTar(() => stagedRestore(s, o)), staged: true, gnu: false },
+  {
+    mode: 'staged restore, in-process',
+    extract: (s: Readable, o: Parameters<typeof stagedRestore>[1]) => withoutGnuTar(() => stagedRestore(s, o)),
+    staged: true,
+    gnu: false,
+  },
   // GNU tar refuses a hostile archive as a whole (it fails instead of skipping an entry); the root
   // is then untouched, as after any failed staged restore.
   { mode: 'staged restore, GNU tar', extract: stagedRestore, staged: true, gnu: true },
@@ -82,22 +91,40 @@ for (const { mode, extract, staged, gnu } of modes) {
 
   test(`${mode}: symlink-then-file: a link restored from the archive is never written through to outside the root`, async (t) => {
     const { root, outside, outsideTree } = await scratch(t);
-    await assert.rejects(extract(archive([
-      { name: 'l', type: 'symlink', linkname: outside },
-      { name: 'l/sub/evil.txt', body: 'pwned' },
-    ]), { root }), refused);
+    await assert.rejects(
+      extract(
+        archive([
+          { name: 'l', type: 'symlink', linkname: outside },
+          { name: 'l/sub/evil.txt', body: 'pwned' },
+        ]),
+        { root },
+      ),
+      refused,
+    );
     assert.deepEqual(await outsideTree(), UNTOUCHED);
     // A relative link climbing out with `..` is the same escape.
-    await assert.rejects(extract(archive([
-      { name: 'up', type: 'symlink', linkname: '..' },
-      { name: 'up/outside/new/evil.txt', body: 'pwned' },
-    ]), { root }), refused);
+    await assert.rejects(
+      extract(
+        archive([
+          { name: 'up', type: 'symlink', linkname: '..' },
+          { name: 'up/outside/new/evil.txt', body: 'pwned' },
+        ]),
+        { root },
+      ),
+      refused,
+    );
     assert.deepEqual(await outsideTree(), UNTOUCHED);
     // A link to a folder that does not exist yet must not get it created either.
-    await assert.rejects(extract(archive([
-      { name: 'dangling', type: 'symlink', linkname: join(outside, 'missing') },
-      { name: 'dangling/evil.txt', body: 'pwned' },
-    ]), { root }), refused);
+    await assert.rejects(
+      extract(
+        archive([
+          { name: 'dangling', type: 'symlink', linkname: join(outside, 'missing') },
+          { name: 'dangling/evil.txt', body: 'pwned' },
+        ]),
+        { root },
+      ),
+      refused,
+    );
     assert.deepEqual(await outsideTree(), UNTOUCHED);
   });
 
@@ -106,19 +133,31 @@ for (const { mode, extract, staged, gnu } of modes) {
     const warnings: string[] = [];
     if (staged) {
       // A staged restore checks the archive before it moves anything: an unsafe name fails it.
-      await assert.rejects(extract(archive([{ name: '../outside/evil.txt', body: 'pwned' }, { name: 'fine.txt', body: 'ok' }]), { root }), gnu ? /Member name contains '\.\.'/ : /unsafe \(contains "\.\."\)/);
+      await assert.rejects(
+        extract(
+          archive([
+            { name: '../outside/evil.txt', body: 'pwned' },
+            { name: 'fine.txt', body: 'ok' },
+          ]),
+          { root },
+        ),
+        gnu ? /Member name contains '\.\.'/ : /unsafe \(contains "\.\."\)/,
+      );
       assert.deepEqual(await outsideTree(), UNTOUCHED);
       assert.deepEqual(await readdir(root), []);
       return;
     }
-    await extract(archive([
-      { name: '../outside/evil.txt', body: 'pwned' },
-      { name: 'a/../../outside/evil.txt', body: 'pwned' },
-      { name: '..', type: 'symlink', linkname: outside },
-      { name: 'ok/../../..', type: 'directory' },
-      { name: join(outside, 'abs.txt'), body: 'kept under the root' },
-      { name: 'fine.txt', body: 'ok' },
-    ]), { root, onWarning: (m) => warnings.push(m) });
+    await extract(
+      archive([
+        { name: '../outside/evil.txt', body: 'pwned' },
+        { name: 'a/../../outside/evil.txt', body: 'pwned' },
+        { name: '..', type: 'symlink', linkname: outside },
+        { name: 'ok/../../..', type: 'directory' },
+        { name: join(outside, 'abs.txt'), body: 'kept under the root' },
+        { name: 'fine.txt', body: 'ok' },
+      ]),
+      { root, onWarning: (m) => warnings.push(m) },
+    );
     assert.deepEqual(await outsideTree(), UNTOUCHED);
     assert.equal(warnings.filter((w) => w.includes('".."')).length, 4, warnings.join('\n'));
     assert.equal(await readFile(join(root, outside, 'abs.txt'), 'utf8'), 'kept under the root');
@@ -128,8 +167,16 @@ for (const { mode, extract, staged, gnu } of modes) {
   test(`${mode}: hard links: an archive entry linking outside is not created, and a file is replaced, never written into an inode shared with outside`, async (t) => {
     const { root, outside, outsideTree } = await scratch(t);
     const warnings: string[] = [];
-    if (gnu) await assert.rejects(extract(archive([{ name: 'h', type: 'link', linkname: join(outside, 'keep.txt') }]), { root }), /Cannot hard link/);
-    else await extract(archive([{ name: 'h', type: 'link', linkname: join(outside, 'keep.txt') }]), { root, onWarning: (m) => warnings.push(m) });
+    if (gnu)
+      await assert.rejects(
+        extract(archive([{ name: 'h', type: 'link', linkname: join(outside, 'keep.txt') }]), { root }),
+        /Cannot hard link/,
+      );
+    else
+      await extract(archive([{ name: 'h', type: 'link', linkname: join(outside, 'keep.txt') }]), {
+        root,
+        onWarning: (m) => warnings.push(m),
+      });
     await assert.rejects(lstat(join(root, 'h')), { code: 'ENOENT' });
     if (!gnu) assert.match(warnings.join('\n'), /unsupported entry type link/);
     // A hard link already in the root (left there by someone else) to a file outside it.
@@ -141,14 +188,25 @@ for (const { mode, extract, staged, gnu } of modes) {
 
   test(`${mode}: a folder replaced by a link mid-archive: later entries are not written through it`, async (t) => {
     const { root, outside, outsideTree } = await scratch(t);
-    await assert.rejects(extract(archive([
-      { name: 'd', type: 'directory' },
-      { name: 'd/first.txt', body: 'ok' },
-      { name: 'd', type: 'symlink', linkname: outside },
-      { name: 'd/sub/evil.txt', body: 'pwned' },
-    ]), { root }), refused);
+    await assert.rejects(
+      extract(
+        archive([
+          { name: 'd', type: 'directory' },
+          { name: 'd/first.txt', body: 'ok' },
+          { name: 'd', type: 'symlink', linkname: outside },
+          { name: 'd/sub/evil.txt', body: 'pwned' },
+        ]),
+        { root },
+      ),
+      refused,
+    );
     assert.deepEqual(await outsideTree(), UNTOUCHED);
-    if (staged) await assert.rejects(lstat(join(root, 'd')), { code: 'ENOENT' }, 'a failed staged restore moves nothing into the root');
+    if (staged)
+      await assert.rejects(
+        lstat(join(root, 'd')),
+        { code: 'ENOENT' },
+        'a failed staged restore moves nothing into the root',
+      );
     else assert.equal(await readlink(join(root, 'd')), outside, 'the link itself is an entry inside the root');
   });
 
@@ -180,17 +238,24 @@ for (const { mode, extract, staged, gnu } of modes) {
     const { root, outsideTree } = await scratch(t);
     await mkdir(join(root, 'usr', 'lib'), { recursive: true });
     await symlink('usr/lib', join(root, 'lib'));
-    const result = await extract(archive([
-      { name: 'lib/x', type: 'directory' },
-      { name: 'lib/x/a.txt', body: 'hello' },
-      { name: 'etc', type: 'directory' },
-      { name: 'etc/link', type: 'symlink', linkname: '/etc/hosts' },
-      { name: 'etc/deep/er/b.txt', body: 'made on the way' },
-    ]), { root });
+    const result = await extract(
+      archive([
+        { name: 'lib/x', type: 'directory' },
+        { name: 'lib/x/a.txt', body: 'hello' },
+        { name: 'etc', type: 'directory' },
+        { name: 'etc/link', type: 'symlink', linkname: '/etc/hosts' },
+        { name: 'etc/deep/er/b.txt', body: 'made on the way' },
+      ]),
+      { root },
+    );
     assert.equal(result.entries, 5);
     assert.equal(await readFile(join(root, 'usr', 'lib', 'x', 'a.txt'), 'utf8'), 'hello');
     assert.equal(await readlink(join(root, 'lib')), 'usr/lib', 'the in-root link was followed, not replaced');
-    assert.equal(await readlink(join(root, 'etc', 'link')), '/etc/hosts', 'a link may point anywhere; it is only never written through');
+    assert.equal(
+      await readlink(join(root, 'etc', 'link')),
+      '/etc/hosts',
+      'a link may point anywhere; it is only never written through',
+    );
     assert.equal(await readFile(join(root, 'etc', 'deep', 'er', 'b.txt'), 'utf8'), 'made on the way');
     assert.deepEqual(await outsideTree(), UNTOUCHED);
   });

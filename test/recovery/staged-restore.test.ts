@@ -14,7 +14,10 @@ const run = promisify(execFile);
 const zstdSync = (b: Buffer): Buffer => zstdDecompressSync(b);
 
 async function tarOf(dir: string): Promise<Buffer> {
-  const { stdout } = await run('tar', ['-c', '-f', '-', '-C', dir, '.'], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('tar', ['-c', '-f', '-', '-C', dir, '.'], {
+    encoding: 'buffer',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return stdout;
 }
 
@@ -48,7 +51,10 @@ for (const gnu of [true, false]) {
     const root = join(base, 'root');
     await mkdir(root);
     await writeFile(join(root, 'keep.txt'), 'mine');
-    await assert.rejects(around(() => stagedRestore(failingAtTheEnd(bytes, Buffer.alloc(64 * 1024)), { root })), /SHA-256 differs/);
+    await assert.rejects(
+      around(() => stagedRestore(failingAtTheEnd(bytes, Buffer.alloc(64 * 1024)), { root })),
+      /SHA-256 differs/,
+    );
     assert.deepEqual(await readdir(root), ['keep.txt']);
   });
 
@@ -95,7 +101,13 @@ test('GNU tar: a zstd archive is decompressed by the zstd program beside tar and
   await writeFile(join(base, 'src/b.bin'), Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 251)));
   const archive = await zstdOf(await tarOf(join(base, 'src')));
   const opened: boolean[] = [];
-  const source: RestoreSource = { compression: 'zstd', open: (decompressed) => { opened.push(decompressed); return Readable.from([archive]); } };
+  const source: RestoreSource = {
+    compression: 'zstd',
+    open: (decompressed) => {
+      opened.push(decompressed);
+      return Readable.from([archive]);
+    },
+  };
   const root = join(base, 'root');
   const result = await stagedRestore(source, { root });
   assert.deepEqual(opened, [false], 'the compressed bytes were asked for: zstd, not Node, decompresses');
@@ -104,7 +116,7 @@ test('GNU tar: a zstd archive is decompressed by the zstd program beside tar and
   assert.equal(result.checked.entries, 4); // ., sub, sub/a.txt, b.bin
 });
 
-test('GNU tar: a zstd archive damaged inside fails with zstd\'s reason, and nothing is moved into place', async (t) => {
+test("GNU tar: a zstd archive damaged inside fails with zstd's reason, and nothing is moved into place", async (t) => {
   const base = await tempDir(t);
   await mkdir(join(base, 'src'), { recursive: true });
   await writeFile(join(base, 'src/a.txt'), 'payload '.repeat(50_000));
@@ -113,14 +125,20 @@ test('GNU tar: a zstd archive damaged inside fails with zstd\'s reason, and noth
   const root = join(base, 'root');
   await mkdir(root);
   await writeFile(join(root, 'keep.txt'), 'mine');
-  await assert.rejects(stagedRestore(sourceOf(archive, 'zstd', zstdSync), { root }), /zstd exited with \d+: .*(checksum|corrupt)/i);
+  await assert.rejects(
+    stagedRestore(sourceOf(archive, 'zstd', zstdSync), { root }),
+    /zstd exited with \d+: .*(checksum|corrupt)/i,
+  );
   assert.deepEqual(await readdir(root), ['keep.txt']);
 });
 
 test('GNU tar: input that is no zstd at all fails the restore without waiting on either program', async (t) => {
   const base = await tempDir(t);
   const root = join(base, 'root');
-  await assert.rejects(stagedRestore(sourceOf(Buffer.alloc(256 * 1024, 7), 'zstd', zstdSync), { root }), /(zstd|tar) exited with/);
+  await assert.rejects(
+    stagedRestore(sourceOf(Buffer.alloc(256 * 1024, 7), 'zstd', zstdSync), { root }),
+    /(zstd|tar) exited with/,
+  );
   assert.deepEqual(await readdir(root), []);
 });
 
@@ -130,7 +148,13 @@ test('GNU tar: a gzip archive is decompressed in the master (zlib) and restores 
   await writeFile(join(base, 'src/a.txt'), 'gzip me '.repeat(10_000));
   const archive = gzipSync(await tarOf(join(base, 'src')));
   const opened: boolean[] = [];
-  const source: RestoreSource = { compression: 'gzip', open: (decompressed) => { opened.push(decompressed); return Readable.from([decompressed ? gunzipSync(archive) : archive]); } };
+  const source: RestoreSource = {
+    compression: 'gzip',
+    open: (decompressed) => {
+      opened.push(decompressed);
+      return Readable.from([decompressed ? gunzipSync(archive) : archive]);
+    },
+  };
   const root = join(base, 'root');
   await stagedRestore(source, { root });
   assert.deepEqual(opened, [true]);

@@ -7,14 +7,29 @@ import { tempDir } from '../helpers/build.ts';
 
 const SCRIPT = join(import.meta.dirname, '../../scripts/test-prerequisites.sh');
 const BASH = '/bin/bash';
-const TOOLS = ['rclone', 'zstd', 'age', 'age-keygen', 'pg_dump', 'psql', 'pg_isready', 'mysqldump', 'mysql', 'mysqladmin', 'chromium'];
+const TOOLS = [
+  'rclone',
+  'zstd',
+  'age',
+  'age-keygen',
+  'pg_dump',
+  'psql',
+  'pg_isready',
+  'mysqldump',
+  'mysql',
+  'mysqladmin',
+  'chromium',
+];
 
 /**
  * A bin folder holding stand-ins for the system tools (the script only asks whether they exist,
  * `rclone version`, and whether the servers answer), so the script's decisions can be checked
  * without uninstalling anything. `except` leaves tools out; `scripts` replaces some.
  */
-async function fakeBin(t: TestContext, options: { except?: string[]; scripts?: Record<string, string> } = {}): Promise<string> {
+async function fakeBin(
+  t: TestContext,
+  options: { except?: string[]; scripts?: Record<string, string> } = {},
+): Promise<string> {
   const dir = await tempDir(t, 'backplane-prereq-bin-');
   const scripts: Record<string, string> = { rclone: 'echo "rclone v1.60.1-DEV"', ...options.scripts };
   for (const tool of TOOLS) {
@@ -30,7 +45,11 @@ const fakeEnv = (bin: string) => ({ PATH: bin, BACKPLANE_TEST_CHROMIUM: join(bin
 
 /** Runs the script with only `bin` on PATH and installing forbidden, in an otherwise empty environment. */
 function run(bin: string, env: Record<string, string> = {}) {
-  const res = spawnSync(BASH, [SCRIPT], { env: { ...fakeEnv(bin), BACKPLANE_TEST_NO_INSTALL: '1', ...env }, encoding: 'utf8', timeout: 30_000 });
+  const res = spawnSync(BASH, [SCRIPT], {
+    env: { ...fakeEnv(bin), BACKPLANE_TEST_NO_INSTALL: '1', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
@@ -78,7 +97,10 @@ test('no Chromium at the path the browser tests launch: the chromium package is 
 test('an rclone older than 1.57 is named with the version it needs', async (t) => {
   const res = run(await fakeBin(t, { scripts: { rclone: 'echo "rclone v1.53.3"' } }));
   assert.equal(res.status, 1);
-  assert.equal(res.stderr.trim(), 'test prerequisites: rclone 1.53 is too old; install rclone 1.57 or newer (Debian 12\'s 1.60 will do).');
+  assert.equal(
+    res.stderr.trim(),
+    "test prerequisites: rclone 1.53 is too old; install rclone 1.57 or newer (Debian 12's 1.60 will do).",
+  );
   assert.equal(run(await fakeBin(t, { scripts: { rclone: 'echo "rclone v1.57.0"' } })).status, 0);
   assert.equal(run(await fakeBin(t, { scripts: { rclone: 'echo "rclone v2.0.0"' } })).status, 0);
 });
@@ -92,7 +114,17 @@ test('database servers that do not answer: a note without BACKPLANE_REQUIRE_DATA
   const strict = run(bin, { BACKPLANE_REQUIRE_DATABASES: '1' });
   assert.equal(strict.status, 1);
   assert.equal(strict.stderr.trimEnd().split('\n').length, 1, strict.stderr);
-  assert.match(strict.stderr, /PostgreSQL on 127\.0\.0\.1:5432 is required \(BACKPLANE_REQUIRE_DATABASES=1\) but not running/);
+  assert.match(
+    strict.stderr,
+    /PostgreSQL on 127\.0\.0\.1:5432 is required \(BACKPLANE_REQUIRE_DATABASES=1\) but not running/,
+  );
   // A server of one's own (a URL given) is not the script's business.
-  assert.equal(run(bin, { BACKPLANE_REQUIRE_DATABASES: '1', BACKPLANE_TEST_PG_URL: 'postgres://x', BACKPLANE_TEST_MYSQL_URL: 'mysql://x' }).status, 0);
+  assert.equal(
+    run(bin, {
+      BACKPLANE_REQUIRE_DATABASES: '1',
+      BACKPLANE_TEST_PG_URL: 'postgres://x',
+      BACKPLANE_TEST_MYSQL_URL: 'mysql://x',
+    }).status,
+    0,
+  );
 });

@@ -11,7 +11,10 @@ import { ReplicationRecordEntity } from '../../core/db/entities/recovery-records
 /** Every file below `dir`, as sorted paths relative to it. */
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 test('an agent run the master gives up on (lease lapsed) leaves no temporary object on a target the master reaches', async (t) => {
@@ -21,15 +24,33 @@ test('an agent run the master gives up on (lease lapsed) leaves no temporary obj
   const node = await nodeWithToken(app);
   const em = app.diContainer.cradle.orm.em.fork();
   const key = 'edge/2026/11/23/9-20261123T000000Z.tar.zst.age';
-  const record = em.create(BackupRecordEntity, { nodeId: node.id, taskId: 1, taskName: 'edge', type: 'file', status: 'running', startedAt: new Date(), storagePath: key, fileName: '9-20261123T000000Z.tar.zst.age' });
+  const record = em.create(BackupRecordEntity, {
+    nodeId: node.id,
+    taskId: 1,
+    taskName: 'edge',
+    type: 'file',
+    status: 'running',
+    startedAt: new Date(),
+    storagePath: key,
+    fileName: '9-20261123T000000Z.tar.zst.age',
+  });
   await em.flush();
-  em.create(BackupRecordCopyEntity, { recordId: record.id, storageTargetId: disk.id, storageTargetName: 'disk', storagePath: key, status: 'pending' });
+  em.create(BackupRecordCopyEntity, {
+    recordId: record.id,
+    storageTargetId: disk.id,
+    storageTargetName: 'disk',
+    storagePath: key,
+    status: 'pending',
+  });
   await em.flush();
   // The agent's direct upload, cut off when it went silent.
   await strandInFolder(disk.dir)(key, new Date());
   assert.equal((await files(disk.dir)).length, 1);
 
-  assert.equal(await app.diContainer.cradle.remoteBackups.fail(record.id, 'the agent stopped reporting (its lease lapsed)'), true);
+  assert.equal(
+    await app.diContainer.cradle.remoteBackups.fail(record.id, 'the agent stopped reporting (its lease lapsed)'),
+    true,
+  );
   assert.deepEqual(await files(disk.dir), [], 'the temporary object went with the record');
 });
 
@@ -39,14 +60,37 @@ test('a replication the master was killed in the middle of leaves neither a temp
   const token = await setupAdmin(first.app);
   const source = await diskTarget(t, first.app, token, 'source');
   const dest = await diskTarget(t, first.app, token, 'dest');
-  const task = await createTask(first.app, token, { name: 'copied', type: 'file', sourcePaths: [source.dir], storageTargetIds: [source.id] });
+  const task = await createTask(first.app, token, {
+    name: 'copied',
+    type: 'file',
+    sourcePaths: [source.dir],
+    storageTargetIds: [source.id],
+  });
   const em = first.app.diContainer.cradle.orm.em.fork();
   const interrupted = 'copied/2026/11/23/4-20261123T000000Z.tar.zst.age';
   const completed = 'copied/2026/11/23/5-20261123T000000Z.tar.zst.age';
   for (const key of [interrupted, completed]) {
-    const backup = em.create(BackupRecordEntity, { taskId: task.id, taskName: 'copied', type: 'file', status: 'success', storagePath: key, fileName: key.split('/').pop()! });
+    const backup = em.create(BackupRecordEntity, {
+      taskId: task.id,
+      taskName: 'copied',
+      type: 'file',
+      status: 'success',
+      storagePath: key,
+      fileName: key.split('/').pop()!,
+    });
     await em.flush();
-    em.create(ReplicationRecordEntity, { backupRecordId: backup.id, taskId: task.id, taskName: 'copied', destTargetId: dest.id, destTargetName: 'dest', storagePath: key, checksum: '', triggeredBy: 'admin', status: 'running', startedAt: new Date() });
+    em.create(ReplicationRecordEntity, {
+      backupRecordId: backup.id,
+      taskId: task.id,
+      taskName: 'copied',
+      destTargetId: dest.id,
+      destTargetName: 'dest',
+      storagePath: key,
+      checksum: '',
+      triggeredBy: 'admin',
+      status: 'running',
+      startedAt: new Date(),
+    });
   }
   await em.flush();
   await first.app.close();
@@ -60,5 +104,8 @@ test('a replication the master was killed in the middle of leaves neither a temp
   await second.app.ready();
   assert.deepEqual(await files(dest.dir), [], 'nothing of the interrupted replications stays on the destination');
   const records = await second.app.diContainer.cradle.orm.em.fork().find(ReplicationRecordEntity, {});
-  assert.deepEqual(records.map((r) => r.status), ['failed', 'failed']);
+  assert.deepEqual(
+    records.map((r) => r.status),
+    ['failed', 'failed'],
+  );
 });

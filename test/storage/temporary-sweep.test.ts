@@ -10,7 +10,10 @@ import { BackupRecordEntity } from '../../core/db/entities/backup-record.ts';
 /** Every file below `dir`, as sorted paths relative to it. */
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 const temporaries = (paths: string[]): string[] => paths.filter((p) => /(^|\/)\.[^/]*\.[0-9a-f]{16}\.partial$/.test(p));
@@ -21,14 +24,26 @@ test('the periodic sweep removes temporary objects older than a day on every ena
   const token = await setupAdmin(first.app);
   const disk = await diskTarget(t, first.app, token);
   const rcloneDir = await tempDir(t);
-  const remote = await call(first.app, 'POST', '/api/storage-targets', { token, body: { name: 'remote', type: 'rclone', config: { backend: 'local', path: rcloneDir } } });
+  const remote = await call(first.app, 'POST', '/api/storage-targets', {
+    token,
+    body: { name: 'remote', type: 'rclone', config: { backend: 'local', path: rcloneDir } },
+  });
   assert.equal(remote.status, 200, remote.body);
   const em = first.app.diContainer.cradle.orm.em.fork();
   const runningKey = 'busy/2026/11/21/7-20261121T000000Z.tar.zst.age';
   // An agent's run of more than a day (start-up recovery leaves placed runs to their agents):
   // its temporary has not been touched for two days, yet it is live.
   const node = await nodeWithToken(first.app);
-  em.create(BackupRecordEntity, { nodeId: node.id, taskId: 1, taskName: 'busy', type: 'file', status: 'running', startedAt: new Date(Date.now() - 48 * 3600_000), storagePath: runningKey, fileName: '7-20261121T000000Z.tar.zst.age' });
+  em.create(BackupRecordEntity, {
+    nodeId: node.id,
+    taskId: 1,
+    taskName: 'busy',
+    type: 'file',
+    status: 'running',
+    startedAt: new Date(Date.now() - 48 * 3600_000),
+    storagePath: runningKey,
+    fileName: '7-20261121T000000Z.tar.zst.age',
+  });
   await em.flush();
   await first.app.close();
 
@@ -49,12 +64,30 @@ test('the periodic sweep removes temporary objects older than a day on every ena
   const second = await build(t, { dataDir, config: { tempSweepIntervalSeconds: 3600 } });
   await second.app.ready();
   await second.app.diContainer.cradle.temporarySweep.runOnce();
-  for (const [name, dir] of [['local_disk', disk.dir], ['rclone', rcloneDir]] as const) {
+  for (const [name, dir] of [
+    ['local_disk', disk.dir],
+    ['rclone', rcloneDir],
+  ] as const) {
     const after = await files(dir);
     assert.ok(after.includes('kept.bin'), `${name}: the object stays`);
-    assert.ok(!after.some((p) => p.startsWith('crashed/')), `${name}: the two-day-old temporary (and its empty folders) went: ${after.join(', ')}`);
-    assert.equal(temporaries(after.filter((p) => p.startsWith('recent/'))).length, 1, `${name}: the hour-old temporary stays`);
-    assert.equal(temporaries(after.filter((p) => p.startsWith('busy/'))).length, 1, `${name}: the running upload's temporary stays`);
+    assert.ok(
+      !after.some((p) => p.startsWith('crashed/')),
+      `${name}: the two-day-old temporary (and its empty folders) went: ${after.join(', ')}`,
+    );
+    assert.equal(
+      temporaries(after.filter((p) => p.startsWith('recent/'))).length,
+      1,
+      `${name}: the hour-old temporary stays`,
+    );
+    assert.equal(
+      temporaries(after.filter((p) => p.startsWith('busy/'))).length,
+      1,
+      `${name}: the running upload's temporary stays`,
+    );
   }
-  assert.deepEqual(await second.app.diContainer.cradle.temporarySweep.runOnce(), { removed: 0, failedTargets: [] }, 'a second pass finds nothing more');
+  assert.deepEqual(
+    await second.app.diContainer.cradle.temporarySweep.runOnce(),
+    { removed: 0, failedTargets: [] },
+    'a second pass finds nothing more',
+  );
 });

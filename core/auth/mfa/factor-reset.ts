@@ -1,6 +1,12 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { User } from '../../db/entities/user.ts';
-import { RecoveryCodeEntity, LoginOtpEntity, PasskeyEntity, WebAuthnChallengeEntity, TrustedDeviceEntity } from '../../db/entities/account-security.ts';
+import {
+  RecoveryCodeEntity,
+  LoginOtpEntity,
+  PasskeyEntity,
+  WebAuthnChallengeEntity,
+  TrustedDeviceEntity,
+} from '../../db/entities/account-security.ts';
 
 /**
  * After a password change, or when the last factor is turned off: every remembered device

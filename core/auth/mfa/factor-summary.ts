@@ -22,8 +22,17 @@ export type FactorFlags = Pick<User, 'id' | 'totpEnabled' | 'emailOtpEnabled' | 
 export type FactorMethod = 'totp' | 'recovery_code' | 'webauthn' | 'email_otp' | 'sms_otp';
 
 /** Rows per user: a user holds at most ten codes, ten devices and a few passkeys, so counting loaded ids is cheap. */
-async function countBy(em: EntityManager, entity: typeof RecoveryCodeEntity | typeof PasskeyEntity | typeof TrustedDeviceEntity, userIds: number[], where: Record<string, unknown>): Promise<Map<number, number>> {
-  const rows = await em.find(entity as typeof PasskeyEntity, { userId: { $in: userIds }, ...where }, { fields: ['userId'] });
+async function countBy(
+  em: EntityManager,
+  entity: typeof RecoveryCodeEntity | typeof PasskeyEntity | typeof TrustedDeviceEntity,
+  userIds: number[],
+  where: Record<string, unknown>,
+): Promise<Map<number, number>> {
+  const rows = await em.find(
+    entity as typeof PasskeyEntity,
+    { userId: { $in: userIds }, ...where },
+    { fields: ['userId'] },
+  );
   const counts = new Map<number, number>();
   for (const row of rows) counts.set(row.userId, (counts.get(row.userId) ?? 0) + 1);
   return counts;
@@ -39,7 +48,8 @@ export async function factorSummaries(em: EntityManager, users: User[]): Promise
     countBy(em, PasskeyEntity, ids, {}),
     countBy(em, TrustedDeviceEntity, ids, { expiresAt: { $gt: new Date() } }),
   ]);
-  for (const user of users) out.set(user.id, summarise(user, codes.get(user.id) ?? 0, passkeys.get(user.id) ?? 0, devices.get(user.id) ?? 0));
+  for (const user of users)
+    out.set(user.id, summarise(user, codes.get(user.id) ?? 0, passkeys.get(user.id) ?? 0, devices.get(user.id) ?? 0));
   return out;
 }
 
@@ -59,10 +69,13 @@ function summarise(user: FactorFlags, codes: number, passkeys: number, devices: 
 /** One user's summary in one statement (the profile is read on every console page). */
 export async function factorSummary(em: EntityManager, user: FactorFlags): Promise<FactorSummary> {
   const sql = new AggregateSql(em);
-  const [row] = await sql.rows(`select
+  const [row] = await sql.rows(
+    `select
     (select count(*) from mfa_recovery_codes where user_id = ? and used_at is null) as codes,
     (select count(*) from webauthn_credentials where user_id = ?) as passkeys,
-    (select count(*) from trusted_devices where user_id = ? and expires_at > ?) as devices`, [user.id, user.id, user.id, sql.time(new Date())]);
+    (select count(*) from trusted_devices where user_id = ? and expires_at > ?) as devices`,
+    [user.id, user.id, user.id, sql.time(new Date())],
+  );
   return summarise(user, num(row?.codes), num(row?.passkeys), num(row?.devices));
 }
 

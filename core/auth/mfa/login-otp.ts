@@ -14,7 +14,10 @@ export type OtpChannel = 'email' | 'sms';
  * module does not depend on the notifications folder (which depends on auth for the audit).
  */
 export interface CodeSender {
-  sendTo(address: NotificationAddress, message: NotificationMessage): Promise<{ ok: true } | { ok: false; message: string }>;
+  sendTo(
+    address: NotificationAddress,
+    message: NotificationMessage,
+  ): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 export const OTP_TTL_MS = 5 * 60_000;
@@ -29,9 +32,10 @@ function message(code: string, channel: OtpChannel): NotificationMessage {
     event: 'login_otp',
     severity: 'info',
     title: 'Backplane login code',
-    body: channel === 'email'
-      ? `Your Backplane login code is ${code}. It is valid for 5 minutes and works once.\nIf you did not try to log in, change your password now.`
-      : `Backplane login code: ${code} (valid 5 minutes).`,
+    body:
+      channel === 'email'
+        ? `Your Backplane login code is ${code}. It is valid for 5 minutes and works once.\nIf you did not try to log in, change your password now.`
+        : `Backplane login code: ${code} (valid 5 minutes).`,
     // An SMS gateway behind the webhook channel reads the code and purpose from the fields (the reference's shape).
     fields: { purpose: 'login_otp', code },
     timestamp: new Date().toISOString(),
@@ -44,12 +48,23 @@ function message(code: string, channel: OtpChannel): NotificationMessage {
  * If no channel delivers it, the code is withdrawn and the call fails with a coded 400: a code
  * nobody received must not be left valid.
  */
-export async function sendLoginOtp(em: EntityManager, sender: CodeSender, user: User, channel: OtpChannel): Promise<void> {
+export async function sendLoginOtp(
+  em: EntityManager,
+  sender: CodeSender,
+  user: User,
+  channel: OtpChannel,
+): Promise<void> {
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await em.nativeDelete(LoginOtpEntity, { userId: user.id });
-  const row = em.create(LoginOtpEntity, { userId: user.id, channel, codeHash: await argon2.hash(code, HASH_OPTIONS), expiresAt: new Date(Date.now() + OTP_TTL_MS) });
+  const row = em.create(LoginOtpEntity, {
+    userId: user.id,
+    channel,
+    codeHash: await argon2.hash(code, HASH_OPTIONS),
+    expiresAt: new Date(Date.now() + OTP_TTL_MS),
+  });
   await em.flush();
-  const address = channel === 'email' ? { kind: 'email' as const, value: user.email } : { kind: 'phone' as const, value: user.phone };
+  const address =
+    channel === 'email' ? { kind: 'email' as const, value: user.email } : { kind: 'phone' as const, value: user.phone };
   let reason: string;
   try {
     const outcome = await sender.sendTo(address, message(code, channel));

@@ -1,6 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type {
-  PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON, AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  AuthenticationResponseJSON,
 } from '@simplewebauthn/server';
 import type { User } from '../../db/entities/user.ts';
 import { PasskeyEntity, WebAuthnChallengeEntity, type Passkey } from '../../db/entities/account-security.ts';
@@ -17,16 +20,27 @@ const ALGORITHMS = [-7, -8];
 
 type Purpose = 'register' | 'login';
 
-async function storeChallenge(em: EntityManager, challenge: string, purpose: Purpose, userId: number | null): Promise<void> {
+async function storeChallenge(
+  em: EntityManager,
+  challenge: string,
+  purpose: Purpose,
+  userId: number | null,
+): Promise<void> {
   await em.nativeDelete(WebAuthnChallengeEntity, { expiresAt: { $lte: new Date() } });
-  em.create(WebAuthnChallengeEntity, { challenge, purpose, userId, expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS) });
+  em.create(WebAuthnChallengeEntity, {
+    challenge,
+    purpose,
+    userId,
+    expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS),
+  });
   await em.flush();
 }
 
 /** Takes a challenge out of the store: true once, for an unexpired one of this purpose and account. */
 function consumeChallenge(em: EntityManager, purpose: Purpose, userId: number | null) {
   return async (challenge: string): Promise<boolean> =>
-    (await em.nativeDelete(WebAuthnChallengeEntity, { challenge, purpose, userId, expiresAt: { $gt: new Date() } })) === 1;
+    (await em.nativeDelete(WebAuthnChallengeEntity, { challenge, purpose, userId, expiresAt: { $gt: new Date() } })) ===
+    1;
 }
 
 function transportsOf(p: Passkey): string[] {
@@ -39,11 +53,17 @@ function transportsOf(p: Passkey): string[] {
 }
 
 /** The reference's console sends the credential without the fields newer browsers add; fill them in. */
-function asResponseJson<T extends RegistrationResponseJSON | AuthenticationResponseJSON>(credential: Record<string, unknown>): T {
+function asResponseJson<T extends RegistrationResponseJSON | AuthenticationResponseJSON>(
+  credential: Record<string, unknown>,
+): T {
   return { clientExtensionResults: {}, type: 'public-key', ...credential } as unknown as T;
 }
 
-export async function registrationOptions(em: EntityManager, rp: RelyingParty, user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationOptions(
+  em: EntityManager,
+  rp: RelyingParty,
+  user: User,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await em.find(PasskeyEntity, { userId: user.id });
   const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
@@ -63,7 +83,13 @@ export async function registrationOptions(em: EntityManager, rp: RelyingParty, u
   return options;
 }
 
-export async function finishRegistration(em: EntityManager, rp: RelyingParty, user: User, credential: Record<string, unknown>, name: string): Promise<Passkey> {
+export async function finishRegistration(
+  em: EntityManager,
+  rp: RelyingParty,
+  user: User,
+  credential: Record<string, unknown>,
+  name: string,
+): Promise<Passkey> {
   const [{ verifyRegistrationResponse }, { isoBase64URL }] = await Promise.all([webauthn(), helpers()]);
   let info;
   try {
@@ -78,9 +104,12 @@ export async function finishRegistration(em: EntityManager, rp: RelyingParty, us
     if (!result.verified) throw new Error('not verified');
     info = result.registrationInfo;
   } catch (err) {
-    throw new AppError('AUTH_WEBAUTHN_INVALID', { message: `The passkey registration was refused: ${(err as Error).message}` });
+    throw new AppError('AUTH_WEBAUTHN_INVALID', {
+      message: `The passkey registration was refused: ${(err as Error).message}`,
+    });
   }
-  if (await em.count(PasskeyEntity, { credentialId: info.credential.id })) throw new AppError('AUTH_WEBAUTHN_INVALID', { message: 'This passkey is already registered.' });
+  if (await em.count(PasskeyEntity, { credentialId: info.credential.id }))
+    throw new AppError('AUTH_WEBAUTHN_INVALID', { message: 'This passkey is already registered.' });
   const passkey = em.create(PasskeyEntity, {
     userId: user.id,
     credentialId: info.credential.id,
@@ -99,7 +128,11 @@ export async function finishRegistration(em: EntityManager, rp: RelyingParty, us
  * they list its passkeys; without one (passwordless) they list none and the browser offers the
  * discoverable passkeys it holds for this site, which name the account themselves.
  */
-export async function loginOptions(em: EntityManager, rp: RelyingParty, user: User | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function loginOptions(
+  em: EntityManager,
+  rp: RelyingParty,
+  user: User | null,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allow = user ? await em.find(PasskeyEntity, { userId: user.id }) : [];
   const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
@@ -118,8 +151,14 @@ export async function loginOptions(em: EntityManager, rp: RelyingParty, user: Us
  * sign counter must grow (a cloned authenticator shows up as a counter that does not).
  * Returns the passkey, whose `userId` names the account.
  */
-export async function verifyAssertion(em: EntityManager, rp: RelyingParty, user: User | null, assertion: Record<string, unknown>): Promise<Passkey | undefined> {
-  const credentialId = typeof assertion.id === 'string' ? assertion.id : typeof assertion.rawId === 'string' ? assertion.rawId : '';
+export async function verifyAssertion(
+  em: EntityManager,
+  rp: RelyingParty,
+  user: User | null,
+  assertion: Record<string, unknown>,
+): Promise<Passkey | undefined> {
+  const credentialId =
+    typeof assertion.id === 'string' ? assertion.id : typeof assertion.rawId === 'string' ? assertion.rawId : '';
   const passkey = credentialId ? await em.findOne(PasskeyEntity, { credentialId }) : null;
   if (!passkey || (user && passkey.userId !== user.id)) return undefined;
   const [{ verifyAuthenticationResponse }, { isoBase64URL }] = await Promise.all([webauthn(), helpers()]);
@@ -129,11 +168,20 @@ export async function verifyAssertion(em: EntityManager, rp: RelyingParty, user:
       expectedChallenge: consumeChallenge(em, 'login', user?.id ?? null),
       expectedOrigin: rp.origins,
       expectedRPID: rp.id,
-      credential: { id: passkey.credentialId, publicKey: isoBase64URL.toBuffer(passkey.publicKey), counter: passkey.signCount, transports: transportsOf(passkey) },
+      credential: {
+        id: passkey.credentialId,
+        publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+        counter: passkey.signCount,
+        transports: transportsOf(passkey),
+      },
       requireUserVerification: user === null,
     });
     if (!result.verified) return undefined;
-    const updated = await em.nativeUpdate(PasskeyEntity, { id: passkey.id, signCount: passkey.signCount }, { signCount: result.authenticationInfo.newCounter, lastUsedAt: new Date() });
+    const updated = await em.nativeUpdate(
+      PasskeyEntity,
+      { id: passkey.id, signCount: passkey.signCount },
+      { signCount: result.authenticationInfo.newCounter, lastUsedAt: new Date() },
+    );
     return updated === 1 ? passkey : undefined;
   } catch {
     return undefined;

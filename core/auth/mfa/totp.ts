@@ -26,7 +26,15 @@ export async function totpStep(secret: string, code: string, afterStep: number |
   const token = code.replace(/\s+/g, '');
   if (!/^\d{6}$/.test(token)) return undefined;
   try {
-    const result = await (await otp()).verify({ secret, token, algorithm: 'sha1', digits: 6, period: PERIOD, epochTolerance: PERIOD, ...(afterStep !== null ? { afterTimeStep: afterStep } : {}) });
+    const result = await (await otp()).verify({
+      secret,
+      token,
+      algorithm: 'sha1',
+      digits: 6,
+      period: PERIOD,
+      epochTolerance: PERIOD,
+      ...(afterStep !== null ? { afterTimeStep: afterStep } : {}),
+    });
     return result.valid && 'timeStep' in result ? result.timeStep : undefined;
   } catch {
     return undefined;

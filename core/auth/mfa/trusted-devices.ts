@@ -10,7 +10,11 @@ export const TRUSTED_DEVICE_COOKIE = 'backplane_trusted_device';
  * Devices that may skip the second factor for 30 days after one was given. The token is random
  * (256 bits) and only its SHA-256 is stored; a user keeps at most ten, the oldest dropped.
  */
-export async function issueTrustedDevice(em: EntityManager, userId: number, input: { name: string; ip: string; userAgent: string }): Promise<{ token: string; device: TrustedDevice }> {
+export async function issueTrustedDevice(
+  em: EntityManager,
+  userId: number,
+  input: { name: string; ip: string; userAgent: string },
+): Promise<{ token: string; device: TrustedDevice }> {
   const token = generateToken('trustedDevice');
   const now = new Date();
   await em.nativeDelete(TrustedDeviceEntity, { userId, expiresAt: { $lte: now } });
@@ -31,9 +35,18 @@ export async function issueTrustedDevice(em: EntityManager, userId: number, inpu
 }
 
 /** The user's unexpired device holding this token, its last use recorded; undefined otherwise. */
-export async function useTrustedDevice(em: EntityManager, userId: number, token: string, ip: string): Promise<TrustedDevice | undefined> {
+export async function useTrustedDevice(
+  em: EntityManager,
+  userId: number,
+  token: string,
+  ip: string,
+): Promise<TrustedDevice | undefined> {
   if (!looksLike('trustedDevice', token)) return undefined;
-  const device = await em.findOne(TrustedDeviceEntity, { tokenHash: hashToken(token), userId, expiresAt: { $gt: new Date() } });
+  const device = await em.findOne(TrustedDeviceEntity, {
+    tokenHash: hashToken(token),
+    userId,
+    expiresAt: { $gt: new Date() },
+  });
   if (!device) return undefined;
   device.lastUsedAt = new Date();
   device.lastIp = ip.slice(0, 64);
@@ -42,5 +55,9 @@ export async function useTrustedDevice(em: EntityManager, userId: number, token:
 }
 
 export function listTrustedDevices(em: EntityManager, userId: number): Promise<TrustedDevice[]> {
-  return em.find(TrustedDeviceEntity, { userId, expiresAt: { $gt: new Date() } }, { orderBy: { lastUsedAt: 'desc', id: 'desc' } });
+  return em.find(
+    TrustedDeviceEntity,
+    { userId, expiresAt: { $gt: new Date() } },
+    { orderBy: { lastUsedAt: 'desc', id: 'desc' } },
+  );
 }

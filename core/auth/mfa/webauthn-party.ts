@@ -1,7 +1,11 @@
 import type { Config } from '../../config/config.ts';
 import { AppError } from '../../http/app-error.ts';
 
-export interface RelyingParty { id: string; name: string; origins: string[] }
+export interface RelyingParty {
+  id: string;
+  name: string;
+  origins: string[];
+}
 
 /**
  * Who passkeys are bound to: from configuration only. The reference takes the RP ID and origin

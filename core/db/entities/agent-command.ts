@@ -38,6 +38,10 @@ export const AgentCommandEntity = defineEntity({
     lostAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
-  indexes: [{ properties: ['nodeId', 'status'] }, { properties: ['status', 'leaseExpiresAt'] }, { properties: ['recordKind', 'recordId'] }],
+  indexes: [
+    { properties: ['nodeId', 'status'] },
+    { properties: ['status', 'leaseExpiresAt'] },
+    { properties: ['recordKind', 'recordId'] },
+  ],
 });
 export type AgentCommand = InferEntity<typeof AgentCommandEntity>;

@@ -12,12 +12,16 @@ export const ARTIFACT_STATUSES: readonly RecordStatus[] = ['success', 'partial']
 export const BackupRecordEntity = defineEntity({
   name: 'BackupRecord',
   tableName: 'backup_records',
-  indexes: [{ properties: ['taskId', 'status'] }, { properties: ['status'] }, { properties: ['startedAt'] },
+  indexes: [
+    { properties: ['taskId', 'status'] },
+    { properties: ['status'] },
+    { properties: ['startedAt'] },
     // The read models (dashboard, reports): a task's newest record and newest success in one
     // index probe each, and windows of the history counted from the index alone.
     { name: 'backup_records_task_latest_index', properties: ['taskId', 'status', 'id'] },
     { name: 'backup_records_task_id_index', properties: ['taskId', 'id'] },
-    { name: 'backup_records_window_index', properties: ['startedAt', 'status', 'taskId', 'nodeId'] }],
+    { name: 'backup_records_window_index', properties: ['startedAt', 'status', 'taskId', 'nodeId'] },
+  ],
   properties: {
     id: p.integer().primary().autoincrement(),
     taskId: p.integer(),
@@ -68,9 +72,12 @@ export type TransferMode = 'direct' | 'master_relay';
 export const BackupRecordCopyEntity = defineEntity({
   name: 'BackupRecordCopy',
   tableName: 'backup_record_copies',
-  indexes: [{ properties: ['recordId'] }, { properties: ['storageTargetId', 'status'] },
+  indexes: [
+    { properties: ['recordId'] },
+    { properties: ['storageTargetId', 'status'] },
     // Bytes held per target, from the index alone.
-    { name: 'backup_record_copies_usage_index', properties: ['status', 'storageTargetId', 'fileSize'] }],
+    { name: 'backup_record_copies_usage_index', properties: ['status', 'storageTargetId', 'fileSize'] },
+  ],
   properties: {
     id: p.integer().primary().autoincrement(),
     recordId: p.integer(),
@@ -90,7 +97,10 @@ export const BackupRecordCopyEntity = defineEntity({
     corruptAt: p.datetime().nullable(),
     /** `direct` (written by the master, or by an agent itself) or `master_relay` (an agent streamed it through the master). */
     transferMode: p.string().length(16).$type<TransferMode>().default('direct'),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type BackupRecordCopy = InferEntity<typeof BackupRecordCopyEntity>;

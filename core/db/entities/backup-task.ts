@@ -63,7 +63,10 @@ export const BackupTaskEntity = defineEntity({
     lastScheduledAt: p.datetime().nullable(),
     lastStatus: p.string().length(16).default('idle'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type BackupTask = InferEntity<typeof BackupTaskEntity>;

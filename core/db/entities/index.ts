@@ -10,13 +10,54 @@ import { OAuthSessionEntity } from './oauth-session.ts';
 import { BackupTaskEntity, BackupTaskTargetEntity } from './backup-task.ts';
 import { TaskTemplateEntity } from './task-template.ts';
 import { RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity } from './recovery-records.ts';
-import { NotificationChannelEntity, NotificationEventEntity, NotificationDeliveryEntity, NotificationAttemptEntity } from './notification.ts';
-import { RecoveryCodeEntity, LoginOtpEntity, PasskeyEntity, WebAuthnChallengeEntity, TrustedDeviceEntity } from './account-security.ts';
-import { BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity } from './backup-record.ts';
+import {
+  NotificationChannelEntity,
+  NotificationEventEntity,
+  NotificationDeliveryEntity,
+  NotificationAttemptEntity,
+} from './notification.ts';
+import {
+  RecoveryCodeEntity,
+  LoginOtpEntity,
+  PasskeyEntity,
+  WebAuthnChallengeEntity,
+  TrustedDeviceEntity,
+} from './account-security.ts';
+import {
+  BackupRecordEntity,
+  BackupRecordCopyEntity,
+  BackupRecordLogEntity,
+  BackupRecordEntryEntity,
+} from './backup-record.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
-export const ENTITIES = [UserEntity, ApiKeyEntity, AuditLogEntity, SettingEntity, NodeEntity, StorageTargetEntity, OAuthSessionEntity, BackupTaskEntity, BackupTaskTargetEntity,
-  BackupRecordEntity, BackupRecordCopyEntity, BackupRecordLogEntity, BackupRecordEntryEntity,
-  TaskTemplateEntity, RestoreRecordEntity, VerifyRecordEntity, ReplicationRecordEntity, InstallTokenEntity, AgentCommandEntity,
-  NotificationChannelEntity, NotificationEventEntity, NotificationDeliveryEntity, NotificationAttemptEntity,
-  RecoveryCodeEntity, LoginOtpEntity, PasskeyEntity, WebAuthnChallengeEntity, TrustedDeviceEntity];
+export const ENTITIES = [
+  UserEntity,
+  ApiKeyEntity,
+  AuditLogEntity,
+  SettingEntity,
+  NodeEntity,
+  StorageTargetEntity,
+  OAuthSessionEntity,
+  BackupTaskEntity,
+  BackupTaskTargetEntity,
+  BackupRecordEntity,
+  BackupRecordCopyEntity,
+  BackupRecordLogEntity,
+  BackupRecordEntryEntity,
+  TaskTemplateEntity,
+  RestoreRecordEntity,
+  VerifyRecordEntity,
+  ReplicationRecordEntity,
+  InstallTokenEntity,
+  AgentCommandEntity,
+  NotificationChannelEntity,
+  NotificationEventEntity,
+  NotificationDeliveryEntity,
+  NotificationAttemptEntity,
+  RecoveryCodeEntity,
+  LoginOtpEntity,
+  PasskeyEntity,
+  WebAuthnChallengeEntity,
+  TrustedDeviceEntity,
+];

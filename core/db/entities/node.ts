@@ -30,7 +30,10 @@ export const NodeEntity = defineEntity({
     /** The status last announced (node_online/node_offline); '' until the node was first seen. */
     alertStatus: p.string().length(16).default(''),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   // One local node (the master itself), even when two masters start at once on one database.
   uniques: [{ name: 'nodes_one_local', properties: ['isLocal'], where: { isLocal: true } }],

@@ -24,7 +24,10 @@ export const NotificationChannelEntity = defineEntity({
     digestTime: p.string().length(5).default('08:00'),
     lastDigestAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type NotificationChannel = InferEntity<typeof NotificationChannelEntity>;
@@ -36,7 +39,10 @@ export type NotificationChannel = InferEntity<typeof NotificationChannelEntity>;
 export const NotificationEventEntity = defineEntity({
   name: 'NotificationEvent',
   tableName: 'notification_events',
-  indexes: [{ name: 'notification_events_dispatched_at_index', properties: ['dispatchedAt'] }, { name: 'notification_events_type_subject_index', properties: ['type', 'subject', 'occurredAt'] }],
+  indexes: [
+    { name: 'notification_events_dispatched_at_index', properties: ['dispatchedAt'] },
+    { name: 'notification_events_type_subject_index', properties: ['type', 'subject', 'occurredAt'] },
+  ],
   properties: {
     id: p.integer().primary().autoincrement(),
     type: p.string().length(64),
@@ -81,7 +87,10 @@ export const NotificationDeliveryEntity = defineEntity({
     mergedInto: p.integer().nullable(),
     deliveredAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type NotificationDelivery = InferEntity<typeof NotificationDeliveryEntity>;

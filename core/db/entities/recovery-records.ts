@@ -42,7 +42,11 @@ export type RestoreRecord = InferEntity<typeof RestoreRecordEntity>;
 export const VerifyRecordEntity = defineEntity({
   name: 'VerifyRecord',
   tableName: 'verify_records',
-  indexes: [{ properties: ['backupRecordId'] }, { properties: ['taskId', 'status'] }, { name: 'verify_records_task_mode_index', properties: ['taskId', 'mode', 'id'] }],
+  indexes: [
+    { properties: ['backupRecordId'] },
+    { properties: ['taskId', 'status'] },
+    { name: 'verify_records_task_mode_index', properties: ['taskId', 'mode', 'id'] },
+  ],
   properties: {
     id: p.integer().primary().autoincrement(),
     backupRecordId: p.integer(),

@@ -7,7 +7,10 @@ export const SettingEntity = defineEntity({
   properties: {
     key: p.string().length(128).primary(),
     value: p.text(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Setting = InferEntity<typeof SettingEntity>;

@@ -29,7 +29,10 @@ export const StorageTargetEntity = defineEntity({
     healthCheckedAt: p.datetime().nullable(),
     healthMessage: p.string().length(500).default(''),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type StorageTarget = InferEntity<typeof StorageTargetEntity>;

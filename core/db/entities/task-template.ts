@@ -15,7 +15,10 @@ export const TaskTemplateEntity = defineEntity({
     secrets: p.text().default('').lazy(),
     createdBy: p.string().length(128).default(''),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type TaskTemplate = InferEntity<typeof TaskTemplateEntity>;

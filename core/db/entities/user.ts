@@ -29,7 +29,10 @@ export const UserEntity = defineEntity({
     /** When an admin without a second factor was first told to enrol one (`mfa_required_for_admins`). */
     mfaGraceStartedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type User = InferEntity<typeof UserEntity>;

@@ -5,8 +5,8 @@ import { addDialectSql } from './dialect.ts';
 export class Migration008CopyCorruption extends Migration {
   override up(): void {
     addDialectSql(this, this.driver, {
-      sqlite: ["alter table `backup_record_copies` add column `corrupt_at` datetime null"],
-      postgresql: ["alter table \"backup_record_copies\" add \"corrupt_at\" timestamptz null"],
+      sqlite: ['alter table `backup_record_copies` add column `corrupt_at` datetime null'],
+      postgresql: ['alter table "backup_record_copies" add "corrupt_at" timestamptz null'],
     });
   }
 }

@@ -5,8 +5,8 @@ import { addDialectSql } from './dialect.ts';
 export class Migration010RunTimeLimit extends Migration {
   override up(): void {
     addDialectSql(this, this.driver, {
-      sqlite: ["alter table `backup_tasks` add column `timeout_minutes` integer not null default 0"],
-      postgresql: ["alter table \"backup_tasks\" add \"timeout_minutes\" int not null default 0"],
+      sqlite: ['alter table `backup_tasks` add column `timeout_minutes` integer not null default 0'],
+      postgresql: ['alter table "backup_tasks" add "timeout_minutes" int not null default 0'],
     });
   }
 }

@@ -5,8 +5,8 @@ import { addDialectSql } from './dialect.ts';
 export class Migration011DiffFullInterval extends Migration {
   override up(): void {
     addDialectSql(this, this.driver, {
-      sqlite: ["alter table `backup_tasks` add column `diff_full_interval_days` integer not null default 7"],
-      postgresql: ["alter table \"backup_tasks\" add \"diff_full_interval_days\" int not null default 7"],
+      sqlite: ['alter table `backup_tasks` add column `diff_full_interval_days` integer not null default 7'],
+      postgresql: ['alter table "backup_tasks" add "diff_full_interval_days" int not null default 7'],
     });
   }
 }

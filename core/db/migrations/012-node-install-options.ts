@@ -19,7 +19,7 @@ export class Migration012NodeInstallOptions extends Migration {
         'create unique index `nodes_one_local` on `nodes` (`is_local`) where `is_local` = true',
       ],
       postgresql: [
-        "alter table \"install_tokens\" add \"mode\" varchar(16) not null default 'systemd', add \"arch\" varchar(8) not null default 'auto', add \"agent_version\" varchar(64) not null default '', add \"download_src\" varchar(16) not null default 'github', add \"agent_master_url\" varchar(2048) not null default '', add \"proxy_url\" varchar(2048) not null default '', add \"ca_cert_file\" varchar(512) not null default ''",
+        'alter table "install_tokens" add "mode" varchar(16) not null default \'systemd\', add "arch" varchar(8) not null default \'auto\', add "agent_version" varchar(64) not null default \'\', add "download_src" varchar(16) not null default \'github\', add "agent_master_url" varchar(2048) not null default \'\', add "proxy_url" varchar(2048) not null default \'\', add "ca_cert_file" varchar(512) not null default \'\'',
         'create unique index "nodes_one_local" on "nodes" ("is_local") where "is_local" = true',
       ],
     });

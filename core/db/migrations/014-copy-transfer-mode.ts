@@ -9,7 +9,7 @@ export class Migration014CopyTransferMode extends Migration {
   override up(): void {
     addDialectSql(this, this.driver, {
       sqlite: ["alter table `backup_record_copies` add column `transfer_mode` text not null default 'direct'"],
-      postgresql: ["alter table \"backup_record_copies\" add \"transfer_mode\" varchar(16) not null default 'direct'"],
+      postgresql: ['alter table "backup_record_copies" add "transfer_mode" varchar(16) not null default \'direct\''],
     });
   }
 }

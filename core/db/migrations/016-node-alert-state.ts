@@ -9,7 +9,7 @@ export class Migration016NodeAlertState extends Migration {
   override up(): void {
     addDialectSql(this, this.driver, {
       sqlite: ["alter table `nodes` add column `alert_status` text not null default ''"],
-      postgresql: ["alter table \"nodes\" add \"alert_status\" varchar(16) not null default ''"],
+      postgresql: ['alter table "nodes" add "alert_status" varchar(16) not null default \'\''],
     });
   }
 }

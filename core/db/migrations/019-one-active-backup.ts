@@ -15,7 +15,8 @@ export class Migration019OneActiveBackup extends Migration {
       error_message = 'Another run of this task was active at the same time; failed on upgrade (one active run per task).'
       where status in ('queued', 'running') and id not in (
         select max(id) from backup_records where status in ('queued', 'running') group by task_id)`;
-    const index = "create unique index backup_records_one_active on backup_records (task_id) where status in ('queued', 'running')";
+    const index =
+      "create unique index backup_records_one_active on backup_records (task_id) where status in ('queued', 'running')";
     addDialectSql(this, this.driver, {
       sqlite: [settle("cast(strftime('%s', 'now') as integer) * 1000"), index],
       postgresql: [settle('now()'), index],

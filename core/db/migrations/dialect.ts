@@ -8,6 +8,10 @@ export function dialectOf(driver: { getPlatform(): object }): Dialect {
 }
 
 /** Adds the statements for the migration's dialect. */
-export function addDialectSql(migration: Migration, driver: { getPlatform(): object }, sql: Record<Dialect, string[]>): void {
+export function addDialectSql(
+  migration: Migration,
+  driver: { getPlatform(): object },
+  sql: Record<Dialect, string[]>,
+): void {
   for (const statement of sql[dialectOf(driver)]) migration.addSql(statement);
 }

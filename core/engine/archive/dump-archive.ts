@@ -25,9 +25,14 @@ export function dumpEntryName(database: string, driver: Pick<DatabaseDriverType,
 }
 
 /** The database an archive entry holds the dump of; undefined for anything else. */
-export function databaseOfEntry(name: string, driver: Pick<DatabaseDriverType, 'artifactExtension'>): string | undefined {
+export function databaseOfEntry(
+  name: string,
+  driver: Pick<DatabaseDriverType, 'artifactExtension'>,
+): string | undefined {
   const suffix = `.${driver.artifactExtension ?? 'sql'}`;
-  return name.endsWith(suffix) && name.length > suffix.length && !name.includes('/') ? name.slice(0, -suffix.length) : undefined;
+  return name.endsWith(suffix) && name.length > suffix.length && !name.includes('/')
+    ? name.slice(0, -suffix.length)
+    : undefined;
 }
 
 export interface DumpArchiveOptions {
@@ -68,7 +73,9 @@ export function createDumpArchive(options: DumpArchiveOptions): { stream: Readab
         const name = options.entryName(database);
         checkAlive();
         let finish!: (err?: Error | null) => void;
-        const written = new Promise<void>((res, rej) => { finish = (err) => (err ? rej(err) : res()); });
+        const written = new Promise<void>((res, rej) => {
+          finish = (err) => (err ? rej(err) : res());
+        });
         const entry = quiet(pack.entry({ name, type: 'file', size, mode: 0o600, mtime }, (err) => finish(err)));
         for await (const chunk of createReadStream(file)) {
           checkAlive();

@@ -56,7 +56,11 @@ export function gnuTarProgram(env: NodeJS.ProcessEnv = process.env): string | un
   if (configured === 'none') return undefined;
   const command = configured || 'tar';
   if (command === 'tar' && gnuTarChecked !== null) return gnuTarChecked;
-  const probe = spawnSync(command, ['--version'], { encoding: 'utf8', timeout: 5000, env: { ...process.env, LC_ALL: 'C' } });
+  const probe = spawnSync(command, ['--version'], {
+    encoding: 'utf8',
+    timeout: 5000,
+    env: { ...process.env, LC_ALL: 'C' },
+  });
   const found = probe.status === 0 && /GNU tar/.test(probe.stdout) ? command : undefined;
   if (command === 'tar') gnuTarChecked = found;
   return found;
@@ -64,16 +68,25 @@ export function gnuTarProgram(env: NodeJS.ProcessEnv = process.env): string | un
 
 function tarArgs(): string[] {
   return [
-    '--create', '--file=-', '--directory=/', '--format=gnu',
+    '--create',
+    '--file=-',
+    '--directory=/',
+    '--format=gnu',
     // the member list: NUL-separated, taken literally (a name may start with '-'), not descended
     // into; these options are positional and must come before --files-from
-    '--null', '--verbatim-files-from', '--no-recursion', '--files-from=-',
+    '--null',
+    '--verbatim-files-from',
+    '--no-recursion',
+    '--files-from=-',
     '--hard-dereference',
     // a file that vanished or cannot be read is a warning, as in the in-process tar
     '--ignore-failed-read',
     // the listing that becomes the manifest, and the tar's length at the end, both on stderr
     // (the archive is on stdout) among the warnings, which start with "tar: "
-    '-vv', '--full-time', '--quoting-style=c', '--totals',
+    '-vv',
+    '--full-time',
+    '--quoting-style=c',
+    '--totals',
   ];
 }
 
@@ -96,7 +109,13 @@ export function spawnTar(program: string, args: string[], stdin: 'pipe' | Readab
  * `worstOk` (creating: 1, "a file changed as it was read", is a warning; extracting: 0 only),
  * with its stderr in the message.
  */
-export function tarExited(tar: ChildProcess, program: string, worstOk: number, stderr: () => string, label = 'tar'): Promise<void> {
+export function tarExited(
+  tar: ChildProcess,
+  program: string,
+  worstOk: number,
+  stderr: () => string,
+  label = 'tar',
+): Promise<void> {
   return new Promise((res, rej) => {
     tar.once('error', (error) => rej(new Error(`${program}: ${error.message}`)));
     tar.once('close', (code, signal) => {
@@ -118,10 +137,15 @@ export function killChild(child: ChildProcess | undefined): void {
  * whose program path and arguments hold no whitespace.
  */
 export function tarCompressor(program: CompressorProgram | undefined): CompressorProgram | undefined {
-  return program && [program.command, ...program.args].every((part) => part !== '' && !/\s/.test(part)) ? program : undefined;
+  return program && [program.command, ...program.args].every((part) => part !== '' && !/\s/.test(part))
+    ? program
+    : undefined;
 }
 
-export function createGnuTarSource(program: string, options: TarSourceOptions & { compressor?: CompressorProgram | undefined }): GnuTarSource {
+export function createGnuTarSource(
+  program: string,
+  options: TarSourceOptions & { compressor?: CompressorProgram | undefined },
+): GnuTarSource {
   const manifest: ManifestEntry[] = [];
   const record = options.onEntry ?? ((entry: ManifestEntry): void => void manifest.push(entry));
   const warn = (message: string, path: string): void => options.onWarning?.(message, path);
@@ -133,7 +157,9 @@ export function createGnuTarSource(program: string, options: TarSourceOptions & 
   let contentBytes = 0;
   let totalBytes: number | undefined;
   const kill = (): void => killChild(tar);
-  out.once('close', () => { if (!finished) kill(); });
+  out.once('close', () => {
+    if (!finished) kill();
+  });
   const onAbort = (): void => {
     kill();
     out.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -160,7 +186,9 @@ export function createGnuTarSource(program: string, options: TarSourceOptions & 
       }
 
       const compressor = options.compressor;
-      const args = compressor ? [...tarArgs(), `--use-compress-program=${[compressor.command, ...compressor.args].join(' ')}`] : tarArgs();
+      const args = compressor
+        ? [...tarArgs(), `--use-compress-program=${[compressor.command, ...compressor.args].join(' ')}`]
+        : tarArgs();
       let tarStderr = '';
       tar = spawnTar(program, args);
       const tarExit = tarExited(tar, program, 1, () => tarStderr);
@@ -226,5 +254,11 @@ export function createGnuTarSource(program: string, options: TarSourceOptions & 
     }
   })();
   done.catch(() => undefined);
-  return { stream: out, manifest, done, rawBytes: () => totalBytes ?? contentBytes, compressed: options.compressor !== undefined };
+  return {
+    stream: out,
+    manifest,
+    done,
+    rawBytes: () => totalBytes ?? contentBytes,
+    compressed: options.compressor !== undefined,
+  };
 }

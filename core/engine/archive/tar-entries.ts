@@ -57,7 +57,12 @@ export class TarEntries {
   // made the garbage collector a fifth of a many-small-files backup.
   readonly #buf = Buffer.allocUnsafe(READ_CHUNK);
 
-  constructor(pack: Pack, record: (entry: ManifestEntry) => void, warn: (message: string, path: string) => void, signal: AbortSignal | undefined) {
+  constructor(
+    pack: Pack,
+    record: (entry: ManifestEntry) => void,
+    warn: (message: string, path: string) => void,
+    signal: AbortSignal | undefined,
+  ) {
     this.#pack = pack;
     this.#record = record;
     this.#warn = warn;
@@ -109,7 +114,15 @@ export class TarEntries {
       }
       if (fst.ino !== st.ino) st = fst;
       const size = fst.size;
-      const header: Headers = { name: entryName(abs), type: 'file', size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid };
+      const header: Headers = {
+        name: entryName(abs),
+        type: 'file',
+        size,
+        mode: fst.mode & 0o7777,
+        mtime: fst.mtime,
+        uid: fst.uid,
+        gid: fst.gid,
+      };
       let done!: Promise<void>;
       const entry = quiet(this.#pack.entry(header, (err) => (err ? rejectDone(err) : resolveDone())));
       let resolveDone!: () => void;
@@ -164,12 +177,21 @@ export class TarEntries {
     const { fst } = got;
     let data = got.data;
     if (data.length < fst.size) {
-      this.#warn(`${abs}: file shrank while being read; padded the last ${fst.size - data.length} bytes with zeros`, abs);
+      this.#warn(
+        `${abs}: file shrank while being read; padded the last ${fst.size - data.length} bytes with zeros`,
+        abs,
+      );
       data = Buffer.concat([data, Buffer.alloc(fst.size - data.length)]);
     }
     const name = entryName(abs);
     await new Promise<void>((res, rej) => {
-      quiet(this.#pack.entry({ name, type: 'file', size: fst.size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid }, data, (err) => (err ? rej(err) : res())));
+      quiet(
+        this.#pack.entry(
+          { name, type: 'file', size: fst.size, mode: fst.mode & 0o7777, mtime: fst.mtime, uid: fst.uid, gid: fst.gid },
+          data,
+          (err) => (err ? rej(err) : res()),
+        ),
+      );
     });
     this.#record({ path: name, size: fst.size, mtime: fst.mtime, mode: fst.mode & 0o7777, type: 'file' });
   }

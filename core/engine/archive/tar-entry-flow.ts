@@ -13,7 +13,10 @@ export function quiet<T extends { on(event: 'error', fn: () => void): unknown }>
 }
 
 /** Resolves when `w` can take more, closes, or the run is aborted (a stopped consumer never drains). */
-export function drained(w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, signal?: AbortSignal): Promise<void> {
+export function drained(
+  w: { once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown },
+  signal?: AbortSignal,
+): Promise<void> {
   return new Promise((res) => {
     const done = (): void => {
       w.off('drain', done);

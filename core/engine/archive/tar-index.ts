@@ -11,9 +11,22 @@ import type { ManifestEntry } from './manifest-entry.ts';
  * escaped), so this is a parser, not a guess.
  */
 
-const LINE = /^([-dlhcbps])([-rwxsStT]{9}) .*? ([\d,]+) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(\.\d+)? +"((?:[^"\\]|\\.)*)"(?:(?: ->| link to) "((?:[^"\\]|\\.)*)")?$/;
+const LINE =
+  /^([-dlhcbps])([-rwxsStT]{9}) .*? ([\d,]+) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(\.\d+)? +"((?:[^"\\]|\\.)*)"(?:(?: ->| link to) "((?:[^"\\]|\\.)*)")?$/;
 
-const SIMPLE_ESCAPES: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, '\\': 92, '"': 34, '?': 63, "'": 39 };
+const SIMPLE_ESCAPES: Record<string, number> = {
+  n: 10,
+  t: 9,
+  r: 13,
+  a: 7,
+  b: 8,
+  f: 12,
+  v: 11,
+  '\\': 92,
+  '"': 34,
+  '?': 63,
+  "'": 39,
+};
 
 /** Undoes `--quoting-style=c` escaping (the quotes already removed); bytes are read as UTF-8. */
 export function unquoteC(text: string): string {
@@ -44,7 +57,12 @@ export function modeBits(perms: string): number {
   const bit = (i: number, on: number): void => {
     if (perms[i] !== '-') mode |= on;
   };
-  bit(0, 0o400); bit(1, 0o200); bit(3, 0o040); bit(4, 0o020); bit(6, 0o004); bit(7, 0o002);
+  bit(0, 0o400);
+  bit(1, 0o200);
+  bit(3, 0o040);
+  bit(4, 0o020);
+  bit(6, 0o004);
+  bit(7, 0o002);
   const exec = (i: number, x: number, special: number, upper: string, lower: string): void => {
     const c = perms[i];
     if (c === 'x' || c === lower) mode |= x;

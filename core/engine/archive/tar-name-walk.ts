@@ -17,8 +17,19 @@ export interface NameSink {
   checkAborted(): void;
 }
 
-function special(kind: { isFIFO(): boolean; isSocket(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }): string {
-  return kind.isFIFO() ? 'a FIFO' : kind.isSocket() ? 'a socket' : kind.isBlockDevice() || kind.isCharacterDevice() ? 'a device' : 'not a regular file';
+function special(kind: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isBlockDevice(): boolean;
+  isCharacterDevice(): boolean;
+}): string {
+  return kind.isFIFO()
+    ? 'a FIFO'
+    : kind.isSocket()
+      ? 'a socket'
+      : kind.isBlockDevice() || kind.isCharacterDevice()
+        ? 'a device'
+        : 'not a regular file';
 }
 
 /** Names one path (already `lstat`ed) and, for a folder, everything under it, in name order. */
@@ -45,7 +56,8 @@ async function walkFolder(sink: NameSink, abs: string, excludes: readonly string
     if (isExcluded(path, excludes)) continue;
     if (child.isDirectory()) await walkFolder(sink, path, excludes);
     else if (child.isFile() || child.isSymbolicLink()) await sink.name(entryName(path));
-    else if (child.isFIFO() || child.isSocket() || child.isBlockDevice() || child.isCharacterDevice()) sink.warn(`skipped ${path}: ${special(child)}`, path);
+    else if (child.isFIFO() || child.isSocket() || child.isBlockDevice() || child.isCharacterDevice())
+      sink.warn(`skipped ${path}: ${special(child)}`, path);
     else {
       // The file system did not say what the entry is (DT_UNKNOWN): ask.
       let st: Stats;

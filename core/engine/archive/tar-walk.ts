@@ -24,7 +24,13 @@ export function isExcluded(absPath: string, excludes: readonly string[]): boolea
  * Archives one path and, for a folder, everything under it, in name order. Links are stored as
  * links (never followed); sockets, FIFOs and devices are skipped with a warning.
  */
-export async function walk(entries: TarEntries, abs: string, excludes: readonly string[], warn: (message: string, path: string) => void, known?: Stats): Promise<void> {
+export async function walk(
+  entries: TarEntries,
+  abs: string,
+  excludes: readonly string[],
+  warn: (message: string, path: string) => void,
+  known?: Stats,
+): Promise<void> {
   entries.checkAborted();
   if (isExcluded(abs, excludes)) return;
   let st: Stats;
@@ -58,7 +64,13 @@ export async function walk(entries: TarEntries, abs: string, excludes: readonly 
     if (entryName(abs) !== '') await entries.directory(abs, st);
     await walkChildren(entries, abs, children, excludes, warn);
   } else {
-    const kind = st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : st.isBlockDevice() || st.isCharacterDevice() ? 'a device' : 'not a regular file';
+    const kind = st.isFIFO()
+      ? 'a FIFO'
+      : st.isSocket()
+        ? 'a socket'
+        : st.isBlockDevice() || st.isCharacterDevice()
+          ? 'a device'
+          : 'not a regular file';
     warn(`skipped ${abs}: ${kind}`, abs);
   }
 }
@@ -67,10 +79,19 @@ export async function walk(entries: TarEntries, abs: string, excludes: readonly 
  * Children in batches: their lstat calls, and the contents of the small files among them, run
  * concurrently; entries are still written one by one, in name order.
  */
-async function walkChildren(entries: TarEntries, abs: string, children: string[], excludes: readonly string[], warn: (message: string, path: string) => void): Promise<void> {
+async function walkChildren(
+  entries: TarEntries,
+  abs: string,
+  children: string[],
+  excludes: readonly string[],
+  warn: (message: string, path: string) => void,
+): Promise<void> {
   for (let i = 0; i < children.length; i += PREFETCH_BATCH) {
     entries.checkAborted();
-    const batch = children.slice(i, i + PREFETCH_BATCH).map((c) => join(abs, c)).filter((p) => !isExcluded(p, excludes));
+    const batch = children
+      .slice(i, i + PREFETCH_BATCH)
+      .map((c) => join(abs, c))
+      .filter((p) => !isExcluded(p, excludes));
     const stats = await Promise.all(batch.map((p) => lstat(p).catch((err: unknown) => err as Error)));
     const small = batch.map((p, j) => {
       const cst = stats[j]!;

@@ -64,7 +64,10 @@ export async function runArtifact(o: ArtifactRunOptions): Promise<ArtifactRun> {
     const { key, targets, description } = await o.prepare(source.extension);
     opened = await openTargets(targets, key, o.onTargetFailed);
     if (opened.targets.length === 0) throw new Error(o.noTargetError ?? 'no storage target could be opened');
-    o.log('info', `writing ${key} to ${description ?? opened.targets.map((t) => `"${t.name}"`).join(', ')} (${o.compression}${o.recipient ? ', age-encrypted' : ''})`);
+    o.log(
+      'info',
+      `writing ${key} to ${description ?? opened.targets.map((t) => `"${t.name}"`).join(', ')} (${o.compression}${o.recipient ? ', age-encrypted' : ''})`,
+    );
     const result = await runPipeline({
       source: source.stream,
       compression: o.compression,
@@ -73,12 +76,21 @@ export async function runArtifact(o: ArtifactRunOptions): Promise<ArtifactRun> {
       ...(o.recipient ? { recipient: o.recipient } : {}),
       targets: opened.targets,
       signal: o.signal,
-      onProgress: (p) => o.onProgress({ bytesRead: p.bytesRead, bytesStored: p.bytesStored, speedBps: Math.round(p.rate), elapsedSeconds: Math.round(p.elapsedMs / 1000) }),
+      onProgress: (p) =>
+        o.onProgress({
+          bytesRead: p.bytesRead,
+          bytesStored: p.bytesStored,
+          speedBps: Math.round(p.rate),
+          elapsedSeconds: Math.round(p.elapsedMs / 1000),
+        }),
     });
     // Every target failing stops the source early; its own error would hide the targets' reasons.
     if (result.status !== 'failed') await source.done;
     if (source.rawBytes && source.rawBytes() === undefined) {
-      o.log('warn', 'the compressor did not report the uncompressed size: the raw size recorded is the compressed size');
+      o.log(
+        'warn',
+        'the compressor did not report the uncompressed size: the raw size recorded is the compressed size',
+      );
     }
     return { key, result, source };
   } catch (err) {
@@ -90,7 +102,11 @@ export async function runArtifact(o: ArtifactRunOptions): Promise<ArtifactRun> {
   }
 }
 
-async function openTargets(targets: ArtifactTarget[], key: string, onFailed: ArtifactRunOptions['onTargetFailed']): Promise<{ targets: PipelineTarget[]; instances: StorageInstance[] }> {
+async function openTargets(
+  targets: ArtifactTarget[],
+  key: string,
+  onFailed: ArtifactRunOptions['onTargetFailed'],
+): Promise<{ targets: PipelineTarget[]; instances: StorageInstance[] }> {
   const opened: PipelineTarget[] = [];
   const instances: StorageInstance[] = [];
   for (const target of targets) {
@@ -111,7 +127,10 @@ export interface SourceStats {
   databases?: Record<string, Record<string, number>>;
 }
 
-export async function readSourceStats(source: TaskSource, log: (level: Level, message: string) => void): Promise<SourceStats> {
+export async function readSourceStats(
+  source: TaskSource,
+  log: (level: Level, message: string) => void,
+): Promise<SourceStats> {
   const stats: SourceStats = {};
   const read = async <T>(fn: (() => Promise<T>) | undefined): Promise<T | undefined> => {
     if (!fn) return undefined;

@@ -23,7 +23,10 @@ export function cancelledBy(actor: string): RunStop {
 }
 
 export function timeLimitReached(minutes: number): RunStop {
-  return new RunStop(`time limit of ${minutes} minute${minutes === 1 ? '' : 's'} reached; the run was stopped and anything it stored removed`, 'failed');
+  return new RunStop(
+    `time limit of ${minutes} minute${minutes === 1 ? '' : 's'} reached; the run was stopped and anything it stored removed`,
+    'failed',
+  );
 }
 
 /** The terminal status and reason of a run whose signal fired (a shutdown is a plain cancel). */

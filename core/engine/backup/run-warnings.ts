@@ -19,11 +19,17 @@ export class RunWarnings {
   summary(): string {
     if (this.count === 0) return '';
     const more = this.count - this.#first.length;
-    return `${this.count} warning${this.count === 1 ? '' : 's'}: ${this.#first.join('; ')}${more > 0 ? ` (and ${more} more; see the log)` : ''}`.slice(0, 2000);
+    return `${this.count} warning${this.count === 1 ? '' : 's'}: ${this.#first.join('; ')}${more > 0 ? ` (and ${more} more; see the log)` : ''}`.slice(
+      0,
+      2000,
+    );
   }
 }
 
 /** A record's text: what failed (targets of a partial run) first, then the warnings. */
 export function withWarnings(errorMessage: string, warnings: string): string {
-  return [errorMessage, warnings].filter((s) => s !== '').join('; ').slice(0, 2000);
+  return [errorMessage, warnings]
+    .filter((s) => s !== '')
+    .join('; ')
+    .slice(0, 2000);
 }

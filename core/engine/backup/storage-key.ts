@@ -18,7 +18,10 @@ export function slugify(name: string): string {
 
 function stamp(d: Date): string {
   // 2026-11-21T10:04:05.123Z -> 20261121T100405Z
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return d
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**

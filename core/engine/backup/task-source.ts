@@ -54,9 +54,19 @@ export interface SourceSpec {
 }
 
 /** The connection a database driver gets from a task: only the fields its schema declares. */
-export function driverConfig(driver: DatabaseDriverType, task: Pick<SourceSpec, 'dbHost' | 'dbPort' | 'dbUser' | 'dbPath'>, password: string): Record<string, unknown> {
+export function driverConfig(
+  driver: DatabaseDriverType,
+  task: Pick<SourceSpec, 'dbHost' | 'dbPort' | 'dbUser' | 'dbPath'>,
+  password: string,
+): Record<string, unknown> {
   const props = (driver.configSchema as { properties?: Record<string, unknown> }).properties ?? {};
-  const candidates: Record<string, unknown> = { host: task.dbHost, port: task.dbPort, user: task.dbUser, password, path: task.dbPath };
+  const candidates: Record<string, unknown> = {
+    host: task.dbHost,
+    port: task.dbPort,
+    user: task.dbUser,
+    password,
+    path: task.dbPath,
+  };
   const config: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(candidates)) {
     if (key in props && value !== '' && value !== 0) config[key] = value;
@@ -65,7 +75,10 @@ export function driverConfig(driver: DatabaseDriverType, task: Pick<SourceSpec, 
 }
 
 export function databaseNames(task: Pick<SourceSpec, 'dbName'>): string[] {
-  return task.dbName.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return task.dbName
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /**
@@ -80,12 +93,16 @@ export function databaseListProblem(dbName: string): string | undefined {
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice !== undefined) return `names database "${twice}" twice`;
   const odd = names.find((n) => n === '.' || n === '..' || /[/\\\0]/.test(n) || Buffer.byteLength(n) > 200);
-  if (odd !== undefined) return `"${odd}" cannot be one of several databases (no / \\ or NUL, not . or .., at most 200 bytes)`;
+  if (odd !== undefined)
+    return `"${odd}" cannot be one of several databases (no / \\ or NUL, not . or .., at most 200 bytes)`;
   return undefined;
 }
 
 /** The raw artifact's extension for a task: `tar`, the driver's (`sql`, `sqlite`), or the dump archive's. */
-export function rawExtensionOf(task: Pick<SourceSpec, 'type' | 'dbName'>, driver: DatabaseDriverType | undefined): string {
+export function rawExtensionOf(
+  task: Pick<SourceSpec, 'type' | 'dbName'>,
+  driver: DatabaseDriverType | undefined,
+): string {
   if (task.type === 'file') return 'tar';
   if (driver && driver.databaseNames !== 'none' && databaseNames(task).length > 1) return DUMP_ARCHIVE_EXTENSION;
   return driver?.artifactExtension ?? 'sql';
@@ -103,8 +120,17 @@ export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Prom
     };
     const program = gnuTarProgram();
     if (program) {
-      const tar = createGnuTarSource(program, { ...options, compressor: ctx.compression ? tarCompressor(compressorProgram(ctx.compression)) : undefined });
-      return { stream: tar.stream, extension: 'tar', done: tar.done.then(() => undefined), compressed: tar.compressed, rawBytes: tar.rawBytes };
+      const tar = createGnuTarSource(program, {
+        ...options,
+        compressor: ctx.compression ? tarCompressor(compressorProgram(ctx.compression)) : undefined,
+      });
+      return {
+        stream: tar.stream,
+        extension: 'tar',
+        done: tar.done.then(() => undefined),
+        compressed: tar.compressed,
+        rawBytes: tar.rawBytes,
+      };
     }
     const tar = createTarSource(options);
     return { stream: tar.stream, extension: 'tar', done: tar.done.then(() => undefined) };
@@ -128,7 +154,12 @@ export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Prom
       for (const database of databases) stats[database] = await statsOf!(database);
       return stats;
     };
-    return { stream: archive.stream, extension: DUMP_ARCHIVE_EXTENSION, done: archive.done, ...(statsOf ? { databaseStats } : {}) };
+    return {
+      stream: archive.stream,
+      extension: DUMP_ARCHIVE_EXTENSION,
+      done: archive.done,
+      ...(statsOf ? { databaseStats } : {}),
+    };
   }
   const compressor = ctx.compression ? dumpCompressor(ctx.compression) : undefined;
   const dump = await instance.dump({ databases, ...(compressor ? { compressor } : {}) });

@@ -57,7 +57,8 @@ export async function listDir(rawPath: unknown, options: ListDirOptions = {}): P
   };
   const entries: DirEntry[] = [];
   // In slices, so a folder of a million files does not queue a million stats at once.
-  for (let i = 0; i < dirents.length; i += STAT_BATCH) entries.push(...await Promise.all(dirents.slice(i, i + STAT_BATCH).map(describe)));
+  for (let i = 0; i < dirents.length; i += STAT_BATCH)
+    entries.push(...(await Promise.all(dirents.slice(i, i + STAT_BATCH).map(describe))));
   entries.sort((a, b) => (a.isDir === b.isDir ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.isDir ? -1 : 1));
   const truncated = entries.length > MAX_ENTRIES;
   return { path, entries: entries.slice(0, MAX_ENTRIES), total: entries.length, ...(truncated ? { truncated } : {}) };

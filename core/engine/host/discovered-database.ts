@@ -7,5 +7,9 @@ export interface DiscoveredDatabase {
 
 /** One database as a driver found it or an agent sent it, shaped and bounded (both sides apply it). */
 export function discovered(d: { name?: unknown; sizeBytes?: unknown; system?: unknown }): DiscoveredDatabase {
-  return { name: String(d.name ?? '').slice(0, 255), sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null, system: d.system === true };
+  return {
+    name: String(d.name ?? '').slice(0, 255),
+    sizeBytes: typeof d.sizeBytes === 'number' ? d.sizeBytes : null,
+    system: d.system === true,
+  };
 }

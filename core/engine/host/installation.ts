@@ -5,4 +5,6 @@ import { join, resolve } from 'node:path';
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
 /** The running version, from the installation's package.json. */
-export const VERSION: string = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;

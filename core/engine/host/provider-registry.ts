@@ -1,4 +1,10 @@
-import { PROVIDER_TYPE_PATTERN, type DatabaseDriverType, type NotifierType, type ProviderManifest, type StorageType } from '@backplane/plugin-api';
+import {
+  PROVIDER_TYPE_PATTERN,
+  type DatabaseDriverType,
+  type NotifierType,
+  type ProviderManifest,
+  type StorageType,
+} from '@backplane/plugin-api';
 
 export type ProviderKind = 'storage' | 'notifier' | 'database';
 
@@ -17,14 +23,18 @@ export class ProviderRegistry<T extends ProviderManifest> {
 
   add(provider: T, plugin: string): void {
     if (!provider || typeof provider.type !== 'string' || !PROVIDER_TYPE_PATTERN.test(provider.type)) {
-      throw new PluginError(`plugin "${plugin}": ${this.kind} type must have a lower-case "type" name (got ${JSON.stringify(provider?.type)})`);
+      throw new PluginError(
+        `plugin "${plugin}": ${this.kind} type must have a lower-case "type" name (got ${JSON.stringify(provider?.type)})`,
+      );
     }
     if (typeof (provider as { create?: unknown }).create !== 'function') {
       throw new PluginError(`plugin "${plugin}": ${this.kind} type "${provider.type}" has no create() function`);
     }
     const existing = this.#types.get(provider.type);
     if (existing) {
-      throw new PluginError(`plugin "${plugin}": ${this.kind} type "${provider.type}" is already provided by plugin "${existing.plugin}"`);
+      throw new PluginError(
+        `plugin "${plugin}": ${this.kind} type "${provider.type}" is already provided by plugin "${existing.plugin}"`,
+      );
     }
     this.#types.set(provider.type, { provider, plugin });
   }

@@ -17,8 +17,12 @@ export function utf8Prefix(text: string, bytes: number): string {
 }
 
 /** The database a restore writes into: the one asked for, else the task's (its path for file databases). */
-export function restoreTargetOf(type: DatabaseDriverType, task: Pick<SourceSpec, 'dbName' | 'dbPath'>, requested: string): string {
-  return requested || (type.databaseNames === 'none' ? task.dbPath || task.dbName : databaseNames(task)[0] ?? '');
+export function restoreTargetOf(
+  type: DatabaseDriverType,
+  task: Pick<SourceSpec, 'dbName' | 'dbPath'>,
+  requested: string,
+): string {
+  return requested || (type.databaseNames === 'none' ? task.dbPath || task.dbName : (databaseNames(task)[0] ?? ''));
 }
 
 /**
@@ -27,7 +31,13 @@ export function restoreTargetOf(type: DatabaseDriverType, task: Pick<SourceSpec,
  * in, dropping a database it created itself when the restore fails. `open` gives a fresh
  * checked raw stream each time it is called. Used by the master and by agents alike.
  */
-export async function restoreDatabase(driver: { type: DatabaseDriverType; instance: DatabaseDriverInstance }, target: string, restoreId: number, open: () => Promise<Readable>, log: RunLog): Promise<void> {
+export async function restoreDatabase(
+  driver: { type: DatabaseDriverType; instance: DatabaseDriverInstance },
+  target: string,
+  restoreId: number,
+  open: () => Promise<Readable>,
+  log: RunLog,
+): Promise<void> {
   const { instance } = driver;
   if (instance.ensureDatabase && instance.replaceDatabase) {
     const scratch = `${utf8Prefix(target, 40)}__bp_restore_${restoreId}`;

@@ -16,10 +16,16 @@ import type { RunLog } from '../host/run-log.ts';
 type Driver = Pick<DatabaseDriverType, 'artifactExtension' | 'checkDump'>;
 
 /** Calls `each` with every entry in archive order, its database (undefined: not a dump) and its bytes. */
-export async function forEachDump(raw: Readable, driver: Driver, each: (database: string | undefined, name: string, body: Readable) => Promise<void>): Promise<void> {
+export async function forEachDump(
+  raw: Readable,
+  driver: Driver,
+  each: (database: string | undefined, name: string, body: Readable) => Promise<void>,
+): Promise<void> {
   const extract = tar.extract();
   let feedError: unknown;
-  const feeding = pipeline(raw, extract).catch((err: unknown) => { feedError ??= err; });
+  const feeding = pipeline(raw, extract).catch((err: unknown) => {
+    feedError ??= err;
+  });
   try {
     for await (const entry of extract) {
       // A Node stream: the restore tools' plumbing relies on its state (errored, ended).
@@ -42,12 +48,17 @@ export async function forEachDump(raw: Readable, driver: Driver, each: (database
  * Reads the whole archive: every entry must be a dump passing the driver's header and trailer
  * check (and, given the stored manifest, exactly the listed dumps of the listed sizes).
  */
-export async function checkDumpArchive(raw: Readable, driver: DatabaseDriverType | undefined, manifest?: Map<string, number>): Promise<{ databases: string[]; bytes: number }> {
+export async function checkDumpArchive(
+  raw: Readable,
+  driver: DatabaseDriverType | undefined,
+  manifest?: Map<string, number>,
+): Promise<{ databases: string[]; bytes: number }> {
   const databases: string[] = [];
   const seen = new Set<string>();
   let bytes = 0;
   await forEachDump(raw, driver ?? {}, async (database, name, body) => {
-    if (database === undefined) throw new Error(`the archive holds ${JSON.stringify(name)}, which is not a database dump`);
+    if (database === undefined)
+      throw new Error(`the archive holds ${JSON.stringify(name)}, which is not a database dump`);
     let checked: { bytes: number };
     try {
       checked = await checkDump(body, driver);
@@ -56,7 +67,8 @@ export async function checkDumpArchive(raw: Readable, driver: DatabaseDriverType
     }
     const expected = manifest?.get(name);
     if (manifest && expected === undefined) throw new Error(`the dump of ${database} is not in the manifest`);
-    if (expected !== undefined && expected >= 0 && expected !== checked.bytes) throw new Error(`the dump of ${database} has ${checked.bytes} bytes, the manifest says ${expected}`);
+    if (expected !== undefined && expected >= 0 && expected !== checked.bytes)
+      throw new Error(`the dump of ${database} has ${checked.bytes} bytes, the manifest says ${expected}`);
     seen.add(name);
     databases.push(database);
     bytes += checked.bytes;
@@ -103,6 +115,7 @@ export async function restoreDumpArchive(open: () => Promise<Readable>, o: DumpA
     done.push(database);
   });
   const lost = chosen.filter((name) => !done.includes(name));
-  if (lost.length > 0) throw new Error(`the dumps of ${lost.join(', ')} were not found on the second read of the artifact`);
+  if (lost.length > 0)
+    throw new Error(`the dumps of ${lost.join(', ')} were not found on the second read of the artifact`);
   return done;
 }

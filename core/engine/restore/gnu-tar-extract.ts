@@ -37,13 +37,17 @@ export interface TarExtractEntry {
 /** The archive as tar takes it: a tar, or a tar compressed with zstd (run as a program). */
 export type TarInput = 'tar' | 'zstd';
 
-export async function gnuTarExtract(program: string, archive: Readable, options: {
-  dir: string;
-  input: TarInput;
-  onEntry: (entry: TarExtractEntry) => void;
-  onWarning?: (message: string) => void;
-  signal?: AbortSignal;
-}): Promise<void> {
+export async function gnuTarExtract(
+  program: string,
+  archive: Readable,
+  options: {
+    dir: string;
+    input: TarInput;
+    onEntry: (entry: TarExtractEntry) => void;
+    onWarning?: (message: string) => void;
+    signal?: AbortSignal;
+  },
+): Promise<void> {
   const args = ['--extract', '--file=-', `--directory=${options.dir}`, '-vv', '--full-time', '--quoting-style=c'];
   let stderr = '';
   let zstdStderr = '';
@@ -52,7 +56,9 @@ export async function gnuTarExtract(program: string, archive: Readable, options:
   // tar holds its own copy of zstd's output now: with this one closed, zstd's writes fail once
   // tar is gone instead of filling a socket nobody reads.
   zstd?.stdout!.destroy();
-  zstd?.stderr!.on('data', (chunk: Buffer) => { if (zstdStderr.length < 4096) zstdStderr += chunk.toString(); });
+  zstd?.stderr!.on('data', (chunk: Buffer) => {
+    if (zstdStderr.length < 4096) zstdStderr += chunk.toString();
+  });
   const decompressed = zstd ? tarExited(zstd, zstd.command, 0, () => zstdStderr, 'zstd') : Promise.resolve();
   decompressed.catch(() => undefined);
   const kill = (): void => {
@@ -63,7 +69,10 @@ export async function gnuTarExtract(program: string, archive: Readable, options:
   // waits a moment for zstd (which ends once its output is gone) and leads with its reason.
   const exit = tarExited(tar, program, 0, () => stderr).catch(async (err: unknown) => {
     const timer = setTimeout(() => killChild(zstd), 2000);
-    const cause = await decompressed.then(() => undefined, (e: unknown) => e as Error);
+    const cause = await decompressed.then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     clearTimeout(timer);
     throw cause && !/was killed/.test(cause.message) ? new Error(`${cause.message}; ${(err as Error).message}`) : err;
   });
@@ -92,7 +101,15 @@ export async function gnuTarExtract(program: string, archive: Readable, options:
   })();
   try {
     const fed = feed(archive, zstd ? zstd.stdin! : tar.stdin!, options.signal);
-    await Promise.all([fed.catch((err: unknown) => { kill(); throw err; }), exit, listing, errors]);
+    await Promise.all([
+      fed.catch((err: unknown) => {
+        kill();
+        throw err;
+      }),
+      exit,
+      listing,
+      errors,
+    ]);
     // tar read the whole archive (it drains its input), so zstd has checked its frames by now
     await decompressed;
   } finally {
@@ -121,7 +138,9 @@ function spawnZstdDecompress(): ChildProcess & { command: string } {
  */
 async function feed(input: Readable, stdin: Writable, signal: AbortSignal | undefined): Promise<void> {
   let open = true;
-  const closed = (): void => { open = false; };
+  const closed = (): void => {
+    open = false;
+  };
   stdin.on('error', closed); // EPIPE once tar exited: its exit status tells whether that was fine
   stdin.on('close', closed);
   for await (const chunk of input) {

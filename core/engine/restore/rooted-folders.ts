@@ -46,14 +46,18 @@ export class RootedFolders {
     let st = await lstat(path).catch(missing);
     if (!st) {
       // One level only: the parent is a real folder inside the root, so this creates nothing elsewhere.
-      await mkdir(path).catch((err: unknown) => { if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; });
+      await mkdir(path).catch((err: unknown) => {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      });
       st = await lstat(path);
     }
     if (st.isDirectory()) return path;
     if (st.isSymbolicLink()) {
       const target = await realpath(path).catch(missing);
-      if (target === undefined) throw new Error(`refused: ${path} is a link to nothing; no folder is created through it`);
-      if (!within(this.#realRoot, target)) throw new Error(`refused: ${path} is a link that leads outside ${this.#root}`);
+      if (target === undefined)
+        throw new Error(`refused: ${path} is a link to nothing; no folder is created through it`);
+      if (!within(this.#realRoot, target))
+        throw new Error(`refused: ${path} is a link that leads outside ${this.#root}`);
       if (!(await stat(target)).isDirectory()) throw new Error(`${path} is a link to something that is not a folder`);
       return target;
     }

@@ -65,7 +65,9 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
   const root = resolve(options.root);
   await mkdir(root, { recursive: true });
   const realRoot = await realpath(root);
-  const selected = (options.selectedPaths ?? []).map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
+  const selected = (options.selectedPaths ?? [])
+    .map((p) => archivePath(p))
+    .filter((p): p is string => typeof p === 'string');
   const result: ExtractResult = { entries: 0, bytes: 0 };
   const dirTimes: Array<[string, Date]> = [];
   const extract = tar.extract();
@@ -107,7 +109,7 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
     void (async () => {
       if (options.signal?.aborted) throw options.signal.reason;
       const type = header.type ?? 'file';
-      options.onEntry?.(header.name, type, type === 'file' || type === 'contiguous-file' ? header.size ?? 0 : 0);
+      options.onEntry?.(header.name, type, type === 'file' || type === 'contiguous-file' ? (header.size ?? 0) : 0);
       const name = archivePath(header.name);
       if (typeof name !== 'string') {
         options.onWarning?.(`skipped archive entry ${JSON.stringify(header.name)}: ${name.refused}`);
@@ -115,7 +117,8 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
       }
       if (name === '') {
         // The root itself: it exists already, and an archive does not get to replace it or set its mode.
-        if (header.type !== 'directory') options.onWarning?.(`skipped archive entry ${JSON.stringify(header.name)}: it names the root itself`);
+        if (header.type !== 'directory')
+          options.onWarning?.(`skipped archive entry ${JSON.stringify(header.name)}: it names the root itself`);
         return;
       }
       if (!isSelected(name, selected)) return;
@@ -150,7 +153,11 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
             const data = Buffer.concat(chunks);
             result.bytes += data.length;
             while (writing.size >= WRITE_AHEAD) await Promise.race(writing.values());
-            const job = writeFileAt(dest, data, mode, mtime).catch((err: unknown) => { writeError ??= err; }).finally(() => writing.delete(dest));
+            const job = writeFileAt(dest, data, mode, mtime)
+              .catch((err: unknown) => {
+                writeError ??= err;
+              })
+              .finally(() => writing.delete(dest));
             writing.set(dest, job);
             break;
           }
@@ -158,7 +165,9 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
           const handle = await createFile(dest, mode);
           let written = 0;
           try {
-            body.on('data', (c: unknown) => { written += (c as Buffer).length; });
+            body.on('data', (c: unknown) => {
+              written += (c as Buffer).length;
+            });
             await pipeline(body, createWriteStream('', { fd: handle.fd, autoClose: false }));
             await handle.chmod(mode);
             await handle.utimes(mtime, mtime);
@@ -196,8 +205,7 @@ export async function safeExtract(stream: Readable, options: ExtractOptions): Pr
   // Folder times last: writing their contents changed them. A folder a later entry replaced by a
   // link (its real path no longer resolves to itself) is left alone: the time would land outside.
   for (const [dir, time] of dirTimes.reverse()) {
-    if (await realpath(dir).catch(() => undefined) === dir) await utimes(dir, time, time).catch(() => undefined);
+    if ((await realpath(dir).catch(() => undefined)) === dir) await utimes(dir, time, time).catch(() => undefined);
   }
   return result;
 }
-

@@ -23,6 +23,9 @@ export class SelectionMatch {
 
 /** The refusal's text: the selection that matches nothing, named. */
 export function nothingSelectedText(field: string, unmatched: readonly string[]): string {
-  const shown = unmatched.slice(0, 10).map((p) => JSON.stringify(p)).join(', ');
+  const shown = unmatched
+    .slice(0, 10)
+    .map((p) => JSON.stringify(p))
+    .join(', ');
   return `${field}: ${shown}${unmatched.length > 10 ? ` (and ${unmatched.length - 10} more)` : ''} ${unmatched.length === 1 ? 'is' : 'are'} not in this backup; nothing was restored`;
 }

@@ -59,7 +59,10 @@ function extractor(source: RestoreSource, selected: string[]): string | undefine
   return source.compression !== 'zstd' || zstdProgram() ? program : undefined;
 }
 
-export async function stagedRestore(source: Readable | RestoreSource, options: StagedRestoreOptions): Promise<ExtractResult & { checked: { entries: number; bytes: number } }> {
+export async function stagedRestore(
+  source: Readable | RestoreSource,
+  options: StagedRestoreOptions,
+): Promise<ExtractResult & { checked: { entries: number; bytes: number } }> {
   const input: RestoreSource = source instanceof Readable ? { compression: 'none', open: () => source } : source;
   const root = resolve(options.root);
   await mkdir(root, { recursive: true });
@@ -80,7 +83,8 @@ export async function stagedRestore(source: Readable | RestoreSource, options: S
       // zstd runs as a program beside tar; a gzip archive is decompressed here (zlib)
       const zstd = input.compression === 'zstd';
       await gnuTarExtract(program, input.open(!zstd), {
-        dir: staging, input: zstd ? 'zstd' : 'tar',
+        dir: staging,
+        input: zstd ? 'zstd' : 'tar',
         onEntry: (e) => seen(e.rawName, e.type, e.size),
         ...(options.onWarning ? { onWarning: options.onWarning } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -110,7 +114,13 @@ export async function stagedRestore(source: Readable | RestoreSource, options: S
  * was an archive entry gives its mode and time to its place; one made only to hold a selected
  * path leaves an existing folder as it is.
  */
-async function moveIntoPlace(staging: string, root: string, realRoot: string, archiveFolders: Set<string>, selected: string[]): Promise<void> {
+async function moveIntoPlace(
+  staging: string,
+  root: string,
+  realRoot: string,
+  archiveFolders: Set<string>,
+  selected: string[],
+): Promise<void> {
   const paths = new RootedFolders(root, realRoot);
   const selectedPaths = selected.map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
   const times: Array<[string, Date, number]> = [];
@@ -133,7 +143,7 @@ async function moveIntoPlace(staging: string, root: string, realRoot: string, ar
       const name = rel === '' ? child.name : `${rel}/${child.name}`;
       if (!isSelected(name, selectedPaths)) continue;
       const source = join(from, child.name);
-      if (child.isDirectory() && await movedWhole(name, source)) continue;
+      if (child.isDirectory() && (await movedWhole(name, source))) continue;
       if (child.isDirectory()) {
         if (archiveFolders.has(name)) {
           // A folder entry replaces whatever is not a folder at its place (a link included), as
@@ -163,7 +173,7 @@ async function moveIntoPlace(staging: string, root: string, realRoot: string, ar
   };
   await walk('');
   for (const [dir, mtime, mode] of times) {
-    if (await realpath(dir).catch(() => undefined) !== dir) continue;
+    if ((await realpath(dir).catch(() => undefined)) !== dir) continue;
     await chmod(dir, mode);
     await utimes(dir, mtime, mtime).catch(() => undefined);
   }

@@ -54,7 +54,10 @@ export function formatIdentityFile(pair: AgeKeyPair, created = new Date()): stri
  * identity file (BACKPLANE_AGE_IDENTITY_FILE: the key several masters share) is read, never
  * created: a missing one is an error, not a new key that nothing stored can be decrypted with.
  */
-export async function loadOrCreateAgeIdentity(dataDir: string, configuredFile?: string): Promise<AgeKeyPair & { path: string; created: boolean }> {
+export async function loadOrCreateAgeIdentity(
+  dataDir: string,
+  configuredFile?: string,
+): Promise<AgeKeyPair & { path: string; created: boolean }> {
   if (configuredFile) {
     const identity = parseIdentityFile(await readFile(configuredFile, 'utf8'));
     return { identity, recipient: identityToRecipient(identity), path: configuredFile, created: false };

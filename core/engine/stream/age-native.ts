@@ -92,7 +92,10 @@ function unb64(s: string): Buffer {
 }
 
 function x25519PublicKey(raw: Uint8Array): KeyObject {
-  return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
+  return createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(raw).toString('base64url') },
+    format: 'jwk',
+  });
 }
 
 function rawPublicKey(key: KeyObject): Buffer {
@@ -164,7 +167,8 @@ export function parseX25519Identity(identity: string): X25519Identity {
   if (upper.startsWith('AGE-SECRET-KEY-PQ-1')) {
     throw new Error('age: only X25519 identities (AGE-SECRET-KEY-1...) are supported, not post-quantum ones');
   }
-  if (!upper.startsWith('AGE-SECRET-KEY-1')) throw new Error('age: only X25519 identities (AGE-SECRET-KEY-1...) are supported');
+  if (!upper.startsWith('AGE-SECRET-KEY-1'))
+    throw new Error('age: only X25519 identities (AGE-SECRET-KEY-1...) are supported');
   let raw: Buffer;
   try {
     raw = bech32Decode(identity, 'AGE-SECRET-KEY-');
@@ -198,14 +202,17 @@ function unwrapX25519(stanza: Stanza, identity: X25519Identity): Buffer | null {
   if (stanza.args.length !== 2) throw new Error('age: invalid X25519 stanza (wrong argument count)');
   const share = unb64(stanza.args[1] as string);
   if (share.length !== 32) throw new Error('age: invalid X25519 stanza (share is not 32 bytes)');
-  if (stanza.body.length !== FILE_KEY_SIZE + TAG_SIZE) throw new Error('age: invalid X25519 stanza (body is not 32 bytes)');
+  if (stanza.body.length !== FILE_KEY_SIZE + TAG_SIZE)
+    throw new Error('age: invalid X25519 stanza (body is not 32 bytes)');
   const secret = sharedSecret(identity.privateKey, x25519PublicKey(share));
   const wrapKey = hkdf(secret, Buffer.concat([share, identity.publicKey]), X25519_LABEL);
   return open(wrapKey, ZERO_NONCE, stanza.body);
 }
 
 function headerMac(fileKey: Buffer, headerNoMac: Uint8Array): Buffer {
-  return createHmac('sha256', hkdf(fileKey, EMPTY, 'header')).update(headerNoMac).digest();
+  return createHmac('sha256', hkdf(fileKey, EMPTY, 'header'))
+    .update(headerNoMac)
+    .digest();
 }
 
 /** The full header, MAC line included. */
@@ -233,7 +240,8 @@ interface ParsedHeader {
 function parseHeader(bytes: Buffer): ParsedHeader {
   const lines = bytes.toString('latin1').split('\n');
   lines.pop(); // after the final LF
-  if (lines[0] !== VERSION_LINE) throw new Error(`age: unsupported version line ${JSON.stringify(lines[0]?.slice(0, 64))}`);
+  if (lines[0] !== VERSION_LINE)
+    throw new Error(`age: unsupported version line ${JSON.stringify(lines[0]?.slice(0, 64))}`);
   const stanzas: Stanza[] = [];
   let i = 1;
   for (;;) {
@@ -272,7 +280,9 @@ function openHeader(bytes: Buffer, identity: X25519Identity): Buffer {
   if (!fileKey) {
     if (x25519.length > 0) throw new Error('age: no recipient stanza matches this identity (wrong key?)');
     const types = [...new Set(header.stanzas.map((s) => s.args[0]))].join(', ');
-    throw new Error(`age: the file has no X25519 recipient stanza (found: ${types}); only X25519 identities are supported`);
+    throw new Error(
+      `age: the file has no X25519 recipient stanza (found: ${types}); only X25519 identities are supported`,
+    );
   }
   if (fileKey.length !== FILE_KEY_SIZE) throw new Error('age: unwrapped file key has the wrong length');
   const mac = headerMac(fileKey, header.noMac);
@@ -310,7 +320,9 @@ class Stream {
     const index = this.count;
     const pt = open(this.key, this.next(last), sealed);
     if (!pt) {
-      throw new Error(`age: payload chunk ${index} failed authentication (${last ? 'truncated, ' : ''}tampered data or wrong file)`);
+      throw new Error(
+        `age: payload chunk ${index} failed authentication (${last ? 'truncated, ' : ''}tampered data or wrong file)`,
+      );
     }
     return pt;
   }

@@ -9,7 +9,12 @@ import { Transform } from 'node:stream';
  * `onMismatch` runs (and is awaited) before the error, so a caller can record the verdict first;
  * `onMatch` runs once the whole object checked out.
  */
-export function checksumGuard(expectedSize: number, expectedSha256: string, onMismatch: (why: string) => void | Promise<void>, onMatch?: () => void | Promise<void>): Transform {
+export function checksumGuard(
+  expectedSize: number,
+  expectedSha256: string,
+  onMismatch: (why: string) => void | Promise<void>,
+  onMatch?: () => void | Promise<void>,
+): Transform {
   const hash = createHash('sha256');
   let seen = 0;
   let held: Buffer | undefined;
@@ -24,12 +29,21 @@ export function checksumGuard(expectedSize: number, expectedSha256: string, onMi
     flush(cb) {
       const actual = hash.digest('hex');
       if (seen !== expectedSize || (expectedSha256 !== '' && actual !== expectedSha256)) {
-        const why = seen !== expectedSize ? `the stored object has ${seen} bytes, the record says ${expectedSize}` : `SHA-256 ${actual} differs from the record's ${expectedSha256}`;
+        const why =
+          seen !== expectedSize
+            ? `the stored object has ${seen} bytes, the record says ${expectedSize}`
+            : `SHA-256 ${actual} differs from the record's ${expectedSha256}`;
         held = undefined;
-        void Promise.resolve().then(() => onMismatch(why)).catch(() => undefined).then(() => cb(new ArtifactCheckError(why)));
+        void Promise.resolve()
+          .then(() => onMismatch(why))
+          .catch(() => undefined)
+          .then(() => cb(new ArtifactCheckError(why)));
         return;
       }
-      void Promise.resolve().then(() => onMatch?.()).catch(() => undefined).then(() => cb(null, held));
+      void Promise.resolve()
+        .then(() => onMatch?.())
+        .catch(() => undefined)
+        .then(() => cb(null, held));
     },
   });
   // Consumers (a put, a pipeline, a reply) see the error through their own listeners; this one

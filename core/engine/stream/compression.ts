@@ -63,7 +63,11 @@ export interface CompressorProgram {
  * The external program for a compression, when one is used: zstd (see {@link zstdProgram}).
  * gzip stays in-process (zlib on the thread pool is as fast as gzip(1) and needs no program).
  */
-export function compressorProgram(c: Compression, level?: number, env: NodeJS.ProcessEnv = process.env): CompressorProgram | undefined {
+export function compressorProgram(
+  c: Compression,
+  level?: number,
+  env: NodeJS.ProcessEnv = process.env,
+): CompressorProgram | undefined {
   if (c !== 'zstd') return undefined;
   const command = zstdProgram(env);
   return command ? { command, args: [`-${level ?? DEFAULT_ZSTD_LEVEL}`, '-T1', '-q', '-c', '--check'] } : undefined;
@@ -74,7 +78,11 @@ export function compressorProgram(c: Compression, level?: number, env: NodeJS.Pr
  * and level, made to report its exact byte counts on stderr (`-vv` prints sizes in bytes,
  * `--no-progress` keeps it to the one final line: `(123456789 B => 23456789 B, ...)`).
  */
-export function dumpCompressor(c: Compression, level?: number, env: NodeJS.ProcessEnv = process.env): DumpCompressor | undefined {
+export function dumpCompressor(
+  c: Compression,
+  level?: number,
+  env: NodeJS.ProcessEnv = process.env,
+): DumpCompressor | undefined {
   const program = compressorProgram(c, level, env);
   if (!program) return undefined;
   const args = program.args.filter((a) => a !== '-q').concat('-vv', '--no-progress');

@@ -117,7 +117,14 @@ export class FanOut {
       if (delayMs > 0) {
         await new Promise<void>((res) => {
           const timer = setTimeout(res, delayMs);
-          chainSignal.addEventListener('abort', () => { clearTimeout(timer); res(); }, { once: true });
+          chainSignal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              res();
+            },
+            { once: true },
+          );
         });
         if (userSignal?.aborted) throw userSignal.reason;
       }
@@ -127,7 +134,8 @@ export class FanOut {
       (res) => {
         if (!t.live || t.feed !== feed) return;
         if (!this.inputEnded) return this.#fail(t, new Error('the target finished before the end of the stream'));
-        if (res.size !== this.size) return this.#fail(t, new Error(`the target stored ${res.size} bytes, expected ${this.size}`));
+        if (res.size !== this.size)
+          return this.#fail(t, new Error(`the target stored ${res.size} bytes, expected ${this.size}`));
         t.live = false;
         t.status = 'success';
         t.size = res.size;
@@ -184,7 +192,10 @@ export class FanOut {
   /** Stored-format bytes the slowest live target has taken so far. */
   taken(): number {
     const stillLive = this.live();
-    const taken = stillLive.length === 0 ? this.size : Math.min(...stillLive.map((t) => t.written - t.feed.writableLength - t.feed.readableLength));
+    const taken =
+      stillLive.length === 0
+        ? this.size
+        : Math.min(...stillLive.map((t) => t.written - t.feed.writableLength - t.feed.readableLength));
     return Math.max(0, Math.min(taken, this.size));
   }
 

@@ -97,7 +97,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     retries: options.retries ?? 2,
     replayWindow: options.replayWindow ?? DEFAULT_REPLAY_WINDOW,
     targetBuffer: options.targetBuffer ?? DEFAULT_TARGET_BUFFER,
-    userSignal, chainSignal, internal,
+    userSignal,
+    chainSignal,
+    internal,
   });
   const counter = countingCoalescer();
   const known = options.rawBytes;
@@ -124,7 +126,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
   try {
     if (chainError !== undefined) {
-      const allFailed = internal.signal.aborted && internal.signal.reason instanceof AllTargetsFailed && !userSignal?.aborted;
+      const allFailed =
+        internal.signal.aborted && internal.signal.reason instanceof AllTargetsFailed && !userSignal?.aborted;
       if (!allFailed) {
         const reason = userSignal?.aborted ? userSignal.reason : chainError;
         fan.cancel(reason);
@@ -152,7 +155,11 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 }
 
 /** Reports progress every interval (and once more at the end); a failing consumer never breaks the backup. */
-function progressReporter(options: PipelineOptions, rawBytes: () => number, fan: FanOut): { now: () => void; stop: () => void } {
+function progressReporter(
+  options: PipelineOptions,
+  rawBytes: () => number,
+  fan: FanOut,
+): { now: () => void; stop: () => void } {
   const started = Date.now();
   let lastRead = 0;
   let lastAt = started;
@@ -171,5 +178,10 @@ function progressReporter(options: PipelineOptions, rawBytes: () => number, fan:
   };
   const timer = options.onProgress ? setInterval(now, options.progressIntervalMs ?? 1000) : undefined;
   timer?.unref();
-  return { now, stop: () => { if (timer) clearInterval(timer); } };
+  return {
+    now,
+    stop: () => {
+      if (timer) clearInterval(timer);
+    },
+  };
 }

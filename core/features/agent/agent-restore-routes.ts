@@ -9,34 +9,55 @@ import { agentNodeId } from './agent-node.ts';
 export async function agentRestoreRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/agent/restores/:id/spec', {
-    config: { access: 'agent' },
-    schema: { params: IdParams, response: { 200: envelopeOf(RestoreSpec) } },
-  }, async (request, reply) => {
-    const nodeId = agentNodeId(request);
-    void reply.header('cache-control', 'no-store');
-    return ok(await request.diScope.cradle.remoteRestores.spec(nodeId, request.params.id));
-  });
+  app.get(
+    '/api/agent/restores/:id/spec',
+    {
+      config: { access: 'agent' },
+      schema: { params: IdParams, response: { 200: envelopeOf(RestoreSpec) } },
+    },
+    async (request, reply) => {
+      const nodeId = agentNodeId(request);
+      void reply.header('cache-control', 'no-store');
+      return ok(await request.diScope.cradle.remoteRestores.spec(nodeId, request.params.id));
+    },
+  );
 
-  app.get('/api/agent/restores/:id/artifact', {
-    config: { access: 'agent' },
-    schema: { params: IdParams, response: { 200: rawResponse('The raw (decrypted, decompressed) artifact; its size in X-Backplane-Raw-Size', ['application/octet-stream'], 'binary') } },
-  }, async (request, reply) => {
-    const nodeId = agentNodeId(request);
-    const { stream, rawSize } = await request.diScope.cradle.remoteRestores.artifact(nodeId, request.params.id);
-    // A failed check errors the stream after the headers went out; Fastify then cuts the connection.
-    return reply
-      .header('content-type', 'application/octet-stream')
-      .header('cache-control', 'no-store')
-      .header('x-backplane-raw-size', String(rawSize))
-      .send(stream);
-  });
+  app.get(
+    '/api/agent/restores/:id/artifact',
+    {
+      config: { access: 'agent' },
+      schema: {
+        params: IdParams,
+        response: {
+          200: rawResponse(
+            'The raw (decrypted, decompressed) artifact; its size in X-Backplane-Raw-Size',
+            ['application/octet-stream'],
+            'binary',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const nodeId = agentNodeId(request);
+      const { stream, rawSize } = await request.diScope.cradle.remoteRestores.artifact(nodeId, request.params.id);
+      // A failed check errors the stream after the headers went out; Fastify then cuts the connection.
+      return reply
+        .header('content-type', 'application/octet-stream')
+        .header('cache-control', 'no-store')
+        .header('x-backplane-raw-size', String(rawSize))
+        .send(stream);
+    },
+  );
 
-  app.post('/api/agent/restores/:id', {
-    config: { access: 'agent' },
-    schema: { params: IdParams, body: RestoreUpdateInput, response: { 200: envelopeOf(UpdateReply) } },
-  }, async (request) => {
-    const nodeId = agentNodeId(request);
-    return ok(await request.diScope.cradle.remoteRestores.update(nodeId, request.params.id, request.body));
-  });
+  app.post(
+    '/api/agent/restores/:id',
+    {
+      config: { access: 'agent' },
+      schema: { params: IdParams, body: RestoreUpdateInput, response: { 200: envelopeOf(UpdateReply) } },
+    },
+    async (request) => {
+      const nodeId = agentNodeId(request);
+      return ok(await request.diScope.cradle.remoteRestores.update(nodeId, request.params.id, request.body));
+    },
+  );
 }

@@ -3,4 +3,7 @@ import { agentCommandRoutes } from './agent-command-routes.ts';
 import { agentRunRoutes } from './agent-run-routes.ts';
 import { agentRestoreRoutes } from './agent-restore-routes.ts';
 
-export default defineModule({ name: 'features/agent', routes: [agentCommandRoutes, agentRunRoutes, agentRestoreRoutes] });
+export default defineModule({
+  name: 'features/agent',
+  routes: [agentCommandRoutes, agentRunRoutes, agentRestoreRoutes],
+});

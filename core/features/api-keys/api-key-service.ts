@@ -48,7 +48,10 @@ export class ApiKeyService {
     this.#em = em;
   }
 
-  async create(input: { name: string; role: Role; ttlHours?: number }, creator: { id: number | null; name: string }): Promise<{ key: ApiKey; plainKey: string }> {
+  async create(
+    input: { name: string; role: Role; ttlHours?: number },
+    creator: { id: number | null; name: string },
+  ): Promise<{ key: ApiKey; plainKey: string }> {
     const plainKey = generateToken('apiKey');
     const key = this.#em.create(ApiKeyEntity, {
       name: input.name,
@@ -66,7 +69,11 @@ export class ApiKeyService {
   }
 
   async list(page: { limit?: number; offset: number }): Promise<[ApiKey[], number]> {
-    return this.#em.findAndCount(ApiKeyEntity, {}, { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
+    return this.#em.findAndCount(
+      ApiKeyEntity,
+      {},
+      { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset },
+    );
   }
 
   async get(id: number): Promise<ApiKey> {
@@ -99,12 +106,21 @@ export class ApiKeyService {
     if (key.expiresAt && key.expiresAt <= now) throw new AppError('AUTH_KEY_EXPIRED');
     // A key acts for its creator and never beyond the creator's current rights: demoting,
     // disabling or deleting the user takes effect on their keys at once, as it does on sessions.
-    const creator = key.createdById === null || key.createdById === undefined ? null : await this.#em.findOne(UserEntity, { id: key.createdById });
+    const creator =
+      key.createdById === null || key.createdById === undefined
+        ? null
+        : await this.#em.findOne(UserEntity, { id: key.createdById });
     if (!creator) throw new AppError('AUTH_KEY_CREATOR_DELETED');
     if (creator.disabled) throw new AppError('AUTH_KEY_CREATOR_DISABLED');
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
       await this.#em.nativeUpdate(ApiKeyEntity, { id: key.id }, { lastUsedAt: now });
     }
-    return { kind: 'apiKey', keyId: key.id, name: key.name, role: lowerRole(key.role, creator.role), createdById: creator.id };
+    return {
+      kind: 'apiKey',
+      keyId: key.id,
+      name: key.name,
+      role: lowerRole(key.role, creator.role),
+      createdById: creator.id,
+    };
   }
 }

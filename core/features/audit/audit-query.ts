@@ -31,9 +31,17 @@ export const AuditView = Type.Object({
 
 export function toAuditView(row: AuditLog): Static<typeof AuditView> {
   return {
-    id: row.id, userId: row.userId ?? null, username: row.username, category: row.category, action: row.action,
-    targetType: row.targetType, targetId: row.targetId, targetName: row.targetName, detail: row.detail,
-    clientIp: row.clientIp, createdAt: row.createdAt.toISOString(),
+    id: row.id,
+    userId: row.userId ?? null,
+    username: row.username,
+    category: row.category,
+    action: row.action,
+    targetType: row.targetType,
+    targetId: row.targetId,
+    targetName: row.targetName,
+    detail: row.detail,
+    clientIp: row.clientIp,
+    createdAt: row.createdAt.toISOString(),
   };
 }
 
@@ -64,7 +72,8 @@ export class AuditQuery {
     }
     const from = filter.dateFrom ? new Date(filter.dateFrom) : undefined;
     const to = filter.dateTo ? new Date(filter.dateTo) : undefined;
-    if (from && to && from > to) throw new AppError('AUDIT_FILTER_INVALID', { message: 'dateFrom must not be after dateTo.' });
+    if (from && to && from > to)
+      throw new AppError('AUDIT_FILTER_INVALID', { message: 'dateFrom must not be after dateTo.' });
     if (from || to) where.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) };
     if (filter.keyword) {
       const pattern = likeLiteral(filter.keyword);
@@ -74,7 +83,11 @@ export class AuditQuery {
   }
 
   async list(filter: AuditFilter, page: { limit: number; offset: number }): Promise<[AuditLog[], number]> {
-    return this.#em.findAndCount(AuditLogEntity, this.where(filter), { orderBy: { id: 'desc' }, limit: page.limit, offset: page.offset });
+    return this.#em.findAndCount(AuditLogEntity, this.where(filter), {
+      orderBy: { id: 'desc' },
+      limit: page.limit,
+      offset: page.offset,
+    });
   }
 
   /** Newest first, in batches, so an export of any size never sits whole in memory. */
@@ -82,7 +95,8 @@ export class AuditQuery {
     const where = this.where(filter);
     let beforeId: number | undefined;
     for (;;) {
-      const cond = beforeId === undefined ? where : ({ $and: [where, { id: { $lt: beforeId } }] } as FilterQuery<AuditLog>);
+      const cond =
+        beforeId === undefined ? where : ({ $and: [where, { id: { $lt: beforeId } }] } as FilterQuery<AuditLog>);
       const rows = await this.#em.find(AuditLogEntity, cond, { orderBy: { id: 'desc' }, limit: batchSize });
       for (const row of rows) yield row;
       if (rows.length < batchSize) return;

@@ -12,30 +12,45 @@ const Code = Type.String({ minLength: 1, maxLength: 32 });
  */
 const CREDENTIAL_ID = { id: B64(1400), rawId: B64(1400), type: Type.Optional(Type.Literal('public-key')) };
 
-export const WebAuthnAssertion = Type.Object({
-  ...CREDENTIAL_ID,
-  response: Type.Object({
-    clientDataJSON: B64(8192),
-    authenticatorData: B64(8192),
-    signature: B64(1024),
-    userHandle: Type.Optional(Type.Union([B64(1024), Type.Null()])),
-  }, { additionalProperties: true }),
-}, { additionalProperties: true });
+export const WebAuthnAssertion = Type.Object(
+  {
+    ...CREDENTIAL_ID,
+    response: Type.Object(
+      {
+        clientDataJSON: B64(8192),
+        authenticatorData: B64(8192),
+        signature: B64(1024),
+        userHandle: Type.Optional(Type.Union([B64(1024), Type.Null()])),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
 
-export const WebAuthnAttestation = Type.Object({
-  ...CREDENTIAL_ID,
-  response: Type.Object({
-    clientDataJSON: B64(8192),
-    attestationObject: B64(65536),
-    transports: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 10 })),
-  }, { additionalProperties: true }),
-}, { additionalProperties: true });
+export const WebAuthnAttestation = Type.Object(
+  {
+    ...CREDENTIAL_ID,
+    response: Type.Object(
+      {
+        clientDataJSON: B64(8192),
+        attestationObject: B64(65536),
+        transports: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 10 })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
 
 export const PasswordBody = Type.Object({ currentPassword: CurrentPassword });
 export const CodeBody = Type.Object({ code: Code });
 export const PasswordAndCodeBody = Type.Object({ currentPassword: CurrentPassword, code: Code });
 /** No body at all reaches validation as null (Type.Optional means nothing at the root): no password. */
-export const OptionalPasswordBody = Type.Union([Type.Object({ currentPassword: Type.Optional(CurrentPassword) }), Type.Null()]);
+export const OptionalPasswordBody = Type.Union([
+  Type.Object({ currentPassword: Type.Optional(CurrentPassword) }),
+  Type.Null(),
+]);
 
 const OtpChannel = Type.Union([Type.Literal('email'), Type.Literal('sms')]);
 

@@ -1,6 +1,13 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { UserEntity, type User } from '../../db/entities/user.ts';
-import { PasskeyEntity, TrustedDeviceEntity, LoginOtpEntity, RecoveryCodeEntity, type Passkey, type TrustedDevice } from '../../db/entities/account-security.ts';
+import {
+  PasskeyEntity,
+  TrustedDeviceEntity,
+  LoginOtpEntity,
+  RecoveryCodeEntity,
+  type Passkey,
+  type TrustedDevice,
+} from '../../db/entities/account-security.ts';
 import type { Config } from '../../config/config.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { LoginLimiter } from '../../auth/login-limiter.ts';
@@ -33,7 +40,14 @@ export class AccountSecurityService {
   readonly #sender: NotificationSender;
   readonly #auth: AuthService;
 
-  constructor(deps: { em: EntityManager; secretBox: SecretBox; config: Config; loginLimiter: LoginLimiter; notificationSender: NotificationSender; auth: AuthService }) {
+  constructor(deps: {
+    em: EntityManager;
+    secretBox: SecretBox;
+    config: Config;
+    loginLimiter: LoginLimiter;
+    notificationSender: NotificationSender;
+    auth: AuthService;
+  }) {
     this.#em = deps.em;
     this.#box = deps.secretBox;
     this.#config = deps.config;
@@ -78,7 +92,13 @@ export class AccountSecurityService {
     user.totpLastStep = null;
     await this.#em.flush();
     const otpAuthUrl = await totpUri(secret, user.username, ISSUER);
-    return { secret, otpAuthUrl, qrCodeDataUrl: await qrCodeDataUrl(otpAuthUrl), twoFactorEnabled: false, twoFactorConfirmed: false };
+    return {
+      secret,
+      otpAuthUrl,
+      qrCodeDataUrl: await qrCodeDataUrl(otpAuthUrl),
+      twoFactorEnabled: false,
+      twoFactorConfirmed: false,
+    };
   }
 
   async enableTotp(userId: number, code: string): Promise<{ user: User; recoveryCodes: string[] }> {
@@ -106,7 +126,12 @@ export class AccountSecurityService {
     return user;
   }
 
-  async regenerateRecoveryCodes(userId: number, currentPassword: string, code: string, ip: string): Promise<{ user: User; recoveryCodes: string[] }> {
+  async regenerateRecoveryCodes(
+    userId: number,
+    currentPassword: string,
+    code: string,
+    ip: string,
+  ): Promise<{ user: User; recoveryCodes: string[] }> {
     const user = await this.user(userId);
     if (!user.totpEnabled) throw new AppError('AUTH_2FA_NOT_ENABLED');
     await this.#requirePassword(user, currentPassword, ip);
@@ -121,7 +146,11 @@ export class AccountSecurityService {
    * needs an address and a notification channel that can reach it: a code that cannot be
    * delivered would lock the account out. A new address withdraws a pending code.
    */
-  async configureOtp(userId: number, input: { currentPassword: string; channel: OtpChannel; enabled: boolean; email?: string; phone?: string }, ip: string): Promise<User> {
+  async configureOtp(
+    userId: number,
+    input: { currentPassword: string; channel: OtpChannel; enabled: boolean; email?: string; phone?: string },
+    ip: string,
+  ): Promise<User> {
     const user = await this.user(userId);
     await this.#requirePassword(user, input.currentPassword, ip);
     const field = input.channel === 'email' ? 'email' : 'phone';
@@ -130,7 +159,8 @@ export class AccountSecurityService {
     if (changed) user[field] = given;
     if (input.enabled) {
       if (!user[field]) throw new AppError(input.channel === 'email' ? 'AUTH_EMAIL_REQUIRED' : 'AUTH_PHONE_REQUIRED');
-      if (!(await this.#sender.canReach(input.channel === 'email' ? 'email' : 'phone'))) throw new AppError('AUTH_OTP_NO_CHANNEL', { details: { channel: input.channel } });
+      if (!(await this.#sender.canReach(input.channel === 'email' ? 'email' : 'phone')))
+        throw new AppError('AUTH_OTP_NO_CHANNEL', { details: { channel: input.channel } });
     }
     if (input.channel === 'email') user.emailOtpEnabled = input.enabled;
     else user.smsOtpEnabled = input.enabled;
@@ -160,7 +190,11 @@ export class AccountSecurityService {
     return registrationOptions(this.#em, rp, user);
   }
 
-  async finishPasskeyRegistration(userId: number, credential: Record<string, unknown>, name: string | undefined): Promise<{ user: User; passkey: Passkey }> {
+  async finishPasskeyRegistration(
+    userId: number,
+    credential: Record<string, unknown>,
+    name: string | undefined,
+  ): Promise<{ user: User; passkey: Passkey }> {
     const user = await this.user(userId);
     const passkey = await finishRegistration(this.#em, relyingParty(this.#config), user, credential, name ?? '');
     return { user, passkey };
@@ -170,7 +204,12 @@ export class AccountSecurityService {
     return this.#em.find(PasskeyEntity, { userId }, { orderBy: { id: 'asc' } });
   }
 
-  async deletePasskey(userId: number, id: number, currentPassword: string, ip: string): Promise<{ user: User; passkey: Passkey }> {
+  async deletePasskey(
+    userId: number,
+    id: number,
+    currentPassword: string,
+    ip: string,
+  ): Promise<{ user: User; passkey: Passkey }> {
     const user = await this.user(userId);
     const passkey = await this.#em.findOne(PasskeyEntity, { id, userId });
     if (!passkey) throw new AppError('AUTH_WEBAUTHN_NOT_FOUND');
@@ -192,7 +231,8 @@ export class AccountSecurityService {
       return loginOptions(this.#em, rp, null);
     }
     const user = await this.#auth.checkPassword(input.username ?? '', input.password, ip);
-    if (!(await factorSummary(this.#em, user)).webAuthnEnabled) throw new AppError('AUTH_MFA_NOT_ENABLED', { message: 'This account has no passkey.' });
+    if (!(await factorSummary(this.#em, user)).webAuthnEnabled)
+      throw new AppError('AUTH_MFA_NOT_ENABLED', { message: 'This account has no passkey.' });
     return loginOptions(this.#em, rp, user);
   }
 
@@ -203,7 +243,12 @@ export class AccountSecurityService {
   }
 
   /** Revokes one device. The password is asked when given (the reference's console sends it) and checked then. */
-  async revokeTrustedDevice(userId: number, id: number, currentPassword: string | undefined, ip: string): Promise<TrustedDevice> {
+  async revokeTrustedDevice(
+    userId: number,
+    id: number,
+    currentPassword: string | undefined,
+    ip: string,
+  ): Promise<TrustedDevice> {
     const user = await this.user(userId);
     const device = await this.#em.findOne(TrustedDeviceEntity, { id, userId });
     if (!device) throw new AppError('AUTH_TRUSTED_DEVICE_NOT_FOUND');

@@ -28,91 +28,165 @@ const LoginBody = Type.Object({
 export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/auth/setup/status', {
-    config: { access: 'public' },
-    schema: { response: { 200: envelopeOf(Type.Object({ initialized: Type.Boolean() })) } },
-  }, async (request) => ok({ initialized: await request.diScope.cradle.auth.initialized() }));
-
-  app.post('/api/auth/setup', {
-    config: { access: 'public', secret: true },
-    schema: {
-      body: Type.Object({ username: Username, password: Password, displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }),
-      response: { 200: envelopeOf(SessionView) },
+  app.get(
+    '/api/auth/setup/status',
+    {
+      config: { access: 'public' },
+      schema: { response: { 200: envelopeOf(Type.Object({ initialized: Type.Boolean() })) } },
     },
-  }, async (request) => {
-    const { auth, loginLimiter, audit } = request.diScope.cradle;
-    let session: Session;
-    try {
-      await loginLimiter.attempt(request.ip, undefined);
-      session = await auth.setup(request.body);
-    } catch (err) {
-      // A setup attempt on an initialised installation is a probe worth recording, like a failed login.
-      if (err instanceof AppError) {
-        const action = err.code === 'AUTH_RATE_LIMITED' ? 'setup_rejected' : 'setup_failed';
-        await audit.record({ principal: null, clientIp: request.ip, username: request.body.username },
-          { category: 'auth', action, targetType: 'user', targetName: request.body.username, detail: err.code });
-      }
-      throw err;
-    }
-    await audit.record({ principal: null, clientIp: request.ip, username: session.user.username },
-      { category: 'auth', action: 'setup', targetType: 'user', targetId: session.user.id, targetName: session.user.username });
-    return ok(sessionView(session));
-  });
+    async (request) => ok({ initialized: await request.diScope.cradle.auth.initialized() }),
+  );
 
-  app.post('/api/auth/login', {
-    config: { access: 'public', secret: true },
-    schema: { body: LoginBody, response: { 200: envelopeOf(SessionView) } },
-  }, async (request, reply) => {
-    const { auth, audit } = request.diScope.cradle;
-    const body = request.body;
-    const trustedDeviceToken = body.trustedDeviceToken || request.cookies[TRUSTED_DEVICE_COOKIE];
-    try {
-      const session = await auth.login({ ...body, ...(trustedDeviceToken ? { trustedDeviceToken } : {}) }, { ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
-      if (session.trustedDevice) setTrustedDeviceCookie(request, reply, session.trustedDevice.token);
-      // How the login was made: the second factor used, whether a device was remembered.
-      const detail = [session.secondFactor ? `factor=${session.secondFactor}` : '', session.trustedDevice ? 'remembered_device' : '', session.enrolmentOnly ? 'enrolment_only' : ''].filter(Boolean).join(', ');
-      await audit.record({ principal: null, clientIp: request.ip, username: session.user.username },
-        { category: 'auth', action: 'login_success', targetType: 'user', targetId: session.user.id, targetName: session.user.username, ...(detail ? { detail } : {}) });
+  app.post(
+    '/api/auth/setup',
+    {
+      config: { access: 'public', secret: true },
+      schema: {
+        body: Type.Object({
+          username: Username,
+          password: Password,
+          displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+        }),
+        response: { 200: envelopeOf(SessionView) },
+      },
+    },
+    async (request) => {
+      const { auth, loginLimiter, audit } = request.diScope.cradle;
+      let session: Session;
+      try {
+        await loginLimiter.attempt(request.ip, undefined);
+        session = await auth.setup(request.body);
+      } catch (err) {
+        // A setup attempt on an initialised installation is a probe worth recording, like a failed login.
+        if (err instanceof AppError) {
+          const action = err.code === 'AUTH_RATE_LIMITED' ? 'setup_rejected' : 'setup_failed';
+          await audit.record(
+            { principal: null, clientIp: request.ip, username: request.body.username },
+            { category: 'auth', action, targetType: 'user', targetName: request.body.username, detail: err.code },
+          );
+        }
+        throw err;
+      }
+      await audit.record(
+        { principal: null, clientIp: request.ip, username: session.user.username },
+        {
+          category: 'auth',
+          action: 'setup',
+          targetType: 'user',
+          targetId: session.user.id,
+          targetName: session.user.username,
+        },
+      );
       return ok(sessionView(session));
-    } catch (err) {
-      // A malformed request is not a login attempt (the schema refuses most before they get here).
-      if (err instanceof AppError && err.code !== 'INVALID_INPUT') {
-        const action = err.code === 'AUTH_RATE_LIMITED' ? 'login_rejected' : err.code === 'AUTH_2FA_REQUIRED' ? 'two_factor_required' : 'login_failed';
-        await audit.record({ principal: null, clientIp: request.ip, username: body.username ?? '' },
-          { category: 'auth', action, targetType: 'user', targetName: body.username ?? '', detail: err.code });
-      }
-      throw err;
-    }
-  });
-
-  app.post('/api/auth/logout', {
-    config: { access: 'auth', interactiveOnly: true, enrolment: true },
-    schema: { response: { 200: envelopeOf(Type.Object({ loggedOut: Type.Boolean() })) } },
-  }, async (request) => {
-    await request.diScope.cradle.audit.record(auditActor(request), { category: 'auth', action: 'logout' });
-    return ok({ loggedOut: true });
-  });
-
-  app.get('/api/auth/profile', {
-    config: { access: 'auth', interactiveOnly: true, enrolment: true },
-    schema: { response: { 200: envelopeOf(UserView) } },
-  }, async (request) => {
-    const { users, em } = request.diScope.cradle;
-    const user = await users.viewFields(userIdOf(request));
-    return ok(toUserView(user, await factorSummary(em, user)));
-  });
-
-  app.put('/api/auth/password', {
-    config: { access: 'auth', interactiveOnly: true, secret: true },
-    schema: {
-      body: Type.Object({ oldPassword: Type.String({ minLength: 1, maxLength: 128 }), newPassword: Password }),
-      response: { 200: envelopeOf(Type.Object({ changed: Type.Boolean() })) },
     },
-  }, async (request, reply) => {
-    const { auth, audit } = request.diScope.cradle;
-    const user = await auth.changePassword(userIdOf(request), sessionIdOf(request), request.body.oldPassword, request.body.newPassword);
-    clearTrustedDeviceCookie(request, reply);
-    await audit.record(auditActor(request), { category: 'auth', action: 'change_password', targetType: 'user', targetId: user.id, targetName: user.username });
-    return ok({ changed: true });
-  });
+  );
+
+  app.post(
+    '/api/auth/login',
+    {
+      config: { access: 'public', secret: true },
+      schema: { body: LoginBody, response: { 200: envelopeOf(SessionView) } },
+    },
+    async (request, reply) => {
+      const { auth, audit } = request.diScope.cradle;
+      const body = request.body;
+      const trustedDeviceToken = body.trustedDeviceToken || request.cookies[TRUSTED_DEVICE_COOKIE];
+      try {
+        const session = await auth.login(
+          { ...body, ...(trustedDeviceToken ? { trustedDeviceToken } : {}) },
+          { ip: request.ip, userAgent: request.headers['user-agent'] ?? '' },
+        );
+        if (session.trustedDevice) setTrustedDeviceCookie(request, reply, session.trustedDevice.token);
+        // How the login was made: the second factor used, whether a device was remembered.
+        const detail = [
+          session.secondFactor ? `factor=${session.secondFactor}` : '',
+          session.trustedDevice ? 'remembered_device' : '',
+          session.enrolmentOnly ? 'enrolment_only' : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
+        await audit.record(
+          { principal: null, clientIp: request.ip, username: session.user.username },
+          {
+            category: 'auth',
+            action: 'login_success',
+            targetType: 'user',
+            targetId: session.user.id,
+            targetName: session.user.username,
+            ...(detail ? { detail } : {}),
+          },
+        );
+        return ok(sessionView(session));
+      } catch (err) {
+        // A malformed request is not a login attempt (the schema refuses most before they get here).
+        if (err instanceof AppError && err.code !== 'INVALID_INPUT') {
+          const action =
+            err.code === 'AUTH_RATE_LIMITED'
+              ? 'login_rejected'
+              : err.code === 'AUTH_2FA_REQUIRED'
+                ? 'two_factor_required'
+                : 'login_failed';
+          await audit.record(
+            { principal: null, clientIp: request.ip, username: body.username ?? '' },
+            { category: 'auth', action, targetType: 'user', targetName: body.username ?? '', detail: err.code },
+          );
+        }
+        throw err;
+      }
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    {
+      config: { access: 'auth', interactiveOnly: true, enrolment: true },
+      schema: { response: { 200: envelopeOf(Type.Object({ loggedOut: Type.Boolean() })) } },
+    },
+    async (request) => {
+      await request.diScope.cradle.audit.record(auditActor(request), { category: 'auth', action: 'logout' });
+      return ok({ loggedOut: true });
+    },
+  );
+
+  app.get(
+    '/api/auth/profile',
+    {
+      config: { access: 'auth', interactiveOnly: true, enrolment: true },
+      schema: { response: { 200: envelopeOf(UserView) } },
+    },
+    async (request) => {
+      const { users, em } = request.diScope.cradle;
+      const user = await users.viewFields(userIdOf(request));
+      return ok(toUserView(user, await factorSummary(em, user)));
+    },
+  );
+
+  app.put(
+    '/api/auth/password',
+    {
+      config: { access: 'auth', interactiveOnly: true, secret: true },
+      schema: {
+        body: Type.Object({ oldPassword: Type.String({ minLength: 1, maxLength: 128 }), newPassword: Password }),
+        response: { 200: envelopeOf(Type.Object({ changed: Type.Boolean() })) },
+      },
+    },
+    async (request, reply) => {
+      const { auth, audit } = request.diScope.cradle;
+      const user = await auth.changePassword(
+        userIdOf(request),
+        sessionIdOf(request),
+        request.body.oldPassword,
+        request.body.newPassword,
+      );
+      clearTrustedDeviceCookie(request, reply);
+      await audit.record(auditActor(request), {
+        category: 'auth',
+        action: 'change_password',
+        targetType: 'user',
+        targetId: user.id,
+        targetName: user.username,
+      });
+      return ok({ changed: true });
+    },
+  );
 }

@@ -43,7 +43,10 @@ export interface LoginInput extends SecondFactorInput {
   trustedDeviceName?: string;
 }
 
-export interface ClientInfo { ip: string; userAgent: string }
+export interface ClientInfo {
+  ip: string;
+  userAgent: string;
+}
 
 export class AuthService {
   readonly #em: EntityManager;
@@ -53,8 +56,20 @@ export class AuthService {
   readonly #box: SecretBox;
   readonly #settings: SettingsService;
 
-  constructor({ em, sessionTokens, loginLimiter, config, secretBox, settings }: {
-    em: EntityManager; sessionTokens: SessionTokens; loginLimiter: LoginLimiter; config: Config; secretBox: SecretBox; settings: SettingsService;
+  constructor({
+    em,
+    sessionTokens,
+    loginLimiter,
+    config,
+    secretBox,
+    settings,
+  }: {
+    em: EntityManager;
+    sessionTokens: SessionTokens;
+    loginLimiter: LoginLimiter;
+    config: Config;
+    secretBox: SecretBox;
+    settings: SettingsService;
   }) {
     this.#em = em;
     this.#tokens = sessionTokens;
@@ -76,7 +91,12 @@ export class AuthService {
       user = await this.#em.transactional(async (em) => {
         if ((await em.count(UserEntity, {})) > 0) throw new AppError('AUTH_SETUP_DISABLED');
         em.create(SettingEntity, { key: SETUP_MARKER, value: new Date().toISOString() });
-        return em.create(UserEntity, { username: input.username, passwordHash, displayName: input.displayName ?? input.username, role: 'admin' });
+        return em.create(UserEntity, {
+          username: input.username,
+          passwordHash,
+          displayName: input.displayName ?? input.username,
+          role: 'admin',
+        });
       });
     } catch (err) {
       // The losing side of a concurrent setup hits the marker's primary key.
@@ -121,17 +141,35 @@ export class AuthService {
       await this.#limiter.succeeded(client.ip, input.username);
       return this.#session(user, factors, gate);
     }
-    const { method } = await checkSecondFactor({ em: this.#em, config: this.#config, secretBox: this.#box }, user, factors, input, client.ip);
+    const { method } = await checkSecondFactor(
+      { em: this.#em, config: this.#config, secretBox: this.#box },
+      user,
+      factors,
+      input,
+      client.ip,
+    );
     await this.#limiter.succeeded(client.ip, input.username);
-    const trustedDevice = input.rememberDevice && method !== 'trusted_device'
-      ? await issueTrustedDevice(this.#em, user.id, { name: input.trustedDeviceName ?? deviceName(client.userAgent), ip: client.ip, userAgent: client.userAgent })
-      : undefined;
-    return this.#session(user, await factorSummary(this.#em, user), { secondFactor: method, ...(trustedDevice ? { trustedDevice } : {}) });
+    const trustedDevice =
+      input.rememberDevice && method !== 'trusted_device'
+        ? await issueTrustedDevice(this.#em, user.id, {
+            name: input.trustedDeviceName ?? deviceName(client.userAgent),
+            ip: client.ip,
+            userAgent: client.userAgent,
+          })
+        : undefined;
+    return this.#session(user, await factorSummary(this.#em, user), {
+      secondFactor: method,
+      ...(trustedDevice ? { trustedDevice } : {}),
+    });
   }
 
   async #passwordless(input: LoginInput, client: ClientInfo): Promise<Session> {
-    if (!input.webAuthnAssertion || Object.keys(input.webAuthnAssertion).length === 0) throw new AppError('INVALID_INPUT', { message: 'A password, or a passkey assertion for a passwordless login, is required.' });
-    if ((await this.#settings.values()).passkey_passwordless_login !== 'true') throw new AppError('AUTH_PASSWORDLESS_DISABLED');
+    if (!input.webAuthnAssertion || Object.keys(input.webAuthnAssertion).length === 0)
+      throw new AppError('INVALID_INPUT', {
+        message: 'A password, or a passkey assertion for a passwordless login, is required.',
+      });
+    if ((await this.#settings.values()).passkey_passwordless_login !== 'true')
+      throw new AppError('AUTH_PASSWORDLESS_DISABLED');
     await this.#limiter.attempt(client.ip, input.username || undefined);
     const passkey = await verifyAssertion(this.#em, relyingParty(this.#config), null, input.webAuthnAssertion);
     const user = passkey ? await this.#em.findOne(UserEntity, { id: passkey.userId }) : null;
@@ -153,8 +191,12 @@ export class AuthService {
       user.mfaGraceStartedAt = new Date();
       await this.#em.flush();
     }
-    const deadline = new Date(user.mfaGraceStartedAt.getTime() + Number(settings.mfa_enrollment_grace_days) * 86_400_000);
-    return deadline.getTime() > Date.now() ? { mfaEnrollmentDeadline: deadline } : { mfaEnrollmentDeadline: deadline, enrolmentOnly: true };
+    const deadline = new Date(
+      user.mfaGraceStartedAt.getTime() + Number(settings.mfa_enrollment_grace_days) * 86_400_000,
+    );
+    return deadline.getTime() > Date.now()
+      ? { mfaEnrollmentDeadline: deadline }
+      : { mfaEnrollmentDeadline: deadline, enrolmentOnly: true };
   }
 
   /**
@@ -162,7 +204,12 @@ export class AuthService {
    * device and every pending code. The calling session (`keepSession`, its token id) stays open,
    * as the reference's console expects: it keeps its token after the change.
    */
-  async changePassword(userId: number, keepSession: string | undefined, oldPassword: string, newPassword: string): Promise<User> {
+  async changePassword(
+    userId: number,
+    keepSession: string | undefined,
+    oldPassword: string,
+    newPassword: string,
+  ): Promise<User> {
     const user = await this.#em.findOne(UserEntity, { id: userId }, { populate: ['passwordHash'] });
     if (!user) throw new AppError('AUTH_UNAUTHORIZED');
     if (!(await verifyPassword(user.passwordHash, oldPassword))) throw new AppError('AUTH_WRONG_PASSWORD');
@@ -173,8 +220,17 @@ export class AuthService {
     return user;
   }
 
-  async #session(user: User, factors: FactorSummary, extra: Omit<Session, 'token' | 'expiresAt' | 'user' | 'factors'>): Promise<Session> {
-    const { token, expiresAt } = await this.#tokens.issue({ userId: user.id, role: user.role, tokenVersion: user.tokenVersion, ...(extra.enrolmentOnly ? { enrolmentOnly: true } : {}) });
+  async #session(
+    user: User,
+    factors: FactorSummary,
+    extra: Omit<Session, 'token' | 'expiresAt' | 'user' | 'factors'>,
+  ): Promise<Session> {
+    const { token, expiresAt } = await this.#tokens.issue({
+      userId: user.id,
+      role: user.role,
+      tokenVersion: user.tokenVersion,
+      ...(extra.enrolmentOnly ? { enrolmentOnly: true } : {}),
+    });
     return { token, expiresAt, user, factors, ...extra };
   }
 }

@@ -20,7 +20,15 @@ export const TrustedDeviceView = Type.Object({
 });
 
 function deviceFields(d: TrustedDevice) {
-  return { id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), lastUsedAt: d.lastUsedAt.toISOString(), expiresAt: d.expiresAt.toISOString(), lastIp: d.lastIp, userAgent: d.userAgent };
+  return {
+    id: d.id,
+    name: d.name,
+    createdAt: d.createdAt.toISOString(),
+    lastUsedAt: d.lastUsedAt.toISOString(),
+    expiresAt: d.expiresAt.toISOString(),
+    lastIp: d.lastIp,
+    userAgent: d.userAgent,
+  };
 }
 
 /** Whether the request comes from this device (its cookie holds the device's token). */
@@ -43,7 +51,13 @@ export const PasskeyView = Type.Object({
 });
 
 export function toPasskeyView(p: Passkey) {
-  return { id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null, userVerified: p.userVerified };
+  return {
+    id: p.id,
+    name: p.name,
+    createdAt: p.createdAt.toISOString(),
+    lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
+    userVerified: p.userVerified,
+  };
 }
 
 export const SessionView = Type.Object({
@@ -64,21 +78,33 @@ export function sessionView(s: Session) {
     token: s.token,
     expiresAt: s.expiresAt.toISOString(),
     user: toUserView(s.user, s.factors),
-    ...(s.trustedDevice ? {
-      trustedDeviceToken: s.trustedDevice.token,
-      trustedDevice: deviceFields(s.trustedDevice.device),
-    } : {}),
-    ...(s.mfaEnrollmentDeadline ? { mfaEnrollmentDeadline: s.mfaEnrollmentDeadline.toISOString(), mfaEnrollmentRequired: s.enrolmentOnly === true } : {}),
+    ...(s.trustedDevice
+      ? {
+          trustedDeviceToken: s.trustedDevice.token,
+          trustedDevice: deviceFields(s.trustedDevice.device),
+        }
+      : {}),
+    ...(s.mfaEnrollmentDeadline
+      ? {
+          mfaEnrollmentDeadline: s.mfaEnrollmentDeadline.toISOString(),
+          mfaEnrollmentRequired: s.enrolmentOnly === true,
+        }
+      : {}),
   };
 }
 
 /** The trusted-device cookie: HttpOnly, SameSite=Lax, sent to the auth routes only, Secure over HTTPS. */
 export function setTrustedDeviceCookie(request: FastifyRequest, reply: FastifyReply, token: string): void {
   void reply.setCookie(TRUSTED_DEVICE_COOKIE, token, {
-    httpOnly: true, sameSite: 'lax', path: '/api/auth', secure: request.protocol === 'https', maxAge: TRUSTED_DEVICE_DAYS * 86_400,
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/api/auth',
+    secure: request.protocol === 'https',
+    maxAge: TRUSTED_DEVICE_DAYS * 86_400,
   });
 }
 
 export function clearTrustedDeviceCookie(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.cookies[TRUSTED_DEVICE_COOKIE] !== undefined) void reply.clearCookie(TRUSTED_DEVICE_COOKIE, { path: '/api/auth' });
+  if (request.cookies[TRUSTED_DEVICE_COOKIE] !== undefined)
+    void reply.clearCookie(TRUSTED_DEVICE_COOKIE, { path: '/api/auth' });
 }

@@ -29,7 +29,10 @@ export interface SecondFactorInput {
  */
 export async function checkSecondFactor(
   deps: { em: EntityManager; config: Config; secretBox: SecretBox },
-  user: User, factors: FactorSummary, input: SecondFactorInput, ip: string,
+  user: User,
+  factors: FactorSummary,
+  input: SecondFactorInput,
+  ip: string,
 ): Promise<{ method: SecondFactorMethod; device?: TrustedDevice }> {
   const { em } = deps;
   if (input.trustedDeviceToken) {
@@ -37,7 +40,11 @@ export async function checkSecondFactor(
     if (device) return { method: 'trusted_device', device };
   }
   if (input.webAuthnAssertion && Object.keys(input.webAuthnAssertion).length > 0) {
-    if (factors.webAuthnEnabled && (await verifyAssertion(em, relyingParty(deps.config), user, input.webAuthnAssertion))) return { method: 'webauthn' };
+    if (
+      factors.webAuthnEnabled &&
+      (await verifyAssertion(em, relyingParty(deps.config), user, input.webAuthnAssertion))
+    )
+      return { method: 'webauthn' };
     throw new AppError('AUTH_2FA_INVALID');
   }
   const code = input.twoFactorCode?.trim() ?? '';

@@ -21,7 +21,11 @@ export async function readTotpSecret(em: EntityManager, box: SecretBox, user: Us
  * requests racing with the same code, one wins. True when this call recorded it.
  */
 export async function recordTotpStep(em: EntityManager, user: User, step: number): Promise<boolean> {
-  const updated = await em.nativeUpdate(UserEntity, { id: user.id, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: step } }] }, { totpLastStep: step });
+  const updated = await em.nativeUpdate(
+    UserEntity,
+    { id: user.id, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: step } }] },
+    { totpLastStep: step },
+  );
   if (updated === 1) user.totpLastStep = step;
   return updated === 1;
 }

@@ -4,16 +4,19 @@ import { pageQuery, Timestamp, NullableTimestamp } from '../../http/schemas.ts';
 /** Backplane's states; `status` filters also take them (`running` includes queued runs, see reported-status.ts). */
 export const RECORD_STATUSES = ['queued', 'running', 'success', 'partial', 'failed', 'cancelled'] as const;
 
-export const RecordListQuery = Type.Object({
-  taskId: Type.Optional(Type.Integer({ minimum: 1 })),
-  status: Type.Optional(Type.Union(RECORD_STATUSES.map((s) => Type.Literal(s)))),
-  nodeId: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** Records started (or queued) at or after this instant. */
-  dateFrom: Type.Optional(Type.String({ format: 'date-time' })),
-  /** ... and before this instant. */
-  dateTo: Type.Optional(Type.String({ format: 'date-time' })),
-  ...pageQuery(50, 500),
-}, { additionalProperties: false });
+export const RecordListQuery = Type.Object(
+  {
+    taskId: Type.Optional(Type.Integer({ minimum: 1 })),
+    status: Type.Optional(Type.Union(RECORD_STATUSES.map((s) => Type.Literal(s)))),
+    nodeId: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Records started (or queued) at or after this instant. */
+    dateFrom: Type.Optional(Type.String({ format: 'date-time' })),
+    /** ... and before this instant. */
+    dateTo: Type.Optional(Type.String({ format: 'date-time' })),
+    ...pageQuery(50, 500),
+  },
+  { additionalProperties: false },
+);
 
 export const CopyResult = Type.Object({
   storageTargetId: Type.Integer(),
@@ -63,7 +66,15 @@ export const RecordSummary = Type.Object({
   backupKind: Type.Literal('full'),
   hasContents: Type.Boolean(),
   /** Backplane's: while running, the last progress the run reported (bytes read and stored so far, speed, seconds); null otherwise. */
-  progress: Type.Union([Type.Object({ bytesRead: Type.Number(), bytesStored: Type.Number(), speedBps: Type.Number(), elapsedSeconds: Type.Number() }), Type.Null()]),
+  progress: Type.Union([
+    Type.Object({
+      bytesRead: Type.Number(),
+      bytesStored: Type.Number(),
+      speedBps: Type.Number(),
+      elapsedSeconds: Type.Number(),
+    }),
+    Type.Null(),
+  ]),
 });
 
 /** A stored log line as a log event (the log stream sends the same objects). */
@@ -86,25 +97,47 @@ export const RecordDetail = Type.Object({
 
 export const LockBody = Type.Object({ locked: Type.Boolean() }, { additionalProperties: false });
 
-export const BatchDeleteBody = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }) }, { additionalProperties: false });
+export const BatchDeleteBody = Type.Object(
+  { ids: Type.Array(Type.Integer(), { maxItems: 1000 }) },
+  { additionalProperties: false },
+);
 
 export const BatchDeleteResult = Type.Object({
-  results: Type.Array(Type.Object({ id: Type.Integer(), success: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) })),
+  results: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      success: Type.Boolean(),
+      error: Type.Union([Type.String(), Type.Null()]),
+      code: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
   succeeded: Type.Integer(),
   failed: Type.Integer(),
   /** How many were deleted (the same number as `succeeded`). */
   deleted: Type.Integer(),
 });
 
-export const ContentsQuery = Type.Object({
-  /** Only entries under this folder (archive path, no leading slash). */
-  prefix: Type.Optional(Type.String({ maxLength: 4096 })),
-  ...pageQuery(10_000, 10_000),
-}, { additionalProperties: false });
+export const ContentsQuery = Type.Object(
+  {
+    /** Only entries under this folder (archive path, no leading slash). */
+    prefix: Type.Optional(Type.String({ maxLength: 4096 })),
+    ...pageQuery(10_000, 10_000),
+  },
+  { additionalProperties: false },
+);
 
 export const ContentsResult = Type.Object({
   recordId: Type.Integer(),
   total: Type.Integer(),
   truncated: Type.Boolean(),
-  entries: Type.Array(Type.Object({ path: Type.String(), size: Type.Number(), isDir: Type.Boolean(), type: Type.String(), mode: Type.Integer(), mtime: Timestamp })),
+  entries: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      size: Type.Number(),
+      isDir: Type.Boolean(),
+      type: Type.String(),
+      mode: Type.Integer(),
+      mtime: Timestamp,
+    }),
+  ),
 });

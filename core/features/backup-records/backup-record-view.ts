@@ -3,13 +3,44 @@ import { reportedStatus } from './reported-status.ts';
 import type { ProgressInfo } from '../../backup/record-log.ts';
 
 /** The fields of a record and of its copies a summary shows (entities, or rows read for a list). */
-export type RecordRow = Pick<BackupRecord, 'id' | 'taskId' | 'taskName' | 'type' | 'nodeId' | 'status' | 'trigger' | 'triggeredBy' | 'fileName' | 'fileSize' | 'rawSize'
-  | 'checksum' | 'storagePath' | 'compression' | 'encrypted' | 'hasManifest' | 'errorMessage' | 'locked' | 'deleteRequestedAt' | 'queuedAt' | 'startedAt' | 'completedAt' | 'durationMs'>;
-export type CopyRow = Pick<BackupRecordCopy, 'storageTargetId' | 'storageTargetName' | 'status' | 'corruptAt' | 'transferMode'>;
+export type RecordRow = Pick<
+  BackupRecord,
+  | 'id'
+  | 'taskId'
+  | 'taskName'
+  | 'type'
+  | 'nodeId'
+  | 'status'
+  | 'trigger'
+  | 'triggeredBy'
+  | 'fileName'
+  | 'fileSize'
+  | 'rawSize'
+  | 'checksum'
+  | 'storagePath'
+  | 'compression'
+  | 'encrypted'
+  | 'hasManifest'
+  | 'errorMessage'
+  | 'locked'
+  | 'deleteRequestedAt'
+  | 'queuedAt'
+  | 'startedAt'
+  | 'completedAt'
+  | 'durationMs'
+>;
+export type CopyRow = Pick<
+  BackupRecordCopy,
+  'storageTargetId' | 'storageTargetName' | 'status' | 'corruptAt' | 'transferMode'
+>;
 
 /** The primary copy: the first target that holds an intact artifact, else the first that holds one, else the first target. */
 function primary(copies: CopyRow[]): CopyRow | undefined {
-  return copies.find((c) => c.status === 'success' && !c.corruptAt) ?? copies.find((c) => c.status === 'success') ?? copies[0];
+  return (
+    copies.find((c) => c.status === 'success' && !c.corruptAt) ??
+    copies.find((c) => c.status === 'success') ??
+    copies[0]
+  );
 }
 
 /** `progress`: the last progress frame of a running record that reached this master (null otherwise). */

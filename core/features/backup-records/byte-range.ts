@@ -1,6 +1,9 @@
 import { AppError } from '../../http/app-error.ts';
 
-export interface ByteRange { start: number; end: number }
+export interface ByteRange {
+  start: number;
+  end: number;
+}
 
 /**
  * One `bytes=` range of an artifact of `size` bytes (RFC 9110): `a-b`, `a-` or `-n`. Several

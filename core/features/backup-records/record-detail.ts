@@ -9,8 +9,16 @@ import { reportedStatus } from './reported-status.ts';
  * `GET /api/backup/records/:id` and for the answer to a run trigger, which clients read as the
  * same record detail.
  */
-export async function recordDetail({ backupRecords, recordLogs }: { backupRecords: BackupRecordService; recordLogs: RecordLogHub }, record: BackupRecord) {
+export async function recordDetail(
+  { backupRecords, recordLogs }: { backupRecords: BackupRecordService; recordLogs: RecordLogHub },
+  record: BackupRecord,
+) {
   const copies = (await backupRecords.copies([record.id])).get(record.id) ?? [];
   const logEvents = await recordLogs.stored(record.id, 0, reportedStatus(record.status));
-  return { ...recordSummary(record, copies, recordLogs.lastProgress(record.id)), logContent: await recordLogs.content(record.id), logEvents, storageUploadResults: copies.map(copyResult) };
+  return {
+    ...recordSummary(record, copies, recordLogs.lastProgress(record.id)),
+    logContent: await recordLogs.content(record.id),
+    logEvents,
+    storageUploadResults: copies.map(copyResult),
+  };
 }

@@ -5,7 +5,11 @@ import { openEventStream } from '../../http/sse-accept.ts';
 import { reportedStatus } from './reported-status.ts';
 
 // `status` as a record shows it (a queued run shows as running, reported-status.ts).
-const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', data: { ...e, status: reportedStatus(e.status) } });
+const sseMessage = (e: LogEvent) => ({
+  id: String(e.sequence),
+  event: 'log',
+  data: { ...e, status: reportedStatus(e.status) },
+});
 
 /**
  * A run's log as server-sent events (backup, restore and verification records alike): the
@@ -13,7 +17,12 @@ const sseMessage = (e: LogEvent) => ({ id: String(e.sequence), event: 'log', dat
  * `{completed: true, status}` event; then the server closes. The route checks that the record
  * exists before calling this, so a bad id is answered in JSON.
  */
-export async function streamRecordLog(reply: FastifyReply, hub: RecordLogHub, id: number, status: () => Promise<RecordStatus | undefined>): Promise<void> {
+export async function streamRecordLog(
+  reply: FastifyReply,
+  hub: RecordLogHub,
+  id: number,
+  status: () => Promise<RecordStatus | undefined>,
+): Promise<void> {
   const last = Number(reply.sse.lastEventId ?? '');
   let sent = Number.isSafeInteger(last) && last > 0 ? last : 0;
   // Subscribe first and queue, so nothing falls between the replay and the live tail.

@@ -5,7 +5,8 @@ import { RecordDetail } from '../backup-records/backup-record-schemas.ts';
 const Int = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 /** A list a Go client may send as `null`: its nil slice, an empty list. */
-const List = <T extends TSchema>(item: T, maxItems: number) => Type.Optional(Type.Union([Type.Array(item, { maxItems }), Type.Null()]));
+const List = <T extends TSchema>(item: T, maxItems: number) =>
+  Type.Optional(Type.Union([Type.Array(item, { maxItems }), Type.Null()]));
 
 /**
  * Task input. Types and lengths are checked here (400 INVALID_INPUT); the rules that need the
@@ -35,7 +36,9 @@ export const TaskInput = Type.Object({
   nodeLabel: Type.Optional(Type.String({ maxLength: 64 })),
   /** Another name for `nodeLabel` (docs/api-decisions.md); when both are sent they must agree. */
   nodePoolTag: Type.Optional(Type.String({ maxLength: 64 })),
-  tags: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
+  tags: Type.Optional(
+    Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })]),
+  ),
   retentionDays: Type.Optional(Int),
   maxBackups: Type.Optional(Int),
   keepDaily: Type.Optional(Int),
@@ -121,22 +124,28 @@ export const TaskSummary = Type.Object({
   updatedAt: Timestamp,
 });
 
-export const TaskDetail = Type.Intersect([TaskSummary, Type.Object({
-  sourcePath: Type.String(),
-  sourcePaths: Type.Array(Type.String()),
-  excludePatterns: Type.Array(Type.String()),
-  dbHost: Type.String(),
-  dbPort: Type.Integer(),
-  dbUser: Type.String(),
-  dbName: Type.String(),
-  dbPath: Type.String(),
-  /** `********` when a password is stored, '' when not: never the password. */
-  dbPassword: Type.String(),
-  maskedFields: Type.Array(Type.String()),
-})]);
+export const TaskDetail = Type.Intersect([
+  TaskSummary,
+  Type.Object({
+    sourcePath: Type.String(),
+    sourcePaths: Type.Array(Type.String()),
+    excludePatterns: Type.Array(Type.String()),
+    dbHost: Type.String(),
+    dbPort: Type.Integer(),
+    dbUser: Type.String(),
+    dbName: Type.String(),
+    dbPath: Type.String(),
+    /** `********` when a password is stored, '' when not: never the password. */
+    dbPassword: Type.String(),
+    maskedFields: Type.Array(Type.String()),
+  }),
+]);
 
 export const BatchIds = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }) });
-export const BatchToggle = Type.Object({ ids: Type.Array(Type.Integer(), { maxItems: 1000 }), enabled: Type.Boolean() });
+export const BatchToggle = Type.Object({
+  ids: Type.Array(Type.Integer(), { maxItems: 1000 }),
+  enabled: Type.Boolean(),
+});
 
 /**
  * One batch item (`{id, name?, success, error?}`, absent fields left out as Go's omitempty

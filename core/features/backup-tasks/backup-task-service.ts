@@ -22,10 +22,38 @@ const DIFF_FULL_INTERVAL_DEFAULT = 7;
 
 /** What a field absent from a new task's input becomes. */
 export const TASK_DEFAULTS: Omit<Draft, 'name' | 'type'> = {
-  enabled: true, cronExpr: '', sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: 0, dbUser: '', dbName: '', dbPath: '',
-  storageTargetIds: [], nodeId: 0, nodeLabel: '', tags: [], retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0,
-  compression: 'zstd', encrypt: true, slaHoursRpo: 0, rtoMinutes: 0, timeoutMinutes: 0, alertOnConsecutiveFails: 1, diffFullIntervalDays: DIFF_FULL_INTERVAL_DEFAULT, verifyEnabled: false, verifyCronExpr: '',
-  verifyMode: 'quick', maintenanceWindows: '', dependsOnTaskIds: [], replicationTargetIds: [],
+  enabled: true,
+  cronExpr: '',
+  sourcePaths: [],
+  excludePatterns: [],
+  dbHost: '',
+  dbPort: 0,
+  dbUser: '',
+  dbName: '',
+  dbPath: '',
+  storageTargetIds: [],
+  nodeId: 0,
+  nodeLabel: '',
+  tags: [],
+  retentionDays: 30,
+  maxBackups: 10,
+  keepDaily: 0,
+  keepWeekly: 0,
+  keepMonthly: 0,
+  keepYearly: 0,
+  compression: 'zstd',
+  encrypt: true,
+  slaHoursRpo: 0,
+  rtoMinutes: 0,
+  timeoutMinutes: 0,
+  alertOnConsecutiveFails: 1,
+  diffFullIntervalDays: DIFF_FULL_INTERVAL_DEFAULT,
+  verifyEnabled: false,
+  verifyCronExpr: '',
+  verifyMode: 'quick',
+  maintenanceWindows: '',
+  dependsOnTaskIds: [],
+  replicationTargetIds: [],
 };
 
 /** Tags from an array or a CSV string: split on commas, trimmed, empties and repeats dropped. */
@@ -41,7 +69,11 @@ export class BackupTaskService {
   readonly #box: SecretBox;
   readonly #drivers: ProviderRegistry<DatabaseDriverType>;
 
-  constructor({ em, secretBox, databaseDrivers }: { em: EntityManager; secretBox: SecretBox; databaseDrivers: ProviderRegistry<DatabaseDriverType> }) {
+  constructor({
+    em,
+    secretBox,
+    databaseDrivers,
+  }: { em: EntityManager; secretBox: SecretBox; databaseDrivers: ProviderRegistry<DatabaseDriverType> }) {
     this.#em = em;
     this.#box = secretBox;
     this.#drivers = databaseDrivers;
@@ -75,11 +107,17 @@ export class BackupTaskService {
     if (query.enabled !== undefined) where.enabled = query.enabled;
     const orderBy = { name: 'asc' } as const;
     if (query.tag === undefined) {
-      return this.#em.findAndCount(BackupTaskEntity, where, { orderBy, limit: rowLimit(query.limit), offset: query.offset });
+      return this.#em.findAndCount(BackupTaskEntity, where, {
+        orderBy,
+        limit: rowLimit(query.limit),
+        offset: query.offset,
+      });
     }
     // Tags are a short CSV per task; an exact match is done here rather than with LIKE patterns.
     const tag = query.tag.trim();
-    const all = (await this.#em.find(BackupTaskEntity, where, { orderBy })).filter((t) => normaliseTags(t.tags).includes(tag));
+    const all = (await this.#em.find(BackupTaskEntity, where, { orderBy })).filter((t) =>
+      normaliseTags(t.tags).includes(tag),
+    );
     return [all.slice(query.offset, query.limit === undefined ? undefined : query.offset + query.limit), all.length];
   }
 
@@ -105,7 +143,11 @@ export class BackupTaskService {
     return this.#em.transactional(async (em) => {
       const draft = this.#merge({ ...TASK_DEFAULTS, name: input.name, type: input.type }, input);
       await this.#validate(em, draft, undefined);
-      const task = em.create(BackupTaskEntity, { ...this.#columns(draft), lastStatus: 'idle', dbPassword: this.#sealNew(input.dbPassword) ?? '' });
+      const task = em.create(BackupTaskEntity, {
+        ...this.#columns(draft),
+        lastStatus: 'idle',
+        dbPassword: this.#sealNew(input.dbPassword) ?? '',
+      });
       await this.#flushUnique(em);
       this.#link(em, task.id, draft.storageTargetIds);
       await em.flush();
@@ -118,7 +160,9 @@ export class BackupTaskService {
     refuseUnsupportedOptions(input);
     return this.#em.transactional(async (em) => {
       const task = await this.get(id, em);
-      const targetIds = (await em.find(BackupTaskTargetEntity, { taskId: id }, { orderBy: { position: 'asc' } })).map((l) => l.storageTargetId);
+      const targetIds = (await em.find(BackupTaskTargetEntity, { taskId: id }, { orderBy: { position: 'asc' } })).map(
+        (l) => l.storageTargetId,
+      );
       const draft = this.#merge(this.#draftOf(task, targetIds), input);
       await this.#validate(em, draft, id);
       em.assign(task, this.#columns(draft));
@@ -141,8 +185,10 @@ export class BackupTaskService {
   async delete(id: number): Promise<BackupTask> {
     return this.#em.transactional(async (em) => {
       const task = await this.get(id, em);
-      if (await em.count(BackupRecordEntity, { taskId: id, status: { $in: ['queued', 'running'] } }) > 0) {
-        throw new AppError('BACKUP_TASK_ALREADY_RUNNING', { message: `Task "${task.name}" has a queued or running backup; delete it once the run ends.` });
+      if ((await em.count(BackupRecordEntity, { taskId: id, status: { $in: ['queued', 'running'] } })) > 0) {
+        throw new AppError('BACKUP_TASK_ALREADY_RUNNING', {
+          message: `Task "${task.name}" has a queued or running backup; delete it once the run ends.`,
+        });
       }
       await em.nativeDelete(BackupTaskTargetEntity, { taskId: id });
       for (const other of await em.find(BackupTaskEntity, { id: { $ne: id } })) {
@@ -170,32 +216,81 @@ export class BackupTaskService {
 
   async detail(task: BackupTask) {
     const refs = await this.#refs([task]);
-    return toTaskDetail(task, refs.get(task.id)!, task.dbPassword !== '' && task.dbPassword !== undefined && task.dbPassword !== null);
+    return toTaskDetail(
+      task,
+      refs.get(task.id)!,
+      task.dbPassword !== '' && task.dbPassword !== undefined && task.dbPassword !== null,
+    );
   }
 
   async #refs(tasks: BackupTask[]): Promise<Map<number, TaskRefs>> {
     const ids = tasks.map((t) => t.id);
-    const links = ids.length ? await this.#em.find(BackupTaskTargetEntity, { taskId: { $in: ids } }, { orderBy: { taskId: 'asc', position: 'asc' } }) : [];
+    const links = ids.length
+      ? await this.#em.find(
+          BackupTaskTargetEntity,
+          { taskId: { $in: ids } },
+          { orderBy: { taskId: 'asc', position: 'asc' } },
+        )
+      : [];
     const targetIds = unique(links.map((l) => l.storageTargetId));
-    const targets = targetIds.length ? await this.#em.find(StorageTargetEntity, { id: { $in: targetIds } }, { fields: ['id', 'name'] }) : [];
+    const targets = targetIds.length
+      ? await this.#em.find(StorageTargetEntity, { id: { $in: targetIds } }, { fields: ['id', 'name'] })
+      : [];
     const targetName = new Map(targets.map((t) => [t.id, t.name]));
     const nodeIds = unique(tasks.map((t) => t.nodeId).filter((n) => n > 0));
-    const nodes = nodeIds.length ? await this.#em.find(NodeEntity, { id: { $in: nodeIds } }, { fields: ['id', 'name'] }) : [];
+    const nodes = nodeIds.length
+      ? await this.#em.find(NodeEntity, { id: { $in: nodeIds } }, { fields: ['id', 'name'] })
+      : [];
     const nodeName = new Map(nodes.map((n) => [n.id, n.name]));
-    return new Map(tasks.map((t) => [t.id, {
-      targets: links.filter((l) => l.taskId === t.id).map((l) => ({ id: l.storageTargetId, name: targetName.get(l.storageTargetId) ?? '' })),
-      nodeName: t.nodeLabel !== '' ? '' : t.nodeId === 0 ? 'master' : nodeName.get(t.nodeId) ?? '',
-    }]));
+    return new Map(
+      tasks.map((t) => [
+        t.id,
+        {
+          targets: links
+            .filter((l) => l.taskId === t.id)
+            .map((l) => ({ id: l.storageTargetId, name: targetName.get(l.storageTargetId) ?? '' })),
+          nodeName: t.nodeLabel !== '' ? '' : t.nodeId === 0 ? 'master' : (nodeName.get(t.nodeId) ?? ''),
+        },
+      ]),
+    );
   }
 
   #draftOf(t: BackupTask, storageTargetIds: number[]): Draft {
     return {
-      name: t.name, type: t.type, enabled: t.enabled, cronExpr: t.cronExpr, sourcePaths: jsonList(t.sourcePaths), excludePatterns: jsonList(t.excludePatterns),
-      dbHost: t.dbHost, dbPort: t.dbPort, dbUser: t.dbUser, dbName: t.dbName, dbPath: t.dbPath, storageTargetIds, nodeId: t.nodeId, nodeLabel: t.nodeLabel,
-      tags: normaliseTags(t.tags), retentionDays: t.retentionDays, maxBackups: t.maxBackups, keepDaily: t.keepDaily, keepWeekly: t.keepWeekly,
-      keepMonthly: t.keepMonthly, keepYearly: t.keepYearly, compression: t.compression, encrypt: t.encrypt, slaHoursRpo: t.slaHoursRpo,
-      rtoMinutes: t.rtoMinutes, timeoutMinutes: t.timeoutMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, diffFullIntervalDays: t.diffFullIntervalDays, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr,
-      verifyMode: t.verifyMode, maintenanceWindows: t.maintenanceWindows, dependsOnTaskIds: jsonList(t.dependsOnTaskIds), replicationTargetIds: jsonList(t.replicationTargetIds),
+      name: t.name,
+      type: t.type,
+      enabled: t.enabled,
+      cronExpr: t.cronExpr,
+      sourcePaths: jsonList(t.sourcePaths),
+      excludePatterns: jsonList(t.excludePatterns),
+      dbHost: t.dbHost,
+      dbPort: t.dbPort,
+      dbUser: t.dbUser,
+      dbName: t.dbName,
+      dbPath: t.dbPath,
+      storageTargetIds,
+      nodeId: t.nodeId,
+      nodeLabel: t.nodeLabel,
+      tags: normaliseTags(t.tags),
+      retentionDays: t.retentionDays,
+      maxBackups: t.maxBackups,
+      keepDaily: t.keepDaily,
+      keepWeekly: t.keepWeekly,
+      keepMonthly: t.keepMonthly,
+      keepYearly: t.keepYearly,
+      compression: t.compression,
+      encrypt: t.encrypt,
+      slaHoursRpo: t.slaHoursRpo,
+      rtoMinutes: t.rtoMinutes,
+      timeoutMinutes: t.timeoutMinutes,
+      alertOnConsecutiveFails: t.alertOnConsecutiveFails,
+      diffFullIntervalDays: t.diffFullIntervalDays,
+      verifyEnabled: t.verifyEnabled,
+      verifyCronExpr: t.verifyCronExpr,
+      verifyMode: t.verifyMode,
+      maintenanceWindows: t.maintenanceWindows,
+      dependsOnTaskIds: jsonList(t.dependsOnTaskIds),
+      replicationTargetIds: jsonList(t.replicationTargetIds),
     };
   }
 
@@ -221,19 +316,40 @@ export class BackupTaskService {
       const paths = (input.sourcePaths ?? []).map((s) => s.trim()).filter((s) => s !== '');
       d.sourcePaths = unique(paths.length > 0 ? paths : [input.sourcePath?.trim() ?? ''].filter((s) => s !== ''));
     }
-    if (input.excludePatterns !== undefined) d.excludePatterns = unique((input.excludePatterns ?? []).map((s) => s.trim()).filter((s) => s !== ''));
+    if (input.excludePatterns !== undefined)
+      d.excludePatterns = unique((input.excludePatterns ?? []).map((s) => s.trim()).filter((s) => s !== ''));
     if (input.storageTargetIds !== undefined || input.storageTargetId !== undefined) {
-      d.storageTargetIds = input.storageTargetIds?.length ? unique(input.storageTargetIds) : input.storageTargetId ? [input.storageTargetId] : [];
+      d.storageTargetIds = input.storageTargetIds?.length
+        ? unique(input.storageTargetIds)
+        : input.storageTargetId
+          ? [input.storageTargetId]
+          : [];
     }
     if (input.dependsOnTaskIds !== undefined) d.dependsOnTaskIds = unique(input.dependsOnTaskIds ?? []);
     if (input.replicationTargetIds !== undefined) d.replicationTargetIds = unique(input.replicationTargetIds ?? []);
     if (input.tags !== undefined) d.tags = normaliseTags(input.tags);
-    for (const key of ['enabled', 'encrypt', 'verifyEnabled'] as const) if (input[key] !== undefined) d[key] = input[key];
-    for (const key of ['dbPort', 'nodeId', 'retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails'] as const) {
+    for (const key of ['enabled', 'encrypt', 'verifyEnabled'] as const)
+      if (input[key] !== undefined) d[key] = input[key];
+    for (const key of [
+      'dbPort',
+      'nodeId',
+      'retentionDays',
+      'maxBackups',
+      'keepDaily',
+      'keepWeekly',
+      'keepMonthly',
+      'keepYearly',
+      'slaHoursRpo',
+      'rtoMinutes',
+      'timeoutMinutes',
+      'alertOnConsecutiveFails',
+    ] as const) {
       if (input[key] !== undefined) d[key] = input[key];
     }
     // 0 means "not set", i.e. the default.
-    if (input.diffFullIntervalDays !== undefined) d.diffFullIntervalDays = input.diffFullIntervalDays === 0 ? DIFF_FULL_INTERVAL_DEFAULT : input.diffFullIntervalDays;
+    if (input.diffFullIntervalDays !== undefined)
+      d.diffFullIntervalDays =
+        input.diffFullIntervalDays === 0 ? DIFF_FULL_INTERVAL_DEFAULT : input.diffFullIntervalDays;
     return d;
   }
 
@@ -246,12 +362,39 @@ export class BackupTaskService {
 
   #columns(d: Draft) {
     return {
-      name: d.name, type: d.type, enabled: d.enabled, cronExpr: d.cronExpr, sourcePaths: JSON.stringify(d.sourcePaths),
-      excludePatterns: JSON.stringify(d.excludePatterns), dbHost: d.dbHost, dbPort: d.dbPort, dbUser: d.dbUser, dbName: d.dbName, dbPath: d.dbPath,
-      nodeId: d.nodeId, nodeLabel: d.nodeLabel, tags: d.tags.join(','), retentionDays: d.retentionDays, maxBackups: d.maxBackups, keepDaily: d.keepDaily,
-      keepWeekly: d.keepWeekly, keepMonthly: d.keepMonthly, keepYearly: d.keepYearly, compression: d.compression, encrypt: d.encrypt,
-      slaHoursRpo: d.slaHoursRpo, rtoMinutes: d.rtoMinutes, timeoutMinutes: d.timeoutMinutes, alertOnConsecutiveFails: d.alertOnConsecutiveFails, diffFullIntervalDays: d.diffFullIntervalDays, verifyEnabled: d.verifyEnabled,
-      verifyCronExpr: d.verifyCronExpr, verifyMode: d.verifyMode, maintenanceWindows: d.maintenanceWindows, dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds), replicationTargetIds: JSON.stringify(d.replicationTargetIds),
+      name: d.name,
+      type: d.type,
+      enabled: d.enabled,
+      cronExpr: d.cronExpr,
+      sourcePaths: JSON.stringify(d.sourcePaths),
+      excludePatterns: JSON.stringify(d.excludePatterns),
+      dbHost: d.dbHost,
+      dbPort: d.dbPort,
+      dbUser: d.dbUser,
+      dbName: d.dbName,
+      dbPath: d.dbPath,
+      nodeId: d.nodeId,
+      nodeLabel: d.nodeLabel,
+      tags: d.tags.join(','),
+      retentionDays: d.retentionDays,
+      maxBackups: d.maxBackups,
+      keepDaily: d.keepDaily,
+      keepWeekly: d.keepWeekly,
+      keepMonthly: d.keepMonthly,
+      keepYearly: d.keepYearly,
+      compression: d.compression,
+      encrypt: d.encrypt,
+      slaHoursRpo: d.slaHoursRpo,
+      rtoMinutes: d.rtoMinutes,
+      timeoutMinutes: d.timeoutMinutes,
+      alertOnConsecutiveFails: d.alertOnConsecutiveFails,
+      diffFullIntervalDays: d.diffFullIntervalDays,
+      verifyEnabled: d.verifyEnabled,
+      verifyCronExpr: d.verifyCronExpr,
+      verifyMode: d.verifyMode,
+      maintenanceWindows: d.maintenanceWindows,
+      dependsOnTaskIds: JSON.stringify(d.dependsOnTaskIds),
+      replicationTargetIds: JSON.stringify(d.replicationTargetIds),
     };
   }
 
@@ -262,7 +405,9 @@ export class BackupTaskService {
   }
 
   #link(em: EntityManager, taskId: number, targetIds: number[]): void {
-    targetIds.forEach((storageTargetId, position) => em.create(BackupTaskTargetEntity, { taskId, storageTargetId, position }));
+    targetIds.forEach((storageTargetId, position) =>
+      em.create(BackupTaskTargetEntity, { taskId, storageTargetId, position }),
+    );
   }
 
   async #flushUnique(em: EntityManager): Promise<void> {

@@ -26,8 +26,18 @@ export function refuseUnsupportedOptions(input: TaskUpdate): void {
   const mode = input.backupMode?.trim().toLowerCase();
   if (mode !== undefined && mode !== '' && mode !== 'full') {
     const code = MODE_CODES[mode];
-    if (code) throw new AppError(code, { message: `backupMode "${mode}" is not supported: Backplane makes full backups only (backupMode "full").` });
-    throw new AppError('BACKUP_TASK_INVALID', { details: [{ path: 'backupMode', message: `must be one of full, differential, repository (Backplane makes full only), not "${input.backupMode}"` }] });
+    if (code)
+      throw new AppError(code, {
+        message: `backupMode "${mode}" is not supported: Backplane makes full backups only (backupMode "full").`,
+      });
+    throw new AppError('BACKUP_TASK_INVALID', {
+      details: [
+        {
+          path: 'backupMode',
+          message: `must be one of full, differential, repository (Backplane makes full only), not "${input.backupMode}"`,
+        },
+      ],
+    });
   }
   const keys = Object.keys(input.extraConfig ?? {});
   if (keys.length > 0) {
@@ -35,9 +45,18 @@ export function refuseUnsupportedOptions(input: TaskUpdate): void {
       message: `extraConfig key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')} ${keys.length > 1 ? 'are' : 'is'} not supported: Backplane tasks have no type-specific extra settings (BackupX uses them for SAP HANA).`,
     });
   }
-  if (input.nodeLabel !== undefined && input.nodePoolTag !== undefined && input.nodeLabel.trim() !== input.nodePoolTag.trim()) {
+  if (
+    input.nodeLabel !== undefined &&
+    input.nodePoolTag !== undefined &&
+    input.nodeLabel.trim() !== input.nodePoolTag.trim()
+  ) {
     throw new AppError('BACKUP_TASK_INVALID', {
-      details: [{ path: 'nodePoolTag', message: `is BackupX's name for nodeLabel; "${input.nodePoolTag}" differs from nodeLabel "${input.nodeLabel}": send one of them` }],
+      details: [
+        {
+          path: 'nodePoolTag',
+          message: `is BackupX's name for nodeLabel; "${input.nodePoolTag}" differs from nodeLabel "${input.nodeLabel}": send one of them`,
+        },
+      ],
     });
   }
 }

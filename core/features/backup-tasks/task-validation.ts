@@ -31,13 +31,22 @@ export const MAX_TIMEOUT_MINUTES = 10_080;
  * Every rule at once. `type` is the canonical task type (undefined when unknown); on success
  * the draft carries it. Returns the failures (empty when the task is valid).
  */
-export async function validateTask(em: EntityManager, d: Draft, selfId: number | undefined, ctx: { type: string | undefined; drivers: DatabaseDriverType[] }): Promise<Detail[]> {
+export async function validateTask(
+  em: EntityManager,
+  d: Draft,
+  selfId: number | undefined,
+  ctx: { type: string | undefined; drivers: DatabaseDriverType[] },
+): Promise<Detail[]> {
   const details: Detail[] = [];
   const fail: Fail = (path, message) => details.push({ path, message });
   const { type, drivers } = ctx;
 
   if (d.name === '') fail('name', 'must not be blank');
-  if (!type) fail('type', `unknown task type "${d.type}"; known: ${['file', ...drivers.flatMap((x) => [x.type, ...(x.aliases ?? [])])].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`);
+  if (!type)
+    fail(
+      'type',
+      `unknown task type "${d.type}"; known: ${['file', ...drivers.flatMap((x) => [x.type, ...(x.aliases ?? [])])].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`,
+    );
   else d.type = type;
 
   checkSchedule(d, fail);
@@ -70,7 +79,8 @@ function checkSchedule(d: Draft, fail: Fail): void {
 function checkFileSource(d: Draft, fail: Fail): void {
   if (d.sourcePaths.length === 0) fail('sourcePaths', 'a file task needs at least one source path');
   d.sourcePaths.forEach((p, i) => {
-    if (p.includes('\0') || !(posix.isAbsolute(p) || win32.isAbsolute(p))) fail(`sourcePaths/${i}`, 'must be an absolute path');
+    if (p.includes('\0') || !(posix.isAbsolute(p) || win32.isAbsolute(p)))
+      fail(`sourcePaths/${i}`, 'must be an absolute path');
   });
 }
 
@@ -83,7 +93,8 @@ function checkConnection(d: Draft, driver: DatabaseDriverType, fail: Fail): void
     const value = d[field];
     if (key in props && value !== '' && value !== 0) conn[key] = value;
   }
-  if ('path' in props && d.dbPath !== '' && !(posix.isAbsolute(d.dbPath) || win32.isAbsolute(d.dbPath))) fail('dbPath', 'must be an absolute path');
+  if ('path' in props && d.dbPath !== '' && !(posix.isAbsolute(d.dbPath) || win32.isAbsolute(d.dbPath)))
+    fail('dbPath', 'must be an absolute path');
   const names = driver.databaseNames === 'none' ? undefined : databaseListProblem(d.dbName);
   if (names) fail('dbName', names);
   try {
@@ -99,15 +110,27 @@ function checkConnection(d: Draft, driver: DatabaseDriverType, fail: Fail): void
 
 /** Retention, time limits, alerting and tags. */
 function checkLimits(d: Draft, fail: Fail): void {
-  for (const key of ['retentionDays', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes'] as const) {
+  for (const key of [
+    'retentionDays',
+    'maxBackups',
+    'keepDaily',
+    'keepWeekly',
+    'keepMonthly',
+    'keepYearly',
+    'slaHoursRpo',
+    'rtoMinutes',
+  ] as const) {
     if (d[key] < 0) fail(key, 'must be 0 or more');
   }
-  if (d.timeoutMinutes < 0 || d.timeoutMinutes > MAX_TIMEOUT_MINUTES) fail('timeoutMinutes', `must be 0 (no limit) to ${MAX_TIMEOUT_MINUTES} (a week)`);
+  if (d.timeoutMinutes < 0 || d.timeoutMinutes > MAX_TIMEOUT_MINUTES)
+    fail('timeoutMinutes', `must be 0 (no limit) to ${MAX_TIMEOUT_MINUTES} (a week)`);
   if (d.alertOnConsecutiveFails < 1) fail('alertOnConsecutiveFails', 'must be 1 or more');
   if (d.diffFullIntervalDays < 1) fail('diffFullIntervalDays', 'must be 1 or more (0 = the default, 7)');
   const tags = d.tags.join(',');
   if (tags.length > 500) fail('tags', 'at most 500 characters in all');
-  d.tags.forEach((t, i) => { if (t.length > 64) fail(`tags/${i}`, 'at most 64 characters'); });
+  d.tags.forEach((t, i) => {
+    if (t.length > 64) fail(`tags/${i}`, 'at most 64 characters');
+  });
 }
 
 function checkMaintenanceWindows(d: Draft, fail: Fail): void {
@@ -124,26 +147,43 @@ function checkMaintenanceWindows(d: Draft, fail: Fail): void {
 async function checkTargets(em: EntityManager, d: Draft, fail: Fail): Promise<void> {
   if (d.storageTargetIds.length === 0) fail('storageTargetIds', 'at least one storage target is required');
   else {
-    const found = new Set((await em.find(StorageTargetEntity, { id: { $in: d.storageTargetIds } }, { fields: ['id'] })).map((t) => t.id));
-    d.storageTargetIds.forEach((id, i) => { if (!found.has(id)) fail(`storageTargetIds/${i}`, `storage target ${id} does not exist`); });
+    const found = new Set(
+      (await em.find(StorageTargetEntity, { id: { $in: d.storageTargetIds } }, { fields: ['id'] })).map((t) => t.id),
+    );
+    d.storageTargetIds.forEach((id, i) => {
+      if (!found.has(id)) fail(`storageTargetIds/${i}`, `storage target ${id} does not exist`);
+    });
   }
   if (d.replicationTargetIds.length > 0) {
-    const found = new Set((await em.find(StorageTargetEntity, { id: { $in: d.replicationTargetIds } }, { fields: ['id'] })).map((t) => t.id));
+    const found = new Set(
+      (await em.find(StorageTargetEntity, { id: { $in: d.replicationTargetIds } }, { fields: ['id'] })).map(
+        (t) => t.id,
+      ),
+    );
     d.replicationTargetIds.forEach((id, i) => {
       if (!found.has(id)) fail(`replicationTargetIds/${i}`, `storage target ${id} does not exist`);
-      else if (d.storageTargetIds.includes(id)) fail(`replicationTargetIds/${i}`, `storage target ${id} already receives every backup`);
+      else if (d.storageTargetIds.includes(id))
+        fail(`replicationTargetIds/${i}`, `storage target ${id} already receives every backup`);
     });
   }
 }
 
 /** Where the task runs: the master, one existing node, or a label pool. */
 async function checkPlacement(em: EntityManager, d: Draft, fail: Fail): Promise<void> {
-  if (d.nodeId !== 0 && !(await em.findOne(NodeEntity, { id: d.nodeId }, { fields: ['id'] }))) fail('nodeId', `node ${d.nodeId} does not exist (0 = master)`);
-  if (d.nodeLabel !== '' && !/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/.test(d.nodeLabel)) fail('nodeLabel', 'must be a node label (letters, digits, _ . : -)');
-  if (d.nodeLabel !== '' && d.nodeId !== 0) fail('nodeLabel', 'a task runs on one node (nodeId) or on a label pool (nodeLabel), not both');
+  if (d.nodeId !== 0 && !(await em.findOne(NodeEntity, { id: d.nodeId }, { fields: ['id'] })))
+    fail('nodeId', `node ${d.nodeId} does not exist (0 = master)`);
+  if (d.nodeLabel !== '' && !/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/.test(d.nodeLabel))
+    fail('nodeLabel', 'must be a node label (letters, digits, _ . : -)');
+  if (d.nodeLabel !== '' && d.nodeId !== 0)
+    fail('nodeLabel', 'a task runs on one node (nodeId) or on a label pool (nodeLabel), not both');
 }
 
-async function checkDependencies(em: EntityManager, deps: number[], selfId: number | undefined, fail: Fail): Promise<void> {
+async function checkDependencies(
+  em: EntityManager,
+  deps: number[],
+  selfId: number | undefined,
+  fail: Fail,
+): Promise<void> {
   const all = await em.find(BackupTaskEntity, {}, { fields: ['id', 'dependsOnTaskIds'] });
   const graph = new Map(all.map((t) => [t.id, jsonList<number>(t.dependsOnTaskIds)]));
   deps.forEach((id, i) => {

@@ -32,7 +32,10 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
   const dir = config.consoleDir ?? DEFAULT_CONSOLE_DIR;
   const build = await readConsoleBuild(dir);
   if (!build) {
-    app.log.warn({ dir }, `the web console is not built: / answers 503 until it is (${BUILD_COMMAND}, then restart); the API is not affected`);
+    app.log.warn(
+      { dir },
+      `the web console is not built: / answers 503 until it is (${BUILD_COMMAND}, then restart); the API is not affected`,
+    );
     serveNotBuilt(app);
     return;
   }
@@ -70,7 +73,10 @@ async function serveBuild(app: FastifyInstance, build: ConsoleBuild): Promise<vo
 
   for (const file of build.otherFiles) {
     if (!ROUTABLE_FILE.test(file) || !isConsolePath(`/${file}`)) {
-      app.log.warn({ file }, 'a file of the web console build is not served: its name is not a plain path or lies under an API prefix');
+      app.log.warn(
+        { file },
+        'a file of the web console build is not served: its name is not a plain path or lies under an API prefix',
+      );
       continue;
     }
     app.get(`/${file}`, { config: PUBLIC, schema: HIDDEN }, (_request, reply) => reply.sendFile(file));

@@ -21,13 +21,15 @@ export const CONSOLE_CSP = [
 
 /** The headers of every HTML response of the console (the API's responses keep theirs). */
 export function setPageHeaders(reply: FastifyReply): FastifyReply {
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('content-security-policy', CONSOLE_CSP)
-    // For browsers without frame-ancestors.
-    .header('x-frame-options', 'DENY')
-    // Console addresses name records and tasks: other sites need not learn them.
-    .header('referrer-policy', 'same-origin');
+  return (
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', CONSOLE_CSP)
+      // For browsers without frame-ancestors.
+      .header('x-frame-options', 'DENY')
+      // Console addresses name records and tasks: other sites need not learn them.
+      .header('referrer-policy', 'same-origin')
+  );
 }
 
 /** index.html names the current hashed assets: revalidated on every load, so a new build is picked up at once. */

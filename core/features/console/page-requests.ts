@@ -11,7 +11,10 @@ export function isConsolePath(path: string): boolean {
   return !NOT_CONSOLE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
-interface MediaRange { type: string; q: number }
+interface MediaRange {
+  type: string;
+  q: number;
+}
 
 function mediaRanges(accept: string): MediaRange[] {
   return accept.split(',').map((part) => {

@@ -38,11 +38,22 @@ export class DashboardService {
     const [[tasks], [records], [recent30], storage] = await Promise.all([
       sql.rows('select count(*) as total, sum(case when enabled then 1 else 0 end) as enabled from backup_tasks'),
       sql.rows('select count(*) as total, sum(file_size) as bytes, max(started_at) as last from backup_records'),
-      sql.rows("select count(*) as total, sum(case when status = 'success' then 1 else 0 end) as success from backup_records where started_at >= ?", [sql.time(new Date(now.getTime() - 30 * DAY_MS))]),
-      sql.rows("select storage_target_id, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id order by total desc"),
+      sql.rows(
+        "select count(*) as total, sum(case when status = 'success' then 1 else 0 end) as success from backup_records where started_at >= ?",
+        [sql.time(new Date(now.getTime() - 30 * DAY_MS))],
+      ),
+      sql.rows(
+        "select storage_target_id, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id order by total desc",
+      ),
     ]);
     const latest = await this.#em.find(BackupRecordEntity, {}, { orderBy: { id: 'desc' }, limit: 10 });
-    const copies = latest.length ? await this.#em.find(BackupRecordCopyEntity, { recordId: { $in: latest.map((r) => r.id) } }, { orderBy: { id: 'asc' } }) : [];
+    const copies = latest.length
+      ? await this.#em.find(
+          BackupRecordCopyEntity,
+          { recordId: { $in: latest.map((r) => r.id) } },
+          { orderBy: { id: 'asc' } },
+        )
+      : [];
     const targetNames = await this.#targetNames();
     const started = num(recent30!.total);
     return {
@@ -53,20 +64,39 @@ export class DashboardService {
       successRate: started === 0 ? 0 : Math.round((num(recent30!.success) / started) * 10_000) / 10_000,
       totalBackupBytes: num(records!.bytes),
       ...(timeOf(records!.last) ? { lastBackupAt: iso(timeOf(records!.last)) } : {}),
-      recentRecords: latest.map((r) => recordSummary(r, copies.filter((c) => c.recordId === r.id), this.#recordLogs.lastProgress(r.id))),
+      recentRecords: latest.map((r) =>
+        recordSummary(
+          r,
+          copies.filter((c) => c.recordId === r.id),
+          this.#recordLogs.lastProgress(r.id),
+        ),
+      ),
       // Bytes stored per target: the copies there that hold an artifact (a replica counts where it lives).
-      storageUsage: storage.map((s) => ({ storageTargetId: num(s.storage_target_id), targetName: targetNames.get(num(s.storage_target_id)) ?? `target ${num(s.storage_target_id)}`, totalSize: num(s.total) })),
+      storageUsage: storage.map((s) => ({
+        storageTargetId: num(s.storage_target_id),
+        targetName: targetNames.get(num(s.storage_target_id)) ?? `target ${num(s.storage_target_id)}`,
+        totalSize: num(s.total),
+      })),
     };
   }
 
   /** One row per UTC day with records started in the window (days without any are omitted). */
   async timeline(days: number, now = new Date()) {
     const sql = this.#sql;
-    const rows = await sql.rows(`select ${sql.day('started_at')} as day, count(*) as total,
+    const rows = await sql.rows(
+      `select ${sql.day('started_at')} as day, count(*) as total,
       sum(case when status = 'success' then 1 else 0 end) as success, sum(case when status = 'failed' then 1 else 0 end) as failed,
       sum(case when status = 'partial' then 1 else 0 end) as partial
-      from backup_records where started_at >= ? group by ${sql.day('started_at')} order by day`, [sql.time(windowStart(days, now))]);
-    return rows.map((r) => ({ date: String(r.day), total: num(r.total), success: num(r.success), failed: num(r.failed), partial: num(r.partial) }));
+      from backup_records where started_at >= ? group by ${sql.day('started_at')} order by day`,
+      [sql.time(windowStart(days, now))],
+    );
+    return rows.map((r) => ({
+      date: String(r.day),
+      total: num(r.total),
+      success: num(r.success),
+      failed: num(r.failed),
+      partial: num(r.partial),
+    }));
   }
 
   async #targetNames(): Promise<Map<number, string>> {
@@ -85,20 +115,39 @@ export class DashboardService {
     const [byType, byNode, byStatus, byStorage, { nodes, local }] = await Promise.all([
       sql.rows('select type as k, count(*) as n from backup_tasks group by type'),
       sql.rows('select node_id as k, count(*) as n from backup_tasks group by node_id'),
-      sql.rows(`select ${sql.groupKey('status')} as k, count(*) as n from backup_records where started_at >= ? group by 1`, [sql.time(windowStart(days, now))]),
-      sql.rows("select storage_target_id as k, count(*) as n, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id"),
+      sql.rows(
+        `select ${sql.groupKey('status')} as k, count(*) as n from backup_records where started_at >= ? group by 1`,
+        [sql.time(windowStart(days, now))],
+      ),
+      sql.rows(
+        "select storage_target_id as k, count(*) as n, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id",
+      ),
       this.#nodes(),
     ]);
     const targetNames = await this.#targetNames();
-    const nodeName = (id: number) => (id === 0 ? 'master' : nodes.find((n) => n.id === id)?.name ?? `node ${id}`);
+    const nodeName = (id: number) => (id === 0 ? 'master' : (nodes.find((n) => n.id === id)?.name ?? `node ${id}`));
     const sorted = <T extends { count: number }>(items: T[]) => items.sort((a, b) => b.count - a.count);
     // One place per node, keyed by its real id (tasks naming node 0 count for the local node).
     const nodeCounts = countByPlace(byNode.map((r) => [masterAsLocal(num(r.k), local), num(r.n)]));
     return {
       byType: sorted(byType.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
       byStatus: sorted(byStatus.map((r) => ({ key: String(r.k), label: String(r.k), count: num(r.n) }))),
-      byNode: sorted([...nodeCounts].map(([id, count]) => ({ key: String(id), label: nodeName(id), count, isLocal: isMaster(id, local) }))),
-      byStorage: sorted(byStorage.map((r) => ({ key: String(r.k), label: targetNames.get(num(r.k)) ?? `target ${num(r.k)}`, count: num(r.n), totalSize: num(r.total) }))),
+      byNode: sorted(
+        [...nodeCounts].map(([id, count]) => ({
+          key: String(id),
+          label: nodeName(id),
+          count,
+          isLocal: isMaster(id, local),
+        })),
+      ),
+      byStorage: sorted(
+        byStorage.map((r) => ({
+          key: String(r.k),
+          label: targetNames.get(num(r.k)) ?? `target ${num(r.k)}`,
+          count: num(r.n),
+          totalSize: num(r.total),
+        })),
+      ),
     };
   }
 
@@ -106,27 +155,40 @@ export class DashboardService {
   async nodePerformance(days: number, now = new Date()) {
     const sql = this.#sql;
     const [rows, { nodes, local }] = await Promise.all([
-      sql.rows(`select ${sql.groupKey('node_id')} as node_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as ok,
+      sql.rows(
+        `select ${sql.groupKey('node_id')} as node_id, count(*) as runs, sum(case when status = 'success' then 1 else 0 end) as ok,
         sum(case when status = 'failed' then 1 else 0 end) as failed,
         sum(case when status = 'success' then file_size else 0 end) as bytes,
         avg(case when status = 'success' then duration_ms end) as avg_ms
-        from backup_records where started_at >= ? group by 1`, [sql.time(windowStart(days, now))]),
+        from backup_records where started_at >= ? group by 1`,
+        [sql.time(windowStart(days, now))],
+      ),
       this.#nodes(),
     ]);
     // Node 0 is the master: its runs count for the local node (the two never both have rows).
     const byNode = new Map(rows.map((r) => [masterAsLocal(num(r.node_id), local), r]));
     const known = new Set(nodes.map((n) => n.id));
-    const places = [...nodes.map((n) => ({ id: n.id, name: n.name, isLocal: n.isLocal })),
+    const places = [
+      ...nodes.map((n) => ({ id: n.id, name: n.name, isLocal: n.isLocal })),
       // Runs of a node deleted since still count, under its number.
-      ...[...byNode.keys()].filter((id) => !known.has(id)).map((id) => ({ id, name: id === 0 ? 'master' : `node ${id}`, isLocal: id === 0 }))];
+      ...[...byNode.keys()]
+        .filter((id) => !known.has(id))
+        .map((id) => ({ id, name: id === 0 ? 'master' : `node ${id}`, isLocal: id === 0 })),
+    ];
     const list = places.map((n) => {
       const r = byNode.get(n.id);
       const runs = num(r?.runs);
       const ok = num(r?.ok);
       return {
-        nodeId: n.id, nodeName: n.name, isLocal: n.isLocal, totalRuns: runs, successRuns: ok, failedRuns: num(r?.failed),
+        nodeId: n.id,
+        nodeName: n.name,
+        isLocal: n.isLocal,
+        totalRuns: runs,
+        successRuns: ok,
+        failedRuns: num(r?.failed),
         successRate: runs === 0 ? 0 : Math.round((ok / runs) * 10_000) / 10_000,
-        totalBytes: num(r?.bytes), avgDurationSecs: Math.round(num(r?.avg_ms) / 100) / 10,
+        totalBytes: num(r?.bytes),
+        avgDurationSecs: Math.round(num(r?.avg_ms) / 100) / 10,
       };
     });
     return list.sort((a, b) => b.successRate - a.successRate || b.totalRuns - a.totalRuns);
@@ -135,14 +197,30 @@ export class DashboardService {
   /** Every node with its effective status, agent version against the master's, and its task count. */
   async cluster(now = new Date()) {
     const sql = this.#sql;
-    const [{ nodes, local }, counts] = await Promise.all([this.#nodes(), sql.rows('select node_id, count(*) as n from backup_tasks group by node_id')]);
+    const [{ nodes, local }, counts] = await Promise.all([
+      this.#nodes(),
+      sql.rows('select node_id, count(*) as n from backup_tasks group by node_id'),
+    ]);
     const taskCount = countByPlace(counts.map((r) => [masterAsLocal(num(r.node_id), local), num(r.n)]));
     const items = nodes.map((n) => {
       const status = nodeStatus(n, this.#config.nodeOfflineSeconds, now.getTime());
-      const versionStatus: 'current' | 'outdated' | 'unknown' = n.isLocal ? 'current' : n.agentVersion === '' ? 'unknown' : isOutdated(n.agentVersion) ? 'outdated' : 'current';
+      const versionStatus: 'current' | 'outdated' | 'unknown' = n.isLocal
+        ? 'current'
+        : n.agentVersion === ''
+          ? 'unknown'
+          : isOutdated(n.agentVersion)
+            ? 'outdated'
+            : 'current';
       return {
-        id: n.id, name: n.name, hostname: n.hostname, status, isLocal: n.isLocal, agentVersion: n.isLocal ? VERSION : n.agentVersion,
-        versionStatus, lastSeen: n.isLocal ? now.toISOString() : n.lastSeenAt?.toISOString() ?? '', taskCount: taskCount.get(n.id) ?? 0,
+        id: n.id,
+        name: n.name,
+        hostname: n.hostname,
+        status,
+        isLocal: n.isLocal,
+        agentVersion: n.isLocal ? VERSION : n.agentVersion,
+        versionStatus,
+        lastSeen: n.isLocal ? now.toISOString() : (n.lastSeenAt?.toISOString() ?? ''),
+        taskCount: taskCount.get(n.id) ?? 0,
       };
     });
     return {
@@ -157,31 +235,61 @@ export class DashboardService {
 
   /** RPO of every enabled task with `slaHoursRpo`, and RTO evidence of every enabled task with `rtoMinutes`. */
   async sla(now = new Date()) {
-    const tasks = await this.#em.find(BackupTaskEntity, { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] },
-      { fields: ['id', 'name', 'nodeId', 'slaHoursRpo', 'rtoMinutes', 'createdAt'], orderBy: { id: 'asc' } });
-    const [evidence, { nodes, local }] = await Promise.all([taskEvidence(this.#em, new Date(now.getTime() - 30 * DAY_MS)), this.#nodes()]);
-    const nodeName = (id: number) => (id === 0 ? 'master' : nodes.find((n) => n.id === id)?.name ?? '');
+    const tasks = await this.#em.find(
+      BackupTaskEntity,
+      { enabled: true, $or: [{ slaHoursRpo: { $gt: 0 } }, { rtoMinutes: { $gt: 0 } }] },
+      { fields: ['id', 'name', 'nodeId', 'slaHoursRpo', 'rtoMinutes', 'createdAt'], orderBy: { id: 'asc' } },
+    );
+    const [evidence, { nodes, local }] = await Promise.all([
+      taskEvidence(this.#em, new Date(now.getTime() - 30 * DAY_MS)),
+      this.#nodes(),
+    ]);
+    const nodeName = (id: number) => (id === 0 ? 'master' : (nodes.find((n) => n.id === id)?.name ?? ''));
     const withRpo = tasks.filter((t) => t.slaHoursRpo > 0);
     const violations = withRpo.flatMap((t) => {
       const e = evidenceOf(evidence, t.id);
       const hours = hoursSince(e, t.createdAt, now);
       if (hours <= t.slaHoursRpo) return [];
       const nodeId = masterAsLocal(t.nodeId, local);
-      return [{ taskId: t.id, taskName: t.name, nodeId, nodeName: nodeName(nodeId), isLocal: isMaster(nodeId, local), slaHoursRpo: t.slaHoursRpo,
-        ...(e.lastSuccessAt ? { lastSuccessAt: e.lastSuccessAt.toISOString() } : {}), hoursSinceLastSuccess: hours, neverSucceeded: !e.lastSuccessAt }];
+      return [
+        {
+          taskId: t.id,
+          taskName: t.name,
+          nodeId,
+          nodeName: nodeName(nodeId),
+          isLocal: isMaster(nodeId, local),
+          slaHoursRpo: t.slaHoursRpo,
+          ...(e.lastSuccessAt ? { lastSuccessAt: e.lastSuccessAt.toISOString() } : {}),
+          hoursSinceLastSuccess: hours,
+          neverSucceeded: !e.lastSuccessAt,
+        },
+      ];
     });
     const maxAge = this.#config.rtoEvidenceMaxAgeSeconds * 1000;
-    const rto = tasks.filter((t) => t.rtoMinutes > 0).map((t) => {
-      const e = evidenceOf(evidence, t.id);
-      const r = rtoStatus(t.rtoMinutes, e, maxAge, now);
-      return { taskId: t.id, taskName: t.name, rtoMinutes: t.rtoMinutes, rtoStatus: r.status, measuredMinutes: r.measuredMinutes,
-        measuredAt: r.measuredAt?.toISOString() ?? null, verifyRecordId: r.verifyRecordId, lastDeepVerifyStatus: e.lastDeepVerify?.status ?? null };
-    });
+    const rto = tasks
+      .filter((t) => t.rtoMinutes > 0)
+      .map((t) => {
+        const e = evidenceOf(evidence, t.id);
+        const r = rtoStatus(t.rtoMinutes, e, maxAge, now);
+        return {
+          taskId: t.id,
+          taskName: t.name,
+          rtoMinutes: t.rtoMinutes,
+          rtoStatus: r.status,
+          measuredMinutes: r.measuredMinutes,
+          measuredAt: r.measuredAt?.toISOString() ?? null,
+          verifyRecordId: r.verifyRecordId,
+          lastDeepVerifyStatus: e.lastDeepVerify?.status ?? null,
+        };
+      });
     return {
       totalTasksWithSla: withRpo.length,
       compliant: withRpo.length - violations.length,
       violated: violations.length,
-      coverageRate: withRpo.length === 0 ? 1 : Math.round(((withRpo.length - violations.length) / withRpo.length) * 10_000) / 10_000,
+      coverageRate:
+        withRpo.length === 0
+          ? 1
+          : Math.round(((withRpo.length - violations.length) / withRpo.length) * 10_000) / 10_000,
       violations,
       totalTasksWithRto: rto.length,
       rtoOk: rto.filter((r) => r.rtoStatus === 'ok').length,

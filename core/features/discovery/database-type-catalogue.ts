@@ -9,8 +9,20 @@ import { ok } from '../../http/envelope.ts';
  * The task fields a driver's config is built from (core/engine/backup/task-source.ts `driverConfig`):
  * a task field is used when the driver's schema declares the config key it feeds.
  */
-const TASK_FIELD_OF = { host: 'dbHost', port: 'dbPort', user: 'dbUser', password: 'dbPassword', path: 'dbPath' } as const;
-const TaskField = Type.Union([Type.Literal('dbHost'), Type.Literal('dbPort'), Type.Literal('dbUser'), Type.Literal('dbPassword'), Type.Literal('dbPath')]);
+const TASK_FIELD_OF = {
+  host: 'dbHost',
+  port: 'dbPort',
+  user: 'dbUser',
+  password: 'dbPassword',
+  path: 'dbPath',
+} as const;
+const TaskField = Type.Union([
+  Type.Literal('dbHost'),
+  Type.Literal('dbPort'),
+  Type.Literal('dbUser'),
+  Type.Literal('dbPassword'),
+  Type.Literal('dbPath'),
+]);
 
 const DatabaseTypeView = Type.Object({
   type: Type.String(),
@@ -40,8 +52,15 @@ function describe(d: DatabaseDriverType) {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') defaults[field] = value;
   }
   return {
-    type: d.type, aliases: [...(d.aliases ?? [])], displayName: d.displayName, description: d.description ?? d.displayName,
-    databaseNames: d.databaseNames ?? 'required', taskFields, defaults, secretFields: [...d.secretFields], configSchema: d.configSchema,
+    type: d.type,
+    aliases: [...(d.aliases ?? [])],
+    displayName: d.displayName,
+    description: d.description ?? d.displayName,
+    databaseNames: d.databaseNames ?? 'required',
+    taskFields,
+    defaults,
+    secretFields: [...d.secretFields],
+    configSchema: d.configSchema,
   };
 }
 
@@ -52,8 +71,13 @@ function describe(d: DatabaseDriverType) {
  */
 export async function databaseTypeCatalogueRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/database/types', {
-    config: { access: 'auth' },
-    schema: { response: { 200: envelopeOf(Type.Array(DatabaseTypeView)) } },
-  }, async (request) => ok([...request.diScope.cradle.databaseDrivers.list()].sort((a, b) => a.type.localeCompare(b.type)).map(describe)));
+  app.get(
+    '/api/database/types',
+    {
+      config: { access: 'auth' },
+      schema: { response: { 200: envelopeOf(Type.Array(DatabaseTypeView)) } },
+    },
+    async (request) =>
+      ok([...request.diScope.cradle.databaseDrivers.list()].sort((a, b) => a.type.localeCompare(b.type)).map(describe)),
+  );
 }

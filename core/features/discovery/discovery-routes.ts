@@ -40,7 +40,10 @@ async function passwordFor(request: FastifyRequest, body: Static<typeof Discover
   const { backupTasks } = request.diScope.cradle;
   const task = await backupTasks.get(body.taskId);
   if (task.dbHost !== (body.host ?? '') || task.dbUser !== (body.user ?? '')) {
-    throw new AppError('DATABASE_DISCOVER_INVALID', { message: 'The stored password of a task is used only for its own server: send the password for another host or user.' });
+    throw new AppError('DATABASE_DISCOVER_INVALID', {
+      message:
+        'The stored password of a task is used only for its own server: send the password for another host or user.',
+    });
   }
   return backupTasks.password(task) || undefined;
 }
@@ -59,37 +62,49 @@ function discoveryAnswer(found: DiscoveredDatabase[]) {
 export async function discoveryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/api/database/discover', {
-    config: { access: 'auth' },
-    schema: { body: DiscoverBody, response: { 200: envelopeOf(DiscoverAnswer) } },
-  }, async (request) => {
-    // The spec labels this Auth; it also connects anywhere with supplied credentials, so viewers
-    // (read-only by role) are refused rather than handed a credential-testing tool.
-    const p = request.principal;
-    if ((p?.kind === 'user' || p?.kind === 'apiKey') && !roleAllows(p.role, 'operator')) throw new AppError('AUTH_FORBIDDEN');
-    const { type, nodeId = 0, taskId: _taskId, password: _sent, ...rest } = request.body;
-    const password = await passwordFor(request, request.body);
-    const connection = { ...rest, ...(password === undefined ? {} : { password }) };
-    const driver = driverFor(request.diScope.cradle.databaseDrivers.list(), type);
-    if (!driver) throw new AppError('DATABASE_DISCOVER_INVALID_TYPE', { message: `Unknown database type "${type}".` });
-    const config = Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined && v !== ''));
-    validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
-    const { em, config: masterConfig, commandQueue } = request.diScope.cradle;
-    // The local node is the master itself: it discovers from here, as with no node at all.
-    if (nodeId > 0 && !(await isLocalNode(em, nodeId))) {
-      const { password, ...visible } = config;
-      const answer = await askAgent({ em, config: masterConfig, commandQueue, signal: closedSignal(request) }, nodeId, 'discover_db', { type: driver.type, config: visible } satisfies DiscoverDbPayload, password === undefined ? undefined : { password });
-      if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
-      const found = (answer.result as { databases?: unknown }).databases;
-      return discoveryAnswer(Array.isArray(found) ? found.map(discovered) : []);
-    }
-    const opener = request.diScope.cradle.storageOpener;
-    try {
-      const instance = await driver.create(config, opener.deps());
-      const found = await instance.discover();
-      return discoveryAnswer(found.map(discovered));
-    } catch (err) {
-      throw new AppError('DATABASE_DISCOVER_FAILED', { message: trimReason(err), cause: err });
-    }
-  });
+  app.post(
+    '/api/database/discover',
+    {
+      config: { access: 'auth' },
+      schema: { body: DiscoverBody, response: { 200: envelopeOf(DiscoverAnswer) } },
+    },
+    async (request) => {
+      // The spec labels this Auth; it also connects anywhere with supplied credentials, so viewers
+      // (read-only by role) are refused rather than handed a credential-testing tool.
+      const p = request.principal;
+      if ((p?.kind === 'user' || p?.kind === 'apiKey') && !roleAllows(p.role, 'operator'))
+        throw new AppError('AUTH_FORBIDDEN');
+      const { type, nodeId = 0, taskId: _taskId, password: _sent, ...rest } = request.body;
+      const password = await passwordFor(request, request.body);
+      const connection = { ...rest, ...(password === undefined ? {} : { password }) };
+      const driver = driverFor(request.diScope.cradle.databaseDrivers.list(), type);
+      if (!driver)
+        throw new AppError('DATABASE_DISCOVER_INVALID_TYPE', { message: `Unknown database type "${type}".` });
+      const config = Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined && v !== ''));
+      validateConfig(driver, config, 'DATABASE_DISCOVER_INVALID');
+      const { em, config: masterConfig, commandQueue } = request.diScope.cradle;
+      // The local node is the master itself: it discovers from here, as with no node at all.
+      if (nodeId > 0 && !(await isLocalNode(em, nodeId))) {
+        const { password, ...visible } = config;
+        const answer = await askAgent(
+          { em, config: masterConfig, commandQueue, signal: closedSignal(request) },
+          nodeId,
+          'discover_db',
+          { type: driver.type, config: visible } satisfies DiscoverDbPayload,
+          password === undefined ? undefined : { password },
+        );
+        if ('error' in answer) throw new AppError('DATABASE_DISCOVER_FAILED', { message: answer.error.slice(0, 255) });
+        const found = (answer.result as { databases?: unknown }).databases;
+        return discoveryAnswer(Array.isArray(found) ? found.map(discovered) : []);
+      }
+      const opener = request.diScope.cradle.storageOpener;
+      try {
+        const instance = await driver.create(config, opener.deps());
+        const found = await instance.discover();
+        return discoveryAnswer(found.map(discovered));
+      } catch (err) {
+        throw new AppError('DATABASE_DISCOVER_FAILED', { message: trimReason(err), cause: err });
+      }
+    },
+  );
 }

@@ -43,10 +43,23 @@ const VERSION_PATTERN = /^[A-Za-z0-9._+-]{1,64}$/;
 const UNSAFE = /[\s"'`$\\]/;
 
 /** The options an installer row was stored with (checked by `installOptions` before they were stored). */
-export function storedOptions(row: { mode: string; arch: string; agentVersion: string; downloadSrc: string; agentMasterUrl: string; proxyUrl: string; caCertFile: string }): InstallOptions {
+export function storedOptions(row: {
+  mode: string;
+  arch: string;
+  agentVersion: string;
+  downloadSrc: string;
+  agentMasterUrl: string;
+  proxyUrl: string;
+  caCertFile: string;
+}): InstallOptions {
   return {
-    mode: row.mode as InstallMode, arch: row.arch as InstallArch, agentVersion: row.agentVersion, downloadSrc: row.downloadSrc as DownloadSource,
-    agentMasterUrl: row.agentMasterUrl, proxyUrl: row.proxyUrl, caCertFile: row.caCertFile,
+    mode: row.mode as InstallMode,
+    arch: row.arch as InstallArch,
+    agentVersion: row.agentVersion,
+    downloadSrc: row.downloadSrc as DownloadSource,
+    agentMasterUrl: row.agentMasterUrl,
+    proxyUrl: row.proxyUrl,
+    caCertFile: row.caCertFile,
   };
 }
 
@@ -64,20 +77,37 @@ export function agentImage(options: Pick<InstallOptions, 'agentVersion'>): strin
  * naming the field; well-formed values Backplane cannot serve are 400 INSTALL_OPTION_UNSUPPORTED.
  * Nothing is accepted and ignored: every option changes the script (see installer-script.ts).
  */
-export function installOptions(input: InstallOptionsInput, masterVersion: string, where: 'body' | 'querystring'): InstallOptions {
-  const invalid = (field: string, message: string): AppError => new AppError('INVALID_INPUT', { details: [{ path: `${where}/${field}`, message }] });
+export function installOptions(
+  input: InstallOptionsInput,
+  masterVersion: string,
+  where: 'body' | 'querystring',
+): InstallOptions {
+  const invalid = (field: string, message: string): AppError =>
+    new AppError('INVALID_INPUT', { details: [{ path: `${where}/${field}`, message }] });
   // A release version may come in tag form (`v1.2.3`); Backplane's are bare (`backplane version`, the tag adds the v).
   const agentVersion = (input.agentVersion?.trim() || masterVersion).replace(/^v(?=\d)/, '');
-  if (!VERSION_PATTERN.test(agentVersion)) throw invalid('agentVersion', 'must be 1-64 letters, digits, ".", "_", "+" or "-"');
+  if (!VERSION_PATTERN.test(agentVersion))
+    throw invalid('agentVersion', 'must be 1-64 letters, digits, ".", "_", "+" or "-"');
   const agentMasterUrl = (input.agentMasterUrl ?? '').trim().replace(/\/+$/, '');
-  if (agentMasterUrl !== '' && !httpUrl(agentMasterUrl, false)) throw invalid('agentMasterUrl', 'must be an http(s) URL without credentials, query, fragment, spaces or quotes');
+  if (agentMasterUrl !== '' && !httpUrl(agentMasterUrl, false))
+    throw invalid('agentMasterUrl', 'must be an http(s) URL without credentials, query, fragment, spaces or quotes');
   const proxyUrl = (input.proxyUrl ?? '').trim().replace(/\/+$/, '');
   if (proxyUrl !== '') {
-    if (/^socks5h?:\/\//i.test(proxyUrl)) throw new AppError('INSTALL_OPTION_UNSUPPORTED', { message: 'proxyUrl: the agent reaches the master through http or https proxies only, not SOCKS.' });
-    if (!httpUrl(proxyUrl, true)) throw invalid('proxyUrl', 'must be an http(s) proxy URL without credentials, path, query or fragment');
+    if (/^socks5h?:\/\//i.test(proxyUrl))
+      throw new AppError('INSTALL_OPTION_UNSUPPORTED', {
+        message: 'proxyUrl: the agent reaches the master through http or https proxies only, not SOCKS.',
+      });
+    if (!httpUrl(proxyUrl, true))
+      throw invalid('proxyUrl', 'must be an http(s) proxy URL without credentials, path, query or fragment');
   }
   const caCertFile = (input.caCertFile ?? '').trim();
-  if (caCertFile !== '' && (!caCertFile.startsWith('/') || caCertFile.length > 512 || UNSAFE.test(caCertFile) || caCertFile.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..')))) {
+  if (
+    caCertFile !== '' &&
+    (!caCertFile.startsWith('/') ||
+      caCertFile.length > 512 ||
+      UNSAFE.test(caCertFile) ||
+      caCertFile.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..')))
+  ) {
     throw invalid('caCertFile', 'must be a clean absolute path without spaces, quotes or shell characters');
   }
   return {
@@ -101,6 +131,7 @@ function httpUrl(raw: string, proxy: boolean): boolean {
     return false;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  if (!url.hostname || url.username || url.password || url.search || url.hash || raw.includes('?') || raw.includes('#')) return false;
+  if (!url.hostname || url.username || url.password || url.search || url.hash || raw.includes('?') || raw.includes('#'))
+    return false;
   return !proxy || url.pathname === '/';
 }

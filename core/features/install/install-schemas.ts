@@ -7,7 +7,8 @@ export const MAX_TTL_MINUTES = 1440;
 export const DEFAULT_TTL_MINUTES = 60;
 
 /** One of the values, or '' (the default). */
-const OneOf = <V extends string>(values: readonly V[]) => Type.Union([Type.Literal(''), ...values.map((v) => Type.Literal(v))]);
+const OneOf = <V extends string>(values: readonly V[]) =>
+  Type.Union([Type.Literal(''), ...values.map((v) => Type.Literal(v))]);
 
 /** The installer options (request fields of the install-token route and query of its preview). */
 const Options = {
@@ -20,13 +21,18 @@ const Options = {
   caCertFile: Type.Optional(Type.String({ maxLength: 512 })),
 };
 
-export const InstallTokenInput = Type.Object({
-  /** Backplane's lifetime field. */
-  ttlMinutes: Type.Optional(Type.Integer({ minimum: MIN_TTL_MINUTES, maximum: MAX_TTL_MINUTES })),
-  /** The other lifetime field: 300-86400 seconds, 0 = the default. */
-  ttlSeconds: Type.Optional(Type.Union([Type.Literal(0), Type.Integer({ minimum: MIN_TTL_MINUTES * 60, maximum: MAX_TTL_MINUTES * 60 })])),
-  ...Options,
-}, { additionalProperties: false });
+export const InstallTokenInput = Type.Object(
+  {
+    /** Backplane's lifetime field. */
+    ttlMinutes: Type.Optional(Type.Integer({ minimum: MIN_TTL_MINUTES, maximum: MAX_TTL_MINUTES })),
+    /** The other lifetime field: 300-86400 seconds, 0 = the default. */
+    ttlSeconds: Type.Optional(
+      Type.Union([Type.Literal(0), Type.Integer({ minimum: MIN_TTL_MINUTES * 60, maximum: MAX_TTL_MINUTES * 60 })]),
+    ),
+    ...Options,
+  },
+  { additionalProperties: false },
+);
 export type InstallTokenInput = Static<typeof InstallTokenInput>;
 
 /** The created installer; `token`, `installUrl` and `command` repeat values under Backplane's own names (docs/api-decisions.md). */

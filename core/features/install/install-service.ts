@@ -50,7 +50,12 @@ export class InstallService {
     return node;
   }
 
-  async create(nodeId: number, ttlSeconds: number, options: InstallOptions, createdBy: string): Promise<IssuedInstaller & { token: string }> {
+  async create(
+    nodeId: number,
+    ttlSeconds: number,
+    options: InstallOptions,
+    createdBy: string,
+  ): Promise<IssuedInstaller & { token: string }> {
     const node = await this.installable(nodeId);
     const now = new Date();
     const open = await this.#em.count(InstallTokenEntity, { nodeId, consumedAt: null, expiresAt: { $gt: now } });
@@ -59,7 +64,13 @@ export class InstallService {
     const enrollCode = generateEnrollCode();
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     const row = this.#em.create(InstallTokenEntity, {
-      nodeId, tokenHash: hashToken(token), expiresAt, enrollHash: hashToken(enrollCode), enrollExpiresAt: expiresAt, createdBy: createdBy.slice(0, 64), ...options,
+      nodeId,
+      tokenHash: hashToken(token),
+      expiresAt,
+      enrollHash: hashToken(enrollCode),
+      enrollExpiresAt: expiresAt,
+      createdBy: createdBy.slice(0, 64),
+      ...options,
     });
     await this.#em.flush();
     return { node, row, token, enrollCode, enrollExpiresAt: expiresAt };
@@ -73,8 +84,11 @@ export class InstallService {
     const enrollCode = generateEnrollCode();
     const enrollExpiresAt = new Date(now.getTime() + ENROLL_TTL_MS);
     // Not once its embedded script enrolled the node: the installer is used up.
-    const claimed = await this.#em.nativeUpdate(InstallTokenEntity, { tokenHash, consumedAt: null, enrolledAt: null, expiresAt: { $gt: now } },
-      { consumedAt: now, enrollHash: hashToken(enrollCode), enrollExpiresAt });
+    const claimed = await this.#em.nativeUpdate(
+      InstallTokenEntity,
+      { tokenHash, consumedAt: null, enrolledAt: null, expiresAt: { $gt: now } },
+      { consumedAt: now, enrollHash: hashToken(enrollCode), enrollExpiresAt },
+    );
     if (claimed !== 1) throw new AppError('INSTALL_TOKEN_INVALID');
     const row = await this.#em.findOneOrFail(InstallTokenEntity, { tokenHash });
     const node = await this.#em.findOne(NodeEntity, { id: row.nodeId });
@@ -84,10 +98,15 @@ export class InstallService {
 
   /** Exchanges an enrollment code (once) for a fresh node token, exactly like a rotation. */
   async enroll(code: string): Promise<{ node: Node; token: string; previousTokenValidUntil: Date | null }> {
-    if (!code.startsWith(ENROLL_PREFIX) || code.length !== ENROLL_PREFIX.length + 64) throw new AppError('INSTALL_ENROLL_INVALID');
+    if (!code.startsWith(ENROLL_PREFIX) || code.length !== ENROLL_PREFIX.length + 64)
+      throw new AppError('INSTALL_ENROLL_INVALID');
     const enrollHash = hashToken(code);
     const now = new Date();
-    const claimed = await this.#em.nativeUpdate(InstallTokenEntity, { enrollHash, enrolledAt: null, enrollExpiresAt: { $gt: now } }, { enrolledAt: now });
+    const claimed = await this.#em.nativeUpdate(
+      InstallTokenEntity,
+      { enrollHash, enrolledAt: null, enrollExpiresAt: { $gt: now } },
+      { enrolledAt: now },
+    );
     if (claimed !== 1) throw new AppError('INSTALL_ENROLL_INVALID');
     const row = await this.#em.findOneOrFail(InstallTokenEntity, { enrollHash });
     // An embedded script enrolled before the installer link was used: the link is used up too.

@@ -25,7 +25,9 @@ async function nearestExisting(path: string): Promise<string> {
 }
 
 async function existingRoots(configured: string[]): Promise<Root[]> {
-  const roots = await Promise.all(configured.map(async (path) => ({ path, real: await realpath(path).catch(() => null) })));
+  const roots = await Promise.all(
+    configured.map(async (path) => ({ path, real: await realpath(path).catch(() => null) })),
+  );
   return roots.filter((r): r is Root => r.real !== null);
 }
 
@@ -37,11 +39,13 @@ async function towardsRoots(path: string, roots: Root[]): Promise<DirListing | n
     names.add(root.path.slice(path === '/' ? 1 : path.length + 1).split('/')[0]!);
   }
   if (names.size === 0) return null;
-  const entries: DirEntry[] = await Promise.all([...names].sort().map(async (name) => {
-    const full = join(path, name);
-    const info = await stat(full).catch(() => undefined);
-    return { name, path: full, isDir: true, size: 0, modifiedAt: info ? info.mtime.toISOString() : null };
-  }));
+  const entries: DirEntry[] = await Promise.all(
+    [...names].sort().map(async (name) => {
+      const full = join(path, name);
+      const info = await stat(full).catch(() => undefined);
+      return { name, path: full, isDir: true, size: 0, modifiedAt: info ? info.mtime.toISOString() : null };
+    }),
+  );
   return { path, entries, total: entries.length };
 }
 
@@ -73,7 +77,10 @@ export async function listLocalDir(rawPath: string, configuredRoots: string[]): 
   // Missing: "no such folder" only where the nearest existing folder lies inside a root (no oracle outside them).
   if (real === null && roots.some((r) => within(path, r.path))) {
     const existing = await nearestExisting(path);
-    if (roots.some((r) => within(existing, r.real))) throw new AppError('NODE_FS_FAILED', { message: `No such folder: ${path}` });
+    if (roots.some((r) => within(existing, r.real)))
+      throw new AppError('NODE_FS_FAILED', { message: `No such folder: ${path}` });
   }
-  throw new AppError('NODE_FS_OUTSIDE_ROOTS', { message: `${path} is outside the folders the master may show (BACKPLANE_LOCAL_FS_ROOTS: ${configuredRoots.join(', ') || 'none'}).` });
+  throw new AppError('NODE_FS_OUTSIDE_ROOTS', {
+    message: `${path} is outside the folders the master may show (BACKPLANE_LOCAL_FS_ROOTS: ${configuredRoots.join(', ') || 'none'}).`,
+  });
 }

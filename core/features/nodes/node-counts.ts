@@ -17,8 +17,11 @@ export async function nodeCounts(em: EntityManager, nodes: Node[]): Promise<Map<
   const remote = nodes.filter((n) => !n.isLocal).map((n) => n.id);
   if (remote.length > 0) {
     const since = new Date(Date.now() - DAY_MS);
-    const commands = await em.find(AgentCommandEntity, { nodeId: { $in: remote }, $or: [{ status: { $in: ['pending', 'claimed'] } }, { lostAt: { $gt: since } }] },
-      { fields: ['id', 'nodeId', 'status', 'lostAt', 'createdAt', 'claimedAt'] });
+    const commands = await em.find(
+      AgentCommandEntity,
+      { nodeId: { $in: remote }, $or: [{ status: { $in: ['pending', 'claimed'] } }, { lostAt: { $gt: since } }] },
+      { fields: ['id', 'nodeId', 'status', 'lostAt', 'createdAt', 'claimedAt'] },
+    );
     for (const c of commands) {
       const n = counts.get(c.nodeId)!;
       if (c.status === 'pending') {
@@ -30,13 +33,22 @@ export async function nodeCounts(em: EntityManager, nodes: Node[]): Promise<Map<
       }
       if (c.lostAt && c.lostAt > since) n.timeouts += 1;
     }
-    for (const r of await em.find(BackupRecordEntity, { nodeId: { $in: remote }, status: 'running' }, { fields: ['id', 'nodeId'] })) counts.get(r.nodeId)!.running += 1;
+    for (const r of await em.find(
+      BackupRecordEntity,
+      { nodeId: { $in: remote }, status: 'running' },
+      { fields: ['id', 'nodeId'] },
+    ))
+      counts.get(r.nodeId)!.running += 1;
   }
   const local = nodes.find((n) => n.isLocal);
   if (local) {
     // The master's own work: its records carry nodeId 0.
     const n = counts.get(local.id)!;
-    for (const r of await em.find(BackupRecordEntity, { nodeId: 0, status: { $in: ['queued', 'running'] } }, { fields: ['id', 'status', 'queuedAt', 'startedAt'] })) {
+    for (const r of await em.find(
+      BackupRecordEntity,
+      { nodeId: 0, status: { $in: ['queued', 'running'] } },
+      { fields: ['id', 'status', 'queuedAt', 'startedAt'] },
+    )) {
       if (r.status === 'queued') {
         n.pending += 1;
         n.oldestActiveAt = older(n.oldestActiveAt, r.queuedAt);

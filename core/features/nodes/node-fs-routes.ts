@@ -18,28 +18,40 @@ import { listLocalDir } from './local-fs.ts';
  */
 export async function nodeFsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/nodes/:id/fs/list', {
-    config: { access: 'operator' },
-    schema: {
-      params: IdParams,
-      querystring: Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096 })) }),
-      response: { 200: envelopeOf(Type.Array(DirEntry)) },
+  app.get(
+    '/api/nodes/:id/fs/list',
+    {
+      config: { access: 'operator' },
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096 })) }),
+        response: { 200: envelopeOf(Type.Array(DirEntry)) },
+      },
     },
-  }, async (request, reply) => {
-    const path = request.query.path || '/';
-    if (!path.startsWith('/')) throw new AppError('INVALID_INPUT', { details: [{ path: 'querystring/path', message: 'must be an absolute path' }] });
-    const { em, config, commandQueue, nodes } = request.diScope.cradle;
-    const node = await nodes.get(request.params.id);
-    let listing: DirListing;
-    if (node.isLocal) {
-      listing = await listLocalDir(path, config.localFsRoots);
-    } else {
-      const answer = await askAgent({ em, config, commandQueue, signal: closedSignal(request) }, node.id, 'list_dir', { path } satisfies ListDirPayload);
-      if ('error' in answer) throw new AppError('NODE_FS_FAILED', { message: answer.error });
-      listing = answer.result as DirListing;
-    }
-    const entries = Array.isArray(listing.entries) ? listing.entries : [];
-    setTotal(reply, typeof listing.total === 'number' ? listing.total : entries.length);
-    return ok(entries);
-  });
+    async (request, reply) => {
+      const path = request.query.path || '/';
+      if (!path.startsWith('/'))
+        throw new AppError('INVALID_INPUT', {
+          details: [{ path: 'querystring/path', message: 'must be an absolute path' }],
+        });
+      const { em, config, commandQueue, nodes } = request.diScope.cradle;
+      const node = await nodes.get(request.params.id);
+      let listing: DirListing;
+      if (node.isLocal) {
+        listing = await listLocalDir(path, config.localFsRoots);
+      } else {
+        const answer = await askAgent(
+          { em, config, commandQueue, signal: closedSignal(request) },
+          node.id,
+          'list_dir',
+          { path } satisfies ListDirPayload,
+        );
+        if ('error' in answer) throw new AppError('NODE_FS_FAILED', { message: answer.error });
+        listing = answer.result as DirListing;
+      }
+      const entries = Array.isArray(listing.entries) ? listing.entries : [];
+      setTotal(reply, typeof listing.total === 'number' ? listing.total : entries.length);
+      return ok(entries);
+    },
+  );
 }

@@ -8,7 +8,10 @@ export const MAX_NODE_BATCH = 50;
 export const BANDWIDTH_PATTERN = '^(\\d{1,9}(\\.\\d{1,3})?[KMG]?)?$';
 
 /** Labels: a CSV string or an array, normalised like task tags. */
-const Labels = Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })]);
+const Labels = Type.Union([
+  Type.String({ maxLength: 500 }),
+  Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 }),
+]);
 
 /** Names are trimmed by the service, which then requires 1-128 characters. */
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -27,7 +30,9 @@ export const NodeUpdate = Type.Object({ name: Type.Optional(Name), ...NodeSettin
 export type NodeUpdate = Static<typeof NodeUpdate>;
 
 /** The count rule (1-50) and the names are checked by the handler so it can answer with their own codes (NODE_BATCH_EMPTY, NODE_BATCH_TOO_MANY, NODE_NAME_TOO_LONG, NODE_DUPLICATE_NAME), not INVALID_INPUT. */
-export const NodeBatchInput = Type.Object({ names: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10_000 }) });
+export const NodeBatchInput = Type.Object({
+  names: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10_000 }),
+});
 
 export const NodeListQuery = Type.Object(pageQuery(100, 1000));
 
@@ -65,12 +70,19 @@ export type NodeView = Static<typeof NodeView>;
 export const NodeWithToken = Type.Object({ node: NodeView, token: Type.String() });
 
 /** `newToken` and `token` are the same new token under two names (docs/api-decisions.md). */
-export const RotatedToken = Type.Object({ newToken: Type.String(), node: NodeView, token: Type.String(), previousTokenValidUntil: NullableTimestamp });
-
-/** `[{id, name}]`, with the view and token of each created node. */
-export const NodeBatchResult = Type.Array(Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
+export const RotatedToken = Type.Object({
+  newToken: Type.String(),
   node: NodeView,
   token: Type.String(),
-}));
+  previousTokenValidUntil: NullableTimestamp,
+});
+
+/** `[{id, name}]`, with the view and token of each created node. */
+export const NodeBatchResult = Type.Array(
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    node: NodeView,
+    token: Type.String(),
+  }),
+);

@@ -21,7 +21,9 @@ export const MAX_NAME_LENGTH = 128;
 export function nodeName(raw: string): string {
   const name = raw.trim();
   if (name.length < 1 || name.length > MAX_NAME_LENGTH) {
-    throw new AppError('INVALID_INPUT', { details: [{ path: 'body/name', message: `must be 1 to ${MAX_NAME_LENGTH} characters after trimming` }] });
+    throw new AppError('INVALID_INPUT', {
+      details: [{ path: 'body/name', message: `must be 1 to ${MAX_NAME_LENGTH} characters after trimming` }],
+    });
   }
   return name;
 }
@@ -37,17 +39,25 @@ function batchNames(raw: string[]): string[] {
   raw.forEach((value, i) => {
     const name = value.trim();
     if (name === '') return;
-    if (name.length > MAX_NAME_LENGTH) throw new AppError('NODE_NAME_TOO_LONG', { details: [{ path: `body/names/${i}`, message: `must be at most ${MAX_NAME_LENGTH} characters after trimming` }] });
-    if (names.includes(name)) throw new AppError('NODE_DUPLICATE_NAME', { message: `The batch names "${name}" twice.` });
+    if (name.length > MAX_NAME_LENGTH)
+      throw new AppError('NODE_NAME_TOO_LONG', {
+        details: [{ path: `body/names/${i}`, message: `must be at most ${MAX_NAME_LENGTH} characters after trimming` }],
+      });
+    if (names.includes(name))
+      throw new AppError('NODE_DUPLICATE_NAME', { message: `The batch names "${name}" twice.` });
     names.push(name);
   });
-  if (names.length === 0) throw new AppError('NODE_BATCH_EMPTY', { message: 'The batch names no nodes once blank names are left out.' });
+  if (names.length === 0)
+    throw new AppError('NODE_BATCH_EMPTY', { message: 'The batch names no nodes once blank names are left out.' });
   return names;
 }
 
 function labelsCsv(labels: string | string[]): string {
   const csv = normaliseTags(labels).join(',');
-  if (csv.length > 500) throw new AppError('INVALID_INPUT', { details: [{ path: 'body/labels', message: 'must be at most 500 characters once joined' }] });
+  if (csv.length > 500)
+    throw new AppError('INVALID_INPUT', {
+      details: [{ path: 'body/labels', message: 'must be at most 500 characters once joined' }],
+    });
   return csv;
 }
 
@@ -58,7 +68,12 @@ export class NodeService {
   readonly #tokens: AgentTokenCache;
   readonly #heartbeats: HeartbeatWriter;
 
-  constructor({ em, config, agentTokens, heartbeatWriter }: { em: EntityManager; config: Config; agentTokens: AgentTokenCache; heartbeatWriter: HeartbeatWriter }) {
+  constructor({
+    em,
+    config,
+    agentTokens,
+    heartbeatWriter,
+  }: { em: EntityManager; config: Config; agentTokens: AgentTokenCache; heartbeatWriter: HeartbeatWriter }) {
     this.#em = em;
     this.#heartbeats = heartbeatWriter;
     this.#config = config;
@@ -67,7 +82,11 @@ export class NodeService {
 
   /** The local node first, then by id. */
   async list(page: { limit: number; offset: number }): Promise<[Node[], number]> {
-    return this.#em.findAndCount(NodeEntity, {}, { orderBy: { isLocal: 'desc', id: 'asc' }, limit: page.limit, offset: page.offset });
+    return this.#em.findAndCount(
+      NodeEntity,
+      {},
+      { orderBy: { isLocal: 'desc', id: 'asc' }, limit: page.limit, offset: page.offset },
+    );
   }
 
   async get(id: number): Promise<Node> {
@@ -93,7 +112,12 @@ export class NodeService {
     const labels = input.labels === undefined ? '' : labelsCsv(input.labels);
     return this.#em.transactional(async (em) => {
       await this.#requireFreeName(em, name, undefined);
-      const created = this.#newNode(em, { name, labels, maxConcurrent: input.maxConcurrent, bandwidthLimit: input.bandwidthLimit });
+      const created = this.#newNode(em, {
+        name,
+        labels,
+        maxConcurrent: input.maxConcurrent,
+        bandwidthLimit: input.bandwidthLimit,
+      });
       await this.#flushUnique(em);
       return created;
     });
@@ -108,7 +132,8 @@ export class NodeService {
     const names = batchNames(rawNames);
     return this.#em.transactional(async (em) => {
       const taken = await em.find(NodeEntity, { name: { $in: names } }, { fields: ['name'] });
-      if (taken.length > 0) throw new AppError('NODE_DUPLICATE_NAME', { message: `A node named "${taken[0]!.name}" already exists.` });
+      if (taken.length > 0)
+        throw new AppError('NODE_DUPLICATE_NAME', { message: `A node named "${taken[0]!.name}" already exists.` });
       const created = names.map((name) => this.#newNode(em, { name, labels: '' }));
       await this.#flushUnique(em);
       return created;
@@ -143,7 +168,9 @@ export class NodeService {
       const tasks = await em.count(BackupTaskEntity, { nodeId: id });
       const active = await em.count(BackupRecordEntity, { nodeId: id, status: { $in: ['queued', 'running'] } });
       if (tasks > 0 || active > 0) {
-        throw new AppError('NODE_HAS_TASKS', { message: `Node "${node.name}" has ${tasks} backup task(s) and ${active} queued or running backup(s); move or delete them first.` });
+        throw new AppError('NODE_HAS_TASKS', {
+          message: `Node "${node.name}" has ${tasks} backup task(s) and ${active} queued or running backup(s); move or delete them first.`,
+        });
       }
       em.remove(node);
       await em.flush();
@@ -182,16 +209,25 @@ export class NodeService {
    */
   async heartbeat(nodeId: number, input: HeartbeatInput, clientIp: string): Promise<boolean> {
     const sql = new AggregateSql(this.#em);
-    const set: [string, unknown][] = [['ip_address', (input.ipAddress ?? clientIp).slice(0, 64)], ['last_seen_at', sql.time(new Date())]];
+    const set: [string, unknown][] = [
+      ['ip_address', (input.ipAddress ?? clientIp).slice(0, 64)],
+      ['last_seen_at', sql.time(new Date())],
+    ];
     if (input.hostname !== undefined) set.push(['hostname', input.hostname]);
     if (input.os !== undefined) set.push(['os', input.os]);
     if (input.arch !== undefined) set.push(['arch', input.arch]);
     if (input.agentVersion !== undefined) set.push(['agent_version', input.agentVersion]);
     if (input.lastError !== undefined) set.push(['last_error', input.lastError]);
-    return this.#heartbeats.write(nodeId, `update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [...set.map(([, v]) => v), nodeId]);
+    return this.#heartbeats.write(nodeId, `update nodes set ${set.map(([c]) => `${c} = ?`).join(', ')} where id = ?`, [
+      ...set.map(([, v]) => v),
+      nodeId,
+    ]);
   }
 
-  #newNode(em: EntityManager, input: { name: string; labels: string; maxConcurrent?: number; bandwidthLimit?: string }): { node: Node; token: string } {
+  #newNode(
+    em: EntityManager,
+    input: { name: string; labels: string; maxConcurrent?: number; bandwidthLimit?: string },
+  ): { node: Node; token: string } {
     const token = generateToken('node');
     const node = em.create(NodeEntity, {
       name: input.name,
@@ -226,9 +262,14 @@ export class NodeService {
  */
 function refuseLocalSettings(node: Node, input: NodeUpdate): void {
   if (input.maxConcurrent !== undefined && input.maxConcurrent !== node.maxConcurrent) {
-    throw new AppError('NODE_LOCAL_SETTING_UNSUPPORTED', { message: 'The local node runs with the master\'s BACKPLANE_MAX_CONCURRENT; its maxConcurrent stays 0.' });
+    throw new AppError('NODE_LOCAL_SETTING_UNSUPPORTED', {
+      message: "The local node runs with the master's BACKPLANE_MAX_CONCURRENT; its maxConcurrent stays 0.",
+    });
   }
   if (input.bandwidthLimit !== undefined && input.bandwidthLimit !== node.bandwidthLimit) {
-    throw new AppError('NODE_LOCAL_SETTING_UNSUPPORTED', { message: 'The local node has no bandwidth limit of its own (the master\'s is the bandwidth_limit setting); its bandwidthLimit stays empty.' });
+    throw new AppError('NODE_LOCAL_SETTING_UNSUPPORTED', {
+      message:
+        "The local node has no bandwidth limit of its own (the master's is the bandwidth_limit setting); its bandwidthLimit stays empty.",
+    });
   }
 }

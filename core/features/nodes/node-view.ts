@@ -20,7 +20,12 @@ export interface NodeCounts {
 export const NO_WORK: NodeCounts = { pending: 0, dispatched: 0, timeouts: 0, running: 0, oldestActiveAt: null };
 
 /** `offline`, `degraded` (it reports an error, or lost work in the last day) or `healthy`. */
-export function nodeHealth(node: Pick<Node, 'lastSeenAt' | 'lastError' | 'isLocal'>, counts: Pick<NodeCounts, 'timeouts'>, offlineSeconds: number, now = Date.now()): 'offline' | 'degraded' | 'healthy' {
+export function nodeHealth(
+  node: Pick<Node, 'lastSeenAt' | 'lastError' | 'isLocal'>,
+  counts: Pick<NodeCounts, 'timeouts'>,
+  offlineSeconds: number,
+  now = Date.now(),
+): 'offline' | 'degraded' | 'healthy' {
   if (nodeStatus(node, offlineSeconds, now) === 'offline') return 'offline';
   return node.lastError !== '' || counts.timeouts > 0 ? 'degraded' : 'healthy';
 }
@@ -52,7 +57,9 @@ export function toNodeView(node: Node, counts: NodeCounts, offlineSeconds: numbe
       depth: counts.pending + counts.dispatched,
       timeouts: counts.timeouts,
       ...(counts.oldestActiveAt ? { oldestActiveAt: counts.oldestActiveAt.toISOString() } : {}),
-      oldestActiveAgeSeconds: counts.oldestActiveAt ? Math.max(0, Math.floor((now - counts.oldestActiveAt.getTime()) / 1000)) : 0,
+      oldestActiveAgeSeconds: counts.oldestActiveAt
+        ? Math.max(0, Math.floor((now - counts.oldestActiveAt.getTime()) / 1000))
+        : 0,
     },
     createdAt: node.createdAt.toISOString(),
     updatedAt: node.updatedAt.toISOString(),

@@ -13,4 +13,8 @@ declare module '../../lib/app-module.ts' {
   interface Services extends Registered<typeof services> {}
 }
 
-export default defineModule({ name: 'features/notifications', services, routes: [notificationRoutes, eventTypeRoutes] });
+export default defineModule({
+  name: 'features/notifications',
+  services,
+  routes: [notificationRoutes, eventTypeRoutes],
+});

@@ -9,7 +9,9 @@ export const ChannelInput = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
   onSuccess: Type.Optional(Type.Boolean()),
   onFailure: Type.Optional(Type.Boolean()),
-  eventTypes: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 }), Type.Null()])),
+  eventTypes: Type.Optional(
+    Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 }), Type.Null()]),
+  ),
   config: ConfigObject,
   /** '' (or 'off'): every event as it happens; 'daily': one digest a day at `digestTime`. */
   digest: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('off'), Type.Literal('daily')])),
@@ -49,10 +51,13 @@ export const ChannelSummary = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
-export const ChannelDetail = Type.Intersect([ChannelSummary, Type.Object({
-  config: Type.Record(Type.String(), Type.Unknown()),
-  maskedFields: Type.Array(Type.String()),
-})]);
+export const ChannelDetail = Type.Intersect([
+  ChannelSummary,
+  Type.Object({
+    config: Type.Record(Type.String(), Type.Unknown()),
+    maskedFields: Type.Array(Type.String()),
+  }),
+]);
 
 export const DeliveryView = Type.Object({
   id: Type.Integer(),
@@ -68,18 +73,24 @@ export const DeliveryView = Type.Object({
   nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
-  attemptLog: Type.Array(Type.Object({
-    attempt: Type.Integer(),
-    outcome: Type.String(),
-    errorKind: Type.String(),
-    error: Type.String(),
-    durationMs: Type.Integer(),
-    at: Type.String({ format: 'date-time' }),
-  })),
+  attemptLog: Type.Array(
+    Type.Object({
+      attempt: Type.Integer(),
+      outcome: Type.String(),
+      errorKind: Type.String(),
+      error: Type.String(),
+      durationMs: Type.Integer(),
+      at: Type.String({ format: 'date-time' }),
+    }),
+  ),
 });
 
 export const DeliveryQuery = Type.Object({
-  status: Type.Optional(Type.Union(['pending', 'sending', 'delivered', 'failed', 'coalesced', 'held', 'digested'].map((s) => Type.Literal(s)))),
+  status: Type.Optional(
+    Type.Union(
+      ['pending', 'sending', 'delivered', 'failed', 'coalesced', 'held', 'digested'].map((s) => Type.Literal(s)),
+    ),
+  ),
 });
 
 export const ChannelTypeView = Type.Object({
@@ -89,8 +100,14 @@ export const ChannelTypeView = Type.Object({
   configSchema: Type.Record(Type.String(), Type.Unknown()),
   secretFields: Type.Array(Type.String()),
   addressKinds: Type.Array(Type.String()),
-  options: Type.Array(Type.Object({
-    key: Type.String(), label: Type.String(), required: Type.Boolean(), isPassword: Type.Boolean(),
-    default: Type.Optional(Type.String()), advanced: Type.Boolean(),
-  })),
+  options: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      label: Type.String(),
+      required: Type.Boolean(),
+      isPassword: Type.Boolean(),
+      default: Type.Optional(Type.String()),
+      advanced: Type.Boolean(),
+    }),
+  ),
 });

@@ -1,6 +1,12 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import type { NotificationMessage, NotifierType } from '@backplane/plugin-api';
-import { NotificationAttemptEntity, NotificationChannelEntity, NotificationDeliveryEntity, NotificationEventEntity, type NotificationChannel } from '../../db/entities/notification.ts';
+import {
+  NotificationAttemptEntity,
+  NotificationChannelEntity,
+  NotificationDeliveryEntity,
+  NotificationEventEntity,
+  type NotificationChannel,
+} from '../../db/entities/notification.ts';
 import { AppError } from '../../http/app-error.ts';
 import { configError, configIssues, mergeSecrets, splitSecrets } from '../../plugin-host/provider-config.ts';
 import { aliasIssues, fromAliases } from '../../plugin-host/config-aliases.ts';
@@ -18,14 +24,22 @@ export class NotificationChannelService {
   readonly #opener: NotifierOpener;
   readonly #sender: NotificationSender;
 
-  constructor({ em, notifierOpener, notificationSender }: { em: EntityManager; notifierOpener: NotifierOpener; notificationSender: NotificationSender }) {
+  constructor({
+    em,
+    notifierOpener,
+    notificationSender,
+  }: { em: EntityManager; notifierOpener: NotifierOpener; notificationSender: NotificationSender }) {
     this.#em = em;
     this.#opener = notifierOpener;
     this.#sender = notificationSender;
   }
 
   async list(page: { limit: number; offset: number }): Promise<[NotificationChannel[], number]> {
-    return this.#em.findAndCount(NotificationChannelEntity, {}, { orderBy: { name: 'asc' }, limit: page.limit, offset: page.offset });
+    return this.#em.findAndCount(
+      NotificationChannelEntity,
+      {},
+      { orderBy: { name: 'asc' }, limit: page.limit, offset: page.offset },
+    );
   }
 
   async get(id: number): Promise<NotificationChannel> {
@@ -36,7 +50,9 @@ export class NotificationChannelService {
 
   /** Which secret fields hold a value (they show as the mask). */
   storedSecretKeys(channel: NotificationChannel): string[] {
-    return Object.entries(this.#opener.secretsOf(channel)).filter(([, v]) => v !== '' && v !== undefined && v !== null).map(([k]) => k);
+    return Object.entries(this.#opener.secretsOf(channel))
+      .filter(([, v]) => v !== '' && v !== undefined && v !== null)
+      .map(([k]) => k);
   }
 
   typeOf(name: string): NotifierType | undefined {
@@ -44,9 +60,17 @@ export class NotificationChannelService {
   }
 
   /** The full config of an input: aliases translated, masked or empty secrets taken from `stored`, validated against the type's schema. */
-  resolveConfig(typeName: string, incoming: Record<string, unknown>, stored?: NotificationChannel): Record<string, unknown> {
+  resolveConfig(
+    typeName: string,
+    incoming: Record<string, unknown>,
+    stored?: NotificationChannel,
+  ): Record<string, unknown> {
     const type = this.#opener.type(typeName);
-    const { config, aliased, issues } = fromAliases(type, { ...incoming }, stored ? this.#opener.fullConfig(stored) : undefined);
+    const { config, aliased, issues } = fromAliases(
+      type,
+      { ...incoming },
+      stored ? this.#opener.fullConfig(stored) : undefined,
+    );
     const merged = stored ? mergeSecrets(type, config, this.#opener.secretsOf(stored)) : config;
     const invalid = configIssues(type, merged);
     const all = [...issues, ...(aliased ? aliasIssues(type, invalid) : invalid)];
@@ -109,7 +133,11 @@ export class NotificationChannelService {
   /** Sends a test message with a configuration that is not saved; a failure is 400 with the service's reason. */
   async testUnsaved(input: ChannelTestInput): Promise<{ success: true; message: string }> {
     const config = this.resolveConfig(input.type, input.config);
-    const outcome = await this.#sender.send(input.type, config, testMessage(input.name?.trim() || 'unsaved channel', 0, 0));
+    const outcome = await this.#sender.send(
+      input.type,
+      config,
+      testMessage(input.name?.trim() || 'unsaved channel', 0, 0),
+    );
     return passed(outcome);
   }
 
@@ -118,21 +146,49 @@ export class NotificationChannelService {
     const channel = await this.get(id);
     const now = new Date();
     const event = this.#em.create(NotificationEventEntity, {
-      type: 'test', severity: 'info', subject: `channel:${id}`, title: 'Backplane test notification', body: '', fields: '{}', linkPath: '', occurredAt: now, dispatchedAt: now,
+      type: 'test',
+      severity: 'info',
+      subject: `channel:${id}`,
+      title: 'Backplane test notification',
+      body: '',
+      fields: '{}',
+      linkPath: '',
+      occurredAt: now,
+      dispatchedAt: now,
     });
     await this.#em.flush();
     const message = testMessage(channel.name, event.id, channel.id);
     event.body = message.body;
     const delivery = this.#em.create(NotificationDeliveryEntity, {
-      eventId: event.id, channelId: id, eventType: 'test', subject: event.subject, status: 'sending', attempts: 1, nextAttemptAt: null, lastError: '', coalescedCount: 0, mergedInto: null, deliveredAt: null,
+      eventId: event.id,
+      channelId: id,
+      eventType: 'test',
+      subject: event.subject,
+      status: 'sending',
+      attempts: 1,
+      nextAttemptAt: null,
+      lastError: '',
+      coalescedCount: 0,
+      mergedInto: null,
+      deliveredAt: null,
     });
     await this.#em.flush();
     const outcome = await this.#sender.sendThrough(channel, message);
     const at = new Date();
     this.#em.create(NotificationAttemptEntity, {
-      deliveryId: delivery.id, channelId: id, attempt: 1, outcome: outcome.ok ? 'delivered' : 'failed', errorKind: outcome.ok ? '' : outcome.kind, error: outcome.ok ? '' : outcome.message, durationMs: outcome.durationMs, at,
+      deliveryId: delivery.id,
+      channelId: id,
+      attempt: 1,
+      outcome: outcome.ok ? 'delivered' : 'failed',
+      errorKind: outcome.ok ? '' : outcome.kind,
+      error: outcome.ok ? '' : outcome.message,
+      durationMs: outcome.durationMs,
+      at,
     });
-    Object.assign(delivery, outcome.ok ? { status: 'delivered', deliveredAt: at } : { status: 'failed', lastError: outcome.message });
+    Object.assign(
+      delivery,
+      outcome.ok ? { status: 'delivered', deliveredAt: at } : { status: 'failed', lastError: outcome.message },
+    );
     await this.#em.flush();
     return passed(outcome);
   }
@@ -140,17 +196,47 @@ export class NotificationChannelService {
   /** The delivery log of a channel, newest first, each delivery with its attempts. */
   async deliveries(id: number, page: { limit: number; offset: number }, status?: string) {
     await this.get(id);
-    const [rows, total] = await this.#em.findAndCount(NotificationDeliveryEntity, { channelId: id, ...(status ? { status: status as never } : {}) }, { orderBy: { id: 'desc' }, limit: page.limit, offset: page.offset });
+    const [rows, total] = await this.#em.findAndCount(
+      NotificationDeliveryEntity,
+      { channelId: id, ...(status ? { status: status as never } : {}) },
+      { orderBy: { id: 'desc' }, limit: page.limit, offset: page.offset },
+    );
     const ids = rows.map((r) => r.id);
-    const attempts = ids.length ? await this.#em.find(NotificationAttemptEntity, { deliveryId: { $in: ids } }, { orderBy: { id: 'asc' } }) : [];
-    const events = rows.length ? await this.#em.find(NotificationEventEntity, { id: { $in: rows.map((r) => r.eventId) } }, { fields: ['id', 'title'] }) : [];
+    const attempts = ids.length
+      ? await this.#em.find(NotificationAttemptEntity, { deliveryId: { $in: ids } }, { orderBy: { id: 'asc' } })
+      : [];
+    const events = rows.length
+      ? await this.#em.find(
+          NotificationEventEntity,
+          { id: { $in: rows.map((r) => r.eventId) } },
+          { fields: ['id', 'title'] },
+        )
+      : [];
     const titles = new Map(events.map((e) => [e.id, e.title]));
     const items = rows.map((d) => ({
-      id: d.id, eventId: d.eventId, eventType: d.eventType, title: titles.get(d.eventId) ?? '', subject: d.subject, status: d.status, attempts: d.attempts,
-      lastError: d.lastError, coalescedCount: d.coalescedCount, mergedInto: d.mergedInto ?? null,
-      nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt?.toISOString() ?? null : null,
-      deliveredAt: d.deliveredAt?.toISOString() ?? null, createdAt: d.createdAt.toISOString(),
-      attemptLog: attempts.filter((a) => a.deliveryId === d.id).map((a) => ({ attempt: a.attempt, outcome: a.outcome, errorKind: a.errorKind, error: a.error, durationMs: a.durationMs, at: a.at.toISOString() })),
+      id: d.id,
+      eventId: d.eventId,
+      eventType: d.eventType,
+      title: titles.get(d.eventId) ?? '',
+      subject: d.subject,
+      status: d.status,
+      attempts: d.attempts,
+      lastError: d.lastError,
+      coalescedCount: d.coalescedCount,
+      mergedInto: d.mergedInto ?? null,
+      nextAttemptAt: d.status === 'pending' ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+      deliveredAt: d.deliveredAt?.toISOString() ?? null,
+      createdAt: d.createdAt.toISOString(),
+      attemptLog: attempts
+        .filter((a) => a.deliveryId === d.id)
+        .map((a) => ({
+          attempt: a.attempt,
+          outcome: a.outcome,
+          errorKind: a.errorKind,
+          error: a.error,
+          durationMs: a.durationMs,
+          at: a.at.toISOString(),
+        })),
     }));
     return [items, total] as const;
   }
@@ -192,6 +278,10 @@ function testMessage(channelName: string, eventId: number, channelId: number): N
 }
 
 function passed(outcome: SendOutcome): { success: true; message: string } {
-  if (!outcome.ok) throw new AppError('NOTIFICATION_TEST_FAILED', { message: `The test message could not be delivered: ${outcome.message}`, details: [{ path: 'config', message: outcome.kind }] });
+  if (!outcome.ok)
+    throw new AppError('NOTIFICATION_TEST_FAILED', {
+      message: `The test message could not be delivered: ${outcome.message}`,
+      details: [{ path: 'config', message: outcome.kind }],
+    });
   return { success: true, message: 'The test message was delivered.' };
 }

@@ -36,6 +36,13 @@ export function toChannelType(t: NotifierType) {
     configSchema: t.configSchema,
     secretFields: t.secretFields,
     addressKinds: t.addressKinds ?? [],
-    options: optionDocs(t).map((o) => ({ key: o.name, label: o.help, required: o.required, isPassword: o.secret, default: o.default, advanced: o.advanced ?? false })),
+    options: optionDocs(t).map((o) => ({
+      key: o.name,
+      label: o.help,
+      required: o.required,
+      isPassword: o.secret,
+      default: o.default,
+      advanced: o.advanced ?? false,
+    })),
   };
 }

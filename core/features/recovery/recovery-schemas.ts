@@ -4,21 +4,27 @@ import { RECORD_STATUSES, LogEventView } from '../backup-records/backup-record-s
 
 const Status = Type.Union(RECORD_STATUSES.map((s) => Type.Literal(s)));
 
-export const RecoveryListQuery = Type.Object({
-  backupRecordId: Type.Optional(Type.Integer({ minimum: 1 })),
-  taskId: Type.Optional(Type.Integer({ minimum: 1 })),
-  status: Type.Optional(Status),
-  /** Records queued at or after this instant (RFC 3339). */
-  dateFrom: Type.Optional(Type.String({ format: 'date-time' })),
-  /** ... and before this instant. */
-  dateTo: Type.Optional(Type.String({ format: 'date-time' })),
-  ...pageQuery(50, 500),
-}, { additionalProperties: false });
+export const RecoveryListQuery = Type.Object(
+  {
+    backupRecordId: Type.Optional(Type.Integer({ minimum: 1 })),
+    taskId: Type.Optional(Type.Integer({ minimum: 1 })),
+    status: Type.Optional(Status),
+    /** Records queued at or after this instant (RFC 3339). */
+    dateFrom: Type.Optional(Type.String({ format: 'date-time' })),
+    /** ... and before this instant. */
+    dateTo: Type.Optional(Type.String({ format: 'date-time' })),
+    ...pageQuery(50, 500),
+  },
+  { additionalProperties: false },
+);
 
-export const ReplicationListQuery = Type.Object({
-  ...RecoveryListQuery.properties,
-  destTargetId: Type.Optional(Type.Integer({ minimum: 1 })),
-}, { additionalProperties: false });
+export const ReplicationListQuery = Type.Object(
+  {
+    ...RecoveryListQuery.properties,
+    destTargetId: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
 
 const Common = {
   id: Type.Integer(),
@@ -37,12 +43,15 @@ const Common = {
   completedAt: NullableTimestamp,
 };
 
-export const RestoreBody = Type.Object({
-  targetPath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
-  targetDatabase: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
-  selectedPaths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 1000 })),
-  databases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 1000 })),
-}, { additionalProperties: false });
+export const RestoreBody = Type.Object(
+  {
+    targetPath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    targetDatabase: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    selectedPaths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 1000 })),
+    databases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 1000 })),
+  },
+  { additionalProperties: false },
+);
 
 export const RestoreSummary = Type.Object({
   ...Common,
@@ -57,9 +66,19 @@ export const RestoreSummary = Type.Object({
   bytes: Type.Number(),
   entries: Type.Integer(),
 });
-export const RestoreDetail = Type.Object({ ...RestoreSummary.properties, logContent: Type.String(), logEvents: Type.Array(LogEventView) });
+export const RestoreDetail = Type.Object({
+  ...RestoreSummary.properties,
+  logContent: Type.String(),
+  logEvents: Type.Array(LogEventView),
+});
 
-export const VerifyBody = Type.Union([Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('quick'), Type.Literal('deep')])) }, { additionalProperties: false }), Type.Null()]);
+export const VerifyBody = Type.Union([
+  Type.Object(
+    { mode: Type.Optional(Type.Union([Type.Literal('quick'), Type.Literal('deep')])) },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
 
 export const VerifySummary = Type.Object({
   ...Common,
@@ -71,9 +90,16 @@ export const VerifySummary = Type.Object({
   sourceTargetId: Type.Integer(),
   sourceTargetName: Type.String(),
 });
-export const VerifyDetail = Type.Object({ ...VerifySummary.properties, logContent: Type.String(), logEvents: Type.Array(LogEventView) });
+export const VerifyDetail = Type.Object({
+  ...VerifySummary.properties,
+  logContent: Type.String(),
+  logEvents: Type.Array(LogEventView),
+});
 
-export const ReplicateBody = Type.Object({ destTargetId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const ReplicateBody = Type.Object(
+  { destTargetId: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
 
 export const ReplicationSummary = Type.Object({
   ...Common,

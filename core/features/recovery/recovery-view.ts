@@ -21,25 +21,44 @@ function common(r: RestoreRecord | VerifyRecord | ReplicationRecord) {
 
 export function restoreView(r: RestoreRecord) {
   return {
-    ...common(r), type: r.type, nodeId: r.nodeId, targetPath: r.targetPath, targetDatabase: r.targetDatabase,
+    ...common(r),
+    type: r.type,
+    nodeId: r.nodeId,
+    targetPath: r.targetPath,
+    targetDatabase: r.targetDatabase,
     // One stored list: archive paths for file restores, the chosen databases for database restores.
-    selectedPaths: r.type === 'file' ? JSON.parse(r.selectedPaths) as string[] : [],
-    databases: r.type === 'file' ? [] : JSON.parse(r.selectedPaths) as string[],
-    sourceTargetId: r.sourceTargetId, sourceTargetName: r.sourceTargetName, bytes: r.bytes, entries: r.entries,
+    selectedPaths: r.type === 'file' ? (JSON.parse(r.selectedPaths) as string[]) : [],
+    databases: r.type === 'file' ? [] : (JSON.parse(r.selectedPaths) as string[]),
+    sourceTargetId: r.sourceTargetId,
+    sourceTargetName: r.sourceTargetName,
+    bytes: r.bytes,
+    entries: r.entries,
   };
 }
 
 export function verifyView(r: VerifyRecord) {
   return {
-    ...common(r), type: r.type, nodeId: r.nodeId, mode: r.mode, summary: r.summary,
-    restoreSeconds: r.restoreMs == null ? null : Math.round(r.restoreMs / 100) / 10, sourceTargetId: r.sourceTargetId, sourceTargetName: r.sourceTargetName,
+    ...common(r),
+    type: r.type,
+    nodeId: r.nodeId,
+    mode: r.mode,
+    summary: r.summary,
+    restoreSeconds: r.restoreMs == null ? null : Math.round(r.restoreMs / 100) / 10,
+    sourceTargetId: r.sourceTargetId,
+    sourceTargetName: r.sourceTargetName,
   };
 }
 
 export function replicationView(r: ReplicationRecord) {
   return {
-    ...common(r), sourceTargetId: r.sourceTargetId, sourceTargetName: r.sourceTargetName, destTargetId: r.destTargetId, destTargetName: r.destTargetName,
-    storagePath: r.storagePath, fileSize: r.fileSize, checksum: r.checksum,
+    ...common(r),
+    sourceTargetId: r.sourceTargetId,
+    sourceTargetName: r.sourceTargetName,
+    destTargetId: r.destTargetId,
+    destTargetName: r.destTargetName,
+    storagePath: r.storagePath,
+    fileSize: r.fileSize,
+    checksum: r.checksum,
   };
 }
 

@@ -42,11 +42,22 @@ export function* csvRows(report: ComplianceReport): Generator<string[]> {
 export function complianceHtml(report: ComplianceReport, siteName: string): string {
   const s = report.summary;
   const head = CSV_COLUMNS.map(([name]) => `<th>${escapeHtml(name)}</th>`).join('');
-  const body = report.tasks.map((r) => `<tr class="${r.risk}">${CSV_COLUMNS.map(([, cell]) => `<td>${escapeHtml(String(cell(r)))}</td>`).join('')}</tr>`).join('\n');
+  const body = report.tasks
+    .map(
+      (r) =>
+        `<tr class="${r.risk}">${CSV_COLUMNS.map(([, cell]) => `<td>${escapeHtml(String(cell(r)))}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
   const facts: [string, string | number][] = [
-    ['Tasks', s.totalTasks], ['Enabled', s.enabledTasks], ['Compliant', s.compliantTasks], ['At risk', s.atRiskTasks],
-    ['Encrypted', s.encryptedTasks], ['Success rate', percent(s.overallSuccessRate)], ['Protected bytes', s.totalProtectedBytes],
-    ['RTO exceeded', s.rtoExceededTasks], ['RTO not measured', s.rtoUnmeasuredTasks],
+    ['Tasks', s.totalTasks],
+    ['Enabled', s.enabledTasks],
+    ['Compliant', s.compliantTasks],
+    ['At risk', s.atRiskTasks],
+    ['Encrypted', s.encryptedTasks],
+    ['Success rate', percent(s.overallSuccessRate)],
+    ['Protected bytes', s.totalProtectedBytes],
+    ['RTO exceeded', s.rtoExceededTasks],
+    ['RTO not measured', s.rtoUnmeasuredTasks],
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(siteName)} compliance report</title>

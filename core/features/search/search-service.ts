@@ -2,7 +2,14 @@ import type { EntityManager } from '@mikro-orm/core';
 import { AggregateSql, containsPattern, num } from '../../db/aggregate-sql.ts';
 
 export type SearchKind = 'task' | 'record' | 'storage' | 'node' | 'template' | 'notification';
-export interface SearchItem { kind: SearchKind; id: number; title: string; subtitle: string; highlight: string; url: string }
+export interface SearchItem {
+  kind: SearchKind;
+  id: number;
+  title: string;
+  subtitle: string;
+  highlight: string;
+  url: string;
+}
 
 /** One group's table, the columns searched (the first is the name that ranks) and how a row reads. */
 interface Group {
@@ -17,29 +24,83 @@ interface Group {
 
 const GROUPS: Group[] = [
   {
-    kind: 'task', table: 'backup_tasks', columns: ['name', 'type', 'tags', 'source_paths', 'db_host', 'db_name'], select: ['id', 'name', 'type', 'tags'], tieBreak: 'name',
-    item: (r) => ({ id: num(r.id), title: String(r.name), subtitle: [r.type, r.tags].filter(Boolean).join(' · '), url: `/backup/tasks?taskId=${num(r.id)}` }),
+    kind: 'task',
+    table: 'backup_tasks',
+    columns: ['name', 'type', 'tags', 'source_paths', 'db_host', 'db_name'],
+    select: ['id', 'name', 'type', 'tags'],
+    tieBreak: 'name',
+    item: (r) => ({
+      id: num(r.id),
+      title: String(r.name),
+      subtitle: [r.type, r.tags].filter(Boolean).join(' · '),
+      url: `/backup/tasks?taskId=${num(r.id)}`,
+    }),
   },
   {
     // The whole history, not only recent records (the reference looks at the newest 100).
-    kind: 'record', table: 'backup_records', columns: ['task_name', 'file_name', 'storage_path'], select: ['id', 'task_name', 'file_name', 'status'], tieBreak: 'id desc',
-    item: (r) => ({ id: num(r.id), title: String(r.file_name) || `${String(r.task_name)} #${num(r.id)}`, subtitle: `${String(r.task_name)} · ${String(r.status)}`, url: `/backup/records?recordId=${num(r.id)}` }),
+    kind: 'record',
+    table: 'backup_records',
+    columns: ['task_name', 'file_name', 'storage_path'],
+    select: ['id', 'task_name', 'file_name', 'status'],
+    tieBreak: 'id desc',
+    item: (r) => ({
+      id: num(r.id),
+      title: String(r.file_name) || `${String(r.task_name)} #${num(r.id)}`,
+      subtitle: `${String(r.task_name)} · ${String(r.status)}`,
+      url: `/backup/records?recordId=${num(r.id)}`,
+    }),
   },
   {
-    kind: 'storage', table: 'storage_targets', columns: ['name', 'description', 'type'], select: ['id', 'name', 'type', 'description'], tieBreak: 'name',
-    item: (r) => ({ id: num(r.id), title: String(r.name), subtitle: String(r.type), url: `/storage-targets?targetId=${num(r.id)}` }),
+    kind: 'storage',
+    table: 'storage_targets',
+    columns: ['name', 'description', 'type'],
+    select: ['id', 'name', 'type', 'description'],
+    tieBreak: 'name',
+    item: (r) => ({
+      id: num(r.id),
+      title: String(r.name),
+      subtitle: String(r.type),
+      url: `/storage-targets?targetId=${num(r.id)}`,
+    }),
   },
   {
-    kind: 'node', table: 'nodes', columns: ['name', 'hostname', 'ip_address'], select: ['id', 'name', 'hostname', 'ip_address'], tieBreak: 'name',
-    item: (r) => ({ id: num(r.id), title: String(r.name), subtitle: [r.hostname, r.ip_address].filter(Boolean).join(' · '), url: `/nodes?nodeId=${num(r.id)}` }),
+    kind: 'node',
+    table: 'nodes',
+    columns: ['name', 'hostname', 'ip_address'],
+    select: ['id', 'name', 'hostname', 'ip_address'],
+    tieBreak: 'name',
+    item: (r) => ({
+      id: num(r.id),
+      title: String(r.name),
+      subtitle: [r.hostname, r.ip_address].filter(Boolean).join(' · '),
+      url: `/nodes?nodeId=${num(r.id)}`,
+    }),
   },
   {
-    kind: 'template', table: 'task_templates', columns: ['name', 'description', 'task_type'], select: ['id', 'name', 'task_type'], tieBreak: 'name',
-    item: (r) => ({ id: num(r.id), title: String(r.name), subtitle: String(r.task_type), url: `/backup/templates?templateId=${num(r.id)}` }),
+    kind: 'template',
+    table: 'task_templates',
+    columns: ['name', 'description', 'task_type'],
+    select: ['id', 'name', 'task_type'],
+    tieBreak: 'name',
+    item: (r) => ({
+      id: num(r.id),
+      title: String(r.name),
+      subtitle: String(r.task_type),
+      url: `/backup/templates?templateId=${num(r.id)}`,
+    }),
   },
   {
-    kind: 'notification', table: 'notification_channels', columns: ['name', 'type'], select: ['id', 'name', 'type'], tieBreak: 'name',
-    item: (r) => ({ id: num(r.id), title: String(r.name), subtitle: String(r.type), url: `/notifications?channelId=${num(r.id)}` }),
+    kind: 'notification',
+    table: 'notification_channels',
+    columns: ['name', 'type'],
+    select: ['id', 'name', 'type'],
+    tieBreak: 'name',
+    item: (r) => ({
+      id: num(r.id),
+      title: String(r.name),
+      subtitle: String(r.type),
+      url: `/notifications?channelId=${num(r.id)}`,
+    }),
   },
 ];
 
@@ -61,12 +122,30 @@ function highlight(row: Record<string, unknown>, columns: string[], term: string
  */
 export async function search(em: EntityManager, term: string, limit: number) {
   const sql = new AggregateSql(em);
-  const results = await Promise.all(GROUPS.map(async (g) => {
-    const rows = g.kind === 'record' ? await recordRows(sql, g, term, limit) : await groupRows(sql, g, term, limit);
-    return rows.map((r): SearchItem => ({ kind: g.kind, ...g.item(r), highlight: highlight(r, g.columns, term) }));
-  }));
-  const [tasks, records, storage, nodes, templates, notifications] = results as [SearchItem[], SearchItem[], SearchItem[], SearchItem[], SearchItem[], SearchItem[]];
-  return { query: term, tasks, records, storage, nodes, templates, notifications, totalCount: results.reduce((n, r) => n + r.length, 0) };
+  const results = await Promise.all(
+    GROUPS.map(async (g) => {
+      const rows = g.kind === 'record' ? await recordRows(sql, g, term, limit) : await groupRows(sql, g, term, limit);
+      return rows.map((r): SearchItem => ({ kind: g.kind, ...g.item(r), highlight: highlight(r, g.columns, term) }));
+    }),
+  );
+  const [tasks, records, storage, nodes, templates, notifications] = results as [
+    SearchItem[],
+    SearchItem[],
+    SearchItem[],
+    SearchItem[],
+    SearchItem[],
+    SearchItem[],
+  ];
+  return {
+    query: term,
+    tasks,
+    records,
+    storage,
+    nodes,
+    templates,
+    notifications,
+    totalCount: results.reduce((n, r) => n + r.length, 0),
+  };
 }
 
 /** `0` for an exact name, `1` for a name starting with the term, `2` for any other match. */
@@ -97,7 +176,12 @@ const RECORD_CANDIDATES = 2000;
  * the case), PostgreSQL's trigram GIN indexes under ILIKE. The newest 2000 matches are ranked;
  * a term under three characters cannot use a trigram index and scans.
  */
-async function recordRows(sql: AggregateSql, g: Group, term: string, limit: number): Promise<Record<string, unknown>[]> {
+async function recordRows(
+  sql: AggregateSql,
+  g: Group,
+  term: string,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
   const columns = [...new Set([...g.select, ...g.columns])].map((c) => `r.${c}`).join(', ');
   const fts = sql.dialect === 'sqlite' && [...term].length >= 3;
   const candidates = fts

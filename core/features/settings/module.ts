@@ -8,7 +8,11 @@ import { SettingsService } from './settings-service.ts';
 const services = {
   settings: asClass(SettingsService).scoped(),
   /** The settings' current values, read in a job scope (for singletons, which cannot hold `settings`). */
-  readSettings: asFunction(({ runInJobScope }: { runInJobScope: RunInJobScope }) => () => runInJobScope((s) => s.settings.values())).singleton(),
+  readSettings: asFunction(
+    ({ runInJobScope }: { runInJobScope: RunInJobScope }) =>
+      () =>
+        runInJobScope((s) => s.settings.values()),
+  ).singleton(),
 };
 
 declare module '../../lib/app-module.ts' {

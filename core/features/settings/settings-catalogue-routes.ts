@@ -7,7 +7,15 @@ import { SETTINGS } from './settings-catalogue.ts';
 
 const SettingView = Type.Object({
   key: Type.String(),
-  kind: Type.Union([Type.Literal('text'), Type.Literal('boolean'), Type.Literal('integer'), Type.Literal('url'), Type.Literal('timezone'), Type.Literal('language'), Type.Literal('rate')]),
+  kind: Type.Union([
+    Type.Literal('text'),
+    Type.Literal('boolean'),
+    Type.Literal('integer'),
+    Type.Literal('url'),
+    Type.Literal('timezone'),
+    Type.Literal('language'),
+    Type.Literal('rate'),
+  ]),
   description: Type.String(),
   default: Type.String(),
   secret: Type.Boolean(),
@@ -21,10 +29,22 @@ const SettingView = Type.Object({
  */
 export async function settingsCatalogueRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/settings/catalogue', {
-    config: { access: 'auth' },
-    schema: { response: { 200: envelopeOf(Type.Array(SettingView)) } },
-  }, async () => ok(Object.entries(SETTINGS).map(([key, def]) => ({
-    key, kind: def.kind, description: def.description, default: def.default, secret: def.secret === true, ...(def.notYet ? { notYet: def.notYet } : {}),
-  }))));
+  app.get(
+    '/api/settings/catalogue',
+    {
+      config: { access: 'auth' },
+      schema: { response: { 200: envelopeOf(Type.Array(SettingView)) } },
+    },
+    async () =>
+      ok(
+        Object.entries(SETTINGS).map(([key, def]) => ({
+          key,
+          kind: def.kind,
+          description: def.description,
+          default: def.default,
+          secret: def.secret === true,
+          ...(def.notYet ? { notYet: def.notYet } : {}),
+        })),
+      ),
+  );
 }

@@ -45,26 +45,77 @@ const timezone = (v: string) => {
 };
 
 export const SETTINGS: Record<string, SettingDef> = {
-  site_name: { default: 'Backplane', kind: 'text', description: 'The installation\'s name, stored for clients.', validate: maxLen(128) },
+  site_name: {
+    default: 'Backplane',
+    kind: 'text',
+    description: "The installation's name, stored for clients.",
+    validate: maxLen(128),
+  },
   language: {
-    default: 'en', kind: 'language', description: 'The preferred language (a tag such as en or zh-CN), stored for clients.',
+    default: 'en',
+    kind: 'language',
+    description: 'The preferred language (a tag such as en or zh-CN), stored for clients.',
     validate: (v) => (/^[a-z]{2}(-[A-Z]{2})?$/.test(v) ? undefined : 'must be a language tag such as en or zh-CN'),
   },
-  timezone: { default: '', kind: 'timezone', description: 'The zone cron schedules and maintenance windows are read in; empty: the server\'s own.', validate: timezone },
-  backup_notification_enabled: { default: 'true', kind: 'boolean', description: 'Send backup results to the notification channels.', validate: isBool },
+  timezone: {
+    default: '',
+    kind: 'timezone',
+    description: "The zone cron schedules and maintenance windows are read in; empty: the server's own.",
+    validate: timezone,
+  },
+  backup_notification_enabled: {
+    default: 'true',
+    kind: 'boolean',
+    description: 'Send backup results to the notification channels.',
+    validate: isBool,
+  },
   bandwidth_limit: {
     default: '',
     kind: 'rate',
     description: 'A bandwidth limit for the whole installation.',
     notYet: 'a bandwidth limit for the whole installation is not implemented; set bandwidthLimit on a node instead',
-    validate: (v) => (/^(\d+(\.\d+)?[KMG]?)?$/.test(v) ? undefined : 'must be empty or a rate such as 512K, 10M or 1G (bytes per second)'),
+    validate: (v) =>
+      /^(\d+(\.\d+)?[KMG]?)?$/.test(v)
+        ? undefined
+        : 'must be empty or a rate such as 512K, 10M or 1G (bytes per second)',
   },
-  audit_webhook_url: { default: '', kind: 'url', description: 'Every audit entry is also posted to this URL (signed with the audit webhook secret); empty: off.', validate: (v) => maxLen(2048)(v) ?? isUrlOrEmpty(v) },
-  audit_webhook_secret: { default: '', kind: 'text', description: 'The key that signs the audit webhook\'s requests.', secret: true, validate: maxLen(256) },
-  audit_retention_days: { default: '0', kind: 'integer', description: 'Audit entries older than this many days are deleted; 0 keeps them all.', validate: intRange(0, 36500) },
+  audit_webhook_url: {
+    default: '',
+    kind: 'url',
+    description: 'Every audit entry is also posted to this URL (signed with the audit webhook secret); empty: off.',
+    validate: (v) => maxLen(2048)(v) ?? isUrlOrEmpty(v),
+  },
+  audit_webhook_secret: {
+    default: '',
+    kind: 'text',
+    description: "The key that signs the audit webhook's requests.",
+    secret: true,
+    validate: maxLen(256),
+  },
+  audit_retention_days: {
+    default: '0',
+    kind: 'integer',
+    description: 'Audit entries older than this many days are deleted; 0 keeps them all.',
+    validate: intRange(0, 36500),
+  },
   /** Administrators must have a second factor; after the grace period their sessions only open enrolment. */
-  mfa_required_for_admins: { default: 'false', kind: 'boolean', description: 'Administrators must use a second factor; after the grace period their sessions only open enrolment.', validate: isBool },
-  mfa_enrollment_grace_days: { default: '7', kind: 'integer', description: 'Days an administrator without a second factor has to enrol one.', validate: intRange(0, 90) },
+  mfa_required_for_admins: {
+    default: 'false',
+    kind: 'boolean',
+    description: 'Administrators must use a second factor; after the grace period their sessions only open enrolment.',
+    validate: isBool,
+  },
+  mfa_enrollment_grace_days: {
+    default: '7',
+    kind: 'integer',
+    description: 'Days an administrator without a second factor has to enrol one.',
+    validate: intRange(0, 90),
+  },
   /** A passkey that verified its user (PIN, biometrics) may log in without the password. */
-  passkey_passwordless_login: { default: 'false', kind: 'boolean', description: 'A passkey that verified its user (PIN, biometrics) may sign in without the password.', validate: isBool },
+  passkey_passwordless_login: {
+    default: 'false',
+    kind: 'boolean',
+    description: 'A passkey that verified its user (PIN, biometrics) may sign in without the password.',
+    validate: isBool,
+  },
 };

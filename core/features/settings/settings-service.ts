@@ -22,7 +22,8 @@ export class SettingsService {
     const out: Record<string, string> = {};
     for (const [key, def] of Object.entries(SETTINGS)) {
       const value = stored.get(key);
-      out[key] = value === undefined ? def.default : def.secret && value !== '' ? this.#box.open(value, aad(key)) : value;
+      out[key] =
+        value === undefined ? def.default : def.secret && value !== '' ? this.#box.open(value, aad(key)) : value;
     }
     return out;
   }
@@ -55,12 +56,16 @@ export class SettingsService {
       if (def.secret && value === MASK) continue;
       const message = def.validate(value);
       if (message) problems.push({ key, message });
-      else if (def.notYet && value !== def.default) unsupported.push({ key, message: `"${value}" is not supported yet: ${def.notYet}` });
+      else if (def.notYet && value !== def.default)
+        unsupported.push({ key, message: `"${value}" is not supported yet: ${def.notYet}` });
       else changes.push([key, value]);
     }
     if (problems.length > 0) throw new AppError('SETTINGS_INVALID', { details: problems });
     if (unsupported.length > 0) {
-      throw new AppError('SETTINGS_UNSUPPORTED', { message: `Not supported yet: ${unsupported.map((u) => u.key).join(', ')}.`, details: unsupported });
+      throw new AppError('SETTINGS_UNSUPPORTED', {
+        message: `Not supported yet: ${unsupported.map((u) => u.key).join(', ')}.`,
+        details: unsupported,
+      });
     }
     await this.#em.transactional(async (em) => {
       for (const [key, value] of changes) {

@@ -10,11 +10,19 @@ const services = {
   storageTargets: asClass(StorageTargetService).scoped(),
   storageOAuth: asClass(StorageOAuthFlow).scoped(),
   /** Drops expired storage authorisation drafts, in a job scope. */
-  purgeOAuthDrafts: asFunction(({ runInJobScope }: { runInJobScope: RunInJobScope }) => () => runInJobScope((s) => s.storageOAuth.purge())).singleton(),
+  purgeOAuthDrafts: asFunction(
+    ({ runInJobScope }: { runInJobScope: RunInJobScope }) =>
+      () =>
+        runInJobScope((s) => s.storageOAuth.purge()),
+  ).singleton(),
 };
 
 declare module '../../lib/app-module.ts' {
   interface Services extends Registered<typeof services> {}
 }
 
-export default defineModule({ name: 'features/storage-targets', services, routes: [storageTargetRoutes, storageTypeCatalogueRoutes] });
+export default defineModule({
+  name: 'features/storage-targets',
+  services,
+  routes: [storageTargetRoutes, storageTypeCatalogueRoutes],
+});

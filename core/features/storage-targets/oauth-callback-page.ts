@@ -43,7 +43,8 @@ const SCRIPT = `(function () {
   });
 })();`;
 
-const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}input{width:100%;box-sizing:border-box;padding:.4rem}button{margin-top:.6rem;padding:.4rem 1rem}';
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}input{width:100%;box-sizing:border-box;padding:.4rem}button{margin-top:.6rem;padding:.4rem 1rem}';
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
@@ -87,14 +88,23 @@ export const CALLBACK_PAGE_CSP = [
  * the same whatever the request holds.
  */
 export async function oauthCallbackPage(app: FastifyInstance): Promise<void> {
-  app.get(CALLBACK_PAGE_PATH, { config: { access: 'public' }, schema: { response: { 200: rawResponse('The page that completes the authorisation in the browser', ['text/html']) } } }, async (_request, reply) => {
-    void reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', CALLBACK_PAGE_CSP)
-      .header('cache-control', 'no-store')
-      // The address held the code until the script removed it: never pass it on as a Referer.
-      .header('referrer-policy', 'no-referrer')
-      .header('x-content-type-options', 'nosniff');
-    return CALLBACK_PAGE_HTML;
-  });
+  app.get(
+    CALLBACK_PAGE_PATH,
+    {
+      config: { access: 'public' },
+      schema: {
+        response: { 200: rawResponse('The page that completes the authorisation in the browser', ['text/html']) },
+      },
+    },
+    async (_request, reply) => {
+      void reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', CALLBACK_PAGE_CSP)
+        .header('cache-control', 'no-store')
+        // The address held the code until the script removed it: never pass it on as a Referer.
+        .header('referrer-policy', 'no-referrer')
+        .header('x-content-type-options', 'nosniff');
+      return CALLBACK_PAGE_HTML;
+    },
+  );
 }

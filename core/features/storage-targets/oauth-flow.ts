@@ -53,18 +53,31 @@ export class StorageOAuthFlow {
   readonly #box: SecretBox;
   readonly #targets: StorageTargetService;
 
-  constructor({ em, secretBox, storageTargets }: { em: EntityManager; secretBox: SecretBox; storageTargets: StorageTargetService }) {
+  constructor({
+    em,
+    secretBox,
+    storageTargets,
+  }: { em: EntityManager; secretBox: SecretBox; storageTargets: StorageTargetService }) {
     this.#em = em;
     this.#box = secretBox;
     this.#targets = storageTargets;
   }
 
-  async start(body: AuthUrlBody, actorId: number | null, baseUrl: string): Promise<{ authUrl: string; state: string; redirectUri: string; expiresAt: string }> {
+  async start(
+    body: AuthUrlBody,
+    actorId: number | null,
+    baseUrl: string,
+  ): Promise<{ authUrl: string; state: string; redirectUri: string; expiresAt: string }> {
     const type = this.#targets.opener.type(GOOGLE_DRIVE);
-    if (!type.oauth) throw new AppError('STORAGE_PROVIDER_UNSUPPORTED', { message: 'The google_drive type has no OAuth flow.' });
-    if (body.type !== undefined && body.type !== GOOGLE_DRIVE) throw new AppError('STORAGE_GOOGLE_DRIVE_TYPE_MISMATCH', { message: `Only google_drive targets are authorised here, not type "${body.type}".` });
+    if (!type.oauth)
+      throw new AppError('STORAGE_PROVIDER_UNSUPPORTED', { message: 'The google_drive type has no OAuth flow.' });
+    if (body.type !== undefined && body.type !== GOOGLE_DRIVE)
+      throw new AppError('STORAGE_GOOGLE_DRIVE_TYPE_MISMATCH', {
+        message: `Only google_drive targets are authorised here, not type "${body.type}".`,
+      });
     const incoming: Record<string, unknown> = { ...body.config };
-    for (const key of ['clientId', 'clientSecret', 'folderId'] as const) if (body[key] !== undefined) incoming[key] = body[key];
+    for (const key of ['clientId', 'clientSecret', 'folderId'] as const)
+      if (body[key] !== undefined) incoming[key] = body[key];
     let name = body.name;
     let description = body.description ?? '';
     let config: Record<string, unknown>;
@@ -76,14 +89,25 @@ export class StorageOAuthFlow {
       name ??= target.name;
       description = body.description ?? target.description;
     } else {
-      if (!name) throw new AppError('INVALID_INPUT', { details: [{ path: 'body/name', message: 'must have required property name' }] });
+      if (!name)
+        throw new AppError('INVALID_INPUT', {
+          details: [{ path: 'body/name', message: 'must have required property name' }],
+        });
       config = incoming;
     }
     // Checked now (clientId and clientSecret are required), not after the user went through Google's consent page.
     validateConfig(type, config);
     const redirectUri = body.redirectUri ?? `${baseUrl}${CALLBACK_PAGE_PATH}`;
     const state = randomBytes(24).toString('base64url');
-    const draft: Draft = { targetId: body.targetId ?? null, name, description, enabled: body.enabled ?? true, config, redirectUri, quotaBytes: body.quotaBytes ?? null };
+    const draft: Draft = {
+      targetId: body.targetId ?? null,
+      name,
+      description,
+      enabled: body.enabled ?? true,
+      config,
+      redirectUri,
+      quotaBytes: body.quotaBytes ?? null,
+    };
     let authUrl: string;
     try {
       // Building the URL checks the settings (a malformed folder id, a client id no URL can carry):
@@ -109,27 +133,54 @@ export class StorageOAuthFlow {
   async complete(state: string, code: string): Promise<StorageTarget> {
     const now = new Date();
     // Claim the session atomically: of two concurrent completions only one updates the row.
-    const claimed = await this.#em.nativeUpdate(OAuthSessionEntity, { stateHash: hashToken(state), usedAt: null, expiresAt: { $gt: now } }, { usedAt: now });
+    const claimed = await this.#em.nativeUpdate(
+      OAuthSessionEntity,
+      { stateHash: hashToken(state), usedAt: null, expiresAt: { $gt: now } },
+      { usedAt: now },
+    );
     if (claimed !== 1) throw new AppError('STORAGE_GOOGLE_OAUTH_STATE_INVALID');
     const session = await this.#em.findOneOrFail(OAuthSessionEntity, { stateHash: hashToken(state) });
     const draft = JSON.parse(this.#box.open(session.payload, PAYLOAD_AAD)) as Draft;
     const type = this.#targets.opener.type(GOOGLE_DRIVE);
     let secrets: Record<string, string>;
     try {
-      secrets = await type.oauth!.exchange(draft.config, { code, redirectUri: draft.redirectUri }, this.#targets.opener.deps());
+      secrets = await type.oauth!.exchange(
+        draft.config,
+        { code, redirectUri: draft.redirectUri },
+        this.#targets.opener.deps(),
+      );
     } catch (err) {
-      if (providerErrorKind(err) === 'unsupported') throw new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: trimReason(err) });
-      throw new AppError('STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED', { message: `Google refused the authorisation: ${trimReason(err)}` });
+      if (providerErrorKind(err) === 'unsupported')
+        throw new AppError('STORAGE_PROVIDER_UNAVAILABLE', { message: trimReason(err) });
+      throw new AppError('STORAGE_GOOGLE_OAUTH_EXCHANGE_FAILED', {
+        message: `Google refused the authorisation: ${trimReason(err)}`,
+      });
     }
     if (draft.targetId) {
-      return this.#targets.update(draft.targetId, { config: draft.config, description: draft.description, quotaBytes: draft.quotaBytes ?? undefined }, secrets);
+      return this.#targets.update(
+        draft.targetId,
+        { config: draft.config, description: draft.description, quotaBytes: draft.quotaBytes ?? undefined },
+        secrets,
+      );
     }
-    return this.#targets.create({ name: draft.name, type: GOOGLE_DRIVE, description: draft.description, enabled: draft.enabled, config: draft.config, quotaBytes: draft.quotaBytes ?? undefined }, secrets);
+    return this.#targets.create(
+      {
+        name: draft.name,
+        type: GOOGLE_DRIVE,
+        description: draft.description,
+        enabled: draft.enabled,
+        config: draft.config,
+        quotaBytes: draft.quotaBytes ?? undefined,
+      },
+      secrets,
+    );
   }
 
   /** Drops expired and used sessions (called by the health monitor's sweep). */
   async purge(): Promise<number> {
-    return this.#em.nativeDelete(OAuthSessionEntity, { $or: [{ expiresAt: { $lt: new Date() } }, { usedAt: { $ne: null } }] });
+    return this.#em.nativeDelete(OAuthSessionEntity, {
+      $or: [{ expiresAt: { $lt: new Date() } }, { usedAt: { $ne: null } }],
+    });
   }
 }
 

@@ -18,7 +18,10 @@ export type TargetInput = Static<typeof TargetInput>;
  * A connection test of unsaved settings. `targetId` (Backplane's) names the stored target being
  * edited: secrets left out (or sent masked) are taken from it, as an update would keep them.
  */
-export const TargetTestInput = Type.Object({ ...TargetInput.properties, targetId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) });
+export const TargetTestInput = Type.Object({
+  ...TargetInput.properties,
+  targetId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+});
 export type TargetTestInput = Static<typeof TargetTestInput>;
 
 /** Update: same fields; the type may be repeated but not changed. */
@@ -47,9 +50,12 @@ export const TargetSummary = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
-export const TargetDetail = Type.Intersect([TargetSummary, Type.Object({
-  config: Type.Record(Type.String(), Type.Unknown()),
-  maskedFields: Type.Array(Type.String()),
-})]);
+export const TargetDetail = Type.Intersect([
+  TargetSummary,
+  Type.Object({
+    config: Type.Record(Type.String(), Type.Unknown()),
+    maskedFields: Type.Array(Type.String()),
+  }),
+]);
 
 export const TestResultView = Type.Object({ success: Type.Boolean(), message: Type.String() });

@@ -26,7 +26,11 @@ export class StorageTargetService {
   }
 
   async list(page: { limit: number; offset: number }): Promise<[StorageTarget[], number]> {
-    return this.#em.findAndCount(StorageTargetEntity, {}, { orderBy: { starred: 'desc', name: 'asc' }, limit: page.limit, offset: page.offset });
+    return this.#em.findAndCount(
+      StorageTargetEntity,
+      {},
+      { orderBy: { starred: 'desc', name: 'asc' }, limit: page.limit, offset: page.offset },
+    );
   }
 
   async get(id: number): Promise<StorageTarget> {
@@ -36,7 +40,9 @@ export class StorageTargetService {
   }
 
   storedSecretKeys(target: StorageTarget): string[] {
-    return Object.entries(this.#opener.secretsOf(target)).filter(([, v]) => v !== '' && v !== undefined && v !== null).map(([k]) => k);
+    return Object.entries(this.#opener.secretsOf(target))
+      .filter(([, v]) => v !== '' && v !== undefined && v !== null)
+      .map(([k]) => k);
   }
 
   /**
@@ -44,11 +50,23 @@ export class StorageTargetService {
    * taken from `stored`) and returns its full config, and `agentDirectUpload` when the input
    * decides it (directly or as local_disk's `masterRelay`).
    */
-  resolveInput(input: TargetInput, stored?: StorageTarget): { config: Record<string, unknown>; agentDirectUpload?: boolean } {
+  resolveInput(
+    input: TargetInput,
+    stored?: StorageTarget,
+  ): { config: Record<string, unknown>; agentDirectUpload?: boolean } {
     const type = this.#opener.type(input.type);
     const incoming = { ...input.config };
-    const agentDirectUpload = masterRelayChoice(type.type, incoming, input.agentDirectUpload, stored?.agentDirectUpload);
-    const { config, aliased, issues } = fromAliases(type, incoming, stored ? this.#opener.fullConfig(stored) : undefined);
+    const agentDirectUpload = masterRelayChoice(
+      type.type,
+      incoming,
+      input.agentDirectUpload,
+      stored?.agentDirectUpload,
+    );
+    const { config, aliased, issues } = fromAliases(
+      type,
+      incoming,
+      stored ? this.#opener.fullConfig(stored) : undefined,
+    );
     const merged = stored ? mergeSecrets(type, config, this.#opener.secretsOf(stored)) : config;
     const invalid = configIssues(type, merged);
     // Issues name the fields the client sent: the aliases when it wrote them.
@@ -82,7 +100,10 @@ export class StorageTargetService {
     const type = this.#opener.type(target.type);
     let agentDirectUpload = input.agentDirectUpload;
     if (input.config !== undefined || Object.keys(extraSecrets).length > 0) {
-      const resolved = this.resolveInput({ name: target.name, type: target.type, config: input.config ?? this.#publicConfig(target), agentDirectUpload }, target);
+      const resolved = this.resolveInput(
+        { name: target.name, type: target.type, config: input.config ?? this.#publicConfig(target), agentDirectUpload },
+        target,
+      );
       const { plain, secrets } = splitSecrets(type, { ...resolved.config, ...extraSecrets });
       target.config = JSON.stringify(plain);
       target.secrets = this.#opener.sealSecrets(secrets);
@@ -154,7 +175,14 @@ export class StorageTargetService {
         await instance.close?.().catch(() => undefined);
       }
     }
-    return { targetId: target.id, targetName: target.name, recordCount: recorded.count, totalSize: recorded.bytes, quotaBytes: target.quotaBytes, ...(diskUsage ? { diskUsage } : {}) };
+    return {
+      targetId: target.id,
+      targetName: target.name,
+      recordCount: recorded.count,
+      totalSize: recorded.bytes,
+      quotaBytes: target.quotaBytes,
+      ...(diskUsage ? { diskUsage } : {}),
+    };
   }
 
   #publicConfig(target: StorageTarget): Record<string, unknown> {
@@ -164,7 +192,10 @@ export class StorageTargetService {
   /** Whether a backup task stores to the target (any position in its target list). */
   /** Used by a task, or holding artifacts of records (deleting it would orphan them). */
   async #inUse(targetId: number): Promise<boolean> {
-    return (await this.#em.count(BackupTaskTargetEntity, { storageTargetId: targetId })) > 0 || (await heldCopies(this.#em, targetId)) > 0;
+    return (
+      (await this.#em.count(BackupTaskTargetEntity, { storageTargetId: targetId })) > 0 ||
+      (await heldCopies(this.#em, targetId)) > 0
+    );
   }
 
   async #recordedUsage(targetId: number): Promise<{ count: number; bytes: number }> {

@@ -45,28 +45,40 @@ function valueTypeOf(t: StorageType, key: string): string | undefined {
  */
 export async function storageTypeCatalogueRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/storage-targets/types', {
-    config: { access: 'auth' },
-    schema: { response: { 200: envelopeOf(Type.Array(StorageTypeView)) } },
-  }, async (request) => {
-    const types = [...request.diScope.cradle.storageTypes.list()]
-      // Plugins' own types first, then the rclone backends, each group by name.
-      .sort((a, b) => Number(a.family === 'rclone') - Number(b.family === 'rclone') || a.type.localeCompare(b.type));
-    return ok(types.map((t) => ({
-      type: t.type,
-      displayName: t.displayName,
-      description: t.description ?? t.displayName,
-      ...(t.family ? { family: t.family } : {}),
-      capabilities: { range: t.capabilities.range, usage: t.capabilities.usage, oauth: t.capabilities.oauth },
-      secretFields: [...t.secretFields],
-      options: optionDocs(t).map((o) => {
-        const valueType = valueTypeOf(t, o.name);
-        return {
-          key: o.name, label: o.help, required: o.required, isPassword: o.secret, advanced: o.advanced ?? false,
-          examples: o.examples ?? [], ...(o.default === undefined ? {} : { default: o.default }), ...(valueType ? { valueType } : {}),
-        };
-      }),
-      configSchema: t.configSchema,
-    })));
-  });
+  app.get(
+    '/api/storage-targets/types',
+    {
+      config: { access: 'auth' },
+      schema: { response: { 200: envelopeOf(Type.Array(StorageTypeView)) } },
+    },
+    async (request) => {
+      const types = [...request.diScope.cradle.storageTypes.list()]
+        // Plugins' own types first, then the rclone backends, each group by name.
+        .sort((a, b) => Number(a.family === 'rclone') - Number(b.family === 'rclone') || a.type.localeCompare(b.type));
+      return ok(
+        types.map((t) => ({
+          type: t.type,
+          displayName: t.displayName,
+          description: t.description ?? t.displayName,
+          ...(t.family ? { family: t.family } : {}),
+          capabilities: { range: t.capabilities.range, usage: t.capabilities.usage, oauth: t.capabilities.oauth },
+          secretFields: [...t.secretFields],
+          options: optionDocs(t).map((o) => {
+            const valueType = valueTypeOf(t, o.name);
+            return {
+              key: o.name,
+              label: o.help,
+              required: o.required,
+              isPassword: o.secret,
+              advanced: o.advanced ?? false,
+              examples: o.examples ?? [],
+              ...(o.default === undefined ? {} : { default: o.default }),
+              ...(valueType ? { valueType } : {}),
+            };
+          }),
+          configSchema: t.configSchema,
+        })),
+      );
+    },
+  );
 }

@@ -45,44 +45,68 @@ const SystemInfo = Type.Object({
 export async function systemRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/system/info', {
-    config: { access: 'auth' },
-    schema: { response: { 200: envelopeOf(SystemInfo) } },
-  }, async (request) => {
-    const { config, startedAt, plugins, storageTypes, notifierTypes, databaseDrivers } = request.diScope.cradle;
-    const disk = await diskUsage(config.dataDir);
-    return ok({
-      version: VERSION,
-      mode: config.logLevel === 'debug' || config.logLevel === 'trace' ? 'debug' as const : 'release' as const,
-      role: 'master' as const,
-      database: databaseKind(config.databaseUrl),
-      databasePath: databaseLocation(config.databaseUrl),
-      nodeVersion: process.version,
-      platform: `${process.platform}/${process.arch}`,
-      startedAt: startedAt.toISOString(),
-      uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
-      dataDir: config.dataDir,
-      diskTotal: disk.totalBytes,
-      diskFree: disk.freeBytes,
-      diskUsed: disk.usedBytes,
-      plugins: plugins.map((p) => ({ name: p.name, origin: p.source.origin, source: p.source.label, version: p.source.version ?? null })),
-      scheduleTimeZone: await scheduleTimeZone(request.diScope.cradle.orm),
-      providers: { storage: storageTypes.owners(), notifier: notifierTypes.owners(), database: databaseDrivers.owners() },
-    });
-  });
-
-  app.get('/api/system/update-check', {
-    config: { access: 'auth' },
-    schema: {
-      response: {
-        200: envelopeOf(Type.Object({
-          currentVersion: Type.String(), latestVersion: Type.String(), hasUpdate: Type.Boolean(), releaseUrl: Type.String(),
-          releaseNotes: Type.String(), publishedAt: Type.Optional(Type.String()), downloadUrl: Type.String(),
+  app.get(
+    '/api/system/info',
+    {
+      config: { access: 'auth' },
+      schema: { response: { 200: envelopeOf(SystemInfo) } },
+    },
+    async (request) => {
+      const { config, startedAt, plugins, storageTypes, notifierTypes, databaseDrivers } = request.diScope.cradle;
+      const disk = await diskUsage(config.dataDir);
+      return ok({
+        version: VERSION,
+        mode: config.logLevel === 'debug' || config.logLevel === 'trace' ? ('debug' as const) : ('release' as const),
+        role: 'master' as const,
+        database: databaseKind(config.databaseUrl),
+        databasePath: databaseLocation(config.databaseUrl),
+        nodeVersion: process.version,
+        platform: `${process.platform}/${process.arch}`,
+        startedAt: startedAt.toISOString(),
+        uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
+        dataDir: config.dataDir,
+        diskTotal: disk.totalBytes,
+        diskFree: disk.freeBytes,
+        diskUsed: disk.usedBytes,
+        plugins: plugins.map((p) => ({
+          name: p.name,
+          origin: p.source.origin,
+          source: p.source.label,
+          version: p.source.version ?? null,
         })),
+        scheduleTimeZone: await scheduleTimeZone(request.diScope.cradle.orm),
+        providers: {
+          storage: storageTypes.owners(),
+          notifier: notifierTypes.owners(),
+          database: databaseDrivers.owners(),
+        },
+      });
+    },
+  );
+
+  app.get(
+    '/api/system/update-check',
+    {
+      config: { access: 'auth' },
+      schema: {
+        response: {
+          200: envelopeOf(
+            Type.Object({
+              currentVersion: Type.String(),
+              latestVersion: Type.String(),
+              hasUpdate: Type.Boolean(),
+              releaseUrl: Type.String(),
+              releaseNotes: Type.String(),
+              publishedAt: Type.Optional(Type.String()),
+              downloadUrl: Type.String(),
+            }),
+          ),
+        },
       },
     },
-  }, async (request) => {
-    const { config } = request.diScope.cradle;
-    return ok(await checkForUpdate(config.updateFeedUrl, VERSION, config.updateCheckTimeoutMs));
-  });
+    async (request) => {
+      const { config } = request.diScope.cradle;
+      return ok(await checkForUpdate(config.updateFeedUrl, VERSION, config.updateCheckTimeoutMs));
+    },
+  );
 }

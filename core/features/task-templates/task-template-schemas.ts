@@ -47,14 +47,19 @@ export const TemplateSummary = Type.Object({
   updatedAt: Timestamp,
 });
 
-export const TemplateDetail = Type.Intersect([TemplateSummary, Type.Object({
-  /** The task input it makes (see template-payload-view.ts); `dbPassword` is `********` when one is stored, '' when not. */
-  payload: TemplatePayload,
-  maskedFields: Type.Array(Type.String()),
-})]);
+export const TemplateDetail = Type.Intersect([
+  TemplateSummary,
+  Type.Object({
+    /** The task input it makes (see template-payload-view.ts); `dbPassword` is `********` when one is stored, '' when not. */
+    payload: TemplatePayload,
+    maskedFields: Type.Array(Type.String()),
+  }),
+]);
 
 /** The override fields' task-input types; each may also be null (a Go client's nil pointer), which overrides nothing. */
-const overridable = Type.Required(Type.Pick(TaskInput, ['sourcePath', 'dbHost', 'dbName', 'tags', 'nodeId'])).properties;
+const overridable = Type.Required(
+  Type.Pick(TaskInput, ['sourcePath', 'dbHost', 'dbName', 'tags', 'nodeId']),
+).properties;
 const Override = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 
 /**
@@ -79,11 +84,13 @@ export const ApplyInput = Type.Object({
 export type ApplyInput = Static<typeof ApplyInput>;
 
 /** `{name, taskId?, success, error?}` (absent fields left out, as Go's omitempty does), plus the item's `index` and, on failure, `code`. */
-export const ApplyResult = Type.Array(Type.Object({
-  index: Type.Integer(),
-  name: Type.String(),
-  success: Type.Boolean(),
-  taskId: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.String()),
-  code: Type.Optional(Type.String()),
-}));
+export const ApplyResult = Type.Array(
+  Type.Object({
+    index: Type.Integer(),
+    name: Type.String(),
+    success: Type.Boolean(),
+    taskId: Type.Optional(Type.Integer()),
+    error: Type.Optional(Type.String()),
+    code: Type.Optional(Type.String()),
+  }),
+);

@@ -9,7 +9,14 @@ import type { TaskInput } from '../backup-tasks/backup-task-schemas.ts';
 import { PASSWORD_MASK } from '../backup-tasks/backup-task-view.ts';
 import { poolLabel, refuseUnsupportedOptions } from '../backup-tasks/reference-options.ts';
 import { payloadView } from './template-payload-view.ts';
-import { MAX_APPLY, PAYLOAD_KEYS, type TemplateInput, type TemplatePayload, type TemplateUpdate, type Variables } from './task-template-schemas.ts';
+import {
+  MAX_APPLY,
+  PAYLOAD_KEYS,
+  type TemplateInput,
+  type TemplatePayload,
+  type TemplateUpdate,
+  type Variables,
+} from './task-template-schemas.ts';
 import { rowLimit } from '../../http/schemas.ts';
 
 export const TEMPLATE_SECRETS_AAD = 'task_templates.secrets';
@@ -32,13 +39,18 @@ export interface ApplyItem {
 }
 
 /** A variables field that is blank, an empty list or null means "keep the template's". */
-const given = (value: unknown) => value !== undefined && value !== null && (typeof value === 'string' ? value.trim() !== '' : !Array.isArray(value) || value.length > 0);
+const given = (value: unknown) =>
+  value !== undefined &&
+  value !== null &&
+  (typeof value === 'string' ? value.trim() !== '' : !Array.isArray(value) || value.length > 0);
 
 type Detail = { path: string; message: string };
 
 /** The message of a refused item, with the failing fields when the error lists them. */
 function itemError(err: AppError): string {
-  const details = Array.isArray(err.details) ? (err.details as Detail[]).filter((d) => d && typeof d.path === 'string') : [];
+  const details = Array.isArray(err.details)
+    ? (err.details as Detail[]).filter((d) => d && typeof d.path === 'string')
+    : [];
   return details.length ? `${err.message} ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}` : err.message;
 }
 
@@ -63,14 +75,22 @@ export class TaskTemplateService {
   readonly #box: SecretBox;
   readonly #tasks: BackupTaskService;
 
-  constructor({ em, secretBox, backupTasks }: { em: EntityManager; secretBox: SecretBox; backupTasks: BackupTaskService }) {
+  constructor({
+    em,
+    secretBox,
+    backupTasks,
+  }: { em: EntityManager; secretBox: SecretBox; backupTasks: BackupTaskService }) {
     this.#em = em;
     this.#box = secretBox;
     this.#tasks = backupTasks;
   }
 
   async list(page: { limit?: number; offset: number }): Promise<[TaskTemplate[], number]> {
-    return this.#em.findAndCount(TaskTemplateEntity, {}, { orderBy: { name: 'asc', id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
+    return this.#em.findAndCount(
+      TaskTemplateEntity,
+      {},
+      { orderBy: { name: 'asc', id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset },
+    );
   }
 
   async get(id: number): Promise<TaskTemplate> {
@@ -128,16 +148,26 @@ export class TaskTemplateService {
   detail(template: TaskTemplate) {
     const secrets = this.secretsOf(template);
     const maskedFields = SECRET_KEYS.filter((k) => secrets[k]);
-    return { ...toTemplateSummary(template), payload: payloadView(this.payloadOf(template), secrets.dbPassword ? PASSWORD_MASK : ''), maskedFields };
+    return {
+      ...toTemplateSummary(template),
+      payload: payloadView(this.payloadOf(template), secrets.dbPassword ? PASSWORD_MASK : ''),
+      maskedFields,
+    };
   }
 
   /** 1 to 100 items, each naming its task; anything else refuses the whole request. */
   checkVariables(variables: Variables[] | undefined): Variables[] {
     if (!variables || variables.length === 0 || variables.length > MAX_APPLY) {
-      throw new AppError('TASK_TEMPLATE_INVALID', { message: `variables must list 1 to ${MAX_APPLY} tasks.`, details: [{ path: 'variables', message: `must have 1 to ${MAX_APPLY} items` }] });
+      throw new AppError('TASK_TEMPLATE_INVALID', {
+        message: `variables must list 1 to ${MAX_APPLY} tasks.`,
+        details: [{ path: 'variables', message: `must have 1 to ${MAX_APPLY} items` }],
+      });
     }
-    const details = variables.flatMap((v, i) => (v.name === undefined || v.name.trim() === '' ? [{ path: `variables/${i}/name`, message: 'is required' }] : []));
-    if (details.length) throw new AppError('TASK_TEMPLATE_INVALID', { message: 'Every variables item needs a task name.', details });
+    const details = variables.flatMap((v, i) =>
+      v.name === undefined || v.name.trim() === '' ? [{ path: `variables/${i}/name`, message: 'is required' }] : [],
+    );
+    if (details.length)
+      throw new AppError('TASK_TEMPLATE_INVALID', { message: 'Every variables item needs a task name.', details });
     return variables;
   }
 
@@ -159,7 +189,11 @@ export class TaskTemplateService {
    * Creates one task per item through the task service (every task rule applies), best effort:
    * a refused item is reported and the others go on. `created` runs after each task is stored.
    */
-  async apply(template: TaskTemplate, variables: Variables[], created: (task: BackupTask) => Promise<void>): Promise<ApplyItem[]> {
+  async apply(
+    template: TaskTemplate,
+    variables: Variables[],
+    created: (task: BackupTask) => Promise<void>,
+  ): Promise<ApplyItem[]> {
     const results: ApplyItem[] = [];
     for (const [index, v] of variables.entries()) {
       try {
@@ -176,7 +210,8 @@ export class TaskTemplateService {
 
   #name(name: string): string {
     const trimmed = name.trim();
-    if (trimmed === '') throw new AppError('TASK_TEMPLATE_INVALID', { details: [{ path: 'name', message: 'must not be blank' }] });
+    if (trimmed === '')
+      throw new AppError('TASK_TEMPLATE_INVALID', { details: [{ path: 'name', message: 'must not be blank' }] });
     return trimmed;
   }
 

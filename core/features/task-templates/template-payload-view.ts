@@ -15,8 +15,16 @@ export function payloadView(stored: TemplatePayload, mask: string) {
   // Only an empty extraConfig is ever stored (any key is refused), and an empty one is left out.
   const { extraConfig: _empty, ...given } = stored;
   // The single-value forms stand in for an empty list, as the task input reads them.
-  const sourcePaths = stored.sourcePaths?.length ? stored.sourcePaths : stored.sourcePath ? [stored.sourcePath] : defaults.sourcePaths;
-  const storageTargetIds = stored.storageTargetIds?.length ? stored.storageTargetIds : stored.storageTargetId ? [stored.storageTargetId] : defaults.storageTargetIds;
+  const sourcePaths = stored.sourcePaths?.length
+    ? stored.sourcePaths
+    : stored.sourcePath
+      ? [stored.sourcePath]
+      : defaults.sourcePaths;
+  const storageTargetIds = stored.storageTargetIds?.length
+    ? stored.storageTargetIds
+    : stored.storageTargetId
+      ? [stored.storageTargetId]
+      : defaults.storageTargetIds;
   const label = poolLabel(stored) ?? defaults.nodeLabel;
   return {
     ...defaults,

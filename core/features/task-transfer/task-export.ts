@@ -6,9 +6,10 @@ import type { BackupTaskService } from '../backup-tasks/backup-task-service.ts';
 import { jsonList } from '../backup-tasks/backup-task-view.ts';
 import { EXPORT_VERSION, type ExportedTask, type TaskExportFile } from './task-transfer-schemas.ts';
 
-export const EXPORT_NOTICE = 'Task definitions only. Database passwords and storage credentials are not included: '
-  + 'set each database task\'s password after import. Storage targets, nodes and dependencies are referenced by name; '
-  + 'create the storage targets and nodes under the same names before importing. An empty nodeName means the master.';
+export const EXPORT_NOTICE =
+  'Task definitions only. Database passwords and storage credentials are not included: ' +
+  "set each database task's password after import. Storage targets, nodes and dependencies are referenced by name; " +
+  'create the storage targets and nodes under the same names before importing. An empty nodeName means the master.';
 
 /** `backplane-tasks-YYYYMMDD-HHMMSS.json`, in UTC. */
 export function taskExportFileName(now: Date): string {
@@ -31,24 +32,48 @@ export async function buildTaskExport(
   ids: number[] | undefined,
   now: Date,
 ): Promise<TaskExportFile> {
-  const tasks = await em.find(BackupTaskEntity, ids === undefined ? {} : { id: { $in: ids } }, { orderBy: { name: 'asc' } });
+  const tasks = await em.find(BackupTaskEntity, ids === undefined ? {} : { id: { $in: ids } }, {
+    orderBy: { name: 'asc' },
+  });
   if (ids !== undefined) {
     const found = new Set(tasks.map((t) => t.id));
     const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0) throw new AppError('BACKUP_TASK_NOT_FOUND', { message: `Backup task not found: ${missing.join(', ')}.` });
+    if (missing.length > 0)
+      throw new AppError('BACKUP_TASK_NOT_FOUND', { message: `Backup task not found: ${missing.join(', ')}.` });
   }
   const depIds = [...new Set(tasks.flatMap((t) => jsonList<number>(t.dependsOnTaskIds)))];
-  const depNames = new Map((depIds.length ? await em.find(BackupTaskEntity, { id: { $in: depIds } }, { fields: ['id', 'name'] }) : []).map((t) => [t.id, t.name]));
+  const depNames = new Map(
+    (depIds.length ? await em.find(BackupTaskEntity, { id: { $in: depIds } }, { fields: ['id', 'name'] }) : []).map(
+      (t) => [t.id, t.name],
+    ),
+  );
   const replicaIds = [...new Set(tasks.flatMap((t) => jsonList<number>(t.replicationTargetIds)))];
-  const replicaNames = new Map((replicaIds.length ? await em.find(StorageTargetEntity, { id: { $in: replicaIds } }, { fields: ['id', 'name'] }) : []).map((t) => [t.id, t.name]));
+  const replicaNames = new Map(
+    (replicaIds.length
+      ? await em.find(StorageTargetEntity, { id: { $in: replicaIds } }, { fields: ['id', 'name'] })
+      : []
+    ).map((t) => [t.id, t.name]),
+  );
   const summaries = await backupTasks.summaries(tasks);
   const exported = tasks.map((task, i) => toExported(task, summaries[i]!, depNames, replicaNames));
-  return { version: EXPORT_VERSION, exportedAt: now.toISOString(), taskCount: exported.length, notice: EXPORT_NOTICE, tasks: exported };
+  return {
+    version: EXPORT_VERSION,
+    exportedAt: now.toISOString(),
+    taskCount: exported.length,
+    notice: EXPORT_NOTICE,
+    tasks: exported,
+  };
 }
 
-function toExported(t: BackupTask, summary: { storageTargetNames: string[]; nodeName: string }, depNames: Map<number, string>, replicaNames: Map<number, string>): ExportedTask {
+function toExported(
+  t: BackupTask,
+  summary: { storageTargetNames: string[]; nodeName: string },
+  depNames: Map<number, string>,
+  replicaNames: Map<number, string>,
+): ExportedTask {
   const sourcePaths = jsonList<string>(t.sourcePaths);
-  const names = (ids: number[], lookup: Map<number, string>) => ids.map((id) => lookup.get(id)).filter((n): n is string => n !== undefined);
+  const names = (ids: number[], lookup: Map<number, string>) =>
+    ids.map((id) => lookup.get(id)).filter((n): n is string => n !== undefined);
   return {
     name: t.name,
     type: t.type,

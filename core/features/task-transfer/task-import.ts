@@ -32,7 +32,9 @@ type References = { storageTargetIds: number[]; replicationTargetIds: number[]; 
 /** An AppError as one line: its message and each failing field. */
 function describe(err: AppError): string {
   const details = Array.isArray(err.details) ? (err.details as { path?: string; message?: string }[]) : [];
-  return details.length === 0 ? err.message : `${err.message} ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`;
+  return details.length === 0
+    ? err.message
+    : `${err.message} ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`;
 }
 
 const notFound = (error: string): Failure => ({ code: 'BACKUP_TASK_IMPORT_REFERENCE_NOT_FOUND', error });
@@ -45,14 +47,31 @@ const notFound = (error: string): Failure => ({ code: 'BACKUP_TASK_IMPORT_REFERE
  * does not carry (GFS keeps, rtoMinutes, timeoutMinutes, diffFullIntervalDays), Backplane's defaults apply.
  */
 export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
-  const input: TaskInput = { name: e.name, type: e.type, ...refs, encrypt: e.encrypt ?? false, retentionDays: e.retentionDays ?? 0 };
+  const input: TaskInput = {
+    name: e.name,
+    type: e.type,
+    ...refs,
+    encrypt: e.encrypt ?? false,
+    retentionDays: e.retentionDays ?? 0,
+  };
   const sourcePaths = e.sourcePaths?.length ? e.sourcePaths : e.sourcePath ? [e.sourcePath] : undefined;
   if (sourcePaths) input.sourcePaths = sourcePaths;
   if (e.compression?.trim()) input.compression = e.compression;
   if (e.verifyMode?.trim()) input.verifyMode = e.verifyMode;
   if (e.tags != null) input.tags = e.tags;
   if (e.excludePatterns != null) input.excludePatterns = e.excludePatterns;
-  for (const key of ['cronExpr', 'dbHost', 'dbUser', 'dbName', 'dbPath', 'verifyCronExpr', 'maintenanceWindows', 'nodeLabel', 'nodePoolTag', 'backupMode'] as const) {
+  for (const key of [
+    'cronExpr',
+    'dbHost',
+    'dbUser',
+    'dbName',
+    'dbPath',
+    'verifyCronExpr',
+    'maintenanceWindows',
+    'nodeLabel',
+    'nodePoolTag',
+    'backupMode',
+  ] as const) {
     const value = e[key];
     if (value != null) input[key] = value;
   }
@@ -60,7 +79,19 @@ export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
     const value = e[key];
     if (value != null) input[key] = value;
   }
-  for (const key of ['dbPort', 'maxBackups', 'keepDaily', 'keepWeekly', 'keepMonthly', 'keepYearly', 'slaHoursRpo', 'rtoMinutes', 'timeoutMinutes', 'alertOnConsecutiveFails', 'diffFullIntervalDays'] as const) {
+  for (const key of [
+    'dbPort',
+    'maxBackups',
+    'keepDaily',
+    'keepWeekly',
+    'keepMonthly',
+    'keepYearly',
+    'slaHoursRpo',
+    'rtoMinutes',
+    'timeoutMinutes',
+    'alertOnConsecutiveFails',
+    'diffFullIntervalDays',
+  ] as const) {
     const value = e[key];
     if (value != null) input[key] = value;
   }
@@ -75,9 +106,15 @@ export function toTaskInput(e: ImportedTask, refs: References): TaskInput {
  * targets and the node are resolved by name first (an unknown name fails that task);
  * dependencies are linked by name in a second pass, once every task of the file exists.
  */
-export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hooks: ImportHooks): Promise<ImportReport> {
+export async function importTasks(
+  deps: ImportDeps,
+  entries: ImportedTask[],
+  hooks: ImportHooks,
+): Promise<ImportReport> {
   const { em, backupTasks } = deps;
-  const targetIds = new Map((await em.find(StorageTargetEntity, {}, { fields: ['id', 'name'] })).map((t) => [t.name, t.id]));
+  const targetIds = new Map(
+    (await em.find(StorageTargetEntity, {}, { fields: ['id', 'name'] })).map((t) => [t.name, t.id]),
+  );
   const nodeIds = new Map((await em.find(NodeEntity, {}, { fields: ['id', 'name'] })).map((n) => [n.name, n.id]));
   const taskIds = new Map((await em.find(BackupTaskEntity, {}, { fields: ['id', 'name'] })).map((t) => [t.name, t.id]));
 
@@ -87,7 +124,13 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
     const name = entry.name.trim();
     const existing = taskIds.get(name);
     if (existing !== undefined) {
-      results.push({ name, taskId: existing, success: true, skipped: true, warnings: ['A task with this name already exists; it was left unchanged.'] });
+      results.push({
+        name,
+        taskId: existing,
+        success: true,
+        skipped: true,
+        warnings: ['A task with this name already exists; it was left unchanged.'],
+      });
       continue;
     }
     const resolved = resolveReferences(entry, targetIds, nodeIds);
@@ -105,7 +148,13 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
     }
     taskIds.set(task.name, task.id);
     await hooks.created(task);
-    const result: ImportResult = { name: task.name, taskId: task.id, success: true, skipped: false, warnings: warningsFor(deps, task) };
+    const result: ImportResult = {
+      name: task.name,
+      taskId: task.id,
+      success: true,
+      skipped: false,
+      warnings: warningsFor(deps, task),
+    };
     results.push(result);
     created.push({ result, dependsOn: (entry.dependsOnTaskNames ?? []).map((n) => n.trim()) });
   }
@@ -115,8 +164,10 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
     const ids: number[] = [];
     for (const depName of dependsOn) {
       const id = taskIds.get(depName);
-      if (depName === result.name) result.warnings.push('The task named itself as a dependency; that dependency was dropped.');
-      else if (id === undefined) result.warnings.push(`Dependency "${depName}" does not exist here; it was not linked.`);
+      if (depName === result.name)
+        result.warnings.push('The task named itself as a dependency; that dependency was dropped.');
+      else if (id === undefined)
+        result.warnings.push(`Dependency "${depName}" does not exist here; it was not linked.`);
       else ids.push(id);
     }
     if (ids.length === 0) continue;
@@ -133,24 +184,40 @@ export async function importTasks(deps: ImportDeps, entries: ImportedTask[], hoo
   return results;
 }
 
-function resolveReferences(entry: ImportedTask, targetIds: Map<string, number>, nodeIds: Map<string, number>): References | Failure {
+function resolveReferences(
+  entry: ImportedTask,
+  targetIds: Map<string, number>,
+  nodeIds: Map<string, number>,
+): References | Failure {
   const names = (entry.storageTargetNames ?? []).map((n) => n.trim());
-  if (names.length === 0) return { code: 'BACKUP_TASK_INVALID', error: 'storageTargetNames: at least one storage target is required.' };
+  if (names.length === 0)
+    return { code: 'BACKUP_TASK_INVALID', error: 'storageTargetNames: at least one storage target is required.' };
   const replicas = (entry.replicationTargetNames ?? []).map((n) => n.trim());
   const unknown = [...new Set([...names, ...replicas].filter((n) => !targetIds.has(n)))];
   if (unknown.length > 0) {
     const many = unknown.length > 1;
-    return notFound(`Storage target${many ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} do${many ? '' : 'es'} not exist on this server; create ${many ? 'them' : 'it'} under the same name first.`);
+    return notFound(
+      `Storage target${many ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} do${many ? '' : 'es'} not exist on this server; create ${many ? 'them' : 'it'} under the same name first.`,
+    );
   }
   const nodeName = (entry.nodeName ?? '').trim();
   let nodeId: number | undefined;
   if (nodeName === '' || nodeName === REFERENCE_LOCAL_NODE) nodeId = 0;
   else nodeId = nodeIds.get(nodeName) ?? (nodeName === 'master' ? 0 : undefined);
-  if (nodeId === undefined) return notFound(`Node "${nodeName}" does not exist on this server; register it under the same name first, or clear nodeName to run the task on the master.`);
-  return { storageTargetIds: names.map((n) => targetIds.get(n)!), replicationTargetIds: replicas.map((n) => targetIds.get(n)!), nodeId };
+  if (nodeId === undefined)
+    return notFound(
+      `Node "${nodeName}" does not exist on this server; register it under the same name first, or clear nodeName to run the task on the master.`,
+    );
+  return {
+    storageTargetIds: names.map((n) => targetIds.get(n)!),
+    replicationTargetIds: replicas.map((n) => targetIds.get(n)!),
+    nodeId,
+  };
 }
 
 function warningsFor(deps: ImportDeps, task: BackupTask): string[] {
   if (!driverFor(deps.databaseDrivers.list(), task.type)?.secretFields.includes('password')) return [];
-  return ['Exports carry no database password: set dbPassword on this task before it runs, unless the server needs none (trust or peer authentication, .pgpass).'];
+  return [
+    'Exports carry no database password: set dbPassword on this task before it runs, unless the server needs none (trust or peer authentication, .pgpass).',
+  ];
 }

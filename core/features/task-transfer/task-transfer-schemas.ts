@@ -8,7 +8,9 @@ export const MAX_IMPORT_TASKS = 1000;
 
 /** `ids=3,7,12`: positive integers separated by commas (blanks around them allowed). */
 export const TaskExportQuery = Type.Object({
-  ids: Type.Optional(Type.String({ maxLength: 17_000, pattern: '^\\s*[1-9][0-9]{0,15}\\s*(,\\s*[1-9][0-9]{0,15}\\s*)*$' })),
+  ids: Type.Optional(
+    Type.String({ maxLength: 17_000, pattern: '^\\s*[1-9][0-9]{0,15}\\s*(,\\s*[1-9][0-9]{0,15}\\s*)*$' }),
+  ),
 });
 
 const Int = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
@@ -98,7 +100,9 @@ export const ImportedTask = Type.Object({
   nodeLabel: Opt(Type.String({ maxLength: 64 })),
   nodePoolTag: Opt(Type.String({ maxLength: 64 })),
   dependsOnTaskNames: Opt(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
-  tags: Opt(Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })])),
+  tags: Opt(
+    Type.Union([Type.String({ maxLength: 500 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })]),
+  ),
   compression: Opt(Type.String({ maxLength: 16 })),
   encrypt: Opt(Type.Boolean()),
   retentionDays: Opt(Int),

@@ -26,12 +26,24 @@ export class UserService {
    */
   async viewFields(id: number): Promise<UserFields & FactorFlags> {
     const sql = new AggregateSql(this.#em);
-    const [r] = await sql.rows('select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled, created_at, updated_at from users where id = ?', [id]);
+    const [r] = await sql.rows(
+      'select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled, created_at, updated_at from users where id = ?',
+      [id],
+    );
     if (!r) throw new AppError('USER_NOT_FOUND');
     return {
-      id: Number(r.id), username: String(r.username), displayName: String(r.display_name), email: String(r.email), phone: String(r.phone), role: r.role as Role,
-      disabled: bool(r.disabled), totpEnabled: bool(r.totp_enabled), emailOtpEnabled: bool(r.email_otp_enabled), smsOtpEnabled: bool(r.sms_otp_enabled),
-      createdAt: timeOf(r.created_at)!, updatedAt: timeOf(r.updated_at)!,
+      id: Number(r.id),
+      username: String(r.username),
+      displayName: String(r.display_name),
+      email: String(r.email),
+      phone: String(r.phone),
+      role: r.role as Role,
+      disabled: bool(r.disabled),
+      totpEnabled: bool(r.totp_enabled),
+      emailOtpEnabled: bool(r.email_otp_enabled),
+      smsOtpEnabled: bool(r.sms_otp_enabled),
+      createdAt: timeOf(r.created_at)!,
+      updatedAt: timeOf(r.updated_at)!,
     };
   }
 
@@ -42,7 +54,11 @@ export class UserService {
   }
 
   async list(page: { limit?: number; offset: number }): Promise<[User[], number]> {
-    return this.#em.findAndCount(UserEntity, {}, { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset });
+    return this.#em.findAndCount(
+      UserEntity,
+      {},
+      { orderBy: { id: 'asc' }, limit: rowLimit(page.limit), offset: page.offset },
+    );
   }
 
   async create(input: CreateUserInput): Promise<User> {
@@ -69,14 +85,21 @@ export class UserService {
    * password, role or enabled state revokes the user's sessions. An admin who only changes
    * their own password keeps the session they made the change with (`acting.sessionId`).
    */
-  async update(id: number, input: UpdateUserInput, acting: { userId: number | null; sessionId?: string }): Promise<User> {
+  async update(
+    id: number,
+    input: UpdateUserInput,
+    acting: { userId: number | null; sessionId?: string },
+  ): Promise<User> {
     // Hash before the transaction: argon2 takes a few hundred ms, and SQLite has one writer.
     const passwordHash = input.password ? await hashPassword(input.password) : undefined;
     try {
       return await this.#em.transactional(async (em) => {
         const user = await em.findOne(UserEntity, { id });
         if (!user) throw new AppError('USER_NOT_FOUND');
-        const losesAdmin = user.role === 'admin' && !user.disabled && ((input.role !== undefined && input.role !== 'admin') || input.disabled === true);
+        const losesAdmin =
+          user.role === 'admin' &&
+          !user.disabled &&
+          ((input.role !== undefined && input.role !== 'admin') || input.disabled === true);
         if (losesAdmin) await this.#assertAnotherAdmin(em, user.id);
         let revokeAll = false;
         if (input.role !== undefined && input.role !== user.role) {
@@ -133,9 +156,10 @@ export class UserService {
    */
   async #assertAnotherAdmin(em: EntityManager, exceptId: number): Promise<void> {
     const where = { role: 'admin' as const, disabled: false };
-    const admins = dialectOf(em.getDriver()) === 'postgresql'
-      ? await em.find(UserEntity, where, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      : await em.find(UserEntity, where);
+    const admins =
+      dialectOf(em.getDriver()) === 'postgresql'
+        ? await em.find(UserEntity, where, { lockMode: LockMode.PESSIMISTIC_WRITE })
+        : await em.find(UserEntity, where);
     if (!admins.some((a) => a.id !== exceptId)) throw new AppError('USER_LAST_ADMIN');
   }
 }

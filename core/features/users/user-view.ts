@@ -25,7 +25,10 @@ export const UserView = Type.Object({
 export type UserView = Static<typeof UserView>;
 
 /** The only shape a user leaves the server in: no hash, no token version. */
-export type UserFields = Pick<User, 'id' | 'username' | 'displayName' | 'email' | 'phone' | 'role' | 'disabled' | 'createdAt' | 'updatedAt'>;
+export type UserFields = Pick<
+  User,
+  'id' | 'username' | 'displayName' | 'email' | 'phone' | 'role' | 'disabled' | 'createdAt' | 'updatedAt'
+>;
 
 export function toUserView(user: UserFields, factors: FactorSummary): UserView {
   return {

@@ -7,4 +7,8 @@ import '@mantine/dates/styles.css';
 import './i18n/index.ts';
 import { App } from './App.tsx';
 
-createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -28,14 +28,26 @@ export const router = createBrowserRouter([
     // Shown while the first page's code loads (pages load on first visit: see each feature's routes.tsx).
     hydrateFallbackElement: <PageLoader fullHeight />,
     errorElement: <RouteErrorPage />,
-    children: [{
-      element: <AppLayout />,
-      errorElement: <RouteErrorPage />,
-      children: [
-        ...dashboardRoutes, ...tasksRoutes, ...recordsRoutes, ...targetsRoutes, ...nodesRoutes, ...notificationsRoutes,
-        ...templatesRoutes, ...usersRoutes, ...accountRoutes, ...auditRoutes, ...settingsRoutes, ...reportsRoutes,
-        { path: '*', element: <NotFoundPage /> },
-      ],
-    }],
+    children: [
+      {
+        element: <AppLayout />,
+        errorElement: <RouteErrorPage />,
+        children: [
+          ...dashboardRoutes,
+          ...tasksRoutes,
+          ...recordsRoutes,
+          ...targetsRoutes,
+          ...nodesRoutes,
+          ...notificationsRoutes,
+          ...templatesRoutes,
+          ...usersRoutes,
+          ...accountRoutes,
+          ...auditRoutes,
+          ...settingsRoutes,
+          ...reportsRoutes,
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
+    ],
   },
 ]);

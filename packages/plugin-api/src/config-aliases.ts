@@ -12,7 +12,10 @@ export const UNSET_OPTION: unique symbol = Symbol('unset option');
 export const SECRET_MASK = '********';
 
 /** One problem with a config, `path` as `config/<field>`. */
-export interface ConfigIssue { path: string; message: string }
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
 
 export interface ConfigAlias {
   /** The client's name. */
@@ -34,11 +37,15 @@ export interface ConfigAliases {
    * alias: adds what that client's form implies (defaults, required fields as `issues`) or
    * reshapes the rest. Returns whether the config was in the client's form after all.
    */
-  complete?: (config: Record<string, unknown>, context: { aliased: boolean; stored?: Record<string, unknown>; issues: ConfigIssue[] }) => boolean;
+  complete?: (
+    config: Record<string, unknown>,
+    context: { aliased: boolean; stored?: Record<string, unknown>; issues: ConfigIssue[] },
+  ) => boolean;
 }
 
 /** Whether two values set an option alike, as a backend's environment carries them (`true` = "true", 21 = "21", empty = unset). */
 export function sameSetting(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown): string | undefined => (v === undefined || v === null || v === '' || v === UNSET_OPTION ? undefined : typeof v === 'string' ? v : String(v));
+  const norm = (v: unknown): string | undefined =>
+    v === undefined || v === null || v === '' || v === UNSET_OPTION ? undefined : typeof v === 'string' ? v : String(v);
   return norm(a) === norm(b);
 }

@@ -12,7 +12,8 @@ export function configReaders(provider: string) {
         if (required) throw new ProviderError('permanent', `${provider}: "${key}" is required`);
         return undefined;
       }
-      if (typeof value !== 'string' || value.includes('\0')) throw new ProviderError('permanent', `${provider}: "${key}" must be a string`);
+      if (typeof value !== 'string' || value.includes('\0'))
+        throw new ProviderError('permanent', `${provider}: "${key}" must be a string`);
       return value;
     },
     integer(config: Record<string, unknown>, key: string, fallback: number, max: number): number {

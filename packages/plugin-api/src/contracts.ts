@@ -45,7 +45,10 @@ export interface ProviderDeps {
   log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
 }
 
-export interface TestResult { success: boolean; message: string }
+export interface TestResult {
+  success: boolean;
+  message: string;
+}
 
 const KINDS: readonly ProviderErrorKind[] = ['not_found', 'auth', 'quota', 'unsupported', 'transient', 'permanent'];
 
@@ -57,7 +60,11 @@ export function providerErrorKind(err: unknown): ProviderErrorKind | undefined {
 }
 
 // ---- storage ---------------------------------------------------------------------------
-export interface ObjectInfo { key: string; size: number; modifiedAt?: Date }
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  modifiedAt?: Date;
+}
 
 export interface StorageCapabilities {
   /** get() honours byte ranges natively (otherwise core skips bytes itself). */
@@ -90,7 +97,11 @@ export interface StorageInstance {
    * name and rename, or use the backend's atomic upload), and the promise rejects.
    * `meta.size`, when given, is the exact length; a stream of another length is an error.
    */
-  put(key: string, body: Readable, meta?: { size?: number; contentType?: string; signal?: AbortSignal }): Promise<{ size: number }>;
+  put(
+    key: string,
+    body: Readable,
+    meta?: { size?: number; contentType?: string; signal?: AbortSignal },
+  ): Promise<{ size: number }>;
   /**
    * Opens the object for reading; `range` is inclusive byte offsets (`end` absent = to the end).
    * A missing object rejects with ProviderError kind `not_found`. `signal` (optional to honour)
@@ -130,9 +141,16 @@ export interface StorageOAuth {
   /** The URL the user's browser opens; `state` must be passed through unchanged. */
   authUrl(config: Record<string, unknown>, params: { state: string; redirectUri: string }, deps?: ProviderDeps): string;
   /** Exchanges the authorisation code; returns secret fields to store (e.g. `refreshToken`). */
-  exchange(config: Record<string, unknown>, params: { code: string; redirectUri: string }, deps: ProviderDeps): Promise<Record<string, string>>;
+  exchange(
+    config: Record<string, unknown>,
+    params: { code: string; redirectUri: string },
+    deps: ProviderDeps,
+  ): Promise<Record<string, string>>;
   /** The connected account. */
-  profile?(config: Record<string, unknown>, deps: ProviderDeps): Promise<{ email: string; name: string; picture: string }>;
+  profile?(
+    config: Record<string, unknown>,
+    deps: ProviderDeps,
+  ): Promise<{ email: string; name: string; picture: string }>;
 }
 
 export interface StorageType extends ProviderManifest {
@@ -176,7 +194,10 @@ export interface NotificationMessage {
 }
 
 /** An address a message is sent to instead of the channel's configured recipients. */
-export interface NotificationAddress { kind: 'email' | 'phone'; value: string }
+export interface NotificationAddress {
+  kind: 'email' | 'phone';
+  value: string;
+}
 
 export interface SendOptions {
   /**

@@ -22,7 +22,9 @@ export interface ExtensionPoints {
   databases: { addType(type: DatabaseDriverType): void; has(type: string): boolean };
 }
 
-export interface PluginOptions { ext: ExtensionPoints }
+export interface PluginOptions {
+  ext: ExtensionPoints;
+}
 
 /**
  * What `register` receives as its first argument. Core passes its Fastify instance (the agent a

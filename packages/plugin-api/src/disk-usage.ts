@@ -16,5 +16,9 @@ export interface DiskUsage {
  */
 export async function diskUsage(path: string): Promise<DiskUsage> {
   const fs = await statfs(path);
-  return { totalBytes: fs.blocks * fs.bsize, usedBytes: (fs.blocks - fs.bfree) * fs.bsize, freeBytes: fs.bavail * fs.bsize };
+  return {
+    totalBytes: fs.blocks * fs.bsize,
+    usedBytes: (fs.blocks - fs.bfree) * fs.bsize,
+    freeBytes: fs.bavail * fs.bsize,
+  };
 }

@@ -54,9 +54,19 @@ export async function deliverHttp(request: DeliveryRequest): Promise<{ status: n
   const signal = request.signal ? AbortSignal.any([request.signal, limit]) : limit;
   let response: Response;
   try {
-    response = await fetch(request.url, { method: request.method ?? 'POST', headers: request.headers, body: request.body, signal, redirect: 'manual' });
+    response = await fetch(request.url, {
+      method: request.method ?? 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal,
+      redirect: 'manual',
+    });
   } catch (err) {
-    const reason = signal.aborted ? (limit.aborted ? `no answer within ${(request.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s` : 'the delivery was aborted') : networkReason(err);
+    const reason = signal.aborted
+      ? limit.aborted
+        ? `no answer within ${(request.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s`
+        : 'the delivery was aborted'
+      : networkReason(err);
     // The cause is left out: fetch's errors can carry the URL, which may hold a token.
     throw new ProviderError('transient', clean(`${service} could not be reached: ${reason}`));
   }
@@ -68,7 +78,9 @@ export async function deliverHttp(request: DeliveryRequest): Promise<{ status: n
   }
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const quoted = text.replace(/\s+/g, ' ').trim().slice(0, QUOTED_ANSWER);
-  const kind = request.classify?.(response.status, text) ?? (response.status >= 300 && response.status < 400 ? 'permanent' : statusKind(response.status));
+  const kind =
+    request.classify?.(response.status, text) ??
+    (response.status >= 300 && response.status < 400 ? 'permanent' : statusKind(response.status));
   throw new ProviderError(kind, clean(`${service} answered HTTP ${response.status}${quoted ? `: ${quoted}` : ''}`));
 }
 

@@ -48,7 +48,8 @@ export function isTemporaryUploadOf(name: string, finalName: string): boolean {
 /** Segment rules of path-like backends that stage uploads under TEMP_UPLOAD_NAME. */
 export function pathLikeSegmentProblem(segment: string): string | undefined {
   if (segment.includes('\\')) return 'backslashes are not allowed (they separate folders on Windows)';
-  if (TEMP_UPLOAD_NAME.test(segment)) return 'names of the form ".<name>.<16 hex>.partial" are reserved for uploads in progress';
+  if (TEMP_UPLOAD_NAME.test(segment))
+    return 'names of the form ".<name>.<16 hex>.partial" are reserved for uploads in progress';
   return undefined;
 }
 
@@ -70,7 +71,13 @@ export function segmentProblem(segment: string, rules: KeyRules): string | undef
 function checkHead(value: unknown, what: 'key' | 'prefix', rules: KeyRules): value is string {
   if (typeof value !== 'string') throw new ProviderError('permanent', `${rules.provider}: a ${what} must be a string`);
   if (value.length > MAX_KEY_LENGTH) refuse(rules, what, value, `longer than ${MAX_KEY_LENGTH} characters`);
-  if (value.startsWith('/')) refuse(rules, what, value, `${what === 'key' ? 'keys' : 'prefixes'} are relative to the target, not absolute paths`);
+  if (value.startsWith('/'))
+    refuse(
+      rules,
+      what,
+      value,
+      `${what === 'key' ? 'keys' : 'prefixes'} are relative to the target, not absolute paths`,
+    );
   return true;
 }
 

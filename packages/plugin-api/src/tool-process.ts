@@ -36,14 +36,17 @@ function failure(run: ToolRun, code: number | null, signal: NodeJS.Signals | nul
 }
 
 function spawnError(run: ToolRun, err: NodeJS.ErrnoException): ProviderError {
-  if (err.code === 'ENOENT') return new ProviderError('unsupported', `${run.command} is not installed (not found on PATH)`, { cause: err });
+  if (err.code === 'ENOENT')
+    return new ProviderError('unsupported', `${run.command} is not installed (not found on PATH)`, { cause: err });
   return new ProviderError('permanent', `${run.command}: ${cleanMessage(err.message, run.secrets)}`, { cause: err });
 }
 
 function collect(stream: Readable | null | undefined): () => string {
   let text = '';
   stream?.setEncoding('utf8');
-  stream?.on('data', (chunk: string) => { if (text.length < STDERR_LIMIT) text += chunk; });
+  stream?.on('data', (chunk: string) => {
+    if (text.length < STDERR_LIMIT) text += chunk;
+  });
   return () => text;
 }
 
@@ -61,14 +64,27 @@ function successOf(child: ChildProcess, run: ToolRun, stderr: () => string): Pro
  * `done` is returned with its rejection already handled: the stream carries the same error, and
  * a caller that only reads the stream must not crash the process.
  */
-function outputUntil(stdout: Readable, done: Promise<void>, stop: () => void): { out: PassThrough; done: Promise<void> } {
+function outputUntil(
+  stdout: Readable,
+  done: Promise<void>,
+  stop: () => void,
+): { out: PassThrough; done: Promise<void> } {
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
   let settled = false;
   stdout.pipe(out, { end: false });
-  out.on('close', () => { if (!settled) stop(); });
+  out.on('close', () => {
+    if (!settled) stop();
+  });
   const ended = done.then(
-    () => { settled = true; out.end(); },
-    (err: unknown) => { settled = true; out.destroy(err as Error); throw err; },
+    () => {
+      settled = true;
+      out.end();
+    },
+    (err: unknown) => {
+      settled = true;
+      out.destroy(err as Error);
+      throw err;
+    },
   );
   ended.catch(() => undefined);
   return { out, done: ended };
@@ -79,9 +95,15 @@ function outputUntil(stdout: Readable, done: Promise<void>, stop: () => void): {
  * exited 0; any other exit (or a spawn failure) destroys the stream with the program's error,
  * and `done` rejects with the same error. Destroying the stream early kills the program.
  */
-function startTool(run: ToolRun, stdin: 'ignore' | 'pipe', killSignal: NodeJS.Signals): { child: ChildProcess; out: PassThrough; done: Promise<void> } {
+function startTool(
+  run: ToolRun,
+  stdin: 'ignore' | 'pipe',
+  killSignal: NodeJS.Signals,
+): { child: ChildProcess; out: PassThrough; done: Promise<void> } {
   const child = spawn(run.command, run.args, { env: run.env, stdio: [stdin, 'pipe', 'pipe'] });
-  const { out, done } = outputUntil(child.stdout!, successOf(child, run, collect(child.stderr)), () => child.kill(killSignal));
+  const { out, done } = outputUntil(child.stdout!, successOf(child, run, collect(child.stderr)), () =>
+    child.kill(killSignal),
+  );
   return { child, out, done };
 }
 
@@ -105,12 +127,21 @@ export function runDump(run: ToolRun, compressor?: DumpCompressor): DumpStream {
  * input, so the compressor's own success proves nothing).
  */
 function runCompressedDump(run: ToolRun, compressor: DumpCompressor): DumpStream {
-  const filterRun: ToolRun = { command: compressor.command, args: compressor.args, env: run.env, secrets: run.secrets, classify: () => 'permanent' };
+  const filterRun: ToolRun = {
+    command: compressor.command,
+    args: compressor.args,
+    env: run.env,
+    secrets: run.secrets,
+    classify: () => 'permanent',
+  };
   const filter = spawn(compressor.command, compressor.args, { env: run.env, stdio: ['pipe', 'pipe', 'pipe'] });
   const filterStderr = collect(filter.stderr);
   const filterDone = successOf(filter, filterRun, filterStderr);
   // A compressor that did not start has no descriptor to share; its error ends the run.
-  const tool = filter.pid === undefined ? undefined : spawn(run.command, run.args, { env: run.env, stdio: ['ignore', filter.stdin!, 'pipe'] });
+  const tool =
+    filter.pid === undefined
+      ? undefined
+      : spawn(run.command, run.args, { env: run.env, stdio: ['ignore', filter.stdin!, 'pipe'] });
   // The tool holds the write end now; this process's copy would keep the compressor from ever seeing the end.
   filter.stdin!.destroy();
   const toolStderr = collect(tool?.stderr);
@@ -121,8 +152,16 @@ function runCompressedDump(run: ToolRun, compressor: DumpCompressor): DumpStream
   };
   let rawBytes: number | undefined;
   // Whichever fails first stops the other; the raw size is read once both ended well.
-  const both = Promise.all([toolDone, filterDone].map((p) => p.catch((err: unknown) => { killBoth(); throw err; })))
-    .then(() => { rawBytes = compressor.rawBytes?.(filterStderr()); });
+  const both = Promise.all(
+    [toolDone, filterDone].map((p) =>
+      p.catch((err: unknown) => {
+        killBoth();
+        throw err;
+      }),
+    ),
+  ).then(() => {
+    rawBytes = compressor.rawBytes?.(filterStderr());
+  });
   const { out, done } = outputUntil(filter.stdout!, both, killBoth);
   return { stream: out, done, compressed: true, rawBytes: () => rawBytes };
 }
@@ -132,12 +171,20 @@ function runCompressedDump(run: ToolRun, compressor: DumpCompressor): DumpStream
  * output ends only once the program exited 0; any other exit errors the stream instead.
  * Destroying the duplex kills the program.
  */
-export function toolStream(command: string, args: string[], env: Record<string, string | undefined> = process.env): Duplex {
+export function toolStream(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): Duplex {
   const { child, out } = startTool({ command, args, env, secrets: [], classify: () => 'permanent' }, 'pipe', 'SIGKILL');
   child.stdin!.on('error', () => undefined); // EPIPE when the program stops early: its exit status tells why
   const duplex = Duplex.from({ writable: child.stdin!, readable: out });
-  out.once('error', (err) => { if (!duplex.destroyed) duplex.destroy(err); });
-  duplex.once('close', () => { if (!out.destroyed) out.destroy(); });
+  out.once('error', (err) => {
+    if (!duplex.destroyed) duplex.destroy(err);
+  });
+  duplex.once('close', () => {
+    if (!out.destroyed) out.destroy();
+  });
   return duplex;
 }
 

@@ -32,7 +32,9 @@ import { providerErrorKind, type DatabaseDriverInstance, type DatabaseDriverType
  */
 
 /** The data every engine seeds: unicode, quotes, a NULL, an empty table and a 50k-row table. */
-export interface Dataset { tables: Array<{ name: string; columns: string[]; rows: Array<Array<string | number | null>> }> }
+export interface Dataset {
+  tables: Array<{ name: string; columns: string[]; rows: Array<Array<string | number | null>> }>;
+}
 
 export function contractDataset(largeRows = 50_000): Dataset {
   const items: Array<Array<string | number | null>> = [];
@@ -146,12 +148,17 @@ async function childArgv(): Promise<string[][]> {
       const ppid = Number(statLine.slice(statLine.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid !== process.pid) continue;
       out.push((await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0').filter(Boolean));
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return out;
 }
 
-export function runDatabaseContract(label: string, open: (t: TestContext) => Promise<DatabaseHarness | undefined>): void {
+export function runDatabaseContract(
+  label: string,
+  open: (t: TestContext) => Promise<DatabaseHarness | undefined>,
+): void {
   const data = contractDataset();
   let opened: Promise<DatabaseHarness> | undefined;
   let seededDb: Promise<string> | undefined;
@@ -182,13 +189,18 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     return seededDump;
   };
   /** A scratch database removed in `t.after`; created (empty) unless `create` is false. */
-  const scratch = async (h: DatabaseHarness, t: TestContext, options: { create?: boolean; tricky?: boolean } = {}): Promise<string> => {
+  const scratch = async (
+    h: DatabaseHarness,
+    t: TestContext,
+    options: { create?: boolean; tricky?: boolean } = {},
+  ): Promise<string> => {
     const name = h.scratchName(options.tricky);
     t.after(() => h.removeDatabase(name));
     if (options.create !== false) await h.createDatabase(name);
     return name;
   };
-  const listed = async (h: DatabaseHarness, db: string) => (await h.instance.discover()).some((d) => d.name === db || db.endsWith(`/${d.name}`));
+  const listed = async (h: DatabaseHarness, db: string) =>
+    (await h.instance.discover()).some((d) => d.name === db || db.endsWith(`/${d.name}`));
   const expectedStats = (h: DatabaseHarness, dataset: Dataset) =>
     Object.fromEntries(dataset.tables.map((table) => [h.statsKey?.(table.name) ?? table.name, table.rows.length]));
 
@@ -236,7 +248,8 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     await watching;
     assert.ok((await stat(file)).size > 100_000, 'the dump holds the 50k-row table');
     if (h.secret) {
-      for (const argv of seen) assert.ok(!argv.some((a) => a.includes(h.secret!)), `secret in child argv: ${argv.join(' ')}`);
+      for (const argv of seen)
+        assert.ok(!argv.some((a) => a.includes(h.secret!)), `secret in child argv: ${argv.join(' ')}`);
     }
 
     const viaDriver = await h.createDatabase();
@@ -298,7 +311,9 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     const h = await harness(t);
     if (!h) return;
     const target = await h.createDatabase();
-    await assert.rejects(h.instance.restore(Readable.from([Buffer.from('this is not a dump;\n\0\0garbage')]), { database: target }));
+    await assert.rejects(
+      h.instance.restore(Readable.from([Buffer.from('this is not a dump;\n\0\0garbage')]), { database: target }),
+    );
   });
 
   test(`${label}: bad credentials fail with kind auth`, async (t) => {
@@ -321,7 +336,9 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     const started = Date.now();
     const result = await instance.testConnection();
     assert.equal(result.success, false);
-    await assert.rejects(instance.discover(), (err) => ['transient', 'not_found', 'permanent'].includes(providerErrorKind(err) ?? ''));
+    await assert.rejects(instance.discover(), (err) =>
+      ['transient', 'not_found', 'permanent'].includes(providerErrorKind(err) ?? ''),
+    );
     assert.ok(Date.now() - started < 2 * limit, `took ${Date.now() - started} ms`);
   });
 
@@ -341,7 +358,9 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     if (!h.instance.tableStats) return t.skip('the driver has no tableStats');
     const db = await seeded(h);
     assert.deepEqual(await h.instance.tableStats(db), expectedStats(h, data));
-    await assert.rejects(h.instance.tableStats(h.missingDatabase), (err) => ['not_found', 'permanent'].includes(providerErrorKind(err) ?? ''));
+    await assert.rejects(h.instance.tableStats(h.missingDatabase), (err) =>
+      ['not_found', 'permanent'].includes(providerErrorKind(err) ?? ''),
+    );
   });
 
   test(`${label}: ensureDatabase creates a database once and refuses bad names`, async (t) => {
@@ -356,7 +375,11 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
       if (h.instance.tableStats) assert.deepEqual(await h.instance.tableStats(name), {}, 'a new database is empty');
     }
     for (const bad of ['', 'bad\0name', 'x'.repeat(65)]) {
-      await assert.rejects(h.instance.ensureDatabase(bad), (err) => providerErrorKind(err) === 'permanent', JSON.stringify(bad));
+      await assert.rejects(
+        h.instance.ensureDatabase(bad),
+        (err) => providerErrorKind(err) === 'permanent',
+        JSON.stringify(bad),
+      );
     }
   });
 
@@ -378,7 +401,8 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
   test(`${label}: a restore into an ensured database has the source's table stats`, async (t) => {
     const h = await harness(t);
     if (!h) return;
-    if (!h.instance.ensureDatabase || !h.instance.tableStats) return t.skip('the driver has no ensureDatabase or no tableStats');
+    if (!h.instance.ensureDatabase || !h.instance.tableStats)
+      return t.skip('the driver has no ensureDatabase or no tableStats');
     const source = await h.instance.tableStats(await seeded(h));
     const dump = await dumpBytes(h);
     const target = await scratch(h, t, { create: false });
@@ -393,7 +417,8 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     if (!h.instance.replaceDatabase) return t.skip('the driver has no replaceDatabase');
     const incoming = smallDataset('incoming', 3);
     const stats = async (db: string) => (h.instance.tableStats ? h.instance.tableStats(db) : undefined);
-    const leftovers = async (target: string) => (await h.instance.discover()).filter((d) => d.name !== target && d.name.startsWith(target)).map((d) => d.name);
+    const leftovers = async (target: string) =>
+      (await h.instance.discover()).filter((d) => d.name !== target && d.name.startsWith(target)).map((d) => d.name);
 
     // over an existing target with other tables
     const target = await scratch(h, t, { tricky: true });
@@ -414,7 +439,9 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     assert.deepEqual(await h.rows(fresh, 'incoming'), incoming.tables[0]!.rows);
     assert.equal(await listed(h, other), false);
 
-    await assert.rejects(h.instance.replaceDatabase(target, h.missingDatabase), (err) => ['not_found', 'permanent'].includes(providerErrorKind(err) ?? ''));
+    await assert.rejects(h.instance.replaceDatabase(target, h.missingDatabase), (err) =>
+      ['not_found', 'permanent'].includes(providerErrorKind(err) ?? ''),
+    );
     assert.deepEqual(await h.rows(target, 'incoming'), incoming.tables[0]!.rows, 'a failed replace leaves the target');
   });
 
@@ -439,7 +466,10 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
     }
     refused(randomBytes(200_000), 'random bytes');
     refused(Buffer.from('SELECT 1;\n'), 'a short text');
-    refused(Buffer.concat([randomBytes(100_000), dump.subarray(dump.length - EDGE)]), 'a foreign head with a real tail');
+    refused(
+      Buffer.concat([randomBytes(100_000), dump.subarray(dump.length - EDGE)]),
+      'a foreign head with a real tail',
+    );
   });
 
   test(`${label}: an atomic restore whose input fails part-way leaves the target unchanged`, async (t) => {
@@ -456,8 +486,12 @@ export function runDatabaseContract(label: string, open: (t: TestContext) => Pro
       await sleep(300); // the tool has applied what it read so far
       throw new Error('the artifact broke part-way');
     }
-    await assert.rejects(h.instance.restore(Readable.from(breaking()), { database: target }), /the artifact broke part-way/);
-    if (before) assert.deepEqual(await h.instance.tableStats!(target), before, 'the same tables with the same row counts');
+    await assert.rejects(
+      h.instance.restore(Readable.from(breaking()), { database: target }),
+      /the artifact broke part-way/,
+    );
+    if (before)
+      assert.deepEqual(await h.instance.tableStats!(target), before, 'the same tables with the same row counts');
     assert.deepEqual(await h.rows(target, 'keep_me'), keep.tables[0]!.rows, 'the same rows');
   });
 

@@ -35,7 +35,10 @@ export interface NotifierHarness {
 const quietDeps = (): ProviderDeps => ({ tempDir: tmpdir(), log: { info() {}, warn() {}, error() {} } });
 
 /** A fresh message whose title and body carry `token`. */
-export function contractMessage(token = randomBytes(6).toString('hex'), overrides: Partial<NotificationMessage> = {}): NotificationMessage {
+export function contractMessage(
+  token = randomBytes(6).toString('hex'),
+  overrides: Partial<NotificationMessage> = {},
+): NotificationMessage {
   return {
     event: 'test',
     severity: 'info',
@@ -60,10 +63,11 @@ async function silentServer(): Promise<{ port: number; close(): Promise<void> }>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -107,11 +111,19 @@ export function runNotifierContract(label: string, open: () => Promise<NotifierH
   const assertNoSecret = (h: NotifierHarness, config: Record<string, unknown>, err: unknown) => {
     const text = messagesOf(err);
     for (const secret of secretsOf(h, config)) {
-      assert.ok(!text.includes(secret) && !text.includes(encodeURIComponent(secret)), `an error message leaks the secret ${JSON.stringify(secret)}: ${text}`);
+      assert.ok(
+        !text.includes(secret) && !text.includes(encodeURIComponent(secret)),
+        `an error message leaks the secret ${JSON.stringify(secret)}: ${text}`,
+      );
     }
   };
 
-  const send = async (h: NotifierHarness, config: Record<string, unknown>, message: NotificationMessage, signal?: AbortSignal) => {
+  const send = async (
+    h: NotifierHarness,
+    config: Record<string, unknown>,
+    message: NotificationMessage,
+    signal?: AbortSignal,
+  ) => {
     const instance = await h.type.create(config, quietDeps());
     try {
       await instance.send(message, signal ? { signal } : {});
@@ -122,14 +134,24 @@ export function runNotifierContract(label: string, open: () => Promise<NotifierH
 
   test(`${label}: the manifest is sound`, async () => {
     const h = await harness();
-    const schema = h.type.configSchema as { type?: unknown; properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown };
+    const schema = h.type.configSchema as {
+      type?: unknown;
+      properties?: Record<string, unknown>;
+      required?: string[];
+      additionalProperties?: unknown;
+    };
     assert.equal(schema.type, 'object', 'configSchema describes an object');
     const properties = Object.keys(schema.properties ?? {});
-    for (const field of [...(schema.required ?? []), ...h.type.secretFields]) assert.ok(properties.includes(field), `${field} is not a property of the config schema`);
-    for (const field of schema.required ?? []) assert.ok(h.config[field] !== undefined, `the harness config lacks the required ${field}`);
-    if (schema.additionalProperties === false) for (const key of Object.keys(h.config)) assert.ok(properties.includes(key), `the harness config has ${key}, which the schema does not allow`);
+    for (const field of [...(schema.required ?? []), ...h.type.secretFields])
+      assert.ok(properties.includes(field), `${field} is not a property of the config schema`);
+    for (const field of schema.required ?? [])
+      assert.ok(h.config[field] !== undefined, `the harness config lacks the required ${field}`);
+    if (schema.additionalProperties === false)
+      for (const key of Object.keys(h.config))
+        assert.ok(properties.includes(key), `the harness config has ${key}, which the schema does not allow`);
     assert.ok(h.type.displayName.length > 0);
-    for (const secret of secretsOf(h, h.config)) assert.ok(secret.length >= 8, 'the harness secrets must be distinctive (8+ characters) for the leak checks');
+    for (const secret of secretsOf(h, h.config))
+      assert.ok(secret.length >= 8, 'the harness secrets must be distinctive (8+ characters) for the leak checks');
   });
 
   test(`${label}: delivers a message`, async () => {
@@ -138,8 +160,14 @@ export function runNotifierContract(label: string, open: () => Promise<NotifierH
     await send(h, h.config, message);
     const token = String(message.fields.token);
     const got = await h.received();
-    assert.ok(got.some((text) => text.includes(`contract ${token}`)), `the title did not reach the service; received: ${got.join('\n---\n').slice(0, 2000)}`);
-    assert.ok(got.some((text) => text.includes(`message ${token}`)), 'the body did not reach the service');
+    assert.ok(
+      got.some((text) => text.includes(`contract ${token}`)),
+      `the title did not reach the service; received: ${got.join('\n---\n').slice(0, 2000)}`,
+    );
+    assert.ok(
+      got.some((text) => text.includes(`message ${token}`)),
+      'the body did not reach the service',
+    );
   });
 
   test(`${label}: a refused credential is an auth error without the secret`, async () => {
@@ -178,6 +206,9 @@ export function runNotifierContract(label: string, open: () => Promise<NotifierH
     const err = await failure(send(h, h.config, message, AbortSignal.abort()));
     assert.equal(kindOf(err), 'transient', `expected ProviderError kind transient, got ${messagesOf(err)}`);
     const got = await h.received();
-    assert.ok(!got.some((text) => text.includes(String(message.fields.token))), 'a message was delivered although the signal had aborted');
+    assert.ok(
+      !got.some((text) => text.includes(String(message.fields.token))),
+      'a message was delivered although the signal had aborted',
+    );
   });
 }

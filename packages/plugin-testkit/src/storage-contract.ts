@@ -46,7 +46,6 @@ export type Opened = {
   strand?: (key: string, modifiedAt: Date) => Promise<void>;
 };
 
-
 const MiB = 1024 * 1024;
 /**
  * How far the resident set may grow over its baseline while the large object streams through.
@@ -60,7 +59,8 @@ const LIST_LIMIT = 100_000;
 
 function defaultLargeBytes(): number {
   const mb = Number(process.env.BACKPLANE_TEST_LARGE_MB ?? 256);
-  if (!Number.isFinite(mb) || mb < 0) throw new Error(`BACKPLANE_TEST_LARGE_MB must be a number of MiB (got ${process.env.BACKPLANE_TEST_LARGE_MB})`);
+  if (!Number.isFinite(mb) || mb < 0)
+    throw new Error(`BACKPLANE_TEST_LARGE_MB must be a number of MiB (got ${process.env.BACKPLANE_TEST_LARGE_MB})`);
   return Math.round(mb * MiB);
 }
 
@@ -73,7 +73,8 @@ const freshPrefix = () => `contract-${hex()}/`;
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  for await (const chunk of stream as AsyncIterable<Buffer | string>)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks);
 }
 
@@ -90,18 +91,26 @@ async function collect(items: AsyncIterable<ObjectInfo>): Promise<ObjectInfo[]> 
 async function listing(instance: StorageInstance, prefix: string): Promise<Record<string, number>> {
   const items = await collect(instance.list(prefix));
   const keys = items.map((i) => i.key);
-  assert.equal(new Set(keys).size, keys.length, `list(${JSON.stringify(prefix)}) yielded a key twice: ${keys.join(', ')}`);
-  return Object.fromEntries(items.map((i) => [i.key, i.size] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  assert.equal(
+    new Set(keys).size,
+    keys.length,
+    `list(${JSON.stringify(prefix)}) yielded a key twice: ${keys.join(', ')}`,
+  );
+  return Object.fromEntries(
+    items.map((i) => [i.key, i.size] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }
 
 /** `buf` as a stream of `chunkSize`-byte chunks, yielding to the event loop between them. */
 function chunked(buf: Buffer, chunkSize = 64 * 1024): Readable {
-  return Readable.from((async function* chunks() {
-    for (let offset = 0; offset < buf.length; offset += chunkSize) {
-      yield buf.subarray(offset, offset + chunkSize);
-      await tick();
-    }
-  })());
+  return Readable.from(
+    (async function* chunks() {
+      for (let offset = 0; offset < buf.length; offset += chunkSize) {
+        yield buf.subarray(offset, offset + chunkSize);
+        await tick();
+      }
+    })(),
+  );
 }
 
 /**
@@ -111,26 +120,34 @@ function chunked(buf: Buffer, chunkSize = 64 * 1024): Readable {
 function gatedBody(first: Buffer, second: Buffer): { body: Readable; firstPulled: Promise<void>; release: () => void } {
   let pulled!: () => void;
   let release!: () => void;
-  const firstPulled = new Promise<void>((resolve) => { pulled = resolve; });
-  const released = new Promise<void>((resolve) => { release = resolve; });
-  const body = Readable.from((async function* gated() {
-    yield first;
-    pulled();
-    await released;
-    yield second;
-  })());
+  const firstPulled = new Promise<void>((resolve) => {
+    pulled = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const body = Readable.from(
+    (async function* gated() {
+      yield first;
+      pulled();
+      await released;
+      yield second;
+    })(),
+  );
   return { body, firstPulled, release };
 }
 
 /** A stream of `chunks` chunks of `size` random bytes, then an error: an upload cut short. */
 function failingStream(chunks: number, size: number): Readable {
-  return Readable.from((async function* broken() {
-    for (let i = 0; i < chunks; i++) {
-      yield randomBytes(size);
-      await tick();
-    }
-    throw new Error('source failed mid-stream (contract test)');
-  })());
+  return Readable.from(
+    (async function* broken() {
+      for (let i = 0; i < chunks; i++) {
+        yield randomBytes(size);
+        await tick();
+      }
+      throw new Error('source failed mid-stream (contract test)');
+    })(),
+  );
 }
 
 function providerKind(err: unknown): string | undefined {
@@ -145,7 +162,11 @@ async function rejectsWithKind(action: () => Promise<unknown>, kind: string, wha
   try {
     settled = { value: await action() };
   } catch (err) {
-    assert.equal(providerKind(err), kind, `${what}: expected a ProviderError of kind "${kind}", got ${String((err as Error)?.stack ?? err)}`);
+    assert.equal(
+      providerKind(err),
+      kind,
+      `${what}: expected a ProviderError of kind "${kind}", got ${String((err as Error)?.stack ?? err)}`,
+    );
   }
   assert.equal(settled, undefined, `${what}: expected a rejection, but it resolved`);
 }
@@ -173,20 +194,27 @@ function allByteValues(): Buffer {
  */
 function largeSource(total: number, onChunk: () => void): { stream: Readable; digest: () => string } {
   const hash = createHash('sha256');
-  const cipher = createCipheriv('aes-256-ctr', createHash('sha256').update('backplane storage contract').digest(), Buffer.alloc(16));
+  const cipher = createCipheriv(
+    'aes-256-ctr',
+    createHash('sha256').update('backplane storage contract').digest(),
+    Buffer.alloc(16),
+  );
   const zeros = Buffer.alloc(MiB);
   let finished = false;
-  const stream = Readable.from((function* generate() {
-    for (let sent = 0; sent < total;) {
-      const n = Math.min(MiB, total - sent);
-      const chunk = cipher.update(zeros.subarray(0, n));
-      hash.update(chunk);
-      sent += n;
-      onChunk();
-      yield chunk;
-    }
-    finished = true;
-  })(), { objectMode: false, highWaterMark: MiB });
+  const stream = Readable.from(
+    (function* generate() {
+      for (let sent = 0; sent < total; ) {
+        const n = Math.min(MiB, total - sent);
+        const chunk = cipher.update(zeros.subarray(0, n));
+        hash.update(chunk);
+        sent += n;
+        onChunk();
+        yield chunk;
+      }
+      finished = true;
+    })(),
+    { objectMode: false, highWaterMark: MiB },
+  );
   return {
     stream,
     digest: () => {
@@ -198,7 +226,11 @@ function largeSource(total: number, onChunk: () => void): { stream: Readable; di
 
 // ---- the suite ----------------------------------------------------------------------------
 
-export function runStorageContract(label: string, open: () => Promise<Opened>, options: StorageContractOptions = {}): void {
+export function runStorageContract(
+  label: string,
+  open: () => Promise<Opened>,
+  options: StorageContractOptions = {},
+): void {
   const largeBytes = options.largeBytes ?? defaultLargeBytes();
 
   describe(label, () => {
@@ -209,7 +241,8 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
     };
     const put = (key: string, data: Buffer, withSize = true) =>
       storage().put(key, chunked(data), withSize ? { size: data.length } : {});
-    const getBytes = async (key: string, range?: { start: number; end?: number }) => readAll(await storage().get(key, range));
+    const getBytes = async (key: string, range?: { start: number; end?: number }) =>
+      readAll(await storage().get(key, range));
 
     before(async () => {
       opened = await open();
@@ -241,8 +274,16 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
     it('a stream longer or shorter than meta.size is refused and leaves nothing', async () => {
       const prefix = freshPrefix();
       const data = randomBytes(100_000);
-      await rejectsWithKind(() => storage().put(`${prefix}longer`, chunked(data), { size: data.length - 1 }), 'permanent', 'a stream 1 byte longer than meta.size');
-      await rejectsWithKind(() => storage().put(`${prefix}shorter`, chunked(data), { size: data.length + 1 }), 'permanent', 'a stream 1 byte shorter than meta.size');
+      await rejectsWithKind(
+        () => storage().put(`${prefix}longer`, chunked(data), { size: data.length - 1 }),
+        'permanent',
+        'a stream 1 byte longer than meta.size',
+      );
+      await rejectsWithKind(
+        () => storage().put(`${prefix}shorter`, chunked(data), { size: data.length + 1 }),
+        'permanent',
+        'a stream 1 byte shorter than meta.size',
+      );
       assert.equal(await storage().stat(`${prefix}longer`), undefined);
       assert.equal(await storage().stat(`${prefix}shorter`), undefined);
       assert.deepEqual(await listing(storage(), prefix), {});
@@ -256,12 +297,22 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       await put(key, data);
       assert.ok((await getBytes(key, { start: 0 })).equals(data), 'start 0, no end: the whole object');
       assert.ok((await getBytes(key, { start: 1234 })).equals(data.subarray(1234)), 'start only: to the end');
-      assert.ok((await getBytes(key, { start: 100, end: 199 })).equals(data.subarray(100, 200)), 'start and end are both inclusive');
+      assert.ok(
+        (await getBytes(key, { start: 100, end: 199 })).equals(data.subarray(100, 200)),
+        'start and end are both inclusive',
+      );
       assert.ok((await getBytes(key, { start: 0, end: 0 })).equals(data.subarray(0, 1)), 'the first byte');
       assert.ok((await getBytes(key, { start: 4321, end: 4321 })).equals(data.subarray(4321, 4322)), 'a 1-byte range');
       assert.ok((await getBytes(key, { start: 9_999, end: 9_999 })).equals(data.subarray(9_999)), 'the last byte');
-      assert.ok((await getBytes(key, { start: 9_990, end: 50_000 })).equals(data.subarray(9_990)), 'an end past the last byte is clamped');
-      await rejectsWithKind(() => storage().get(`${prefix}missing`, { start: 10 }), 'not_found', 'a range of a missing object');
+      assert.ok(
+        (await getBytes(key, { start: 9_990, end: 50_000 })).equals(data.subarray(9_990)),
+        'an end past the last byte is clamped',
+      );
+      await rejectsWithKind(
+        () => storage().get(`${prefix}missing`, { start: 10 }),
+        'not_found',
+        'a range of a missing object',
+      );
     });
 
     it('a range starting at or past the end yields no bytes or rejects (never not_found)', async () => {
@@ -274,7 +325,10 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
           bytes = await getBytes(key, range);
         } catch (err) {
           const kind = providerKind(err);
-          assert.ok(kind !== undefined && kind !== 'not_found', `range ${JSON.stringify(range)}: a rejection must be a ProviderError other than not_found (the object exists), got ${String(err)}`);
+          assert.ok(
+            kind !== undefined && kind !== 'not_found',
+            `range ${JSON.stringify(range)}: a rejection must be a ProviderError other than not_found (the object exists), got ${String(err)}`,
+          );
         }
         if (bytes !== undefined) assert.equal(bytes.length, 0, `range ${JSON.stringify(range)} returned bytes`);
       }
@@ -283,9 +337,17 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
     it('get of a missing key rejects with not_found', async () => {
       const prefix = freshPrefix();
       await rejectsWithKind(() => storage().get(`${prefix}nothing-here`), 'not_found', 'get of a missing key');
-      await rejectsWithKind(() => storage().get(`${prefix}no/such/folder/either`), 'not_found', 'get under missing folders');
+      await rejectsWithKind(
+        () => storage().get(`${prefix}no/such/folder/either`),
+        'not_found',
+        'get under missing folders',
+      );
       await put(`${prefix}folder/child`, randomBytes(10));
-      await rejectsWithKind(() => storage().get(`${prefix}folder`), 'not_found', 'get of a "folder" (a prefix of another key)');
+      await rejectsWithKind(
+        () => storage().get(`${prefix}folder`),
+        'not_found',
+        'get of a "folder" (a prefix of another key)',
+      );
     });
 
     it('stat reports size and time of an object, undefined for a missing one', async () => {
@@ -297,7 +359,10 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       assert.equal(info.key, key);
       assert.equal(info.size, 4_097);
       if (info.modifiedAt !== undefined) {
-        assert.ok(info.modifiedAt instanceof Date && !Number.isNaN(info.modifiedAt.getTime()), 'modifiedAt, when given, is a valid Date');
+        assert.ok(
+          info.modifiedAt instanceof Date && !Number.isNaN(info.modifiedAt.getTime()),
+          'modifiedAt, when given, is a valid Date',
+        );
       }
       assert.equal(await storage().stat(`${prefix}dir/missing`), undefined);
       assert.equal(await storage().stat(`${prefix}never/was/here`), undefined);
@@ -318,19 +383,37 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       await put(`${other}unrelated`, randomBytes(5));
 
       assert.deepEqual(await listing(storage(), prefix), objects, 'the whole prefix, keys in full, exact sizes');
-      assert.deepEqual(await listing(storage(), `${prefix}dir/`), {
-        [`${prefix}dir/a`]: 22, [`${prefix}dir/sub/b`]: 33, [`${prefix}dir/sub/deeper/c`]: 0,
-      }, 'a folder prefix: not its sibling "dirt"');
-      assert.deepEqual(await listing(storage(), `${prefix}dir`), {
-        [`${prefix}dir/a`]: 22, [`${prefix}dir/sub/b`]: 33, [`${prefix}dir/sub/deeper/c`]: 0, [`${prefix}dirt`]: 44,
-      }, 'a prefix is a string prefix: "dir" matches "dirt" too');
+      assert.deepEqual(
+        await listing(storage(), `${prefix}dir/`),
+        {
+          [`${prefix}dir/a`]: 22,
+          [`${prefix}dir/sub/b`]: 33,
+          [`${prefix}dir/sub/deeper/c`]: 0,
+        },
+        'a folder prefix: not its sibling "dirt"',
+      );
+      assert.deepEqual(
+        await listing(storage(), `${prefix}dir`),
+        {
+          [`${prefix}dir/a`]: 22,
+          [`${prefix}dir/sub/b`]: 33,
+          [`${prefix}dir/sub/deeper/c`]: 0,
+          [`${prefix}dirt`]: 44,
+        },
+        'a prefix is a string prefix: "dir" matches "dirt" too',
+      );
       assert.deepEqual(await listing(storage(), `${prefix}dir/sub/deeper/`), { [`${prefix}dir/sub/deeper/c`]: 0 });
       assert.deepEqual(await listing(storage(), `${prefix}nothing/`), {}, 'a prefix with no objects lists nothing');
       assert.deepEqual(await listing(storage(), `${other}`), { [`${other}unrelated`]: 5 });
       const all = await listing(storage(), '');
-      for (const key of [...Object.keys(objects), `${other}unrelated`]) assert.equal(all[key], objects[key] ?? 5, `list('') includes ${key}`);
+      for (const key of [...Object.keys(objects), `${other}unrelated`])
+        assert.equal(all[key], objects[key] ?? 5, `list('') includes ${key}`);
       for (const item of await collect(storage().list(prefix))) {
-        if (item.modifiedAt !== undefined) assert.ok(item.modifiedAt instanceof Date && !Number.isNaN(item.modifiedAt.getTime()), `modifiedAt of ${item.key}`);
+        if (item.modifiedAt !== undefined)
+          assert.ok(
+            item.modifiedAt instanceof Date && !Number.isNaN(item.modifiedAt.getTime()),
+            `modifiedAt of ${item.key}`,
+          );
       }
     });
 
@@ -347,7 +430,11 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       await storage().delete(`${prefix}dir/stays`);
       assert.deepEqual(await listing(storage(), prefix), {});
       await put(`${prefix}dir/again`, randomBytes(3));
-      assert.deepEqual(await listing(storage(), prefix), { [`${prefix}dir/again`]: 3 }, 'a key can be written again after its folder emptied');
+      assert.deepEqual(
+        await listing(storage(), prefix),
+        { [`${prefix}dir/again`]: 3 },
+        'a key can be written again after its folder emptied',
+      );
     });
 
     it('overwriting a key replaces the object whole', async () => {
@@ -367,9 +454,15 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
     it('concurrent puts to different keys all land intact', async () => {
       const prefix = freshPrefix();
       const payloads = Array.from({ length: 12 }, (_, i) => randomBytes(30_000 + i * 1_001));
-      const results = await Promise.all(payloads.map((data, i) => storage().put(`${prefix}k${i}`, chunked(data, 4_096), { size: data.length })));
-      assert.deepEqual(results.map((r) => r.size), payloads.map((p) => p.length));
-      for (const [i, data] of payloads.entries()) assert.ok((await getBytes(`${prefix}k${i}`)).equals(data), `k${i} intact`);
+      const results = await Promise.all(
+        payloads.map((data, i) => storage().put(`${prefix}k${i}`, chunked(data, 4_096), { size: data.length })),
+      );
+      assert.deepEqual(
+        results.map((r) => r.size),
+        payloads.map((p) => p.length),
+      );
+      for (const [i, data] of payloads.entries())
+        assert.ok((await getBytes(`${prefix}k${i}`)).equals(data), `k${i} intact`);
       assert.equal(Object.keys(await listing(storage(), prefix)).length, payloads.length);
     });
 
@@ -378,12 +471,24 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       const key = `${prefix}contended`;
       // Distinct sizes and contents: a mix or a truncation cannot equal any single payload.
       const payloads = Array.from({ length: 8 }, (_, i) => randomBytes(40_000 + i * 3_001));
-      const settled = await Promise.allSettled(payloads.map((data) => storage().put(key, chunked(data, 4_096), { size: data.length })));
+      const settled = await Promise.allSettled(
+        payloads.map((data) => storage().put(key, chunked(data, 4_096), { size: data.length })),
+      );
       const won = payloads.filter((_, i) => settled[i]?.status === 'fulfilled');
-      assert.ok(won.length > 0, `every concurrent put failed: ${settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'ok')).join('; ')}`);
+      assert.ok(
+        won.length > 0,
+        `every concurrent put failed: ${settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'ok')).join('; ')}`,
+      );
       const final = await getBytes(key);
-      assert.ok(won.some((p) => p.equals(final)), `the object (${final.length} bytes) is none of the payloads whose put resolved`);
-      assert.deepEqual(await listing(storage(), prefix), { [key]: final.length }, 'one object, no leftovers from the losers');
+      assert.ok(
+        won.some((p) => p.equals(final)),
+        `the object (${final.length} bytes) is none of the payloads whose put resolved`,
+      );
+      assert.deepEqual(
+        await listing(storage(), prefix),
+        { [key]: final.length },
+        'one object, no leftovers from the losers',
+      );
     });
 
     it('an empty object round-trips', async () => {
@@ -394,7 +499,10 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
         assert.equal((await getBytes(key)).length, 0);
         assert.equal((await storage().stat(key))?.size, 0, `stat of ${key}`);
       }
-      assert.deepEqual(await listing(storage(), prefix), { [`${prefix}empty-sized`]: 0, [`${prefix}empty-unsized`]: 0 });
+      assert.deepEqual(await listing(storage(), prefix), {
+        [`${prefix}empty-sized`]: 0,
+        [`${prefix}empty-unsized`]: 0,
+      });
     });
 
     it('binary data with every byte value survives, whatever the chunking', async () => {
@@ -406,7 +514,9 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
         assert.ok((await getBytes(key)).equals(data), `chunks of ${chunkSize} bytes`);
       }
       const text = `${prefix}from-strings`;
-      assert.deepEqual(await storage().put(text, Readable.from(['héllo ', 'wörld']), {}), { size: Buffer.byteLength('héllo wörld') });
+      assert.deepEqual(await storage().put(text, Readable.from(['héllo ', 'wörld']), {}), {
+        size: Buffer.byteLength('héllo wörld'),
+      });
       assert.equal((await getBytes(text)).toString('utf8'), 'héllo wörld');
     });
 
@@ -424,7 +534,11 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
         assert.equal((await getBytes(key)).toString(), `payload ${i}`, key);
         assert.equal((await storage().stat(key))?.key, key);
       }
-      assert.deepEqual(Object.keys(await listing(storage(), prefix)).sort(), [...keys].sort(), 'list returns the keys exactly as put');
+      assert.deepEqual(
+        Object.keys(await listing(storage(), prefix)).sort(),
+        [...keys].sort(),
+        'list returns the keys exactly as put',
+      );
       assert.deepEqual(Object.keys(await listing(storage(), `${prefix}ünïcödé/`)), [keys[1]]);
     });
 
@@ -432,10 +546,24 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       const prefix = freshPrefix();
       const name = `escape-${hex()}`;
       const absolute = `/tmp/${name}`;
-      const bad = [`../${name}`, `a/../../${name}`, `${prefix}sub/../${name}`, `${prefix}../${name}`, `${prefix}./${name}`, absolute, `/etc/${name}`, '..', ''];
+      const bad = [
+        `../${name}`,
+        `a/../../${name}`,
+        `${prefix}sub/../${name}`,
+        `${prefix}../${name}`,
+        `${prefix}./${name}`,
+        absolute,
+        `/etc/${name}`,
+        '..',
+        '',
+      ];
       try {
         for (const key of bad) {
-          await rejectsWithKind(() => storage().put(key, Readable.from([Buffer.from('x')]), { size: 1 }), 'permanent', `put ${JSON.stringify(key)}`);
+          await rejectsWithKind(
+            () => storage().put(key, Readable.from([Buffer.from('x')]), { size: 1 }),
+            'permanent',
+            `put ${JSON.stringify(key)}`,
+          );
           await rejectsWithKind(() => storage().get(key), 'permanent', `get ${JSON.stringify(key)}`);
           await rejectsWithKind(() => storage().stat(key), 'permanent', `stat ${JSON.stringify(key)}`);
           await rejectsWithKind(() => storage().delete(key), 'permanent', `delete ${JSON.stringify(key)}`);
@@ -460,8 +588,14 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
     it('an upload that fails mid-stream rejects and leaves nothing under the key', async () => {
       const prefix = freshPrefix();
       await rejects(() => storage().put(`${prefix}broken`, failingStream(4, 16_384)), 'a put whose stream errors');
-      await rejects(() => storage().put(`${prefix}broken-sized`, failingStream(4, 16_384), { size: 1_000_000 }), 'a sized put whose stream errors');
-      await rejects(() => storage().put(`${prefix}nested/deeper/broken`, failingStream(1, 10)), 'a put into new folders whose stream errors');
+      await rejects(
+        () => storage().put(`${prefix}broken-sized`, failingStream(4, 16_384), { size: 1_000_000 }),
+        'a sized put whose stream errors',
+      );
+      await rejects(
+        () => storage().put(`${prefix}nested/deeper/broken`, failingStream(1, 10)),
+        'a put into new folders whose stream errors',
+      );
       for (const key of [`${prefix}broken`, `${prefix}broken-sized`, `${prefix}nested/deeper/broken`]) {
         assert.equal(await storage().stat(key), undefined, `${key} exists after a failed put`);
         await rejectsWithKind(() => storage().get(key), 'not_found', `get ${key} after a failed put`);
@@ -475,7 +609,11 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       const old = randomBytes(60_000);
       await put(key, old);
       await rejects(() => storage().put(key, failingStream(2, 16_384)), 'an overwrite whose stream errors');
-      await rejectsWithKind(() => storage().put(key, chunked(randomBytes(10)), { size: 11 }), 'permanent', 'an overwrite of the wrong size');
+      await rejectsWithKind(
+        () => storage().put(key, chunked(randomBytes(10)), { size: 11 }),
+        'permanent',
+        'an overwrite of the wrong size',
+      );
       const info = await storage().stat(key);
       if (info !== undefined) {
         assert.equal(info.size, old.length);
@@ -491,7 +629,13 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       const second = randomBytes(1_000);
       const { body, firstPulled, release } = gatedBody(first, second);
       const uploading = storage().put(key, body, { size: first.length + second.length });
-      const early = await Promise.race([firstPulled.then(() => 'pulled' as const), uploading.then(() => 'resolved' as const, () => 'rejected' as const)]);
+      const early = await Promise.race([
+        firstPulled.then(() => 'pulled' as const),
+        uploading.then(
+          () => 'resolved' as const,
+          () => 'rejected' as const,
+        ),
+      ]);
       assert.equal(early, 'pulled', 'put settled before it read the whole stream');
       assert.equal(await storage().stat(key), undefined, 'stat sees an unfinished upload');
       assert.deepEqual(await listing(storage(), prefix), {}, 'list sees an unfinished upload');
@@ -506,20 +650,28 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       const controller = new AbortController();
       let produced = 0;
       // Bounded: a provider that ignores the signal reaches the end and resolves, failing the test.
-      const body = Readable.from((async function* endless() {
-        for (let i = 0; i < 256; i++) {
-          if (i === 4) controller.abort(new Error('cancelled by the contract test'));
-          produced++;
-          yield randomBytes(16_384);
-          await tick();
-        }
-      })());
-      await rejects(() => storage().put(`${prefix}aborted`, body, { signal: controller.signal }), 'a put whose signal aborted');
+      const body = Readable.from(
+        (async function* endless() {
+          for (let i = 0; i < 256; i++) {
+            if (i === 4) controller.abort(new Error('cancelled by the contract test'));
+            produced++;
+            yield randomBytes(16_384);
+            await tick();
+          }
+        })(),
+      );
+      await rejects(
+        () => storage().put(`${prefix}aborted`, body, { signal: controller.signal }),
+        'a put whose signal aborted',
+      );
       assert.ok(produced < 256, 'the provider read the whole stream despite the abort');
       assert.equal(await storage().stat(`${prefix}aborted`), undefined);
       assert.deepEqual(await listing(storage(), prefix), {});
       const already = AbortSignal.abort(new Error('aborted before the put'));
-      await rejects(() => storage().put(`${prefix}pre-aborted`, chunked(randomBytes(10)), { signal: already }), 'a put with an aborted signal');
+      await rejects(
+        () => storage().put(`${prefix}pre-aborted`, chunked(randomBytes(10)), { signal: already }),
+        'a put with an aborted signal',
+      );
       assert.equal(await storage().stat(`${prefix}pre-aborted`), undefined);
     });
 
@@ -548,21 +700,33 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
         assert.equal(hash.digest('hex'), sent, 'SHA-256 of the bytes read back differs from the bytes written');
         // A middle slice, to check ranges on an object larger than any single buffer.
         const mid = Math.floor(largeBytes / 2);
-        if (largeBytes > 0) assert.equal((await getBytes(key, { start: mid, end: Math.min(mid + 999, largeBytes - 1) })).length, Math.min(1000, largeBytes - mid));
+        if (largeBytes > 0)
+          assert.equal(
+            (await getBytes(key, { start: mid, end: Math.min(mid + 999, largeBytes - 1) })).length,
+            Math.min(1000, largeBytes - mid),
+          );
       } finally {
         clearInterval(sampler);
         sample();
       }
       const growth = peak - baseline;
-      t.diagnostic(`resident memory grew by ${(growth / MiB).toFixed(1)} MiB over ${(largeBytes / MiB).toFixed(0)} MiB streamed`);
-      assert.ok(growth <= RSS_GROWTH_LIMIT, `resident memory grew by ${(growth / MiB).toFixed(1)} MiB while streaming (limit ${RSS_GROWTH_LIMIT / MiB} MiB): the provider buffers the object`);
+      t.diagnostic(
+        `resident memory grew by ${(growth / MiB).toFixed(1)} MiB over ${(largeBytes / MiB).toFixed(0)} MiB streamed`,
+      );
+      assert.ok(
+        growth <= RSS_GROWTH_LIMIT,
+        `resident memory grew by ${(growth / MiB).toFixed(1)} MiB while streaming (limit ${RSS_GROWTH_LIMIT / MiB} MiB): the provider buffers the object`,
+      );
       await storage().delete(key);
     });
 
     it('removeTemporaries, when the provider has it, removes the temporaries of its key and nothing else', async (t) => {
       const instance = storage();
       if (!instance.removeTemporaries) {
-        assert.ok(!options.stagesUploads, 'the provider stages uploads under temporary names but has no removeTemporaries');
+        assert.ok(
+          !options.stagesUploads,
+          'the provider stages uploads under temporary names but has no removeTemporaries',
+        );
         t.skip('the provider has no removeTemporaries');
         return;
       }
@@ -586,15 +750,22 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       assert.equal(await instance.removeTemporaries(key), 2, 'both temporaries of the key');
       assert.equal(await instance.removeTemporaries(key), 0, 'idempotent');
       assert.deepEqual(await listing(instance, prefix), before, 'the objects themselves stay');
-      assert.equal(await instance.removeTemporaries(`${prefix}missing/gone.bin`), 1, 'a temporary whose upload never completed');
-      assert.equal(await instance.removeTemporaries(twin), 1, 'the twin\'s temporary was left alone');
+      assert.equal(
+        await instance.removeTemporaries(`${prefix}missing/gone.bin`),
+        1,
+        'a temporary whose upload never completed',
+      );
+      assert.equal(await instance.removeTemporaries(twin), 1, "the twin's temporary was left alone");
       for (const k of [key, twin, other]) await instance.delete(k);
     });
 
     it('removeStaleTemporaries, when the provider has it, removes old temporaries but not fresh ones or those of kept keys', async (t) => {
       const instance = storage();
       if (!instance.removeStaleTemporaries) {
-        assert.ok(!options.stagesUploads, 'the provider stages uploads under temporary names but has no removeStaleTemporaries');
+        assert.ok(
+          !options.stagesUploads,
+          'the provider stages uploads under temporary names but has no removeStaleTemporaries',
+        );
         t.skip('the provider has no removeStaleTemporaries');
         return;
       }
@@ -618,9 +789,13 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       await strand(`${prefix}deep/er/old.bin`, twoDaysAgo);
       await strand(`${prefix}kept.bin`, twoDaysAgo);
       await strand(`${prefix}fresh.bin`, new Date());
-      assert.equal(await instance.removeStaleTemporaries(dayAgo, [`${prefix}kept.bin`]), 2, 'the two old temporaries of keys not kept');
+      assert.equal(
+        await instance.removeStaleTemporaries(dayAgo, [`${prefix}kept.bin`]),
+        2,
+        'the two old temporaries of keys not kept',
+      );
       assert.equal(await instance.removeStaleTemporaries(dayAgo, [`${prefix}kept.bin`]), 0);
-      assert.equal(await instance.removeTemporaries(`${prefix}kept.bin`), 1, 'a kept key\'s temporary stays');
+      assert.equal(await instance.removeTemporaries(`${prefix}kept.bin`), 1, "a kept key's temporary stays");
       assert.equal(await instance.removeTemporaries(`${prefix}fresh.bin`), 1, 'a fresh temporary stays');
       assert.deepEqual(await listing(instance, prefix), {});
     });
@@ -641,10 +816,13 @@ export function runStorageContract(label: string, open: () => Promise<Opened>, o
       }
       const usage = await instance.usage();
       for (const [name, value] of Object.entries(usage)) {
-        if (value !== undefined) assert.ok(Number.isSafeInteger(value) && value >= 0, `${name} is a byte count (got ${String(value)})`);
+        if (value !== undefined)
+          assert.ok(Number.isSafeInteger(value) && value >= 0, `${name} is a byte count (got ${String(value)})`);
       }
-      if (usage.totalBytes !== undefined && usage.freeBytes !== undefined) assert.ok(usage.freeBytes <= usage.totalBytes, 'free <= total');
-      if (usage.totalBytes !== undefined && usage.usedBytes !== undefined) assert.ok(usage.usedBytes <= usage.totalBytes, 'used <= total');
+      if (usage.totalBytes !== undefined && usage.freeBytes !== undefined)
+        assert.ok(usage.freeBytes <= usage.totalBytes, 'free <= total');
+      if (usage.totalBytes !== undefined && usage.usedBytes !== undefined)
+        assert.ok(usage.usedBytes <= usage.totalBytes, 'used <= total');
     });
   });
 }

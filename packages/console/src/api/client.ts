@@ -24,14 +24,18 @@ const auth: Middleware = {
 api.use(auth);
 
 /** The `data` of a success envelope, or the error thrown as an ApiError (what TanStack Query shows). */
-export async function unwrap<T>(call: Promise<{ data?: { data: T } | undefined; error?: unknown; response: Response }>): Promise<T> {
+export async function unwrap<T>(
+  call: Promise<{ data?: { data: T } | undefined; error?: unknown; response: Response }>,
+): Promise<T> {
   const { data, error, response } = await call;
   if (!response.ok || data === undefined) throw apiErrorOf(response.status, error);
   return data.data;
 }
 
 /** `unwrap`, plus the `X-Total-Count` header of paged lists. */
-export async function unwrapPage<T>(call: Promise<{ data?: { data: T } | undefined; error?: unknown; response: Response }>): Promise<{ items: T; total: number }> {
+export async function unwrapPage<T>(
+  call: Promise<{ data?: { data: T } | undefined; error?: unknown; response: Response }>,
+): Promise<{ items: T; total: number }> {
   const { data, error, response } = await call;
   if (!response.ok || data === undefined) throw apiErrorOf(response.status, error);
   const total = Number(response.headers.get('x-total-count') ?? NaN);

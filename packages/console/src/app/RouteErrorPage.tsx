@@ -15,8 +15,12 @@ export function RouteErrorPage() {
   return (
     <Center mih="60vh" p="md">
       <Stack align="center" maw={520}>
-        <Title order={1} size="h2">{t('routeError.title')}</Title>
-        <Text c="dimmed" ta="center">{t('routeError.body')}</Text>
+        <Title order={1} size="h2">
+          {t('routeError.title')}
+        </Title>
+        <Text c="dimmed" ta="center">
+          {t('routeError.body')}
+        </Text>
         <ErrorAlert error={message instanceof Error || typeof message === 'string' ? message : String(message)} />
         <Button onClick={() => window.location.reload()}>{t('routeError.reload')}</Button>
       </Stack>

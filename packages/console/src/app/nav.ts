@@ -1,7 +1,12 @@
 import type { Ability } from './use-session.ts';
 
 /** The navigation: path, label key (namespace common, `nav.*`), the ability needed to see it. */
-export interface NavItem { path: string; label: string; ability: Ability; group: 'main' | 'groupBackup' | 'groupInfrastructure' | 'groupAdmin' }
+export interface NavItem {
+  path: string;
+  label: string;
+  ability: Ability;
+  group: 'main' | 'groupBackup' | 'groupInfrastructure' | 'groupAdmin';
+}
 
 export const NAV: NavItem[] = [
   { path: '/', label: 'dashboard', ability: 'read', group: 'main' },

@@ -2,11 +2,16 @@ import { useSyncExternalStore } from 'react';
 import { onSessionChange, readSession, type StoredSession } from '../api/session.ts';
 
 let cached: StoredSession | null = readSession();
-onSessionChange((s) => { cached = s; });
+onSessionChange((s) => {
+  cached = s;
+});
 
 /** The signed-in session (or null), re-rendering when it changes (login, logout, a 401). */
 export function useSession(): StoredSession | null {
-  return useSyncExternalStore((notify) => onSessionChange(() => notify()), () => cached);
+  return useSyncExternalStore(
+    (notify) => onSessionChange(() => notify()),
+    () => cached,
+  );
 }
 
 export type Ability = 'read' | 'write' | 'admin';

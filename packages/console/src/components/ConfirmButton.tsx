@@ -23,20 +23,57 @@ interface Props extends Pick<ButtonProps, 'color' | 'variant' | 'size' | 'leftSe
 }
 
 /** A button that asks first (delete, cancel, rotate…). */
-export function ConfirmButton({ label, title, message, confirmLabel, onConfirm, loading = false, error, color = 'red', variant = 'light', size = 'sm', leftSection, disabled }: Props) {
+export function ConfirmButton({
+  label,
+  title,
+  message,
+  confirmLabel,
+  onConfirm,
+  loading = false,
+  error,
+  color = 'red',
+  variant = 'light',
+  size = 'sm',
+  leftSection,
+  disabled,
+}: Props) {
   const { t } = useTranslation();
   const [opened, { open, close }] = useDisclosure(false);
-  const run = useMutation({ mutationFn: async () => { await onConfirm(); }, onSuccess: close });
-  const dismiss = () => { close(); run.reset(); };
+  const run = useMutation({
+    mutationFn: async () => {
+      await onConfirm();
+    },
+    onSuccess: close,
+  });
+  const dismiss = () => {
+    close();
+    run.reset();
+  };
   return (
     <>
-      <Button color={color} variant={variant} size={size} leftSection={leftSection} disabled={disabled} loading={loading} onClick={open}>{label}</Button>
+      <Button
+        color={color}
+        variant={variant}
+        size={size}
+        leftSection={leftSection}
+        disabled={disabled}
+        loading={loading}
+        onClick={open}
+      >
+        {label}
+      </Button>
       <Modal opened={opened} onClose={dismiss} title={title ?? label} centered>
-        <Text size="sm" mb="md">{message}</Text>
+        <Text size="sm" mb="md">
+          {message}
+        </Text>
         <ErrorAlert error={run.error ?? error} />
         <Group justify="flex-end" mt="md">
-          <Button variant="default" onClick={dismiss}>{t('actions.cancel')}</Button>
-          <Button color={color} loading={loading || run.isPending} data-autofocus onClick={() => run.mutate()}>{confirmLabel ?? label}</Button>
+          <Button variant="default" onClick={dismiss}>
+            {t('actions.cancel')}
+          </Button>
+          <Button color={color} loading={loading || run.isPending} data-autofocus onClick={() => run.mutate()}>
+            {confirmLabel ?? label}
+          </Button>
         </Group>
       </Modal>
     </>

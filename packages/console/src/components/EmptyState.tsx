@@ -6,7 +6,11 @@ export function EmptyState({ title, hint, action }: { title: string; hint?: stri
   return (
     <Stack align="center" gap="xs" py="xl" data-testid="empty-state">
       <Title order={4}>{title}</Title>
-      {hint && <Text c="dimmed" ta="center" maw={480}>{hint}</Text>}
+      {hint && (
+        <Text c="dimmed" ta="center" maw={480}>
+          {hint}
+        </Text>
+      )}
       {action}
     </Stack>
   );

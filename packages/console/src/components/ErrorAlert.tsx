@@ -10,9 +10,20 @@ export function ErrorAlert({ error, title }: { error: unknown; title?: string })
   const code = error instanceof ApiError ? error.code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   return (
-    <Alert color="red" icon={<IconAlertTriangle size={18} />} title={title ?? t('error.title')} role="alert" data-error-code={code}>
+    <Alert
+      color="red"
+      icon={<IconAlertTriangle size={18} />}
+      title={title ?? t('error.title')}
+      role="alert"
+      data-error-code={code}
+    >
       <Text size="sm">{message}</Text>
-      {code && <Text size="xs" mt={4}>{t('error.code', { code: '' })}<Code>{code}</Code></Text>}
+      {code && (
+        <Text size="xs" mt={4}>
+          {t('error.code', { code: '' })}
+          <Code>{code}</Code>
+        </Text>
+      )}
     </Alert>
   );
 }

@@ -19,7 +19,9 @@ export interface LiveLogProps {
 }
 
 type Action = { kind: 'event'; data: string } | { kind: 'reset' } | { kind: 'error'; error: unknown };
-interface State extends LiveLogState { error: unknown }
+interface State extends LiveLogState {
+  error: unknown;
+}
 
 function reducer(state: State, action: Action): State {
   if (action.kind === 'reset') return { ...initialLiveLog, error: null };
@@ -48,20 +50,25 @@ export function LiveLog({ path, onDone, expectedBytes, height = 320 }: LiveLogPr
     let finished = false;
     const run = async (attempt: number): Promise<void> => {
       try {
-        await readEventStream(path, (m) => {
-          if (m.event && m.event !== 'log') return;
-          const e = parseLogEvent(m.data);
-          if (e?.completed === true) {
-            finished = true;
-            doneRef.current?.(typeof e.status === 'string' ? e.status : 'unknown');
-          }
-          dispatch({ kind: 'event', data: m.data });
-        }, controller.signal);
+        await readEventStream(
+          path,
+          (m) => {
+            if (m.event && m.event !== 'log') return;
+            const e = parseLogEvent(m.data);
+            if (e?.completed === true) {
+              finished = true;
+              doneRef.current?.(typeof e.status === 'string' ? e.status : 'unknown');
+            }
+            dispatch({ kind: 'event', data: m.data });
+          },
+          controller.signal,
+        );
       } catch (err) {
         if (controller.signal.aborted) return;
         dispatch({ kind: 'error', error: err });
         // A 4xx (no such record, no access) will not get better; a dropped connection may.
-        if (typeof err === 'object' && err && 'status' in err && typeof err.status === 'number' && err.status < 500) return;
+        if (typeof err === 'object' && err && 'status' in err && typeof err.status === 'number' && err.status < 500)
+          return;
       }
       if (!finished && !controller.signal.aborted && attempt < 20) {
         await new Promise((r) => setTimeout(r, Math.min(10_000, 1000 * 2 ** attempt)));
@@ -83,33 +90,74 @@ export function LiveLog({ path, onDone, expectedBytes, height = 320 }: LiveLogPr
       <Group justify="space-between" wrap="wrap">
         <Group gap="xs">
           {!state.done && <Loader size="xs" aria-hidden />}
-          <Text size="sm" fw={500}>{state.done ? t('liveLog.finished') : t('liveLog.running')}</Text>
+          <Text size="sm" fw={500}>
+            {state.done ? t('liveLog.finished') : t('liveLog.running')}
+          </Text>
           {state.status && <StatusBadge status={state.status} />}
         </Group>
         {state.progress && !state.done && (
           <Text size="xs" c="dimmed">
-            {t('liveLog.progress', { read: formatBytes(state.progress.bytesRead), stored: formatBytes(state.progress.bytesStored),
-              speed: formatBytes(state.progress.speedBps), elapsed: formatDuration(state.progress.elapsedSeconds) })}
+            {t('liveLog.progress', {
+              read: formatBytes(state.progress.bytesRead),
+              stored: formatBytes(state.progress.bytesStored),
+              speed: formatBytes(state.progress.speedBps),
+              elapsed: formatDuration(state.progress.elapsedSeconds),
+            })}
           </Text>
         )}
       </Group>
       {!state.done && (
-        <Progress value={percent ?? 100} striped animated={percent === null || percent < 100} aria-label={t('liveLog.progressLabel')}
-          {...(percent === null ? {} : { 'aria-valuenow': percent })} />
+        <Progress
+          value={percent ?? 100}
+          striped
+          animated={percent === null || percent < 100}
+          aria-label={t('liveLog.progressLabel')}
+          {...(percent === null ? {} : { 'aria-valuenow': percent })}
+        />
       )}
       {state.error !== null && !state.done && <ErrorAlert error={state.error} />}
       <Paper withBorder p={0}>
-        <ScrollArea h={height} viewportRef={viewport} type="auto"
+        <ScrollArea
+          h={height}
+          viewportRef={viewport}
+          type="auto"
           onScrollPositionChange={({ y }) => {
             const el = viewport.current;
             if (el) stick.current = y + el.clientHeight >= el.scrollHeight - 24;
-          }}>
-          <Box component="pre" m={0} p="xs" role="log" aria-live="polite" aria-label={t('liveLog.label')}
-            style={{ fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12, whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-            {state.lines.length === 0 && <Text span c="dimmed" size="xs">{t('liveLog.waiting')}</Text>}
+          }}
+        >
+          <Box
+            component="pre"
+            m={0}
+            p="xs"
+            role="log"
+            aria-live="polite"
+            aria-label={t('liveLog.label')}
+            style={{
+              fontFamily: 'var(--mantine-font-family-monospace)',
+              fontSize: 12,
+              whiteSpace: 'pre-wrap',
+              wordBreak: 'break-word',
+            }}
+          >
+            {state.lines.length === 0 && (
+              <Text span c="dimmed" size="xs">
+                {t('liveLog.waiting')}
+              </Text>
+            )}
             {state.lines.map((l) => (
-              <Text key={`${l.sequence}-${l.timestamp}`} span display="block" size="xs" ff="monospace" c={LEVEL_COLOUR[l.level]}>
-                <Text span c="dimmed" size="xs" ff="monospace">{l.timestamp.slice(11, 19)} </Text>{l.message}
+              <Text
+                key={`${l.sequence}-${l.timestamp}`}
+                span
+                display="block"
+                size="xs"
+                ff="monospace"
+                c={LEVEL_COLOUR[l.level]}
+              >
+                <Text span c="dimmed" size="xs" ff="monospace">
+                  {l.timestamp.slice(11, 19)}{' '}
+                </Text>
+                {l.message}
               </Text>
             ))}
           </Box>

@@ -55,7 +55,12 @@ function asProgress(p: unknown): LogProgress | null {
   if (!p || typeof p !== 'object') return null;
   const o = p as Record<string, unknown>;
   const n = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : 0);
-  return { bytesRead: n('bytesRead'), bytesStored: n('bytesStored'), speedBps: n('speedBps'), elapsedSeconds: n('elapsedSeconds') };
+  return {
+    bytesRead: n('bytesRead'),
+    bytesStored: n('bytesStored'),
+    speedBps: n('speedBps'),
+    elapsedSeconds: n('elapsedSeconds'),
+  };
 }
 
 /** The state after one event: progress replaces progress, a line is appended once (by sequence), the final event ends it. */

@@ -19,7 +19,24 @@ import reports from './en/reports.ts';
  * Every string the console shows goes through i18next, one namespace per area (src/i18n/en/*.ts).
  * English is the only language shipped; another is a folder of the same files and a `resources` entry.
  */
-export const resources = { en: { common, auth, dashboard, tasks, records, targets, nodes, notifications, templates, users, account, audit, settings, reports } } as const;
+export const resources = {
+  en: {
+    common,
+    auth,
+    dashboard,
+    tasks,
+    records,
+    targets,
+    nodes,
+    notifications,
+    templates,
+    users,
+    account,
+    audit,
+    settings,
+    reports,
+  },
+} as const;
 
 void i18n.use(initReactI18next).init({
   resources,

@@ -1,7 +1,12 @@
 /** Relative and exact times through Intl, in the console's language. Pure: tested with node --test. */
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 86_400_000], ['month', 30 * 86_400_000], ['week', 7 * 86_400_000],
-  ['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000],
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['week', 7 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
 ];
 
 export function relativeTime(iso: string, now: number, locale = 'en'): string {
@@ -23,7 +28,10 @@ export function formatBytes(bytes: number | null | undefined): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
   let v = bytes;
   let i = 0;
-  while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
 

@@ -22,7 +22,10 @@ export function AccountPage() {
   const { t, i18n } = useTranslation('account');
   const session = useSession();
   const profile = useProfile();
-  const facts = { mfaEnrollmentRequired: session?.mfaEnrollmentRequired, mfaEnrollmentDeadline: session?.mfaEnrollmentDeadline };
+  const facts = {
+    mfaEnrollmentRequired: session?.mfaEnrollmentRequired,
+    mfaEnrollmentDeadline: session?.mfaEnrollmentDeadline,
+  };
   const cards = accountCards(facts);
   const enrolmentOnly = facts.mfaEnrollmentRequired === true;
   return (
@@ -34,7 +37,13 @@ export function AccountPage() {
           return (
             <Stack gap="md">
               {notice?.kind === 'required' && (
-                <Alert color="orange" icon={<IconShieldLock size={20} />} title={t('enrolment.requiredTitle')} role="alert" data-testid="mfa-enrolment-required">
+                <Alert
+                  color="orange"
+                  icon={<IconShieldLock size={20} />}
+                  title={t('enrolment.requiredTitle')}
+                  role="alert"
+                  data-testid="mfa-enrolment-required"
+                >
                   {t('enrolment.required')}
                 </Alert>
               )}

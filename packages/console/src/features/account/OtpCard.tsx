@@ -18,30 +18,77 @@ function ChannelForm({ channel, profile }: { channel: Channel; profile: Profile 
   const [address, setAddress] = useState(channel === 'email' ? profile.email : profile.phone);
   const [password, setPassword] = useState('');
   const save = useMutation({
-    mutationFn: (on: boolean) => unwrap(api.PUT('/api/auth/otp/config', {
-      body: { currentPassword: password, channel, enabled: on, ...(channel === 'email' ? { email: address.trim() } : { phone: address.trim() }) },
-    })),
+    mutationFn: (on: boolean) =>
+      unwrap(
+        api.PUT('/api/auth/otp/config', {
+          body: {
+            currentPassword: password,
+            channel,
+            enabled: on,
+            ...(channel === 'email' ? { email: address.trim() } : { phone: address.trim() }),
+          },
+        }),
+      ),
     onSuccess: (user, on) => {
       setPassword('');
-      notifications.show({ color: 'teal', message: t('otp.done', { channel: t(`otp.${channel}`), state: on ? t('otp.stateOn') : t('otp.stateOff') }) });
+      notifications.show({
+        color: 'teal',
+        message: t('otp.done', { channel: t(`otp.${channel}`), state: on ? t('otp.stateOn') : t('otp.stateOff') }),
+      });
       factorChanged(user);
     },
   });
   const label = t(`otp.${channel}`);
   return (
     <Paper withBorder p="sm" radius="sm">
-      <form onSubmit={(e) => { e.preventDefault(); save.mutate(!enabled); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate(!enabled);
+        }}
+      >
         <Stack gap="xs">
-          <Group gap="xs"><Text fw={500}>{label}</Text><Badge variant="light" color={enabled ? 'teal' : 'gray'}>{enabled ? t('common.on') : t('common.off')}</Badge></Group>
-          <ErrorAlert error={save.error} />
-          <TextInput label={channel === 'email' ? t('otp.address') : t('otp.phone')} type={channel === 'email' ? 'email' : 'tel'} required={!enabled}
-            autoComplete={channel === 'email' ? 'email' : 'tel'} value={address} onChange={(e) => setAddress(e.currentTarget.value)} />
-          <PasswordInput label={t('common.currentPassword')} required autoComplete="current-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
           <Group gap="xs">
-            <Button type="submit" loading={save.isPending && save.variables === !enabled} color={enabled ? 'red' : undefined} variant={enabled ? 'default' : 'filled'}>
+            <Text fw={500}>{label}</Text>
+            <Badge variant="light" color={enabled ? 'teal' : 'gray'}>
+              {enabled ? t('common.on') : t('common.off')}
+            </Badge>
+          </Group>
+          <ErrorAlert error={save.error} />
+          <TextInput
+            label={channel === 'email' ? t('otp.address') : t('otp.phone')}
+            type={channel === 'email' ? 'email' : 'tel'}
+            required={!enabled}
+            autoComplete={channel === 'email' ? 'email' : 'tel'}
+            value={address}
+            onChange={(e) => setAddress(e.currentTarget.value)}
+          />
+          <PasswordInput
+            label={t('common.currentPassword')}
+            required
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+          />
+          <Group gap="xs">
+            <Button
+              type="submit"
+              loading={save.isPending && save.variables === !enabled}
+              color={enabled ? 'red' : undefined}
+              variant={enabled ? 'default' : 'filled'}
+            >
               {enabled ? t('otp.disable') : t('otp.enable')}
             </Button>
-            {enabled && <Button variant="default" loading={save.isPending && save.variables === true} onClick={() => password && save.mutate(true)} disabled={!password}>{t('otp.save')}</Button>}
+            {enabled && (
+              <Button
+                variant="default"
+                loading={save.isPending && save.variables === true}
+                onClick={() => password && save.mutate(true)}
+                disabled={!password}
+              >
+                {t('otp.save')}
+              </Button>
+            )}
           </Group>
         </Stack>
       </form>

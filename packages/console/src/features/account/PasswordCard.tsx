@@ -18,8 +18,12 @@ export function PasswordCard() {
     },
   });
   const change = useMutation({
-    mutationFn: (v: typeof form.values) => unwrap(api.PUT('/api/auth/password', { body: { oldPassword: v.oldPassword, newPassword: v.newPassword } })),
-    onSuccess: () => { notifications.show({ color: 'teal', message: t('password.done') }); form.reset(); },
+    mutationFn: (v: typeof form.values) =>
+      unwrap(api.PUT('/api/auth/password', { body: { oldPassword: v.oldPassword, newPassword: v.newPassword } })),
+    onSuccess: () => {
+      notifications.show({ color: 'teal', message: t('password.done') });
+      form.reset();
+    },
   });
   return (
     <Section title={t('password.title')} intro={t('password.hint')} testId="password">
@@ -27,11 +31,30 @@ export function PasswordCard() {
         <Stack>
           <ErrorAlert error={change.error} />
           <SimpleGrid cols={{ base: 1, sm: 3 }}>
-            <PasswordInput label={t('password.current')} required autoComplete="current-password" {...form.getInputProps('oldPassword')} />
-            <PasswordInput label={t('password.next')} required autoComplete="new-password" {...form.getInputProps('newPassword')} />
-            <PasswordInput label={t('password.repeat')} required autoComplete="new-password" {...form.getInputProps('repeat')} />
+            <PasswordInput
+              label={t('password.current')}
+              required
+              autoComplete="current-password"
+              {...form.getInputProps('oldPassword')}
+            />
+            <PasswordInput
+              label={t('password.next')}
+              required
+              autoComplete="new-password"
+              {...form.getInputProps('newPassword')}
+            />
+            <PasswordInput
+              label={t('password.repeat')}
+              required
+              autoComplete="new-password"
+              {...form.getInputProps('repeat')}
+            />
           </SimpleGrid>
-          <div><Button type="submit" loading={change.isPending}>{t('password.submit')}</Button></div>
+          <div>
+            <Button type="submit" loading={change.isPending}>
+              {t('password.submit')}
+            </Button>
+          </div>
         </Stack>
       </form>
     </Section>

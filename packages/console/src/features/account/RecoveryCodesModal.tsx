@@ -15,22 +15,52 @@ function download(text: string, name: string) {
 }
 
 /** Recovery codes, shown once: copy or download them before closing. */
-export function RecoveryCodesModal({ codes, username, onClose }: { codes: string[]; username: string; onClose: () => void }) {
+export function RecoveryCodesModal({
+  codes,
+  username,
+  onClose,
+}: {
+  codes: string[];
+  username: string;
+  onClose: () => void;
+}) {
   const { t } = useTranslation('account');
   const text = recoveryCodesFile(codes, username, new Date().toISOString());
   return (
     <Modal opened onClose={onClose} title={t('codes.title')} closeOnClickOutside={false} size="md">
       <Stack>
-        <Alert color="orange" icon={<IconAlertTriangle size={18} />} role="alert">{t('codes.warning')}</Alert>
-        <SimpleGrid cols={2} aria-label={t('codes.label')} data-testid="recovery-codes" component="ul" style={{ listStyle: 'none', padding: 0 }}>
-          {codes.map((c) => <li key={c}><Code fz="sm">{c}</Code></li>)}
+        <Alert color="orange" icon={<IconAlertTriangle size={18} />} role="alert">
+          {t('codes.warning')}
+        </Alert>
+        <SimpleGrid
+          cols={2}
+          aria-label={t('codes.label')}
+          data-testid="recovery-codes"
+          component="ul"
+          style={{ listStyle: 'none', padding: 0 }}
+        >
+          {codes.map((c) => (
+            <li key={c}>
+              <Code fz="sm">{c}</Code>
+            </li>
+          ))}
         </SimpleGrid>
         <Group justify="space-between">
           <Group gap="xs">
             <CopyButton value={codes.join('\n')}>
-              {({ copied, copy }) => <Button variant="default" onClick={copy}>{copied ? t('actions.copied', { ns: 'common' }) : t('codes.copy')}</Button>}
+              {({ copied, copy }) => (
+                <Button variant="default" onClick={copy}>
+                  {copied ? t('actions.copied', { ns: 'common' }) : t('codes.copy')}
+                </Button>
+              )}
             </CopyButton>
-            <Button variant="default" leftSection={<IconDownload size={16} />} onClick={() => download(text, `backplane-recovery-codes-${username}.txt`)}>{t('codes.download')}</Button>
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              onClick={() => download(text, `backplane-recovery-codes-${username}.txt`)}
+            >
+              {t('codes.download')}
+            </Button>
           </Group>
           <Button onClick={onClose}>{t('codes.close')}</Button>
         </Group>

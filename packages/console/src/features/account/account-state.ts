@@ -4,16 +4,24 @@
  * the profile and the enrolment routes; the token keeps that scope even after a factor is enrolled,
  * so the admin must sign in again, with the new factor, for a full session. Pure: unit-tested.
  */
-export interface SessionFacts { mfaEnrollmentRequired?: boolean | undefined; mfaEnrollmentDeadline?: string | undefined }
+export interface SessionFacts {
+  mfaEnrollmentRequired?: boolean | undefined;
+  mfaEnrollmentDeadline?: string | undefined;
+}
 
 export type Card = 'profile' | 'password' | 'totp' | 'otp' | 'passkeys' | 'devices';
 
 export function accountCards(s: SessionFacts): Card[] {
-  return s.mfaEnrollmentRequired ? ['profile', 'totp', 'otp', 'passkeys'] : ['profile', 'password', 'totp', 'otp', 'passkeys', 'devices'];
+  return s.mfaEnrollmentRequired
+    ? ['profile', 'totp', 'otp', 'passkeys']
+    : ['profile', 'password', 'totp', 'otp', 'passkeys', 'devices'];
 }
 
 /** `required`: nothing else opens until a factor is enrolled; `deadline`: enrol before the given time; null: nothing to say. */
-export function enrolmentNotice(s: SessionFacts, mfaEnabled: boolean | undefined): { kind: 'required' } | { kind: 'deadline'; deadline: string } | null {
+export function enrolmentNotice(
+  s: SessionFacts,
+  mfaEnabled: boolean | undefined,
+): { kind: 'required' } | { kind: 'deadline'; deadline: string } | null {
   if (mfaEnabled) return null;
   if (s.mfaEnrollmentRequired) return { kind: 'required' };
   if (s.mfaEnrollmentDeadline) return { kind: 'deadline', deadline: s.mfaEnrollmentDeadline };
@@ -30,5 +38,11 @@ export function afterEnrolment(s: SessionFacts, mfaEnabled: boolean): 'sign-in-a
 
 /** The recovery codes as a text file to keep. */
 export function recoveryCodesFile(codes: readonly string[], username: string, issuedAt: string): string {
-  return [`Backplane recovery codes for ${username}`, `Issued ${issuedAt}. Each code works once.`, '', ...codes, ''].join('\n');
+  return [
+    `Backplane recovery codes for ${username}`,
+    `Issued ${issuedAt}. Each code works once.`,
+    '',
+    ...codes,
+    '',
+  ].join('\n');
 }

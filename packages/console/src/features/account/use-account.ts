@@ -31,10 +31,13 @@ export function useFactorChanged(): (user: Profile, options?: { deferSignOut?: b
     if (afterEnrolment(session, user.mfaEnabled) === 'sign-in-again') {
       const signOut = () => {
         notifications.show({ color: 'teal', autoClose: false, message: t('enrolment.signInAgain') });
-        void api.POST('/api/auth/logout', {}).catch(() => undefined).finally(() => {
-          writeSession(null);
-          void navigate('/login', { replace: true });
-        });
+        void api
+          .POST('/api/auth/logout', {})
+          .catch(() => undefined)
+          .finally(() => {
+            writeSession(null);
+            void navigate('/login', { replace: true });
+          });
       };
       // Recovery codes are shown before signing out: the caller signs out when they are closed.
       if (options?.deferSignOut) return signOut;

@@ -9,7 +9,13 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { auditQueryString, filtersFromSearch, searchFromFilters, NO_FILTERS, type AuditFilters } from './audit-filters.ts';
+import {
+  auditQueryString,
+  filtersFromSearch,
+  searchFromFilters,
+  NO_FILTERS,
+  type AuditFilters,
+} from './audit-filters.ts';
 import { auditPageQuery, PAGE_SIZE } from './queries.ts';
 import { AuditFilterBar } from './AuditFilterBar.tsx';
 import { AuditTable } from './AuditTable.tsx';
@@ -22,33 +28,59 @@ export function AuditPage() {
   const { filters, page } = filtersFromSearch(params);
   const [open, setOpen] = useState<AuditEntry | null>(null);
   const query = useQuery(auditPageQuery(filters, page));
-  const exportCsv = useMutation({ mutationFn: () => downloadFile(`/api/audit-logs/export${auditQueryString(filters)}`, 'audit.csv') });
+  const exportCsv = useMutation({
+    mutationFn: () => downloadFile(`/api/audit-logs/export${auditQueryString(filters)}`, 'audit.csv'),
+  });
   const go = (next: AuditFilters, nextPage = 1) => setParams(searchFromFilters(next, nextPage));
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
   return (
     <>
-      <PageHeader title={t('title')} description={t('description')} actions={
-        <Button variant="default" leftSection={<IconDownload size={16} />} loading={exportCsv.isPending} onClick={() => exportCsv.mutate()} title={t('exportHint')}>
-          {t('export')}
-        </Button>
-      } />
+      <PageHeader
+        title={t('title')}
+        description={t('description')}
+        actions={
+          <Button
+            variant="default"
+            leftSection={<IconDownload size={16} />}
+            loading={exportCsv.isPending}
+            onClick={() => exportCsv.mutate()}
+            title={t('exportHint')}
+          >
+            {t('export')}
+          </Button>
+        }
+      />
       <ErrorAlert error={exportCsv.error} />
       {/* Re-mounted when the URL's filters change (back button, reset), so the inputs show them. */}
       <AuditFilterBar key={params.toString()} value={filters} onApply={(f) => go(f)} />
       <QueryState query={query}>
-        {({ items, total }) => items.length === 0
-          ? <EmptyState title={t('empty.title')} hint={filtered ? t('empty.filtered') : t('empty.none')} />
-          : (
+        {({ items, total }) =>
+          items.length === 0 ? (
+            <EmptyState title={t('empty.title')} hint={filtered ? t('empty.filtered') : t('empty.none')} />
+          ) : (
             <>
               <AuditTable items={items} onOpen={setOpen} />
               <Group justify="space-between" mt="sm" wrap="wrap">
-                <Text size="sm" c="dimmed">{t('pager.showing', { from: (page - 1) * PAGE_SIZE + 1, to: Math.min(total, page * PAGE_SIZE), total })}</Text>
+                <Text size="sm" c="dimmed">
+                  {t('pager.showing', {
+                    from: (page - 1) * PAGE_SIZE + 1,
+                    to: Math.min(total, page * PAGE_SIZE),
+                    total,
+                  })}
+                </Text>
                 {total > PAGE_SIZE && (
-                  <Pagination total={Math.ceil(total / PAGE_SIZE)} value={page} onChange={(p) => go(filters, p)} size="sm" aria-label={t('pager.label')} />
+                  <Pagination
+                    total={Math.ceil(total / PAGE_SIZE)}
+                    value={page}
+                    onChange={(p) => go(filters, p)}
+                    size="sm"
+                    aria-label={t('pager.label')}
+                  />
                 )}
               </Group>
             </>
-          )}
+          )
+        }
       </QueryState>
       <AuditEntryDrawer entry={open} onClose={() => setOpen(null)} />
     </>

@@ -24,7 +24,15 @@ export function AuditTable({ items, onOpen }: { items: AuditEntry[]; onOpen: (en
           {items.map((e) => (
             <Table.Tr key={e.id} onClick={() => onOpen(e)} style={{ cursor: 'pointer' }}>
               <Table.Td>
-                <Anchor component="button" type="button" aria-label={t('open', { id: e.id })} onClick={(ev) => { ev.stopPropagation(); onOpen(e); }}>
+                <Anchor
+                  component="button"
+                  type="button"
+                  aria-label={t('open', { id: e.id })}
+                  onClick={(ev) => {
+                    ev.stopPropagation();
+                    onOpen(e);
+                  }}
+                >
                   <RelativeTime value={e.createdAt} />
                 </Anchor>
               </Table.Td>
@@ -33,9 +41,18 @@ export function AuditTable({ items, onOpen }: { items: AuditEntry[]; onOpen: (en
               <Table.Td>{e.action}</Table.Td>
               <Table.Td>
                 <Text size="sm">{e.targetName || e.targetId || '—'}</Text>
-                {e.targetType && <Text size="xs" c="dimmed">{e.targetType}{e.targetId ? ` #${e.targetId}` : ''}</Text>}
+                {e.targetType && (
+                  <Text size="xs" c="dimmed">
+                    {e.targetType}
+                    {e.targetId ? ` #${e.targetId}` : ''}
+                  </Text>
+                )}
               </Table.Td>
-              <Table.Td maw={360}><Text size="sm" lineClamp={2}>{e.detail}</Text></Table.Td>
+              <Table.Td maw={360}>
+                <Text size="sm" lineClamp={2}>
+                  {e.detail}
+                </Text>
+              </Table.Td>
               <Table.Td>{e.clientIp}</Table.Td>
             </Table.Tr>
           ))}

@@ -14,10 +14,31 @@ export interface AuditFilters extends Record<TextFilter, string> {
   to: string;
 }
 
-export const NO_FILTERS: AuditFilters = { category: '', action: '', username: '', targetType: '', targetId: '', keyword: '', from: '', to: '' };
+export const NO_FILTERS: AuditFilters = {
+  category: '',
+  action: '',
+  username: '',
+  targetType: '',
+  targetId: '',
+  keyword: '',
+  from: '',
+  to: '',
+};
 
 /** Categories the server writes today (core/**: audit records), offered as suggestions; any text is accepted. */
-export const KNOWN_CATEGORIES = ['api_key', 'auth', 'backup_record', 'backup_task', 'node', 'notification', 'settings', 'storage_target', 'task_template', 'user', 'verify_record'];
+export const KNOWN_CATEGORIES = [
+  'api_key',
+  'auth',
+  'backup_record',
+  'backup_task',
+  'node',
+  'notification',
+  'settings',
+  'storage_target',
+  'task_template',
+  'user',
+  'verify_record',
+];
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -25,7 +46,15 @@ const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function dayBoundary(day: string, end = false): string | undefined {
   const m = DAY.exec(day);
   if (!m) return undefined;
-  const date = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), end ? 23 : 0, end ? 59 : 0, end ? 59 : 0, end ? 999 : 0);
+  const date = new Date(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    end ? 23 : 0,
+    end ? 59 : 0,
+    end ? 59 : 0,
+    end ? 999 : 0,
+  );
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
@@ -65,7 +94,8 @@ export function filtersFromSearch(params: URLSearchParams): { filters: AuditFilt
 /** The page's URL parameters for filters and page: only what is set, page 1 left out. */
 export function searchFromFilters(filters: AuditFilters, page = 1): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of [...TEXT_FILTERS, 'from', 'to'] as const) if (filters[key].trim()) params.set(key, filters[key].trim());
+  for (const key of [...TEXT_FILTERS, 'from', 'to'] as const)
+    if (filters[key].trim()) params.set(key, filters[key].trim());
   if (page > 1) params.set('page', String(page));
   return params;
 }

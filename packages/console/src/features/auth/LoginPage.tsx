@@ -1,5 +1,17 @@
 import { useState } from 'react';
-import { Button, Center, Checkbox, Divider, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Button,
+  Center,
+  Checkbox,
+  Divider,
+  Group,
+  Paper,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -25,15 +37,20 @@ export function LoginPage() {
   const [error, setError] = useState<unknown>(null);
   const [methods, setMethods] = useState<Method[] | null>(null);
   const [sent, setSent] = useState(false);
-  const form = useForm({ initialValues: { username: '', password: '', twoFactorCode: '', rememberDevice: false, trustedDeviceName: '' } });
+  const form = useForm({
+    initialValues: { username: '', password: '', twoFactorCode: '', rememberDevice: false, trustedDeviceName: '' },
+  });
 
   const login = async (extra: Partial<LoginBody> = {}) => {
     setError(null);
     const v = form.getValues();
     const body: LoginBody = {
-      username: v.username, password: v.password,
+      username: v.username,
+      password: v.password,
       ...(v.twoFactorCode ? { twoFactorCode: v.twoFactorCode.trim() } : {}),
-      ...(methods && v.rememberDevice ? { rememberDevice: true, ...(v.trustedDeviceName ? { trustedDeviceName: v.trustedDeviceName } : {}) } : {}),
+      ...(methods && v.rememberDevice
+        ? { rememberDevice: true, ...(v.trustedDeviceName ? { trustedDeviceName: v.trustedDeviceName } : {}) }
+        : {}),
       ...extra,
     };
     try {
@@ -54,8 +71,14 @@ export function LoginPage() {
     setError(null);
     try {
       const v = form.getValues();
-      const options = await unwrap(api.POST('/api/auth/webauthn/login/options', { body: passwordless ? {} : { username: v.username, password: v.password } }));
-      const assertion = await startAuthentication({ optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON });
+      const options = await unwrap(
+        api.POST('/api/auth/webauthn/login/options', {
+          body: passwordless ? {} : { username: v.username, password: v.password },
+        }),
+      );
+      const assertion = await startAuthentication({
+        optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON,
+      });
       const body = { webAuthnAssertion: assertion as unknown as NonNullable<LoginBody>['webAuthnAssertion'] };
       await login(passwordless ? { ...body, username: undefined, password: undefined } : body);
     } catch (err) {
@@ -80,15 +103,34 @@ export function LoginPage() {
       <Paper withBorder p="xl" w={420} maw="100%" component="main">
         <form onSubmit={form.onSubmit(() => login())}>
           <Stack>
-            <Title order={1} size="h2">{t('login.title')}</Title>
+            <Title order={1} size="h2">
+              {t('login.title')}
+            </Title>
             <ErrorAlert error={error} />
             {!methods && (
               <>
-                <TextInput label={t('login.username')} required autoComplete="username webauthn" {...form.getInputProps('username')} />
-                <PasswordInput label={t('login.password')} required autoComplete="current-password" {...form.getInputProps('password')} />
-                <Button type="submit" loading={form.submitting}>{t('login.submit')}</Button>
+                <TextInput
+                  label={t('login.username')}
+                  required
+                  autoComplete="username webauthn"
+                  {...form.getInputProps('username')}
+                />
+                <PasswordInput
+                  label={t('login.password')}
+                  required
+                  autoComplete="current-password"
+                  {...form.getInputProps('password')}
+                />
+                <Button type="submit" loading={form.submitting}>
+                  {t('login.submit')}
+                </Button>
                 {'PublicKeyCredential' in window && (
-                  <><Divider /><Button variant="subtle" onClick={() => void usePasskey(true)}>{t('login.passwordless')}</Button></>
+                  <>
+                    <Divider />
+                    <Button variant="subtle" onClick={() => void usePasskey(true)}>
+                      {t('login.passwordless')}
+                    </Button>
+                  </>
                 )}
               </>
             )}
@@ -96,20 +138,59 @@ export function LoginPage() {
               <>
                 <Text size="sm">{t('login.secondFactorIntro')}</Text>
                 {(has('totp') || has('recovery_code') || has('email_otp') || has('sms_otp')) && (
-                  <TextInput label={t('login.code')} description={t('login.codeHint')} autoComplete="one-time-code" data-autofocus autoFocus {...form.getInputProps('twoFactorCode')} />
+                  <TextInput
+                    label={t('login.code')}
+                    description={t('login.codeHint')}
+                    autoComplete="one-time-code"
+                    data-autofocus
+                    autoFocus
+                    {...form.getInputProps('twoFactorCode')}
+                  />
                 )}
                 {(has('email_otp') || has('sms_otp')) && (
                   <Group gap="xs">
-                    {has('email_otp') && <Button variant="default" size="xs" onClick={() => void sendCode('email')}>{t('login.sendEmail')}</Button>}
-                    {has('sms_otp') && <Button variant="default" size="xs" onClick={() => void sendCode('sms')}>{t('login.sendSms')}</Button>}
-                    {sent && <Text size="xs" c="dimmed" role="status">{t('login.codeSent')}</Text>}
+                    {has('email_otp') && (
+                      <Button variant="default" size="xs" onClick={() => void sendCode('email')}>
+                        {t('login.sendEmail')}
+                      </Button>
+                    )}
+                    {has('sms_otp') && (
+                      <Button variant="default" size="xs" onClick={() => void sendCode('sms')}>
+                        {t('login.sendSms')}
+                      </Button>
+                    )}
+                    {sent && (
+                      <Text size="xs" c="dimmed" role="status">
+                        {t('login.codeSent')}
+                      </Text>
+                    )}
                   </Group>
                 )}
-                <Checkbox label={t('login.rememberDevice')} {...form.getInputProps('rememberDevice', { type: 'checkbox' })} />
-                {form.getValues().rememberDevice && <TextInput label={t('login.deviceName')} {...form.getInputProps('trustedDeviceName')} />}
-                <Button type="submit" loading={form.submitting}>{t('login.submit')}</Button>
-                {has('webauthn') && <Button variant="default" onClick={() => void usePasskey(false)}>{t('login.passkey')}</Button>}
-                <Button variant="subtle" onClick={() => { setMethods(null); setSent(false); form.setFieldValue('twoFactorCode', ''); }}>{t('login.back')}</Button>
+                <Checkbox
+                  label={t('login.rememberDevice')}
+                  {...form.getInputProps('rememberDevice', { type: 'checkbox' })}
+                />
+                {form.getValues().rememberDevice && (
+                  <TextInput label={t('login.deviceName')} {...form.getInputProps('trustedDeviceName')} />
+                )}
+                <Button type="submit" loading={form.submitting}>
+                  {t('login.submit')}
+                </Button>
+                {has('webauthn') && (
+                  <Button variant="default" onClick={() => void usePasskey(false)}>
+                    {t('login.passkey')}
+                  </Button>
+                )}
+                <Button
+                  variant="subtle"
+                  onClick={() => {
+                    setMethods(null);
+                    setSent(false);
+                    form.setFieldValue('twoFactorCode', '');
+                  }}
+                >
+                  {t('login.back')}
+                </Button>
               </>
             )}
           </Stack>

@@ -24,7 +24,15 @@ export function SetupPage() {
   const submit = form.onSubmit(async (values) => {
     setError(null);
     try {
-      const session = await unwrap(api.POST('/api/auth/setup', { body: { username: values.username, password: values.password, ...(values.displayName ? { displayName: values.displayName } : {}) } }));
+      const session = await unwrap(
+        api.POST('/api/auth/setup', {
+          body: {
+            username: values.username,
+            password: values.password,
+            ...(values.displayName ? { displayName: values.displayName } : {}),
+          },
+        }),
+      );
       writeSession(session);
       // The signed-in layout asked before setup (cached as not initialized): it would send us back here.
       queryClient.setQueryData(['setup-status'], { initialized: true });
@@ -38,14 +46,36 @@ export function SetupPage() {
       <Paper withBorder p="xl" w={420} maw="100%" component="main">
         <form onSubmit={submit}>
           <Stack>
-            <Title order={1} size="h2">{t('setup.title')}</Title>
-            <Text c="dimmed" size="sm">{t('setup.intro')}</Text>
+            <Title order={1} size="h2">
+              {t('setup.title')}
+            </Title>
+            <Text c="dimmed" size="sm">
+              {t('setup.intro')}
+            </Text>
             <ErrorAlert error={error} />
-            <TextInput label={t('setup.username')} required autoComplete="username" {...form.getInputProps('username')} />
+            <TextInput
+              label={t('setup.username')}
+              required
+              autoComplete="username"
+              {...form.getInputProps('username')}
+            />
             <TextInput label={t('setup.displayName')} {...form.getInputProps('displayName')} />
-            <PasswordInput label={t('setup.password')} description={t('setup.passwordHint')} required autoComplete="new-password" {...form.getInputProps('password')} />
-            <PasswordInput label={t('setup.confirm')} required autoComplete="new-password" {...form.getInputProps('confirm')} />
-            <Button type="submit" loading={form.submitting}>{t('setup.submit')}</Button>
+            <PasswordInput
+              label={t('setup.password')}
+              description={t('setup.passwordHint')}
+              required
+              autoComplete="new-password"
+              {...form.getInputProps('password')}
+            />
+            <PasswordInput
+              label={t('setup.confirm')}
+              required
+              autoComplete="new-password"
+              {...form.getInputProps('confirm')}
+            />
+            <Button type="submit" loading={form.submitting}>
+              {t('setup.submit')}
+            </Button>
           </Stack>
         </form>
       </Paper>

@@ -6,8 +6,26 @@ import { formatBytes } from '../../lib/time.ts';
 import { Panel } from './Panel.tsx';
 import { useBreakdown } from './dashboard-queries.ts';
 
-const PALETTE = ['indigo.6', 'teal.6', 'orange.5', 'grape.6', 'cyan.6', 'lime.6', 'pink.6', 'yellow.6', 'blue.4', 'gray.5'];
-const STATUS_COLOUR: Record<string, string> = { success: 'teal.6', failed: 'red.6', partial: 'orange.5', running: 'blue.5', queued: 'gray.5', cancelled: 'gray.6' };
+const PALETTE = [
+  'indigo.6',
+  'teal.6',
+  'orange.5',
+  'grape.6',
+  'cyan.6',
+  'lime.6',
+  'pink.6',
+  'yellow.6',
+  'blue.4',
+  'gray.5',
+];
+const STATUS_COLOUR: Record<string, string> = {
+  success: 'teal.6',
+  failed: 'red.6',
+  partial: 'orange.5',
+  running: 'blue.5',
+  queued: 'gray.5',
+  cancelled: 'gray.6',
+};
 
 type Item = { key: string; label: string; count: number; totalSize?: number };
 
@@ -15,14 +33,35 @@ function Donut({ title, items, byStatus }: { title: string; items: Item[]; bySta
   const { t } = useTranslation('dashboard');
   return (
     <Stack gap={4} align="center">
-      <Text size="sm" fw={500}>{title}</Text>
-      {items.length === 0 ? <Text size="xs" c="dimmed">{t('breakdown.empty')}</Text> : (
-        <DonutChart size={120} thickness={18} withTooltip tooltipDataSource="segment" aria-label={title}
-          data={items.map((i, n) => ({ name: i.totalSize === undefined ? i.label : `${i.label} (${formatBytes(i.totalSize)})`, value: i.count,
-            color: (byStatus ? STATUS_COLOUR[i.key] : undefined) ?? PALETTE[n % PALETTE.length]! }))} />
+      <Text size="sm" fw={500}>
+        {title}
+      </Text>
+      {items.length === 0 ? (
+        <Text size="xs" c="dimmed">
+          {t('breakdown.empty')}
+        </Text>
+      ) : (
+        <DonutChart
+          size={120}
+          thickness={18}
+          withTooltip
+          tooltipDataSource="segment"
+          aria-label={title}
+          data={items.map((i, n) => ({
+            name: i.totalSize === undefined ? i.label : `${i.label} (${formatBytes(i.totalSize)})`,
+            value: i.count,
+            color: (byStatus ? STATUS_COLOUR[i.key] : undefined) ?? PALETTE[n % PALETTE.length]!,
+          }))}
+        />
       )}
       {/* The chart's figures as text too: a donut alone is unreadable to a screen reader. */}
-      <Stack gap={0}>{items.slice(0, 6).map((i) => <Text key={i.key} size="xs" c="dimmed">{i.label}: {i.count}</Text>)}</Stack>
+      <Stack gap={0}>
+        {items.slice(0, 6).map((i) => (
+          <Text key={i.key} size="xs" c="dimmed">
+            {i.label}: {i.count}
+          </Text>
+        ))}
+      </Stack>
     </Stack>
   );
 }

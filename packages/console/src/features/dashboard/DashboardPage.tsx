@@ -30,13 +30,24 @@ export function DashboardPage() {
   const targets = useTargetCount();
   return (
     <>
-      <PageHeader title={t('title')} description={t('description')} actions={
-        <Group gap="xs">
-          <Badge variant="dot" color={live ? 'teal' : 'gray'} aria-label={t('live.label')}>{live ? t('live.connected') : t('live.reconnecting')}</Badge>
-          <SegmentedControl size="xs" aria-label={t('window.label')} value={String(days)} onChange={(v) => setDays(Number(v))}
-            data={WINDOWS.map((d) => ({ value: String(d), label: t('window.days', { count: d }) }))} />
-        </Group>
-      } />
+      <PageHeader
+        title={t('title')}
+        description={t('description')}
+        actions={
+          <Group gap="xs">
+            <Badge variant="dot" color={live ? 'teal' : 'gray'} aria-label={t('live.label')}>
+              {live ? t('live.connected') : t('live.reconnecting')}
+            </Badge>
+            <SegmentedControl
+              size="xs"
+              aria-label={t('window.label')}
+              value={String(days)}
+              onChange={(v) => setDays(Number(v))}
+              data={WINDOWS.map((d) => ({ value: String(d), label: t('window.days', { count: d }) }))}
+            />
+          </Group>
+        }
+      />
       <QueryState query={stats}>
         {(s) => {
           const facts = { targets: targets.data ?? 0, tasks: s.totalTasks, records: s.totalRecords };

@@ -7,7 +7,9 @@ export function Panel({ title, actions, children }: { title: string; actions?: R
     <Paper withBorder p="md" radius="md" component="section" aria-label={title}>
       <Stack gap="sm">
         <Group justify="space-between" wrap="wrap">
-          <Title order={2} size="h4">{title}</Title>
+          <Title order={2} size="h4">
+            {title}
+          </Title>
           {actions}
         </Group>
         {children}

@@ -19,7 +19,12 @@ function useExpectedBytes(taskId: number) {
   return useQuery({
     queryKey: ['dashboard', 'expected-bytes', taskId],
     staleTime: 5 * 60_000,
-    queryFn: async () => (await unwrap(api.GET('/api/backup/records', { params: { query: { taskId, status: 'success', limit: 1, offset: 0 } } })))[0]?.rawSize ?? null,
+    queryFn: async () =>
+      (
+        await unwrap(
+          api.GET('/api/backup/records', { params: { query: { taskId, status: 'success', limit: 1, offset: 0 } } }),
+        )
+      )[0]?.rawSize ?? null,
   }).data;
 }
 
@@ -33,16 +38,33 @@ function RunningRow({ record }: { record: Record }) {
     <Stack gap={4} data-testid="running-record">
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Group gap="xs">
-          <Anchor component={Link} to={`/records/${record.id}`} fw={500} aria-label={t('running.open', { name: record.taskName })}>{record.taskName}</Anchor>
+          <Anchor
+            component={Link}
+            to={`/records/${record.id}`}
+            fw={500}
+            aria-label={t('running.open', { name: record.taskName })}
+          >
+            {record.taskName}
+          </Anchor>
           <StatusBadge status={record.state} />
         </Group>
         <Text size="xs" c="dimmed" component="div">
-          {progress && t('running.progress', { read: formatBytes(progress.bytesRead), speed: formatBytes(progress.speedBps) })}{' '}
+          {progress &&
+            t('running.progress', {
+              read: formatBytes(progress.bytesRead),
+              speed: formatBytes(progress.speedBps),
+            })}{' '}
           <RelativeTime value={record.startedAt ?? record.queuedAt} size="xs" />
         </Text>
       </Group>
-      <Progress value={queued ? 100 : percent ?? 100} striped animated={!queued} color={queued ? 'gray' : 'blue'}
-        aria-label={t('running.progressLabel', { name: record.taskName })} {...(percent === null ? {} : { 'aria-valuenow': percent })} />
+      <Progress
+        value={queued ? 100 : (percent ?? 100)}
+        striped
+        animated={!queued}
+        color={queued ? 'gray' : 'blue'}
+        aria-label={t('running.progressLabel', { name: record.taskName })}
+        {...(percent === null ? {} : { 'aria-valuenow': percent })}
+      />
     </Stack>
   );
 }
@@ -54,8 +76,19 @@ export function RunningWork() {
   return (
     <Panel title={t('running.title')}>
       <QueryState query={query}>
-        {({ items }) => items.length === 0 ? <Text size="sm" c="dimmed">{t('running.empty')}</Text>
-          : <Stack gap="sm">{items.map((r) => <RunningRow key={r.id} record={r} />)}</Stack>}
+        {({ items }) =>
+          items.length === 0 ? (
+            <Text size="sm" c="dimmed">
+              {t('running.empty')}
+            </Text>
+          ) : (
+            <Stack gap="sm">
+              {items.map((r) => (
+                <RunningRow key={r.id} record={r} />
+              ))}
+            </Stack>
+          )
+        }
       </QueryState>
     </Panel>
   );

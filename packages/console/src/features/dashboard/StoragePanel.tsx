@@ -12,10 +12,20 @@ export function StoragePanel({ usage }: { usage: Usage }) {
   const { t } = useTranslation('dashboard');
   return (
     <Panel title={t('storage.title')}>
-      {usage.length === 0 ? <Text c="dimmed" size="sm">{t('storage.empty')}</Text> : (
-        <BarChart h={Math.max(120, usage.length * 36)} data={usage} dataKey="targetName" orientation="vertical"
+      {usage.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          {t('storage.empty')}
+        </Text>
+      ) : (
+        <BarChart
+          h={Math.max(120, usage.length * 36)}
+          data={usage}
+          dataKey="targetName"
+          orientation="vertical"
           series={[{ name: 'totalSize', label: t('storage.size'), color: 'indigo.6' }]}
-          valueFormatter={(v) => formatBytes(v)} yAxisProps={{ width: 120 }} />
+          valueFormatter={(v) => formatBytes(v)}
+          yAxisProps={{ width: 120 }}
+        />
       )}
     </Panel>
   );

@@ -16,17 +16,32 @@ export function TimelinePanel({ days }: { days: number }) {
         {(points) => {
           const rows = timelineSeries(points, days, Date.now());
           const totals = timelineTotals(rows);
-          if (totals.runs === 0) return <Text c="dimmed" size="sm">{t('timeline.empty')}</Text>;
+          if (totals.runs === 0)
+            return (
+              <Text c="dimmed" size="sm">
+                {t('timeline.empty')}
+              </Text>
+            );
           return (
             <>
-              <AreaChart h={240} data={rows} dataKey="date" type="stacked" curveType="monotone" withDots={false} withLegend
+              <AreaChart
+                h={240}
+                data={rows}
+                dataKey="date"
+                type="stacked"
+                curveType="monotone"
+                withDots={false}
+                withLegend
                 series={[
                   { name: 'success', label: t('timeline.success'), color: 'teal.6' },
                   { name: 'partial', label: t('timeline.partial'), color: 'orange.5' },
                   { name: 'failed', label: t('timeline.failed'), color: 'red.6' },
                 ]}
-                xAxisProps={{ tickFormatter: (d: string) => d.slice(5) }} />
-              <Text size="xs" c="dimmed">{t('timeline.totals', totals)}</Text>
+                xAxisProps={{ tickFormatter: (d: string) => d.slice(5) }}
+              />
+              <Text size="xs" c="dimmed">
+                {t('timeline.totals', totals)}
+              </Text>
             </>
           );
         }}

@@ -9,7 +9,10 @@ export function useStats() {
 }
 
 export function useTimeline(days: number) {
-  return useQuery({ queryKey: [...DASHBOARD_KEY, 'timeline', days], queryFn: () => unwrap(api.GET('/api/dashboard/timeline', { params: { query: { days } } })) });
+  return useQuery({
+    queryKey: [...DASHBOARD_KEY, 'timeline', days],
+    queryFn: () => unwrap(api.GET('/api/dashboard/timeline', { params: { query: { days } } })),
+  });
 }
 
 export function useSla() {
@@ -17,22 +20,32 @@ export function useSla() {
 }
 
 export function useCluster() {
-  return useQuery({ queryKey: [...DASHBOARD_KEY, 'cluster'], queryFn: () => unwrap(api.GET('/api/dashboard/cluster')) });
+  return useQuery({
+    queryKey: [...DASHBOARD_KEY, 'cluster'],
+    queryFn: () => unwrap(api.GET('/api/dashboard/cluster')),
+  });
 }
 
 export function useBreakdown(days: number) {
-  return useQuery({ queryKey: [...DASHBOARD_KEY, 'breakdown', days], queryFn: () => unwrap(api.GET('/api/dashboard/breakdown', { params: { query: { days } } })) });
+  return useQuery({
+    queryKey: [...DASHBOARD_KEY, 'breakdown', days],
+    queryFn: () => unwrap(api.GET('/api/dashboard/breakdown', { params: { query: { days } } })),
+  });
 }
 
 export function useNodePerformance(days: number) {
-  return useQuery({ queryKey: [...DASHBOARD_KEY, 'node-performance', days], queryFn: () => unwrap(api.GET('/api/dashboard/node-performance', { params: { query: { days } } })) });
+  return useQuery({
+    queryKey: [...DASHBOARD_KEY, 'node-performance', days],
+    queryFn: () => unwrap(api.GET('/api/dashboard/node-performance', { params: { query: { days } } })),
+  });
 }
 
 /** How many storage targets exist (the first step of the getting-started checklist). */
 export function useTargetCount() {
   return useQuery({
     queryKey: [...DASHBOARD_KEY, 'target-count'],
-    queryFn: async () => (await unwrapPage(api.GET('/api/storage-targets', { params: { query: { limit: 1, offset: 0 } } }))).total,
+    queryFn: async () =>
+      (await unwrapPage(api.GET('/api/storage-targets', { params: { query: { limit: 1, offset: 0 } } }))).total,
   });
 }
 
@@ -43,7 +56,8 @@ export function useTargetCount() {
 export function useRunningRecords() {
   return useQuery({
     queryKey: [...DASHBOARD_KEY, 'running'],
-    queryFn: () => unwrapPage(api.GET('/api/backup/records', { params: { query: { status: 'running', limit: 20, offset: 0 } } })),
+    queryFn: () =>
+      unwrapPage(api.GET('/api/backup/records', { params: { query: { status: 'running', limit: 20, offset: 0 } } })),
     refetchInterval: (q) => ((q.state.data?.items.length ?? 0) > 0 ? 5_000 : 15_000),
   });
 }

@@ -4,7 +4,11 @@
  */
 export type StepKey = 'target' | 'task' | 'run';
 
-export interface Step { key: StepKey; done: boolean; href: string }
+export interface Step {
+  key: StepKey;
+  done: boolean;
+  href: string;
+}
 
 export function gettingStartedSteps(facts: { targets: number; tasks: number; records: number }): Step[] {
   return [

@@ -5,10 +5,26 @@
  * (see the running-work poll). Pure: unit-tested.
  */
 const REFRESHING = new Set([
-  'backup_success', 'backup_partial', 'backup_failed', 'backup_cancelled', 'backup_recovered',
-  'node_offline', 'node_online', 'agent_outdated', 'sla_violation', 'rto_exceeded',
-  'restore_success', 'restore_failed', 'restore_cancelled', 'verify_success', 'verify_failed', 'verify_cancelled',
-  'replication_failed', 'storage_unhealthy', 'storage_recovered', 'storage_capacity_warning',
+  'backup_success',
+  'backup_partial',
+  'backup_failed',
+  'backup_cancelled',
+  'backup_recovered',
+  'node_offline',
+  'node_online',
+  'agent_outdated',
+  'sla_violation',
+  'rto_exceeded',
+  'restore_success',
+  'restore_failed',
+  'restore_cancelled',
+  'verify_success',
+  'verify_failed',
+  'verify_cancelled',
+  'replication_failed',
+  'storage_unhealthy',
+  'storage_recovered',
+  'storage_capacity_warning',
 ]);
 
 export function refreshesDashboard(eventType: string | undefined): boolean {
@@ -21,8 +37,14 @@ export function debounce(fn: () => void, waitMs: number): { call: () => void; ca
   return {
     call: () => {
       if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => { timer = undefined; fn(); }, waitMs);
+      timer = setTimeout(() => {
+        timer = undefined;
+        fn();
+      }, waitMs);
     },
-    cancel: () => { if (timer !== undefined) clearTimeout(timer); timer = undefined; },
+    cancel: () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
   };
 }

@@ -5,8 +5,23 @@
 export type RtoState = 'ok' | 'exceeded' | 'unmeasured';
 
 export interface SlaPayload {
-  violations: readonly { taskId: number; taskName: string; slaHoursRpo: number; lastSuccessAt?: string; hoursSinceLastSuccess: number; neverSucceeded: boolean }[];
-  rto: readonly { taskId: number; taskName: string; rtoMinutes: number; rtoStatus: RtoState; measuredMinutes: number | null; measuredAt: string | null; verifyRecordId: number | null }[];
+  violations: readonly {
+    taskId: number;
+    taskName: string;
+    slaHoursRpo: number;
+    lastSuccessAt?: string;
+    hoursSinceLastSuccess: number;
+    neverSucceeded: boolean;
+  }[];
+  rto: readonly {
+    taskId: number;
+    taskName: string;
+    rtoMinutes: number;
+    rtoStatus: RtoState;
+    measuredMinutes: number | null;
+    measuredAt: string | null;
+    verifyRecordId: number | null;
+  }[];
 }
 
 /** `breach`: an objective is missed; `unproven`: nothing missed, but the RTO has no recent measurement. */
@@ -17,7 +32,13 @@ export interface SlaRow {
   taskName: string;
   level: SlaLevel;
   rpo: { hours: number; hoursSince: number; lastSuccessAt: string | null; neverSucceeded: boolean } | null;
-  rto: { minutes: number; status: RtoState; measuredMinutes: number | null; measuredAt: string | null; verifyRecordId: number | null } | null;
+  rto: {
+    minutes: number;
+    status: RtoState;
+    measuredMinutes: number | null;
+    measuredAt: string | null;
+    verifyRecordId: number | null;
+  } | null;
 }
 
 const ORDER: Record<SlaLevel, number> = { breach: 0, unproven: 1, ok: 2 };
@@ -31,11 +52,23 @@ export function slaRows(sla: SlaPayload): SlaRow[] {
     return r;
   };
   for (const v of sla.violations) {
-    row(v.taskId, v.taskName).rpo = { hours: v.slaHoursRpo, hoursSince: v.hoursSinceLastSuccess, lastSuccessAt: v.lastSuccessAt ?? null, neverSucceeded: v.neverSucceeded };
+    row(v.taskId, v.taskName).rpo = {
+      hours: v.slaHoursRpo,
+      hoursSince: v.hoursSinceLastSuccess,
+      lastSuccessAt: v.lastSuccessAt ?? null,
+      neverSucceeded: v.neverSucceeded,
+    };
   }
   for (const r of sla.rto) {
-    row(r.taskId, r.taskName).rto = { minutes: r.rtoMinutes, status: r.rtoStatus, measuredMinutes: r.measuredMinutes, measuredAt: r.measuredAt, verifyRecordId: r.verifyRecordId };
+    row(r.taskId, r.taskName).rto = {
+      minutes: r.rtoMinutes,
+      status: r.rtoStatus,
+      measuredMinutes: r.measuredMinutes,
+      measuredAt: r.measuredAt,
+      verifyRecordId: r.verifyRecordId,
+    };
   }
-  for (const r of rows.values()) r.level = r.rpo || r.rto?.status === 'exceeded' ? 'breach' : r.rto?.status === 'unmeasured' ? 'unproven' : 'ok';
+  for (const r of rows.values())
+    r.level = r.rpo || r.rto?.status === 'exceeded' ? 'breach' : r.rto?.status === 'unmeasured' ? 'unproven' : 'ok';
   return [...rows.values()].sort((a, b) => ORDER[a.level] - ORDER[b.level] || a.taskName.localeCompare(b.taskName));
 }

@@ -20,7 +20,13 @@ export function useLiveDashboard(): boolean {
       for (let attempt = 0; !controller.signal.aborted; attempt++) {
         const since = Date.now();
         try {
-          const opened = readEventStream('/api/events/stream', (m) => { if (refreshesDashboard(m.event)) refresh.call(); }, controller.signal);
+          const opened = readEventStream(
+            '/api/events/stream',
+            (m) => {
+              if (refreshesDashboard(m.event)) refresh.call();
+            },
+            controller.signal,
+          );
           setConnected(true);
           if (attempt > 0) refresh.call();
           await opened;
@@ -35,7 +41,10 @@ export function useLiveDashboard(): boolean {
       }
     };
     void run();
-    return () => { controller.abort(); refresh.cancel(); };
+    return () => {
+      controller.abort();
+      refresh.cancel();
+    };
   }, [queryClient]);
   return connected;
 }

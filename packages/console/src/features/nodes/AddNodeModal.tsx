@@ -29,7 +29,12 @@ export function AddNodeModal({ opened, onClose }: { opened: boolean; onClose: ()
       const created = await unwrap(api.POST('/api/nodes', { body: nodeBody(values) }));
       await queryClient.invalidateQueries({ queryKey: nodeKeys.all });
       try {
-        const issued = await unwrap(api.POST('/api/nodes/{id}/install-tokens', { params: { path: { id: created.node.id } }, body: installerBody(installer) }));
+        const issued = await unwrap(
+          api.POST('/api/nodes/{id}/install-tokens', {
+            params: { path: { id: created.node.id } },
+            body: installerBody(installer),
+          }),
+        );
         return { ...created, installer: issued, installerError: null };
       } catch (err) {
         return { ...created, installer: null, installerError: err };
@@ -39,10 +44,16 @@ export function AddNodeModal({ opened, onClose }: { opened: boolean; onClose: ()
   const close = () => {
     onClose();
     // The command and token are shown once: closing forgets them.
-    setValues(EMPTY); setInstaller(DEFAULT_INSTALLER); setNameError(undefined); create.reset();
+    setValues(EMPTY);
+    setInstaller(DEFAULT_INSTALLER);
+    setNameError(undefined);
+    create.reset();
   };
   const submit = () => {
-    if (!values.name.trim()) { setNameError(t('form.required')); return; }
+    if (!values.name.trim()) {
+      setNameError(t('form.required'));
+      return;
+    }
     if (!isBandwidth(values.bandwidthLimit)) return;
     create.mutate();
   };
@@ -53,21 +64,41 @@ export function AddNodeModal({ opened, onClose }: { opened: boolean; onClose: ()
         <Stack>
           <Alert color="green">{t('add.created', { name: result.node.name })}</Alert>
           {result.installer && <InstallCommand installer={result.installer} />}
-          {result.installerError !== null && <><Alert color="orange">{t('add.installerFailed')}</Alert><ErrorAlert error={result.installerError} /></>}
+          {result.installerError !== null && (
+            <>
+              <Alert color="orange">{t('add.installerFailed')}</Alert>
+              <ErrorAlert error={result.installerError} />
+            </>
+          )}
           <TokenOnce token={result.token} />
           <Group justify="flex-end">
-            <Button variant="default" component={Link} to={`/nodes/${result.node.id}`} onClick={close}>{t('add.openNode')}</Button>
+            <Button variant="default" component={Link} to={`/nodes/${result.node.id}`} onClick={close}>
+              {t('add.openNode')}
+            </Button>
             <Button onClick={close}>{t('add.done')}</Button>
           </Group>
         </Stack>
       ) : (
         <Stack>
-          <NodeSettingsFields values={values} onChange={(v) => { setValues(v); setNameError(undefined); }} nameError={nameError} />
+          <NodeSettingsFields
+            values={values}
+            onChange={(v) => {
+              setValues(v);
+              setNameError(undefined);
+            }}
+            nameError={nameError}
+          />
           <Divider />
-          <Title order={3} size="h5">{t('installer.title')}</Title>
+          <Title order={3} size="h5">
+            {t('installer.title')}
+          </Title>
           <InstallerFields value={installer} onChange={setInstaller} />
           <ErrorAlert error={create.error} />
-          <Group justify="flex-end"><Button loading={create.isPending} onClick={submit}>{t('add.submit')}</Button></Group>
+          <Group justify="flex-end">
+            <Button loading={create.isPending} onClick={submit}>
+              {t('add.submit')}
+            </Button>
+          </Group>
         </Stack>
       )}
     </Modal>

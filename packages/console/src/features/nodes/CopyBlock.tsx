@@ -7,13 +7,23 @@ export function CopyBlock({ label, value, testId }: { label: string; value: stri
   const { t } = useTranslation();
   return (
     <Stack gap={4}>
-      <Text size="sm" fw={500}>{label}</Text>
+      <Text size="sm" fw={500}>
+        {label}
+      </Text>
       <Group gap="xs" wrap="nowrap" align="flex-start">
-        <Code block style={{ flex: 1, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid={testId}>{value}</Code>
+        <Code block style={{ flex: 1, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid={testId}>
+          {value}
+        </Code>
         <CopyButton value={value} timeout={2000}>
           {({ copied, copy }) => (
             <Tooltip label={copied ? t('actions.copied') : t('actions.copy')} withArrow>
-              <ActionIcon variant={copied ? 'filled' : 'default'} color={copied ? 'teal' : undefined} size="lg" onClick={copy} aria-label={`${t('actions.copy')}: ${label}`}>
+              <ActionIcon
+                variant={copied ? 'filled' : 'default'}
+                color={copied ? 'teal' : undefined}
+                size="lg"
+                onClick={copy}
+                aria-label={`${t('actions.copy')}: ${label}`}
+              >
                 {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
               </ActionIcon>
             </Tooltip>

@@ -13,11 +13,18 @@ export function InstallCommand({ installer }: { installer: Installer }) {
   const { t } = useTranslation('nodes');
   return (
     <Stack gap="sm" data-testid="install-command">
-      <Alert color="yellow" icon={<IconAlertTriangle size={18} />}>{t('installer.once')}</Alert>
+      <Alert color="yellow" icon={<IconAlertTriangle size={18} />}>
+        {t('installer.once')}
+      </Alert>
       <CopyBlock label={t('installer.command')} value={installer.command} testId="install-command-text" />
-      <CopyBlock label={t('installer.compose')} value={composeCommand(installer.fallbackComposeUrl)} testId="install-compose-text" />
+      <CopyBlock
+        label={t('installer.compose')}
+        value={composeCommand(installer.fallbackComposeUrl)}
+        testId="install-compose-text"
+      />
       <Text size="sm" c="dimmed">
-        {t('installer.expires', { time: '' })}<RelativeTime value={installer.expiresAt} />
+        {t('installer.expires', { time: '' })}
+        <RelativeTime value={installer.expiresAt} />
       </Text>
     </Stack>
   );

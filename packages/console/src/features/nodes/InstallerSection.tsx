@@ -13,16 +13,25 @@ import { InstallCommand } from './InstallCommand.tsx';
 export function InstallerSection({ nodeId }: { nodeId: number }) {
   const { t } = useTranslation('nodes');
   const issue = useMutation({
-    mutationFn: (choice: InstallerChoice) => unwrap(api.POST('/api/nodes/{id}/install-tokens', { params: { path: { id: nodeId } }, body: installerBody(choice) })),
+    mutationFn: (choice: InstallerChoice) =>
+      unwrap(
+        api.POST('/api/nodes/{id}/install-tokens', { params: { path: { id: nodeId } }, body: installerBody(choice) }),
+      ),
   });
   return (
     <Paper withBorder p="md">
       <Stack gap="sm">
-        <Title order={2} size="h4">{t('installer.newInstaller')}</Title>
+        <Title order={2} size="h4">
+          {t('installer.newInstaller')}
+        </Title>
         {issue.isSuccess ? (
           <>
             <InstallCommand installer={issue.data} />
-            <Group justify="flex-end"><Button variant="default" onClick={() => issue.reset()}>{t('installer.create')}</Button></Group>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => issue.reset()}>
+                {t('installer.create')}
+              </Button>
+            </Group>
           </>
         ) : (
           <>
@@ -33,7 +42,9 @@ export function InstallerSection({ nodeId }: { nodeId: number }) {
         <Accordion variant="contained">
           <Accordion.Item value="preview">
             <Accordion.Control>{t('installer.preview')}</Accordion.Control>
-            <Accordion.Panel><InstallPreview nodeId={nodeId} /></Accordion.Panel>
+            <Accordion.Panel>
+              <InstallPreview nodeId={nodeId} />
+            </Accordion.Panel>
           </Accordion.Item>
         </Accordion>
       </Stack>
@@ -45,14 +56,33 @@ export function InstallerSection({ nodeId }: { nodeId: number }) {
 function InstallPreview({ nodeId }: { nodeId: number }) {
   const { t } = useTranslation('nodes');
   const [format, setFormat] = useState<'script' | 'compose'>('script');
-  const query = useQuery({ queryKey: nodeKeys.preview(nodeId, format, {}), queryFn: () => fetchInstallPreview(nodeId, format, {}), staleTime: 60_000 });
+  const query = useQuery({
+    queryKey: nodeKeys.preview(nodeId, format, {}),
+    queryFn: () => fetchInstallPreview(nodeId, format, {}),
+    staleTime: 60_000,
+  });
   return (
     <Stack gap="xs">
-      <Text size="sm" c="dimmed">{t('installer.previewHint')}</Text>
-      <SegmentedControl value={format} onChange={(v) => setFormat(v as 'script' | 'compose')} aria-label={t('installer.preview')}
-        data={[{ value: 'script', label: t('installer.previewScript') }, { value: 'compose', label: t('installer.previewCompose') }]} />
+      <Text size="sm" c="dimmed">
+        {t('installer.previewHint')}
+      </Text>
+      <SegmentedControl
+        value={format}
+        onChange={(v) => setFormat(v as 'script' | 'compose')}
+        aria-label={t('installer.preview')}
+        data={[
+          { value: 'script', label: t('installer.previewScript') },
+          { value: 'compose', label: t('installer.previewCompose') },
+        ]}
+      />
       <QueryState query={query}>
-        {(text) => <ScrollArea h={360} type="auto"><Code block data-testid="install-preview">{text}</Code></ScrollArea>}
+        {(text) => (
+          <ScrollArea h={360} type="auto">
+            <Code block data-testid="install-preview">
+              {text}
+            </Code>
+          </ScrollArea>
+        )}
       </QueryState>
     </Stack>
   );

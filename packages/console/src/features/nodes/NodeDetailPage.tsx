@@ -24,7 +24,12 @@ export function NodeDetailPage() {
   const can = useCan();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: nodeKeys.detail(id), queryFn: () => fetchNode(id), enabled: Number.isInteger(id) && id > 0, refetchInterval: 15_000 });
+  const query = useQuery({
+    queryKey: nodeKeys.detail(id),
+    queryFn: () => fetchNode(id),
+    enabled: Number.isInteger(id) && id > 0,
+    refetchInterval: 15_000,
+  });
   const remove = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/nodes/{id}', { params: { path: { id } } })),
     onSuccess: async () => {
@@ -38,22 +43,48 @@ export function NodeDetailPage() {
     <QueryState query={query}>
       {(node) => (
         <>
-          <PageHeader title={node.name} description={t('detail.title')} actions={can('admin') && !node.isLocal && (
-            <>
-              <RotateTokenButton id={node.id} />
-              <ConfirmButton label={tc('actions.delete')} leftSection={<IconTrash size={16} />} title={t('detail.deleteTitle')}
-                message={tc('confirmDelete', { name: node.name })} onConfirm={() => remove.mutateAsync()} loading={remove.isPending} error={remove.error} />
-            </>
-          )} />
+          <PageHeader
+            title={node.name}
+            description={t('detail.title')}
+            actions={
+              can('admin') &&
+              !node.isLocal && (
+                <>
+                  <RotateTokenButton id={node.id} />
+                  <ConfirmButton
+                    label={tc('actions.delete')}
+                    leftSection={<IconTrash size={16} />}
+                    title={t('detail.deleteTitle')}
+                    message={tc('confirmDelete', { name: node.name })}
+                    onConfirm={() => remove.mutateAsync()}
+                    loading={remove.isPending}
+                    error={remove.error}
+                  />
+                </>
+              )
+            }
+          />
           <Stack>
             <NodeOverview node={node} />
-            {can('admin') ? <NodeEditForm key={node.updatedAt} node={node} /> : <Alert color="gray">{t('detail.readOnly')}</Alert>}
+            {can('admin') ? (
+              <NodeEditForm key={node.updatedAt} node={node} />
+            ) : (
+              <Alert color="gray">{t('detail.readOnly')}</Alert>
+            )}
             {can('admin') && !node.isLocal && <InstallerSection nodeId={node.id} />}
             {can('write') && (
               <Paper withBorder p="md">
-                <Title order={2} size="h4">{t('detail.files')}</Title>
-                <Text size="sm" c="dimmed" mb="sm">{t('detail.filesHint')}</Text>
-                {node.status === 'offline' && !node.isLocal ? <Alert color="gray">{t('detail.filesOffline')}</Alert> : <NodeFsBrowser nodeId={node.id} />}
+                <Title order={2} size="h4">
+                  {t('detail.files')}
+                </Title>
+                <Text size="sm" c="dimmed" mb="sm">
+                  {t('detail.filesHint')}
+                </Text>
+                {node.status === 'offline' && !node.isLocal ? (
+                  <Alert color="gray">{t('detail.filesOffline')}</Alert>
+                ) : (
+                  <NodeFsBrowser nodeId={node.id} />
+                )}
               </Paper>
             )}
           </Stack>

@@ -15,10 +15,14 @@ export function NodeEditForm({ node }: { node: NodeView }) {
   const { t: tc } = useTranslation();
   const queryClient = useQueryClient();
   const [values, setValues] = useState<NodeSettingsValues>({
-    name: node.name, labels: parseLabels(node.labels), maxConcurrent: node.maxConcurrent, bandwidthLimit: node.bandwidthLimit,
+    name: node.name,
+    labels: parseLabels(node.labels),
+    maxConcurrent: node.maxConcurrent,
+    bandwidthLimit: node.bandwidthLimit,
   });
   const save = useMutation({
-    mutationFn: () => unwrap(api.PUT('/api/nodes/{id}', { params: { path: { id: node.id } }, body: nodeBody(values, node.isLocal) })),
+    mutationFn: () =>
+      unwrap(api.PUT('/api/nodes/{id}', { params: { path: { id: node.id } }, body: nodeBody(values, node.isLocal) })),
     onSuccess: async () => {
       notifications.show({ color: 'green', message: t('form.saved') });
       await queryClient.invalidateQueries({ queryKey: nodeKeys.all });
@@ -28,11 +32,26 @@ export function NodeEditForm({ node }: { node: NodeView }) {
   return (
     <Paper withBorder p="md">
       <Stack gap="sm">
-        <Title order={2} size="h4">{t('form.editTitle')}</Title>
-        <NodeSettingsFields values={values} onChange={setValues} isLocal={node.isLocal} nameError={values.name.trim() ? undefined : t('form.required')} />
-        {node.isLocal && <Text size="sm" c="dimmed">{t('form.localHint')}</Text>}
+        <Title order={2} size="h4">
+          {t('form.editTitle')}
+        </Title>
+        <NodeSettingsFields
+          values={values}
+          onChange={setValues}
+          isLocal={node.isLocal}
+          nameError={values.name.trim() ? undefined : t('form.required')}
+        />
+        {node.isLocal && (
+          <Text size="sm" c="dimmed">
+            {t('form.localHint')}
+          </Text>
+        )}
         <ErrorAlert error={save.error} />
-        <Group justify="flex-end"><Button loading={save.isPending} disabled={!valid} onClick={() => save.mutate()}>{tc('actions.save')}</Button></Group>
+        <Group justify="flex-end">
+          <Button loading={save.isPending} disabled={!valid} onClick={() => save.mutate()}>
+            {tc('actions.save')}
+          </Button>
+        </Group>
       </Stack>
     </Paper>
   );

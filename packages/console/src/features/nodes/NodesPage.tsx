@@ -21,18 +21,26 @@ export function NodesPage({ adding: addingAtFirst = false }: { adding?: boolean 
   const navigate = useNavigate();
   const [adding, { open, close: hide }] = useDisclosure(addingAtFirst);
   // /nodes/new opens the dialog; closing it goes back to the list's own address.
-  const close = () => { hide(); if (addingAtFirst) void navigate('/nodes', { replace: true }); };
+  const close = () => {
+    hide();
+    if (addingAtFirst) void navigate('/nodes', { replace: true });
+  };
   // Status is derived from the last heartbeat: refresh while the page is open.
   const query = useQuery({ ...nodeListQuery, refetchInterval: 15_000 });
-  const addButton = can('admin') && <Button leftSection={<IconPlus size={16} />} onClick={open}>{t('list.add')}</Button>;
+  const addButton = can('admin') && (
+    <Button leftSection={<IconPlus size={16} />} onClick={open}>
+      {t('list.add')}
+    </Button>
+  );
   return (
     <>
       <PageHeader title={t('list.title')} description={t('list.description')} actions={addButton} />
       <QueryState query={query}>
-        {(nodes) => nodes.length === 0 ? (
-          <EmptyState title={t('list.emptyTitle')} hint={t('list.emptyHint')} action={addButton} />
-        ) : (
-          <Table.ScrollContainer minWidth={820}>
+        {(nodes) =>
+          nodes.length === 0 ? (
+            <EmptyState title={t('list.emptyTitle')} hint={t('list.emptyHint')} action={addButton} />
+          ) : (
+            <Table.ScrollContainer minWidth={820}>
               <Table highlightOnHover verticalSpacing="xs">
                 <Table.Thead>
                   <Table.Tr>
@@ -50,25 +58,49 @@ export function NodesPage({ adding: addingAtFirst = false }: { adding?: boolean 
                     <Table.Tr key={node.id} data-testid={`node-row-${node.id}`}>
                       <Table.Td>
                         <Group gap="xs" wrap="nowrap">
-                          <Anchor component={Link} to={`/nodes/${node.id}`} fw={500}>{node.name}</Anchor>
-                          {node.isLocal && <Badge size="sm" variant="outline">{t('list.local')}</Badge>}
+                          <Anchor component={Link} to={`/nodes/${node.id}`} fw={500}>
+                            {node.name}
+                          </Anchor>
+                          {node.isLocal && (
+                            <Badge size="sm" variant="outline">
+                              {t('list.local')}
+                            </Badge>
+                          )}
                         </Group>
-                        {(node.hostname || node.ipAddress) && <Text size="xs" c="dimmed">{[node.hostname, node.ipAddress].filter(Boolean).join(' · ')}</Text>}
+                        {(node.hostname || node.ipAddress) && (
+                          <Text size="xs" c="dimmed">
+                            {[node.hostname, node.ipAddress].filter(Boolean).join(' · ')}
+                          </Text>
+                        )}
                       </Table.Td>
-                      <Table.Td><Group gap={4} wrap="nowrap"><StatusBadge status={node.status} />{node.health === 'degraded' && <StatusBadge status="degraded" />}</Group></Table.Td>
-                      <Table.Td><RelativeTime value={node.lastSeen} /></Table.Td>
+                      <Table.Td>
+                        <Group gap={4} wrap="nowrap">
+                          <StatusBadge status={node.status} />
+                          {node.health === 'degraded' && <StatusBadge status="degraded" />}
+                        </Group>
+                      </Table.Td>
+                      <Table.Td>
+                        <RelativeTime value={node.lastSeen} />
+                      </Table.Td>
                       <Table.Td>{node.agentVersion || '—'}</Table.Td>
                       <Table.Td>{node.runningTasks}</Table.Td>
                       <Table.Td>{node.queue.depth}</Table.Td>
                       <Table.Td>
-                        <Group gap={4}>{parseLabels(node.labels).map((l) => <Badge key={l} variant="light" size="sm" tt="none">{l}</Badge>)}</Group>
+                        <Group gap={4}>
+                          {parseLabels(node.labels).map((l) => (
+                            <Badge key={l} variant="light" size="sm" tt="none">
+                              {l}
+                            </Badge>
+                          ))}
+                        </Group>
                       </Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
               </Table>
-          </Table.ScrollContainer>
-        )}
+            </Table.ScrollContainer>
+          )
+        }
       </QueryState>
       {can('admin') && <AddNodeModal opened={adding} onClose={close} />}
     </>

@@ -19,27 +19,47 @@ export function RotateTokenButton({ id }: { id: number }) {
     mutationFn: () => unwrap(api.POST('/api/nodes/{id}/rotate-token', { params: { path: { id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: nodeKeys.detail(id) }),
   });
-  const done = () => { close(); rotate.reset(); };
+  const done = () => {
+    close();
+    rotate.reset();
+  };
   return (
     <>
-      <Button variant="default" leftSection={<IconKey size={16} />} onClick={open}>{t('token.rotate')}</Button>
-      <Modal opened={opened} onClose={done} title={t('token.rotateTitle')} size="lg" closeOnClickOutside={!rotate.isSuccess}>
+      <Button variant="default" leftSection={<IconKey size={16} />} onClick={open}>
+        {t('token.rotate')}
+      </Button>
+      <Modal
+        opened={opened}
+        onClose={done}
+        title={t('token.rotateTitle')}
+        size="lg"
+        closeOnClickOutside={!rotate.isSuccess}
+      >
         {rotate.isSuccess ? (
           <Stack>
             <Alert color="yellow">{t('token.once')}</Alert>
             {rotate.data.previousTokenValidUntil && (
-              <Text size="sm">{t('token.previousValid', { time: '' })}<RelativeTime value={rotate.data.previousTokenValidUntil} /></Text>
+              <Text size="sm">
+                {t('token.previousValid', { time: '' })}
+                <RelativeTime value={rotate.data.previousTokenValidUntil} />
+              </Text>
             )}
             <TokenOnce token={rotate.data.token} open />
-            <Group justify="flex-end"><Button onClick={done}>{tc('actions.close')}</Button></Group>
+            <Group justify="flex-end">
+              <Button onClick={done}>{tc('actions.close')}</Button>
+            </Group>
           </Stack>
         ) : (
           <Stack>
             <Text size="sm">{t('token.rotateBody')}</Text>
             <ErrorAlert error={rotate.error} />
             <Group justify="flex-end">
-              <Button variant="default" onClick={done}>{tc('actions.cancel')}</Button>
-              <Button color="orange" loading={rotate.isPending} onClick={() => rotate.mutate()}>{t('token.rotate')}</Button>
+              <Button variant="default" onClick={done}>
+                {tc('actions.cancel')}
+              </Button>
+              <Button color="orange" loading={rotate.isPending} onClick={() => rotate.mutate()}>
+                {t('token.rotate')}
+              </Button>
             </Group>
           </Stack>
         )}

@@ -12,7 +12,9 @@ export function TokenOnce({ token, open = false }: { token: string; open?: boole
         <Accordion.Control>{t('token.manual')}</Accordion.Control>
         <Accordion.Panel>
           <Stack gap="sm">
-            <Text size="sm" c="dimmed">{t('token.once')}</Text>
+            <Text size="sm" c="dimmed">
+              {t('token.once')}
+            </Text>
             <CopyBlock label={t('token.nodeToken')} value={token} testId="node-token" />
             <CopyBlock label={t('token.manual')} value={manualAgentCommand(window.location.origin, token)} />
           </Stack>

@@ -12,7 +12,14 @@ export function isBandwidth(value: string): boolean {
 
 /** The view's labels (a CSV string) as a list: trimmed, no blanks, no repeats. */
 export function parseLabels(csv: string): string[] {
-  return [...new Set(csv.split(',').map((l) => l.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      csv
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export interface NodeSettingsValues {
@@ -26,10 +33,17 @@ export interface NodeSettingsValues {
  * The body of POST /api/nodes or PUT /api/nodes/{id}. The local node's concurrency and bandwidth
  * come from the master's settings (the API refuses other values), so they are not sent for it.
  */
-export function nodeBody(values: NodeSettingsValues, isLocal = false): { name: string; labels: string[]; maxConcurrent?: number; bandwidthLimit?: string } {
+export function nodeBody(
+  values: NodeSettingsValues,
+  isLocal = false,
+): { name: string; labels: string[]; maxConcurrent?: number; bandwidthLimit?: string } {
   const body = { name: values.name.trim(), labels: [...new Set(values.labels.map((l) => l.trim()).filter(Boolean))] };
   if (isLocal) return body;
-  return { ...body, maxConcurrent: Math.max(0, Math.min(64, Math.trunc(values.maxConcurrent) || 0)), bandwidthLimit: values.bandwidthLimit.trim() };
+  return {
+    ...body,
+    maxConcurrent: Math.max(0, Math.min(64, Math.trunc(values.maxConcurrent) || 0)),
+    bandwidthLimit: values.bandwidthLimit.trim(),
+  };
 }
 
 /** A word as POSIX sh reads it literally (single quotes; a quote inside closes, escapes and reopens). */

@@ -10,15 +10,21 @@ export const nodeKeys = {
   all: ['nodes'] as const,
   list: ['nodes', 'list'] as const,
   detail: (id: number) => ['nodes', 'detail', id] as const,
-  preview: (id: number, format: string, options: InstallerOptions) => ['nodes', 'install-preview', id, format, options] as const,
+  preview: (id: number, format: string, options: InstallerOptions) =>
+    ['nodes', 'install-preview', id, format, options] as const,
 };
 
 export const fetchNode = (id: number) => unwrap(api.GET('/api/nodes/{id}', { params: { path: { id } } }));
 
 /** The installer script (or compose file) a node's installers serve, as text: the route answers no JSON envelope. */
-export async function fetchInstallPreview(id: number, format: 'script' | 'compose', options: InstallerOptions): Promise<string> {
+export async function fetchInstallPreview(
+  id: number,
+  format: 'script' | 'compose',
+  options: InstallerOptions,
+): Promise<string> {
   const { data, error, response } = await api.GET('/api/nodes/{id}/install-script-preview', {
-    params: { path: { id }, query: { ...options, format } }, parseAs: 'text',
+    params: { path: { id }, query: { ...options, format } },
+    parseAs: 'text',
   });
   if (!response.ok || typeof data !== 'string') throw apiErrorOf(response.status, error);
   return data;

@@ -9,7 +9,14 @@ import { api, unwrap } from '../../api/client.ts';
 import type { ResponseData } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
-import { configFromValues, initialValues, inputSpecs, specsFromConfig, type FieldError, type FormValues } from './channel-form.ts';
+import {
+  configFromValues,
+  initialValues,
+  inputSpecs,
+  specsFromConfig,
+  type FieldError,
+  type FormValues,
+} from './channel-form.ts';
 import { NEW_CHANNEL, commonBody, commonOf, validateCommon, type ChannelCommon } from './channel-settings.ts';
 import { CommonFields } from './CommonFields.tsx';
 import { ConfigFields } from './ConfigFields.tsx';
@@ -35,7 +42,10 @@ export function ChannelForm({ types, channel, readOnly }: ChannelFormProps) {
   const masked = channel?.maskedFields ?? [];
   const [typeName, setTypeName] = useState<string>(channel?.type ?? '');
   const type = types.find((x) => x.type === typeName);
-  const specs = useMemo(() => (type ? inputSpecs(type) : channel ? specsFromConfig(channel.config, masked) : []), [type, channel, masked]);
+  const specs = useMemo(
+    () => (type ? inputSpecs(type) : channel ? specsFromConfig(channel.config, masked) : []),
+    [type, channel, masked],
+  );
   const [common, setCommon] = useState<ChannelCommon>(channel ? commonOf(channel) : NEW_CHANNEL);
   const [values, setValues] = useState<FormValues>(() => initialValues(specs, channel?.config, masked));
   const [errors, setErrors] = useState<Record<string, FieldError>>({});
@@ -93,29 +103,68 @@ export function ChannelForm({ types, channel, readOnly }: ChannelFormProps) {
   const disabled = readOnly;
 
   return (
-    <form onSubmit={(e) => { e.preventDefault(); if (!readOnly) save.mutate(); }}>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!readOnly) save.mutate();
+      }}
+    >
       <Stack>
-        {readOnly && <Text c="dimmed" size="sm">{t('readOnly')}</Text>}
-        {channel && !type && <Text c="orange" size="sm">{t('typeMissing', { type: channel.type })}</Text>}
+        {readOnly && (
+          <Text c="dimmed" size="sm">
+            {t('readOnly')}
+          </Text>
+        )}
+        {channel && !type && (
+          <Text c="orange" size="sm">
+            {t('typeMissing', { type: channel.type })}
+          </Text>
+        )}
         <Grid>
           <Grid.Col span={{ base: 12, md: 6 }}>
             <Paper withBorder p="md">
-              <Title order={2} size="h4" mb="sm">{t('sections.config')}</Title>
+              <Title order={2} size="h4" mb="sm">
+                {t('sections.config')}
+              </Title>
               <Stack gap="sm">
-                <Select label={t('fields.type')} placeholder={t('fields.typePlaceholder')} required searchable allowDeselect={false}
-                  data={types.map((x) => ({ value: x.type, label: x.displayName }))} value={typeName || null} onChange={chooseType}
-                  disabled={disabled || !!channel} description={type?.description} data-field="type" />
+                <Select
+                  label={t('fields.type')}
+                  placeholder={t('fields.typePlaceholder')}
+                  required
+                  searchable
+                  allowDeselect={false}
+                  data={types.map((x) => ({ value: x.type, label: x.displayName }))}
+                  value={typeName || null}
+                  onChange={chooseType}
+                  disabled={disabled || !!channel}
+                  description={type?.description}
+                  data-field="type"
+                />
                 {type || channel ? (
-                  <ConfigFields key={typeName} specs={specs} values={values} errors={errors} maskedFields={masked} disabled={disabled}
-                    onChange={(key, v) => setValues((prev) => ({ ...prev, [key]: v }))} />
+                  <ConfigFields
+                    key={typeName}
+                    specs={specs}
+                    values={values}
+                    errors={errors}
+                    maskedFields={masked}
+                    disabled={disabled}
+                    onChange={(key, v) => setValues((prev) => ({ ...prev, [key]: v }))}
+                  />
                 ) : null}
               </Stack>
             </Paper>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 6 }}>
             <Paper withBorder p="md">
-              <Title order={2} size="h4" mb="sm">{t('sections.general')}</Title>
-              <CommonFields value={common} errors={commonErrors} disabled={disabled} onChange={(patch) => setCommon((prev) => ({ ...prev, ...patch }))} />
+              <Title order={2} size="h4" mb="sm">
+                {t('sections.general')}
+              </Title>
+              <CommonFields
+                value={common}
+                errors={commonErrors}
+                disabled={disabled}
+                onChange={(patch) => setCommon((prev) => ({ ...prev, ...patch }))}
+              />
             </Paper>
           </Grid.Col>
         </Grid>
@@ -124,15 +173,33 @@ export function ChannelForm({ types, channel, readOnly }: ChannelFormProps) {
         {!readOnly && (
           <Group justify="space-between">
             <Group>
-              <Button type="submit" loading={save.isPending}>{tc('actions.save')}</Button>
-              <Button variant="default" leftSection={<IconSend size={16} />} loading={testing.isPending} disabled={!typeName} onClick={sendTest}>
+              <Button type="submit" loading={save.isPending}>
+                {tc('actions.save')}
+              </Button>
+              <Button
+                variant="default"
+                leftSection={<IconSend size={16} />}
+                loading={testing.isPending}
+                disabled={!typeName}
+                onClick={sendTest}
+              >
                 {channel ? t('test.saved') : t('test.unsaved')}
               </Button>
-              {channel && <Text size="xs" c="dimmed">{t('test.savedHint')}</Text>}
+              {channel && (
+                <Text size="xs" c="dimmed">
+                  {t('test.savedHint')}
+                </Text>
+              )}
             </Group>
             {channel && (
-              <ConfirmButton label={tc('actions.delete')} title={t('deleteTitle')} message={tc('confirmDelete', { name: channel.name })}
-                onConfirm={() => remove.mutateAsync()} loading={remove.isPending} error={remove.error} />
+              <ConfirmButton
+                label={tc('actions.delete')}
+                title={t('deleteTitle')}
+                message={tc('confirmDelete', { name: channel.name })}
+                onConfirm={() => remove.mutateAsync()}
+                loading={remove.isPending}
+                error={remove.error}
+              />
             )}
           </Group>
         )}

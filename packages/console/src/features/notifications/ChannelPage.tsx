@@ -17,9 +17,11 @@ export function NewChannelPage() {
   return (
     <>
       <PageHeader title={t('newTitle')} />
-      {can('write')
-        ? <QueryState query={types}>{(list) => <ChannelForm types={list} readOnly={false} />}</QueryState>
-        : <Text c="dimmed">{t('writeOnly')}</Text>}
+      {can('write') ? (
+        <QueryState query={types}>{(list) => <ChannelForm types={list} readOnly={false} />}</QueryState>
+      ) : (
+        <Text c="dimmed">{t('writeOnly')}</Text>
+      )}
     </>
   );
 }
@@ -42,7 +44,9 @@ export function ChannelPage() {
             {(list) => <ChannelForm key={c.updatedAt} types={list} channel={c} readOnly={readOnly} />}
           </QueryState>
           <Paper withBorder p="md">
-            <Title order={2} size="h4" mb="sm">{t('sections.deliveries')}</Title>
+            <Title order={2} size="h4" mb="sm">
+              {t('sections.deliveries')}
+            </Title>
             <DeliveryLog channelId={c.id} />
           </Paper>
         </Stack>

@@ -16,8 +16,15 @@ export interface ConfigFieldsProps {
 export function ConfigFields({ specs, values, errors, maskedFields, disabled, onChange }: ConfigFieldsProps) {
   const { t } = useTranslation('notifications');
   const render = (spec: InputSpec) => (
-    <ConfigInput key={spec.key} spec={spec} value={values[spec.key]} error={errors[spec.key]} disabled={disabled}
-      stored={spec.secret && maskedFields.includes(spec.key)} onChange={(v) => onChange(spec.key, v)} />
+    <ConfigInput
+      key={spec.key}
+      spec={spec}
+      value={values[spec.key]}
+      error={errors[spec.key]}
+      disabled={disabled}
+      stored={spec.secret && maskedFields.includes(spec.key)}
+      onChange={(v) => onChange(spec.key, v)}
+    />
   );
   const main = specs.filter((s) => !s.advanced);
   const advanced = specs.filter((s) => s.advanced);
@@ -30,7 +37,9 @@ export function ConfigFields({ specs, values, errors, maskedFields, disabled, on
         <Accordion variant="contained" key={open ? 'open' : 'closed'} defaultValue={open ? 'advanced' : null}>
           <Accordion.Item value="advanced">
             <Accordion.Control>{t('sections.advanced')}</Accordion.Control>
-            <Accordion.Panel><Stack gap="sm">{advanced.map(render)}</Stack></Accordion.Panel>
+            <Accordion.Panel>
+              <Stack gap="sm">{advanced.map(render)}</Stack>
+            </Accordion.Panel>
           </Accordion.Item>
         </Accordion>
       )}

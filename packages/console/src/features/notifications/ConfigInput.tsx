@@ -29,18 +29,58 @@ export function ConfigInput({ spec, value, onChange, error, stored, disabled }: 
     case 'boolean':
       return <Switch {...common} checked={value === true} onChange={(e) => onChange(e.currentTarget.checked)} />;
     case 'password':
-      return <PasswordInput {...common} autoComplete="new-password" placeholder={stored ? '********' : placeholder} value={text} onChange={(e) => onChange(e.currentTarget.value)} />;
+      return (
+        <PasswordInput
+          {...common}
+          autoComplete="new-password"
+          placeholder={stored ? '********' : placeholder}
+          value={text}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        />
+      );
     case 'select':
-      return <Select {...common} data={spec.choices} value={text || null} clearable={!spec.required} onChange={(v) => onChange(v ?? '')} />;
+      return (
+        <Select
+          {...common}
+          data={spec.choices}
+          value={text || null}
+          clearable={!spec.required}
+          onChange={(v) => onChange(v ?? '')}
+        />
+      );
     case 'integer':
     case 'number':
       return (
-        <NumberInput {...common} placeholder={placeholder} value={typeof value === 'number' ? value : text} onChange={onChange}
-          allowDecimal={spec.kind === 'number'} min={spec.min} max={spec.max} />
+        <NumberInput
+          {...common}
+          placeholder={placeholder}
+          value={typeof value === 'number' ? value : text}
+          onChange={onChange}
+          allowDecimal={spec.kind === 'number'}
+          min={spec.min}
+          max={spec.max}
+        />
       );
     case 'json':
-      return <JsonInput {...common} description={[spec.help, t('fields.jsonHint')].filter(Boolean).join(' — ')} autosize minRows={3} formatOnBlur value={text} onChange={onChange} />;
+      return (
+        <JsonInput
+          {...common}
+          description={[spec.help, t('fields.jsonHint')].filter(Boolean).join(' — ')}
+          autosize
+          minRows={3}
+          formatOnBlur
+          value={text}
+          onChange={onChange}
+        />
+      );
     default:
-      return <TextInput {...common} placeholder={placeholder} value={text} onChange={(e) => onChange(e.currentTarget.value)} />;
+      return (
+        <TextInput
+          {...common}
+          placeholder={placeholder}
+          value={text}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        />
+      );
   }
 }

@@ -12,10 +12,25 @@ export function DeliveryAttempts({ attempts }: { attempts: Attempt[] }) {
     <List size="sm" spacing={4}>
       {attempts.map((a) => (
         <List.Item key={a.attempt}>
-          <Text span size="sm">{t('deliveries.attempt', { n: a.attempt, outcome: a.outcome })}</Text>
-          {a.errorKind && <Text span size="sm" c="red"> ({a.errorKind})</Text>}
-          {a.error && <Text span size="sm"> {a.error}</Text>}
-          <Text span size="xs" c="dimmed"> · {t('deliveries.duration', { ms: a.durationMs })} · </Text>
+          <Text span size="sm">
+            {t('deliveries.attempt', { n: a.attempt, outcome: a.outcome })}
+          </Text>
+          {a.errorKind && (
+            <Text span size="sm" c="red">
+              {' '}
+              ({a.errorKind})
+            </Text>
+          )}
+          {a.error && (
+            <Text span size="sm">
+              {' '}
+              {a.error}
+            </Text>
+          )}
+          <Text span size="xs" c="dimmed">
+            {' '}
+            · {t('deliveries.duration', { ms: a.durationMs })} ·{' '}
+          </Text>
           <RelativeTime value={a.at} size="xs" />
         </List.Item>
       ))}

@@ -13,8 +13,18 @@ export function LastDelivery({ channelId }: { channelId: number }) {
   const { t } = useTranslation('notifications');
   const query = useQuery(deliveriesQuery(channelId, { limit: 1, offset: 0 }));
   const last = query.data?.items[0];
-  if (query.isPending) return <Text size="sm" c="dimmed">…</Text>;
-  if (!last) return <Text size="sm" c="dimmed">{t('noDeliveries')}</Text>;
+  if (query.isPending)
+    return (
+      <Text size="sm" c="dimmed">
+        …
+      </Text>
+    );
+  if (!last)
+    return (
+      <Text size="sm" c="dimmed">
+        {t('noDeliveries')}
+      </Text>
+    );
   return (
     <Group gap={6} wrap="nowrap">
       <StatusBadge status={last.status} />

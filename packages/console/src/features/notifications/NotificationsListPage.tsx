@@ -19,14 +19,23 @@ export function NotificationsListPage() {
   const channels = useQuery(channelsQuery);
   const types = useQuery(channelTypesQuery);
   const typeName = (type: string) => types.data?.find((x) => x.type === type)?.displayName ?? type;
-  const add = can('write') ? <Button component={Link} to="/notifications/new" leftSection={<IconPlus size={16} />}>{t('add')}</Button> : null;
+  const add = can('write') ? (
+    <Button component={Link} to="/notifications/new" leftSection={<IconPlus size={16} />}>
+      {t('add')}
+    </Button>
+  ) : null;
   return (
     <>
       <PageHeader title={t('title')} description={t('description')} actions={add} />
       <QueryState query={channels}>
-        {({ items }) => items.length === 0
-          ? <EmptyState title={t('empty.title')} hint={can('write') ? t('empty.hint') : t('empty.viewerHint')} action={add} />
-          : (
+        {({ items }) =>
+          items.length === 0 ? (
+            <EmptyState
+              title={t('empty.title')}
+              hint={can('write') ? t('empty.hint') : t('empty.viewerHint')}
+              action={add}
+            />
+          ) : (
             <Table.ScrollContainer minWidth={720}>
               <Table striped highlightOnHover>
                 <Table.Thead>
@@ -41,22 +50,39 @@ export function NotificationsListPage() {
                 <Table.Tbody>
                   {items.map((c) => (
                     <Table.Tr key={c.id}>
-                      <Table.Td><Anchor component={Link} to={`/notifications/${c.id}`}>{c.name}</Anchor></Table.Td>
+                      <Table.Td>
+                        <Anchor component={Link} to={`/notifications/${c.id}`}>
+                          {c.name}
+                        </Anchor>
+                      </Table.Td>
                       <Table.Td>{typeName(c.type)}</Table.Td>
-                      <Table.Td><StatusBadge status={c.enabled ? 'enabled' : 'disabled'} /></Table.Td>
+                      <Table.Td>
+                        <StatusBadge status={c.enabled ? 'enabled' : 'disabled'} />
+                      </Table.Td>
                       <Table.Td>
                         <Group gap={4}>
-                          {effectiveEvents(c).map((e) => <Badge key={e} variant="outline" size="sm" tt="none">{e}</Badge>)}
-                          {c.digest === 'daily' && <Text size="xs" c="dimmed">{t('digestDaily', { time: c.digestTime })}</Text>}
+                          {effectiveEvents(c).map((e) => (
+                            <Badge key={e} variant="outline" size="sm" tt="none">
+                              {e}
+                            </Badge>
+                          ))}
+                          {c.digest === 'daily' && (
+                            <Text size="xs" c="dimmed">
+                              {t('digestDaily', { time: c.digestTime })}
+                            </Text>
+                          )}
                         </Group>
                       </Table.Td>
-                      <Table.Td><LastDelivery channelId={c.id} /></Table.Td>
+                      <Table.Td>
+                        <LastDelivery channelId={c.id} />
+                      </Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-          )}
+          )
+        }
       </QueryState>
     </>
   );

@@ -8,5 +8,9 @@ export function TestOutcome({ data, error }: { data: { message: string } | undef
   const { t } = useTranslation('notifications');
   if (error) return <ErrorAlert error={error} title={t('test.failed')} />;
   if (!data) return null;
-  return <Alert color="green" icon={<IconCheck size={18} />} title={t('test.ok')} role="status">{data.message}</Alert>;
+  return (
+    <Alert color="green" icon={<IconCheck size={18} />} title={t('test.ok')} role="status">
+      {data.message}
+    </Alert>
+  );
 }

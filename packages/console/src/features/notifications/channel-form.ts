@@ -94,7 +94,7 @@ export function inputSpec(type: CatalogueType, option: CatalogueOption): InputSp
   const prop = propertyOf(type, option.key);
   const found = kindOfSchema(prop);
   const secret = option.isPassword || type.secretFields.includes(option.key);
-  const kind: InputKind = secret ? 'password' : found?.kind ?? 'text';
+  const kind: InputKind = secret ? 'password' : (found?.kind ?? 'text');
   const schema = found?.prop ?? prop;
   const fallbackDefault = prop.default === undefined || typeof prop.default === 'object' ? '' : String(prop.default);
   const t = Array.isArray(schema.type) ? schema.type[0] : schema.type;
@@ -110,7 +110,7 @@ export function inputSpec(type: CatalogueType, option: CatalogueOption): InputSp
     choices: kind === 'select' ? (schema.enum as string[]) : [],
     ...(typeof schema.minimum === 'number' ? { min: schema.minimum } : {}),
     ...(typeof schema.maximum === 'number' ? { max: schema.maximum } : {}),
-    ...(kind === 'json' ? { jsonShape: t === 'array' ? 'array' as const : 'object' as const } : {}),
+    ...(kind === 'json' ? { jsonShape: t === 'array' ? ('array' as const) : ('object' as const) } : {}),
   };
 }
 
@@ -127,10 +127,26 @@ export function inputSpecs(type: CatalogueType): InputSpec[] {
 export function specsFromConfig(config: Record<string, unknown>, maskedFields: readonly string[]): InputSpec[] {
   return Object.entries(config).map(([key, value]) => {
     const secret = maskedFields.includes(key);
-    const kind: InputKind = secret ? 'password' : typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? 'number' : value !== null && typeof value === 'object' ? 'json' : 'text';
+    const kind: InputKind = secret
+      ? 'password'
+      : typeof value === 'boolean'
+        ? 'boolean'
+        : typeof value === 'number'
+          ? 'number'
+          : value !== null && typeof value === 'object'
+            ? 'json'
+            : 'text';
     return {
-      key, label: humanise(key), help: '', kind, required: false, secret, advanced: false, defaultValue: '', choices: [],
-      ...(kind === 'json' ? { jsonShape: Array.isArray(value) ? 'array' as const : 'object' as const } : {}),
+      key,
+      label: humanise(key),
+      help: '',
+      kind,
+      required: false,
+      secret,
+      advanced: false,
+      defaultValue: '',
+      choices: [],
+      ...(kind === 'json' ? { jsonShape: Array.isArray(value) ? ('array' as const) : ('object' as const) } : {}),
     };
   });
 }
@@ -142,15 +158,24 @@ function asBoolean(value: unknown): boolean | undefined {
 }
 
 /** Form values of a new channel (defaults for switches and lists, the rest empty) or of a stored one (secrets left empty). */
-export function initialValues(specs: readonly InputSpec[], config: Record<string, unknown> = {}, maskedFields: readonly string[] = []): FormValues {
+export function initialValues(
+  specs: readonly InputSpec[],
+  config: Record<string, unknown> = {},
+  maskedFields: readonly string[] = [],
+): FormValues {
   const values: FormValues = {};
   for (const spec of specs) {
     const stored = config[spec.key];
     if (spec.kind === 'boolean') values[spec.key] = asBoolean(stored) ?? asBoolean(spec.defaultValue) ?? false;
     else if (spec.secret && (maskedFields.includes(spec.key) || stored === SECRET_MASK)) values[spec.key] = '';
-    else if (spec.kind === 'json') values[spec.key] = stored !== undefined && stored !== null && typeof stored === 'object' ? JSON.stringify(stored, null, 2) : '';
-    else if (spec.kind === 'select') values[spec.key] = stored === undefined || stored === null || stored === '' ? spec.defaultValue : String(stored);
-    else values[spec.key] = stored === undefined || stored === null ? '' : typeof stored === 'number' ? stored : String(stored);
+    else if (spec.kind === 'json')
+      values[spec.key] =
+        stored !== undefined && stored !== null && typeof stored === 'object' ? JSON.stringify(stored, null, 2) : '';
+    else if (spec.kind === 'select')
+      values[spec.key] = stored === undefined || stored === null || stored === '' ? spec.defaultValue : String(stored);
+    else
+      values[spec.key] =
+        stored === undefined || stored === null ? '' : typeof stored === 'number' ? stored : String(stored);
   }
   return values;
 }
@@ -184,7 +209,11 @@ function coerce(spec: InputSpec, raw: FieldValue): { value?: unknown; error?: Fi
  * field is left out (the type's default applies; optional URL fields refuse ''); a stored secret
  * left empty is left out, which keeps it.
  */
-export function configFromValues(specs: readonly InputSpec[], values: FormValues, maskedFields: readonly string[] = []): { config: Record<string, unknown>; errors: Record<string, FieldError> } {
+export function configFromValues(
+  specs: readonly InputSpec[],
+  values: FormValues,
+  maskedFields: readonly string[] = [],
+): { config: Record<string, unknown>; errors: Record<string, FieldError> } {
   const config: Record<string, unknown> = {};
   const errors: Record<string, FieldError> = {};
   for (const spec of specs) {

@@ -48,13 +48,34 @@ export interface ChannelCommon {
 }
 
 /** The server's defaults for a new channel (notification-service.ts create). */
-export const NEW_CHANNEL: ChannelCommon = { name: '', enabled: true, onSuccess: false, onFailure: true, eventTypes: [], digest: '', digestTime: '08:00' };
+export const NEW_CHANNEL: ChannelCommon = {
+  name: '',
+  enabled: true,
+  onSuccess: false,
+  onFailure: true,
+  eventTypes: [],
+  digest: '',
+  digestTime: '08:00',
+};
 
 /** A stored channel's settings as the form edits them ('off' is the same as ''). */
-export function commonOf(c: { name: string; enabled: boolean; onSuccess: boolean; onFailure: boolean; eventTypes: string[]; digest: string; digestTime: string }): ChannelCommon {
+export function commonOf(c: {
+  name: string;
+  enabled: boolean;
+  onSuccess: boolean;
+  onFailure: boolean;
+  eventTypes: string[];
+  digest: string;
+  digestTime: string;
+}): ChannelCommon {
   return {
-    name: c.name, enabled: c.enabled, onSuccess: c.onSuccess, onFailure: c.onFailure, eventTypes: [...c.eventTypes],
-    digest: c.digest === 'daily' ? 'daily' : '', digestTime: c.digestTime || NEW_CHANNEL.digestTime,
+    name: c.name,
+    enabled: c.enabled,
+    onSuccess: c.onSuccess,
+    onFailure: c.onFailure,
+    eventTypes: [...c.eventTypes],
+    digest: c.digest === 'daily' ? 'daily' : '',
+    digestTime: c.digestTime || NEW_CHANNEL.digestTime,
   };
 }
 
@@ -80,7 +101,12 @@ export function effectiveEvents(c: Pick<ChannelCommon, 'eventTypes' | 'onSuccess
 /** The request body's common part, names trimmed and event types without repeats. */
 export function commonBody(c: ChannelCommon) {
   return {
-    name: c.name.trim(), enabled: c.enabled, onSuccess: c.onSuccess, onFailure: c.onFailure,
-    eventTypes: [...new Set(c.eventTypes.map((e) => e.trim()).filter(Boolean))], digest: c.digest, digestTime: c.digestTime,
+    name: c.name.trim(),
+    enabled: c.enabled,
+    onSuccess: c.onSuccess,
+    onFailure: c.onFailure,
+    eventTypes: [...new Set(c.eventTypes.map((e) => e.trim()).filter(Boolean))],
+    digest: c.digest,
+    digestTime: c.digestTime,
   };
 }

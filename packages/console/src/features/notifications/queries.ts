@@ -20,15 +20,25 @@ export const channelsQuery = queryOptions({
   queryFn: () => unwrapPage(api.GET('/api/notifications', { params: { query: { limit: 1000, offset: 0 } } })),
 });
 
-export const channelQuery = (id: number) => queryOptions({
-  queryKey: ['notifications', 'detail', id],
-  queryFn: () => unwrap(api.GET('/api/notifications/{id}', { params: { path: { id } } })),
-});
+export const channelQuery = (id: number) =>
+  queryOptions({
+    queryKey: ['notifications', 'detail', id],
+    queryFn: () => unwrap(api.GET('/api/notifications/{id}', { params: { path: { id } } })),
+  });
 
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'coalesced' | 'held' | 'digested';
-export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed', 'coalesced', 'held', 'digested'];
+export const DELIVERY_STATUSES: DeliveryStatus[] = [
+  'pending',
+  'sending',
+  'delivered',
+  'failed',
+  'coalesced',
+  'held',
+  'digested',
+];
 
-export const deliveriesQuery = (id: number, page: { limit: number; offset: number; status?: DeliveryStatus }) => queryOptions({
-  queryKey: ['notifications', 'deliveries', id, page],
-  queryFn: () => unwrapPage(api.GET('/api/notifications/{id}/deliveries', { params: { path: { id }, query: page } })),
-});
+export const deliveriesQuery = (id: number, page: { limit: number; offset: number; status?: DeliveryStatus }) =>
+  queryOptions({
+    queryKey: ['notifications', 'deliveries', id, page],
+    queryFn: () => unwrapPage(api.GET('/api/notifications/{id}/deliveries', { params: { path: { id }, query: page } })),
+  });

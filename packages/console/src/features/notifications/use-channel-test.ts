@@ -7,7 +7,8 @@ import type { RequestBody } from '../../api/types.ts';
 export function useChannelTest(savedId: number | undefined) {
   const queryClient = useQueryClient();
   const unsaved = useMutation({
-    mutationFn: (body: RequestBody<'/api/notifications/test', 'post'>) => unwrap(api.POST('/api/notifications/test', { body })),
+    mutationFn: (body: RequestBody<'/api/notifications/test', 'post'>) =>
+      unwrap(api.POST('/api/notifications/test', { body })),
   });
   const saved = useMutation({
     mutationFn: () => unwrap(api.POST('/api/notifications/{id}/test', { params: { path: { id: savedId ?? 0 } } })),

@@ -20,11 +20,17 @@ export function BatchDeleteButton({ ids, onDone }: { ids: number[]; onDone: () =
   const remove = useMutation({
     mutationFn: () => unwrap(api.POST('/api/backup/records/batch-delete', { body: { ids: ids.slice(0, 100) } })),
     onSuccess: (r) => {
-      notifications.show({ color: r.failed ? 'orange' : 'green', message: t('list.batchDone', { succeeded: r.succeeded, failed: r.failed }) });
+      notifications.show({
+        color: r.failed ? 'orange' : 'green',
+        message: t('list.batchDone', { succeeded: r.succeeded, failed: r.failed }),
+      });
       void queryClient.invalidateQueries({ queryKey: ['backup-records'] });
       // The button goes away with the selection, so the selection is cleared once the outcome was seen.
       if (r.failed) setResult(r);
-      else { setOpen(false); onDone(); }
+      else {
+        setOpen(false);
+        onDone();
+      }
     },
   });
   const close = () => {
@@ -47,15 +53,25 @@ export function BatchDeleteButton({ ids, onDone }: { ids: number[]; onDone: () =
             <>
               <Text fw={500}>{t('list.batchFailures')}</Text>
               <List size="sm">
-                {result.results.filter((r) => !r.success).map((r) => (
-                  <List.Item key={r.id}>#{r.id}: {r.error} {r.code && <Code>{r.code}</Code>}</List.Item>
-                ))}
+                {result.results
+                  .filter((r) => !r.success)
+                  .map((r) => (
+                    <List.Item key={r.id}>
+                      #{r.id}: {r.error} {r.code && <Code>{r.code}</Code>}
+                    </List.Item>
+                  ))}
               </List>
             </>
           )}
           <Group justify="flex-end">
-            <Button variant="default" onClick={close}>{result ? tc('actions.close') : tc('actions.cancel')}</Button>
-            {!result && <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>{tc('actions.delete')}</Button>}
+            <Button variant="default" onClick={close}>
+              {result ? tc('actions.close') : tc('actions.cancel')}
+            </Button>
+            {!result && (
+              <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
+                {tc('actions.delete')}
+              </Button>
+            )}
           </Group>
         </Stack>
       </Modal>

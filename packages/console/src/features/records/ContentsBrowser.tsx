@@ -27,7 +27,15 @@ export function ContentsBrowser({ source, canRestore }: { source: RestoreSource;
   const [restoring, setRestoring] = useState<string[] | null>(null);
   const listing = useQuery({
     queryKey: ['backup-records', source.id, 'contents', loaded],
-    queryFn: () => unwrap(api.GET('/api/backup/records/{id}/contents', { params: { path: { id: source.id }, query: { limit: LIMIT, offset: 0, ...(loaded ? { prefix: loaded } : {}) } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/backup/records/{id}/contents', {
+          params: {
+            path: { id: source.id },
+            query: { limit: LIMIT, offset: 0, ...(loaded ? { prefix: loaded } : {}) },
+          },
+        }),
+      ),
     placeholderData: keepPreviousData,
     staleTime: Infinity,
   });
@@ -48,14 +56,28 @@ export function ContentsBrowser({ source, canRestore }: { source: RestoreSource;
     <Paper withBorder p="md" mt="lg" data-testid="contents-browser">
       <Group justify="space-between" mb="xs" wrap="wrap">
         <div>
-          <Title order={2} size="h4">{t('contents.title')}</Title>
-          <Text size="sm" c="dimmed">{t('contents.hint')}</Text>
+          <Title order={2} size="h4">
+            {t('contents.title')}
+          </Title>
+          <Text size="sm" c="dimmed">
+            {t('contents.hint')}
+          </Text>
         </div>
         {canRestore && (
           <Group gap="xs">
-            {paths.length > 0 && <Button variant="subtle" onClick={() => setSelected(new Set())}>{t('contents.clearSelection')}</Button>}
-            <Button variant="default" leftSection={<IconRestore size={16} />} onClick={() => setRestoring([])}>{t('actions.restoreAll')}</Button>
-            <Button leftSection={<IconRestore size={16} />} disabled={paths.length === 0} onClick={() => setRestoring(paths)}>
+            {paths.length > 0 && (
+              <Button variant="subtle" onClick={() => setSelected(new Set())}>
+                {t('contents.clearSelection')}
+              </Button>
+            )}
+            <Button variant="default" leftSection={<IconRestore size={16} />} onClick={() => setRestoring([])}>
+              {t('actions.restoreAll')}
+            </Button>
+            <Button
+              leftSection={<IconRestore size={16} />}
+              disabled={paths.length === 0}
+              onClick={() => setRestoring(paths)}
+            >
               {t('actions.restoreSelected', { count: paths.length })}
             </Button>
           </Group>
@@ -67,24 +89,57 @@ export function ContentsBrowser({ source, canRestore }: { source: RestoreSource;
             <Group justify="space-between" wrap="wrap" mb="xs">
               <Breadcrumbs separatorMargin={4} style={{ flexWrap: 'wrap' }} aria-label={t('contents.title')}>
                 {breadcrumbs(here).map((b) => (
-                  <Anchor key={b.path} component="button" type="button" size="sm" onClick={() => open(b.path)} aria-current={b.path === here ? 'location' : undefined}>
+                  <Anchor
+                    key={b.path}
+                    component="button"
+                    type="button"
+                    size="sm"
+                    onClick={() => open(b.path)}
+                    aria-current={b.path === here ? 'location' : undefined}
+                  >
                     {b.path === '' ? t('contents.root') : b.name}
                   </Anchor>
                 ))}
               </Breadcrumbs>
-              <TextInput size="xs" leftSection={<IconSearch size={14} />} aria-label={t('contents.filter')} placeholder={t('contents.filter')}
-                value={filter} onChange={(e) => setFilter(e.currentTarget.value)} w={{ base: '100%', xs: 220 }} />
+              <TextInput
+                size="xs"
+                leftSection={<IconSearch size={14} />}
+                aria-label={t('contents.filter')}
+                placeholder={t('contents.filter')}
+                value={filter}
+                onChange={(e) => setFilter(e.currentTarget.value)}
+                w={{ base: '100%', xs: 220 }}
+              />
             </Group>
-            {data.truncated && <Alert color="yellow" variant="light" mb="xs">{t('contents.truncated', { shown: data.entries.length, total: data.total })}</Alert>}
-            {shown.length === 0 ? <Text size="sm" c="dimmed" py="md">{t('contents.empty')}</Text> : (
-              <ContentsTable nodes={shown.slice(0, ROWS)} selectable={canRestore} stateOf={(p) => checkState(selected, p)}
-                onCheck={(p, on) => setSelected((s) => setChecked(s, p, on, childrenOf))} onOpen={open} />
+            {data.truncated && (
+              <Alert color="yellow" variant="light" mb="xs">
+                {t('contents.truncated', { shown: data.entries.length, total: data.total })}
+              </Alert>
             )}
-            {shown.length > ROWS && <Text size="xs" c="dimmed" mt={4}>{t('contents.truncated', { shown: ROWS, total: shown.length })}</Text>}
+            {shown.length === 0 ? (
+              <Text size="sm" c="dimmed" py="md">
+                {t('contents.empty')}
+              </Text>
+            ) : (
+              <ContentsTable
+                nodes={shown.slice(0, ROWS)}
+                selectable={canRestore}
+                stateOf={(p) => checkState(selected, p)}
+                onCheck={(p, on) => setSelected((s) => setChecked(s, p, on, childrenOf))}
+                onOpen={open}
+              />
+            )}
+            {shown.length > ROWS && (
+              <Text size="xs" c="dimmed" mt={4}>
+                {t('contents.truncated', { shown: ROWS, total: shown.length })}
+              </Text>
+            )}
           </>
         )}
       </QueryState>
-      {restoring && <RestoreDialog source={source} selectedPaths={restoring} opened onClose={() => setRestoring(null)} />}
+      {restoring && (
+        <RestoreDialog source={source} selectedPaths={restoring} opened onClose={() => setRestoring(null)} />
+      )}
     </Paper>
   );
 }

@@ -15,15 +15,28 @@ type Copy = ResponseData<'/api/backup/records/{id}', 'get'>['storageUploadResult
 export function CopiesTable({ recordId, fileName, copies }: { recordId: number; fileName: string; copies: Copy[] }) {
   const { t } = useTranslation('records');
   const download = (c: Copy) => {
-    downloadFile(`/api/backup/records/${recordId}/download?storageTargetId=${c.storageTargetId}`, fileName || `record-${recordId}`).catch((err: unknown) => {
-      notifications.show({ color: 'red', title: t('detail.downloadFailed'), message: err instanceof ApiError ? `${err.message} (${err.code})` : String(err) });
+    downloadFile(
+      `/api/backup/records/${recordId}/download?storageTargetId=${c.storageTargetId}`,
+      fileName || `record-${recordId}`,
+    ).catch((err: unknown) => {
+      notifications.show({
+        color: 'red',
+        title: t('detail.downloadFailed'),
+        message: err instanceof ApiError ? `${err.message} (${err.code})` : String(err),
+      });
     });
   };
   return (
     <>
-      <Title order={2} size="h4" mt="lg">{t('detail.copies')}</Title>
-      <Text size="sm" c="dimmed" mb="xs">{t('detail.copiesHint')}</Text>
-      {copies.length === 0 ? <Text size="sm">{t('detail.noCopies')}</Text> : (
+      <Title order={2} size="h4" mt="lg">
+        {t('detail.copies')}
+      </Title>
+      <Text size="sm" c="dimmed" mb="xs">
+        {t('detail.copiesHint')}
+      </Text>
+      {copies.length === 0 ? (
+        <Text size="sm">{t('detail.noCopies')}</Text>
+      ) : (
         <Table.ScrollContainer minWidth={720}>
           <Table verticalSpacing="xs" data-testid="record-copies">
             <Table.Thead>
@@ -34,7 +47,9 @@ export function CopiesTable({ recordId, fileName, copies }: { recordId: number; 
                 <Table.Th>{t('detail.path')}</Table.Th>
                 <Table.Th>{t('detail.transfer')}</Table.Th>
                 <Table.Th>{t('detail.attempts')}</Table.Th>
-                <Table.Th><VisuallyHidden>{t('actions.download')}</VisuallyHidden></Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>{t('actions.download')}</VisuallyHidden>
+                </Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -43,17 +58,37 @@ export function CopiesTable({ recordId, fileName, copies }: { recordId: number; 
                   <Table.Td>{c.storageTargetName}</Table.Td>
                   <Table.Td>
                     <StatusBadge status={c.status} />
-                    {c.corruptAt && <Text size="xs" c="red">{t('detail.corruptAt')} <RelativeTime value={c.corruptAt} size="xs" /></Text>}
-                    {c.error && <Text size="xs" c={c.status === 'success' ? 'dimmed' : 'red'}>{c.error}</Text>}
+                    {c.corruptAt && (
+                      <Text size="xs" c="red">
+                        {t('detail.corruptAt')} <RelativeTime value={c.corruptAt} size="xs" />
+                      </Text>
+                    )}
+                    {c.error && (
+                      <Text size="xs" c={c.status === 'success' ? 'dimmed' : 'red'}>
+                        {c.error}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>{formatBytes(c.fileSize)}</Table.Td>
-                  <Table.Td><Code style={{ wordBreak: 'break-all' }}>{c.storagePath || '—'}</Code></Table.Td>
-                  <Table.Td><Text size="sm">{c.transferMode}</Text></Table.Td>
-                  <Table.Td><Text size="sm">{c.attempts}</Text></Table.Td>
+                  <Table.Td>
+                    <Code style={{ wordBreak: 'break-all' }}>{c.storagePath || '—'}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{c.transferMode}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{c.attempts}</Text>
+                  </Table.Td>
                   <Table.Td>
                     {c.status === 'success' && !c.corruptAt && (
                       <Tooltip label={t('detail.downloadCopy', { target: c.storageTargetName })}>
-                        <ActionIcon variant="subtle" aria-label={t('detail.downloadCopy', { target: c.storageTargetName })} onClick={() => download(c)}><IconDownload size={16} /></ActionIcon>
+                        <ActionIcon
+                          variant="subtle"
+                          aria-label={t('detail.downloadCopy', { target: c.storageTargetName })}
+                          onClick={() => download(c)}
+                        >
+                          <IconDownload size={16} />
+                        </ActionIcon>
                       </Tooltip>
                     )}
                   </Table.Td>

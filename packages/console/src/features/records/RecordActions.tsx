@@ -49,39 +49,64 @@ export function RecordActions({ record: r }: { record: Detail }) {
 
   const artifact = hasArtifact(r.state);
   const active = isActive(r.state);
-  const heldBy = r.storageUploadResults.filter((c) => c.status === 'success' || c.status === 'corrupt').map((c) => c.storageTargetId);
+  const heldBy = r.storageUploadResults
+    .filter((c) => c.status === 'success' || c.status === 'corrupt')
+    .map((c) => c.storageTargetId);
   return (
     <Stack gap="xs" align="flex-end">
       <Group gap="xs" justify="flex-end">
         {artifact && (
-          <Button variant="default" leftSection={<IconDownload size={16} />} loading={download.isPending} onClick={() => download.mutate()}>{t('actions.download')}</Button>
+          <Button
+            variant="default"
+            leftSection={<IconDownload size={16} />}
+            loading={download.isPending}
+            onClick={() => download.mutate()}
+          >
+            {t('actions.download')}
+          </Button>
         )}
         {can('write') && artifact && <VerifyMenu recordId={r.id} onError={setError} />}
         {can('write') && artifact && <ReplicateButton recordId={r.id} heldBy={heldBy} />}
         {can('write') && !active && (
-          <Button variant="default" leftSection={r.locked ? <IconLockOpen size={16} /> : <IconLock size={16} />} loading={lock.isPending}
-            onClick={() => lock.mutate(!r.locked)}>{r.locked ? t('actions.unlock') : t('actions.lock')}</Button>
+          <Button
+            variant="default"
+            leftSection={r.locked ? <IconLockOpen size={16} /> : <IconLock size={16} />}
+            loading={lock.isPending}
+            onClick={() => lock.mutate(!r.locked)}
+          >
+            {r.locked ? t('actions.unlock') : t('actions.lock')}
+          </Button>
         )}
         {can('write') && active && (
-          <ConfirmButton label={t('actions.cancel')} message={t('actions.cancelConfirm')} color="orange" leftSection={<IconPlayerStop size={16} />}
+          <ConfirmButton
+            label={t('actions.cancel')}
+            message={t('actions.cancelConfirm')}
+            color="orange"
+            leftSection={<IconPlayerStop size={16} />}
             onConfirm={async () => {
               await unwrap(api.POST('/api/backup/records/{id}/cancel', path));
               notifications.show({ message: t('actions.cancelled') });
               await refresh();
-            }} />
+            }}
+          />
         )}
         {can('write') && !active && (
           <Tooltip label={t('actions.lockedNoDelete')} disabled={!r.locked}>
             {/* The server refuses a locked record (BACKUP_RECORD_LOCKED); the button says so before it is pressed. */}
             <span>
-              <ConfirmButton label={t('actions.delete')} message={t('actions.deleteConfirm', { id: r.id })} leftSection={<IconTrash size={16} />} disabled={r.locked}
+              <ConfirmButton
+                label={t('actions.delete')}
+                message={t('actions.deleteConfirm', { id: r.id })}
+                leftSection={<IconTrash size={16} />}
+                disabled={r.locked}
                 onConfirm={async () => {
                   await unwrap(api.DELETE('/api/backup/records/{id}', path));
                   notifications.show({ color: 'green', message: t('actions.deleted', { id: r.id }) });
                   queryClient.removeQueries({ queryKey: ['backup-records', r.id] });
                   void refresh();
                   void navigate('/records');
-                }} />
+                }}
+              />
             </span>
           </Tooltip>
         )}

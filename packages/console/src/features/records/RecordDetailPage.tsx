@@ -33,7 +33,12 @@ export function RecordDetailPage() {
   const previous = useQuery({
     queryKey: ['backup-records', 'last-success', r?.taskId],
     enabled: r !== undefined && isActive(r.state),
-    queryFn: () => unwrap(api.GET('/api/backup/records', { params: { query: { taskId: r?.taskId, status: 'success', limit: 1, offset: 0 } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/backup/records', {
+          params: { query: { taskId: r?.taskId, status: 'success', limit: 1, offset: 0 } },
+        }),
+      ),
   });
   return (
     <QueryState query={record}>
@@ -42,17 +47,36 @@ export function RecordDetailPage() {
         const artifact = hasArtifact(r.state);
         return (
           <>
-            <PageHeader title={t('detail.title', { id: r.id })} description={r.taskName} actions={<RecordActions record={r} />} />
+            <PageHeader
+              title={t('detail.title', { id: r.id })}
+              description={r.taskName}
+              actions={<RecordActions record={r} />}
+            />
             <Paper withBorder p="md">
               <RecordFacts record={r} />
             </Paper>
-            {r.errorMessage && <Alert color={r.state === 'partial' ? 'orange' : 'red'} title={t('detail.error')} mt="md" role="alert">{r.errorMessage}</Alert>}
+            {r.errorMessage && (
+              <Alert color={r.state === 'partial' ? 'orange' : 'red'} title={t('detail.error')} mt="md" role="alert">
+                {r.errorMessage}
+              </Alert>
+            )}
             <CopiesTable recordId={r.id} fileName={r.fileName} copies={r.storageUploadResults} />
-            <Title order={2} size="h4" mt="lg" mb="xs">{isActive(r.state) ? t('detail.liveLog') : t('detail.log')}</Title>
-            <LiveLog path={`/api/backup/records/${r.id}/logs/stream`} expectedBytes={previous.data?.[0]?.rawSize ?? null}
-              onDone={() => void queryClient.invalidateQueries({ queryKey: ['backup-records'] })} />
-            {artifact && r.type === 'file' && r.hasContents && <ContentsBrowser source={source} canRestore={can('write')} />}
-            {artifact && r.type === 'file' && !r.hasContents && <Text size="sm" c="dimmed" mt="lg">{t('contents.unavailable')}</Text>}
+            <Title order={2} size="h4" mt="lg" mb="xs">
+              {isActive(r.state) ? t('detail.liveLog') : t('detail.log')}
+            </Title>
+            <LiveLog
+              path={`/api/backup/records/${r.id}/logs/stream`}
+              expectedBytes={previous.data?.[0]?.rawSize ?? null}
+              onDone={() => void queryClient.invalidateQueries({ queryKey: ['backup-records'] })}
+            />
+            {artifact && r.type === 'file' && r.hasContents && (
+              <ContentsBrowser source={source} canRestore={can('write')} />
+            )}
+            {artifact && r.type === 'file' && !r.hasContents && (
+              <Text size="sm" c="dimmed" mt="lg">
+                {t('contents.unavailable')}
+              </Text>
+            )}
             {artifact && can('write') && (r.type !== 'file' || !r.hasContents) && (
               <Group mt="md">
                 <Button leftSection={<IconRestore size={16} />} onClick={() => setRestoring(true)}>
@@ -60,12 +84,22 @@ export function RecordDetailPage() {
                 </Button>
               </Group>
             )}
-            {restoring && <RestoreDialog source={source} selectedPaths={[]} opened onClose={() => setRestoring(false)} />}
-            <Title order={2} size="h4" mt="lg" mb="xs">{t('detail.related')}</Title>
+            {restoring && (
+              <RestoreDialog source={source} selectedPaths={[]} opened onClose={() => setRestoring(false)} />
+            )}
+            <Title order={2} size="h4" mt="lg" mb="xs">
+              {t('detail.related')}
+            </Title>
             <Group gap="lg">
-              <Anchor component={Link} to={`/restores?backupRecordId=${r.id}`}>{t('detail.restoresOf')}</Anchor>
-              <Anchor component={Link} to={`/verifications?backupRecordId=${r.id}`}>{t('detail.verificationsOf')}</Anchor>
-              <Anchor component={Link} to={`/replications?backupRecordId=${r.id}`}>{t('detail.replicationsOf')}</Anchor>
+              <Anchor component={Link} to={`/restores?backupRecordId=${r.id}`}>
+                {t('detail.restoresOf')}
+              </Anchor>
+              <Anchor component={Link} to={`/verifications?backupRecordId=${r.id}`}>
+                {t('detail.verificationsOf')}
+              </Anchor>
+              <Anchor component={Link} to={`/replications?backupRecordId=${r.id}`}>
+                {t('detail.replicationsOf')}
+              </Anchor>
             </Group>
           </>
         );

@@ -24,20 +24,60 @@ export function RecordsListPage() {
   const filtered = JSON.stringify({ ...filters, page: 1 }) !== JSON.stringify(NO_FILTERS);
   return (
     <>
-      <PageHeader title={t('list.title')} description={t('list.description')}
-        actions={can('write') && selected.length > 0 && <BatchDeleteButton ids={selected} onDone={() => setSelected([])} />} />
-      <FilterBar filters={filters} onChange={(p) => { setSelected([]); setFilters(p); }} fields={['task', 'status', 'node', 'dates']} />
+      <PageHeader
+        title={t('list.title')}
+        description={t('list.description')}
+        actions={
+          can('write') && selected.length > 0 && <BatchDeleteButton ids={selected} onDone={() => setSelected([])} />
+        }
+      />
+      <FilterBar
+        filters={filters}
+        onChange={(p) => {
+          setSelected([]);
+          setFilters(p);
+        }}
+        fields={['task', 'status', 'node', 'dates']}
+      />
       <QueryState query={records}>
-        {({ items, total }) => items.length === 0
-          ? filtered
-            ? <EmptyState title={t('list.emptyFilteredTitle')} hint={t('list.emptyFilteredHint')} action={<Button variant="default" onClick={() => setFilters({ ...NO_FILTERS })}>{t('filter.clear')}</Button>} />
-            : <EmptyState title={t('list.emptyTitle')} hint={t('list.emptyHint')} action={<Button component={Link} to="/tasks">{t('list.goToTasks')}</Button>} />
-          : (
+        {({ items, total }) =>
+          items.length === 0 ? (
+            filtered ? (
+              <EmptyState
+                title={t('list.emptyFilteredTitle')}
+                hint={t('list.emptyFilteredHint')}
+                action={
+                  <Button variant="default" onClick={() => setFilters({ ...NO_FILTERS })}>
+                    {t('filter.clear')}
+                  </Button>
+                }
+              />
+            ) : (
+              <EmptyState
+                title={t('list.emptyTitle')}
+                hint={t('list.emptyHint')}
+                action={
+                  <Button component={Link} to="/tasks">
+                    {t('list.goToTasks')}
+                  </Button>
+                }
+              />
+            )
+          ) : (
             <>
               <RecordsTable records={items} selectable={can('write')} selected={selected} onSelect={setSelected} />
-              <Pager page={filters.page} total={total} pageSize={PAGE_SIZE} onPage={(page) => { setSelected([]); setFilters({ page }); }} />
+              <Pager
+                page={filters.page}
+                total={total}
+                pageSize={PAGE_SIZE}
+                onPage={(page) => {
+                  setSelected([]);
+                  setFilters({ page });
+                }}
+              />
             </>
-          )}
+          )
+        }
       </QueryState>
     </>
   );

@@ -11,8 +11,16 @@ import { useNodeName } from './use-node-name.ts';
 type Record = ResponseData<'/api/backup/records', 'get'>[number];
 
 /** The backup records table; with `selectable`, rows get checkboxes for batch deletion (running ones cannot be deleted). */
-export function RecordsTable({ records, selectable, selected, onSelect }: {
-  records: Record[]; selectable: boolean; selected: number[]; onSelect: (ids: number[]) => void;
+export function RecordsTable({
+  records,
+  selectable,
+  selected,
+  onSelect,
+}: {
+  records: Record[];
+  selectable: boolean;
+  selected: number[];
+  onSelect: (ids: number[]) => void;
 }) {
   const { t } = useTranslation('records');
   const nodeName = useNodeName();
@@ -26,8 +34,13 @@ export function RecordsTable({ records, selectable, selected, onSelect }: {
           <Table.Tr>
             {selectable && (
               <Table.Th w={36}>
-                <Checkbox aria-label={t('list.selectPage')} checked={allOn} indeterminate={!allOn && selected.length > 0} disabled={deletable.length === 0}
-                  onChange={(e) => onSelect(e.currentTarget.checked ? deletable : [])} />
+                <Checkbox
+                  aria-label={t('list.selectPage')}
+                  checked={allOn}
+                  indeterminate={!allOn && selected.length > 0}
+                  disabled={deletable.length === 0}
+                  onChange={(e) => onSelect(e.currentTarget.checked ? deletable : [])}
+                />
               </Table.Th>
             )}
             <Table.Th>{t('col.id')}</Table.Th>
@@ -45,27 +58,51 @@ export function RecordsTable({ records, selectable, selected, onSelect }: {
             <Table.Tr key={r.id} data-record-id={r.id}>
               {selectable && (
                 <Table.Td>
-                  <Checkbox aria-label={t('list.selectRow', { id: r.id })} checked={selected.includes(r.id)}
-                    disabled={!deletable.includes(r.id)} onChange={(e) => toggle(r.id, e.currentTarget.checked)} />
+                  <Checkbox
+                    aria-label={t('list.selectRow', { id: r.id })}
+                    checked={selected.includes(r.id)}
+                    disabled={!deletable.includes(r.id)}
+                    onChange={(e) => toggle(r.id, e.currentTarget.checked)}
+                  />
                 </Table.Td>
               )}
-              <Table.Td><Anchor component={Link} to={`/records/${r.id}`}>#{r.id}</Anchor></Table.Td>
               <Table.Td>
-                <Anchor component={Link} to={`/records/${r.id}`} fw={500}>{r.taskName}</Anchor>
-                <Text size="xs" c="dimmed">{r.type} · {r.trigger}</Text>
+                <Anchor component={Link} to={`/records/${r.id}`}>
+                  #{r.id}
+                </Anchor>
               </Table.Td>
-              <Table.Td><RunStatus state={r.state} locked={r.locked} progress={r.progress} /></Table.Td>
+              <Table.Td>
+                <Anchor component={Link} to={`/records/${r.id}`} fw={500}>
+                  {r.taskName}
+                </Anchor>
+                <Text size="xs" c="dimmed">
+                  {r.type} · {r.trigger}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <RunStatus state={r.state} locked={r.locked} progress={r.progress} />
+              </Table.Td>
               <Table.Td>
                 <Tooltip label={t('detail.rawSize') + ': ' + formatBytes(r.rawSize)} disabled={!r.rawSize}>
-                  <Text size="sm" span>{r.fileSize ? formatBytes(r.fileSize) : '—'}</Text>
+                  <Text size="sm" span>
+                    {r.fileSize ? formatBytes(r.fileSize) : '—'}
+                  </Text>
                 </Tooltip>
               </Table.Td>
-              <Table.Td><Text size="sm">{isActive(r.state) ? '—' : formatDuration(r.durationSeconds)}</Text></Table.Td>
-              <Table.Td><RelativeTime value={r.startedAt ?? r.queuedAt} /></Table.Td>
               <Table.Td>
-                <Group gap={4}><Text size="sm">{r.storageTargetName || '—'}</Text></Group>
+                <Text size="sm">{isActive(r.state) ? '—' : formatDuration(r.durationSeconds)}</Text>
               </Table.Td>
-              <Table.Td><Text size="sm">{nodeName(r.nodeId)}</Text></Table.Td>
+              <Table.Td>
+                <RelativeTime value={r.startedAt ?? r.queuedAt} />
+              </Table.Td>
+              <Table.Td>
+                <Group gap={4}>
+                  <Text size="sm">{r.storageTargetName || '—'}</Text>
+                </Group>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{nodeName(r.nodeId)}</Text>
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>

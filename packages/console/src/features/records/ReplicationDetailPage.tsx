@@ -28,18 +28,29 @@ export function ReplicationDetailPage() {
         <>
           <PageHeader title={t('replications.detailTitle', { id: r.id })} description={r.taskName} />
           <Paper withBorder p="md">
-            <Facts items={[
-              ...runHead(r, t),
-              [t('col.source'), r.sourceTargetName || '—'],
-              [t('col.destination'), r.destTargetName],
-              [t('replications.storagePath'), r.storagePath ? <Code>{r.storagePath}</Code> : '—'],
-              [t('replications.fileSize'), r.fileSize ? formatBytes(r.fileSize) : '—'],
-              [t('replications.checksum'), r.checksum ? <Code style={{ wordBreak: 'break-all' }}>{r.checksum}</Code> : '—'],
-              ...runTimes(r, t),
-            ]} />
+            <Facts
+              items={[
+                ...runHead(r, t),
+                [t('col.source'), r.sourceTargetName || '—'],
+                [t('col.destination'), r.destTargetName],
+                [t('replications.storagePath'), r.storagePath ? <Code>{r.storagePath}</Code> : '—'],
+                [t('replications.fileSize'), r.fileSize ? formatBytes(r.fileSize) : '—'],
+                [
+                  t('replications.checksum'),
+                  r.checksum ? <Code style={{ wordBreak: 'break-all' }}>{r.checksum}</Code> : '—',
+                ],
+                ...runTimes(r, t),
+              ]}
+            />
           </Paper>
-          {r.errorMessage && <Alert color={r.state === 'cancelled' ? 'gray' : 'red'} title={t('run.error')} mt="md" role="alert">{r.errorMessage}</Alert>}
-          <Text size="sm" c="dimmed" mt="md">{isActive(r.state) ? t('run.stillRunning') : t('replications.noLog')}</Text>
+          {r.errorMessage && (
+            <Alert color={r.state === 'cancelled' ? 'gray' : 'red'} title={t('run.error')} mt="md" role="alert">
+              {r.errorMessage}
+            </Alert>
+          )}
+          <Text size="sm" c="dimmed" mt="md">
+            {isActive(r.state) ? t('run.stillRunning') : t('replications.noLog')}
+          </Text>
         </>
       )}
     </QueryState>

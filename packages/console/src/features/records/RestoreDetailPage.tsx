@@ -30,27 +30,66 @@ export function RestoreDetailPage() {
         const selection = r.type === 'file' ? r.selectedPaths : r.databases;
         return (
           <>
-            <PageHeader title={t('restores.detailTitle', { id: r.id })} description={r.taskName}
-              actions={<CancelRunButton state={r.state} label={t('restores.cancel')} queryKey="restore-records"
-                cancel={() => unwrap(api.POST('/api/restore/records/{id}/cancel', { params: { path: { id: r.id } } }))} />} />
+            <PageHeader
+              title={t('restores.detailTitle', { id: r.id })}
+              description={r.taskName}
+              actions={
+                <CancelRunButton
+                  state={r.state}
+                  label={t('restores.cancel')}
+                  queryKey="restore-records"
+                  cancel={() =>
+                    unwrap(api.POST('/api/restore/records/{id}/cancel', { params: { path: { id: r.id } } }))
+                  }
+                />
+              }
+            />
             <Paper withBorder p="md">
-              <Facts items={[
-                ...runHead(r, t),
-                [t('restores.target'), <Code>{r.type === 'file' ? r.targetPath || t('restores.original') : r.targetDatabase || t('restores.taskDatabase')}</Code>],
-                [t('col.source'), r.sourceTargetName || '—'],
-                [t('col.node'), nodeName(r.nodeId)],
-                [t('restores.bytes'), formatBytes(r.bytes)],
-                r.type === 'file' && [t('restores.entries'), String(r.entries)],
-                ...runTimes(r, t),
-              ]} />
-              <Title order={3} size="h6" mt="md">{r.type === 'file' ? t('restores.selection') : t('restores.databases')}</Title>
-              {selection.length === 0 ? t('restores.everything') : (
-                <List size="sm">{selection.slice(0, 50).map((p) => <List.Item key={p}><Code>{r.type === 'file' ? `/${p}` : p}</Code></List.Item>)}</List>
+              <Facts
+                items={[
+                  ...runHead(r, t),
+                  [
+                    t('restores.target'),
+                    <Code>
+                      {r.type === 'file'
+                        ? r.targetPath || t('restores.original')
+                        : r.targetDatabase || t('restores.taskDatabase')}
+                    </Code>,
+                  ],
+                  [t('col.source'), r.sourceTargetName || '—'],
+                  [t('col.node'), nodeName(r.nodeId)],
+                  [t('restores.bytes'), formatBytes(r.bytes)],
+                  r.type === 'file' && [t('restores.entries'), String(r.entries)],
+                  ...runTimes(r, t),
+                ]}
+              />
+              <Title order={3} size="h6" mt="md">
+                {r.type === 'file' ? t('restores.selection') : t('restores.databases')}
+              </Title>
+              {selection.length === 0 ? (
+                t('restores.everything')
+              ) : (
+                <List size="sm">
+                  {selection.slice(0, 50).map((p) => (
+                    <List.Item key={p}>
+                      <Code>{r.type === 'file' ? `/${p}` : p}</Code>
+                    </List.Item>
+                  ))}
+                </List>
               )}
             </Paper>
-            {r.errorMessage && <Alert color={r.state === 'cancelled' ? 'gray' : 'red'} title={t('run.error')} mt="md" role="alert">{r.errorMessage}</Alert>}
-            <Title order={2} size="h4" mt="lg" mb="xs">{isActive(r.state) ? t('detail.liveLog') : t('detail.log')}</Title>
-            <LiveLog path={`/api/restore/records/${r.id}/logs/stream`} onDone={() => void queryClient.invalidateQueries({ queryKey: ['restore-records'] })} />
+            {r.errorMessage && (
+              <Alert color={r.state === 'cancelled' ? 'gray' : 'red'} title={t('run.error')} mt="md" role="alert">
+                {r.errorMessage}
+              </Alert>
+            )}
+            <Title order={2} size="h4" mt="lg" mb="xs">
+              {isActive(r.state) ? t('detail.liveLog') : t('detail.log')}
+            </Title>
+            <LiveLog
+              path={`/api/restore/records/${r.id}/logs/stream`}
+              onDone={() => void queryClient.invalidateQueries({ queryKey: ['restore-records'] })}
+            />
           </>
         );
       }}

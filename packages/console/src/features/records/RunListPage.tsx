@@ -13,9 +13,22 @@ import { PAGE_SIZE } from './record-queries.ts';
 import { NO_FILTERS, type ListFilters } from './list-filters.ts';
 
 /** The frame of the restore, verification and replication lists: filters, table, empty state, pages. */
-export function RunListPage<T>({ title, description, emptyTitle, emptyHint, fields, useList, children }: {
-  title: string; description: string; emptyTitle: string; emptyHint: string; fields: readonly FilterField[];
-  useList: (f: ListFilters) => UseQueryResult<{ items: T[]; total: number }>; children: (items: T[]) => ReactNode;
+export function RunListPage<T>({
+  title,
+  description,
+  emptyTitle,
+  emptyHint,
+  fields,
+  useList,
+  children,
+}: {
+  title: string;
+  description: string;
+  emptyTitle: string;
+  emptyHint: string;
+  fields: readonly FilterField[];
+  useList: (f: ListFilters) => UseQueryResult<{ items: T[]; total: number }>;
+  children: (items: T[]) => ReactNode;
 }) {
   const { t } = useTranslation('records');
   const [filters, setFilters] = useListFilters();
@@ -26,16 +39,36 @@ export function RunListPage<T>({ title, description, emptyTitle, emptyHint, fiel
       <PageHeader title={title} description={description} />
       <FilterBar filters={filters} onChange={setFilters} fields={fields} />
       <QueryState query={list}>
-        {({ items, total }) => items.length === 0
-          ? filtered
-            ? <EmptyState title={t('list.emptyFilteredTitle')} hint={t('list.emptyFilteredHint')} action={<Button variant="default" onClick={() => setFilters({ ...NO_FILTERS })}>{t('filter.clear')}</Button>} />
-            : <EmptyState title={emptyTitle} hint={emptyHint} action={<Button component={Link} to="/records">{t('restores.goToRecords')}</Button>} />
-          : (
+        {({ items, total }) =>
+          items.length === 0 ? (
+            filtered ? (
+              <EmptyState
+                title={t('list.emptyFilteredTitle')}
+                hint={t('list.emptyFilteredHint')}
+                action={
+                  <Button variant="default" onClick={() => setFilters({ ...NO_FILTERS })}>
+                    {t('filter.clear')}
+                  </Button>
+                }
+              />
+            ) : (
+              <EmptyState
+                title={emptyTitle}
+                hint={emptyHint}
+                action={
+                  <Button component={Link} to="/records">
+                    {t('restores.goToRecords')}
+                  </Button>
+                }
+              />
+            )
+          ) : (
             <>
               {children(items)}
               <Pager page={filters.page} total={total} pageSize={PAGE_SIZE} onPage={(page) => setFilters({ page })} />
             </>
-          )}
+          )
+        }
       </QueryState>
     </>
   );

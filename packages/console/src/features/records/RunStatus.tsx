@@ -6,14 +6,25 @@ import { isActive } from './run-state.ts';
 import { formatBytes } from '../../lib/time.ts';
 
 /** A backup's last progress frame, as the record views report it while it runs. */
-export interface RunProgress { bytesRead: number; speedBps: number }
+export interface RunProgress {
+  bytesRead: number;
+  speedBps: number;
+}
 
 /**
  * A run's status badge, from its precise `state` (the API's `status` shows a queued run as
  * running), with a bar while it is queued or running, and, for a backup that reported progress,
  * the bytes read so far and the speed (its total is unknown until it ends, so the bar moves without a percentage).
  */
-export function RunStatus({ state, locked = false, progress = null }: { state: string; locked?: boolean; progress?: RunProgress | null }) {
+export function RunStatus({
+  state,
+  locked = false,
+  progress = null,
+}: {
+  state: string;
+  locked?: boolean;
+  progress?: RunProgress | null;
+}) {
   const { t } = useTranslation('records');
   return (
     <Stack gap={4}>
@@ -27,10 +38,24 @@ export function RunStatus({ state, locked = false, progress = null }: { state: s
       </Group>
       {isActive(state) && (
         <>
-          <Progress value={100} striped animated={state === 'running'} size="sm" w={96}
-            aria-label={state === 'queued' ? t('progress.queued') : t('progress.running')} />
-          {state === 'queued' && <Text size="xs" c="dimmed">{t('progress.queued')}</Text>}
-          {state === 'running' && progress && <Text size="xs" c="dimmed">{t('progress.figures', { read: formatBytes(progress.bytesRead), speed: formatBytes(progress.speedBps) })}</Text>}
+          <Progress
+            value={100}
+            striped
+            animated={state === 'running'}
+            size="sm"
+            w={96}
+            aria-label={state === 'queued' ? t('progress.queued') : t('progress.running')}
+          />
+          {state === 'queued' && (
+            <Text size="xs" c="dimmed">
+              {t('progress.queued')}
+            </Text>
+          )}
+          {state === 'running' && progress && (
+            <Text size="xs" c="dimmed">
+              {t('progress.figures', { read: formatBytes(progress.bytesRead), speed: formatBytes(progress.speedBps) })}
+            </Text>
+          )}
         </>
       )}
     </Stack>

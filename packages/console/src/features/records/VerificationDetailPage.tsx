@@ -28,23 +28,52 @@ export function VerificationDetailPage() {
     <QueryState query={verification}>
       {(v) => (
         <>
-          <PageHeader title={t('verifications.detailTitle', { id: v.id })} description={v.taskName}
-            actions={<CancelRunButton state={v.state} label={t('verifications.cancel')} queryKey="verify-records"
-              cancel={() => unwrap(api.POST('/api/verify/records/{id}/cancel', { params: { path: { id: v.id } } }))} />} />
+          <PageHeader
+            title={t('verifications.detailTitle', { id: v.id })}
+            description={v.taskName}
+            actions={
+              <CancelRunButton
+                state={v.state}
+                label={t('verifications.cancel')}
+                queryKey="verify-records"
+                cancel={() => unwrap(api.POST('/api/verify/records/{id}/cancel', { params: { path: { id: v.id } } }))}
+              />
+            }
+          />
           <Paper withBorder p="md">
-            <Facts items={[
-              ...runHead(v, t),
-              [t('col.mode'), <Badge variant="outline" color={v.mode === 'deep' ? 'violet' : 'gray'}>{v.mode}</Badge>],
-              [t('col.source'), v.sourceTargetName || '—'],
-              [t('col.node'), nodeName(v.nodeId)],
-              v.restoreSeconds !== null && [t('verifications.restoreSeconds'), formatDuration(v.restoreSeconds)],
-              ...runTimes(v, t),
-            ]} />
+            <Facts
+              items={[
+                ...runHead(v, t),
+                [
+                  t('col.mode'),
+                  <Badge variant="outline" color={v.mode === 'deep' ? 'violet' : 'gray'}>
+                    {v.mode}
+                  </Badge>,
+                ],
+                [t('col.source'), v.sourceTargetName || '—'],
+                [t('col.node'), nodeName(v.nodeId)],
+                v.restoreSeconds !== null && [t('verifications.restoreSeconds'), formatDuration(v.restoreSeconds)],
+                ...runTimes(v, t),
+              ]}
+            />
           </Paper>
-          {v.summary && <Alert color={v.state === 'success' ? 'green' : 'gray'} title={t('verifications.summary')} mt="md">{v.summary}</Alert>}
-          {v.errorMessage && <Alert color={v.state === 'cancelled' ? 'gray' : 'red'} title={t('run.error')} mt="md" role="alert">{v.errorMessage}</Alert>}
-          <Title order={2} size="h4" mt="lg" mb="xs">{isActive(v.state) ? t('detail.liveLog') : t('detail.log')}</Title>
-          <LiveLog path={`/api/verify/records/${v.id}/logs/stream`} onDone={() => void queryClient.invalidateQueries({ queryKey: ['verify-records'] })} />
+          {v.summary && (
+            <Alert color={v.state === 'success' ? 'green' : 'gray'} title={t('verifications.summary')} mt="md">
+              {v.summary}
+            </Alert>
+          )}
+          {v.errorMessage && (
+            <Alert color={v.state === 'cancelled' ? 'gray' : 'red'} title={t('run.error')} mt="md" role="alert">
+              {v.errorMessage}
+            </Alert>
+          )}
+          <Title order={2} size="h4" mt="lg" mb="xs">
+            {isActive(v.state) ? t('detail.liveLog') : t('detail.log')}
+          </Title>
+          <LiveLog
+            path={`/api/verify/records/${v.id}/logs/stream`}
+            onDone={() => void queryClient.invalidateQueries({ queryKey: ['verify-records'] })}
+          />
         </>
       )}
     </QueryState>

@@ -10,7 +10,8 @@ export const MAX_SELECTED_PATHS = 1000;
 
 export type CheckState = 'checked' | 'partial' | 'unchecked';
 
-const isBelow = (path: string, ancestor: string): boolean => ancestor === '' ? path !== '' : path.startsWith(`${ancestor}/`);
+const isBelow = (path: string, ancestor: string): boolean =>
+  ancestor === '' ? path !== '' : path.startsWith(`${ancestor}/`);
 
 /** The selected path at or above `path`, if any. */
 function coveringPath(selected: ReadonlySet<string>, path: string): string | undefined {
@@ -30,7 +31,12 @@ export function checkState(selected: ReadonlySet<string>, path: string): CheckSt
  * replaces the folder by everything in it except that path, so `childrenOf` (the paths directly
  * in a folder, as the listing shows them) is needed to spell the rest out.
  */
-export function setChecked(selected: ReadonlySet<string>, path: string, on: boolean, childrenOf: (folder: string) => readonly string[]): Set<string> {
+export function setChecked(
+  selected: ReadonlySet<string>,
+  path: string,
+  on: boolean,
+  childrenOf: (folder: string) => readonly string[],
+): Set<string> {
   const p = archivePath(path);
   const out = new Set(selected);
   if (p === '') return on ? out : new Set();

@@ -30,7 +30,10 @@ export interface TreeNode {
 
 /** An archive path as the API writes it: no leading or trailing slash, no empty or `.` parts. */
 export function archivePath(p: string): string {
-  return p.split('/').filter((part) => part !== '' && part !== '.').join('/');
+  return p
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
 }
 
 export function parentPath(path: string): string {
@@ -42,14 +45,19 @@ export function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-interface Building extends TreeNode { byName: Map<string, Building>; children: Building[] }
+interface Building extends TreeNode {
+  byName: Map<string, Building>;
+  children: Building[];
+}
 
 function node(path: string): Building {
   return { name: baseName(path), path, isDir: true, entry: null, children: [], byName: new Map(), size: 0, files: 0 };
 }
 
 function total(n: Building): void {
-  n.children.sort((a, b) => (a.isDir === b.isDir ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.isDir ? -1 : 1));
+  n.children.sort((a, b) =>
+    a.isDir === b.isDir ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.isDir ? -1 : 1,
+  );
   if (!n.isDir) {
     n.size = n.entry?.size ?? 0;
     n.files = 1;
@@ -63,7 +71,15 @@ function total(n: Building): void {
 }
 
 function strip(n: Building): TreeNode {
-  return { name: n.name, path: n.path, isDir: n.isDir, entry: n.entry, size: n.size, files: n.files, children: n.children.map(strip) };
+  return {
+    name: n.name,
+    path: n.path,
+    isDir: n.isDir,
+    entry: n.entry,
+    size: n.size,
+    files: n.files,
+    children: n.children.map(strip),
+  };
 }
 
 /** The tree of a listing; an entry listed twice (the API may repeat one) counts once. */

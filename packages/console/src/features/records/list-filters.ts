@@ -20,7 +20,16 @@ export interface ListFilters {
   page: number;
 }
 
-export const NO_FILTERS: ListFilters = { taskId: null, nodeId: null, backupRecordId: null, destTargetId: null, status: null, dateFrom: null, dateTo: null, page: 1 };
+export const NO_FILTERS: ListFilters = {
+  taskId: null,
+  nodeId: null,
+  backupRecordId: null,
+  destTargetId: null,
+  status: null,
+  dateFrom: null,
+  dateTo: null,
+  page: 1,
+};
 
 const ID_KEYS = ['taskId', 'nodeId', 'backupRecordId', 'destTargetId'] as const;
 

@@ -33,7 +33,11 @@ export interface RestoreTarget {
 }
 
 /** The request body, or why it cannot be sent. `selectedPaths` empty = the whole archive. */
-export function restoreRequest(target: RestoreTarget, c: RestoreChoices, selectedPaths: readonly string[]): { body: RestoreBody } | { problem: RestoreProblem } {
+export function restoreRequest(
+  target: RestoreTarget,
+  c: RestoreChoices,
+  selectedPaths: readonly string[],
+): { body: RestoreBody } | { problem: RestoreProblem } {
   if (target.kind === 'file') {
     const body: RestoreBody = {};
     if (c.destination === 'folder') {

@@ -8,8 +8,15 @@ import { RunStatus } from './RunStatus.tsx';
 import { isActive } from './run-state.ts';
 
 interface Run {
-  state: string; backupRecordId: number; taskId: number; taskName: string; triggeredBy: string; durationSeconds: number;
-  queuedAt: string; startedAt: string | null; completedAt: string | null;
+  state: string;
+  backupRecordId: number;
+  taskId: number;
+  taskName: string;
+  triggeredBy: string;
+  durationSeconds: number;
+  queuedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
 }
 
 type Fact = [string, ReactNode];
@@ -18,8 +25,18 @@ type Fact = [string, ReactNode];
 export function runHead(r: Run, t: TFunction<'records'>): Fact[] {
   return [
     [t('col.status'), <RunStatus state={r.state} />],
-    [t('run.backupRecord'), <Anchor component={Link} to={`/records/${r.backupRecordId}`}>{t('run.openRecord', { id: r.backupRecordId })}</Anchor>],
-    [t('detail.task'), <Anchor component={Link} to={`/tasks/${r.taskId}`}>{r.taskName}</Anchor>],
+    [
+      t('run.backupRecord'),
+      <Anchor component={Link} to={`/records/${r.backupRecordId}`}>
+        {t('run.openRecord', { id: r.backupRecordId })}
+      </Anchor>,
+    ],
+    [
+      t('detail.task'),
+      <Anchor component={Link} to={`/tasks/${r.taskId}`}>
+        {r.taskName}
+      </Anchor>,
+    ],
   ];
 }
 

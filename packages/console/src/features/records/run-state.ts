@@ -20,5 +20,8 @@ export function isDumpArchive(fileName: string): boolean {
  * database, `<database>.<dump extension>`, at the top.
  */
 export function databasesOf(paths: readonly string[]): string[] {
-  return paths.filter((p) => !p.includes('/') && p.includes('.')).map((p) => p.slice(0, p.lastIndexOf('.'))).filter((d) => d !== '');
+  return paths
+    .filter((p) => !p.includes('/') && p.includes('.'))
+    .map((p) => p.slice(0, p.lastIndexOf('.')))
+    .filter((d) => d !== '');
 }

@@ -6,6 +6,7 @@ export function useListFilters(): [ListFilters, (patch: Partial<ListFilters>) =>
   const [params, setParams] = useSearchParams();
   const filters = filtersFromSearch(params);
   // Any change of filter goes back to the first page; a page change passes its own page.
-  const update = (patch: Partial<ListFilters>) => setParams(filtersToSearch({ ...filters, page: 1, ...patch }), { replace: true });
+  const update = (patch: Partial<ListFilters>) =>
+    setParams(filtersToSearch({ ...filters, page: 1, ...patch }), { replace: true });
   return [filters, update];
 }

@@ -5,5 +5,6 @@ import { useNodeOptions } from './use-options.ts';
 export function useNodeName(): (nodeId: number) => string {
   const { t } = useTranslation('records');
   const nodes = useNodeOptions();
-  return (nodeId) => nodeId === 0 ? t('filter.master') : nodes.data?.find((n) => n.id === nodeId)?.name ?? `#${nodeId}`;
+  return (nodeId) =>
+    nodeId === 0 ? t('filter.master') : (nodes.data?.find((n) => n.id === nodeId)?.name ?? `#${nodeId}`);
 }

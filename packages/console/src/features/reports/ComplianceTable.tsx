@@ -15,10 +15,14 @@ export function ComplianceTable({ rows }: { rows: ComplianceRow[] }) {
   const now = Date.now();
   const reasonText = ({ key, params: p }: Reason): string => {
     switch (key) {
-      case 'rpoMissed': return t('compliance.reasons.rpoMissed', { hours: p.hours ?? 0, rpo: p.rpo ?? 0 });
-      case 'rtoExceeded': return t('compliance.reasons.rtoExceeded', { measured: p.measured ?? 0, rto: p.rto ?? 0 });
-      case 'rtoUnmeasured': return t('compliance.reasons.rtoUnmeasured', { rto: p.rto ?? 0 });
-      default: return t(`compliance.reasons.${key}`);
+      case 'rpoMissed':
+        return t('compliance.reasons.rpoMissed', { hours: p.hours ?? 0, rpo: p.rpo ?? 0 });
+      case 'rtoExceeded':
+        return t('compliance.reasons.rtoExceeded', { measured: p.measured ?? 0, rto: p.rto ?? 0 });
+      case 'rtoUnmeasured':
+        return t('compliance.reasons.rtoUnmeasured', { rto: p.rto ?? 0 });
+      default:
+        return t(`compliance.reasons.${key}`);
     }
   };
   return (
@@ -26,7 +30,20 @@ export function ComplianceTable({ rows }: { rows: ComplianceRow[] }) {
       <Table striped data-testid="compliance-table">
         <Table.Thead>
           <Table.Tr>
-            {(['task', 'node', 'compliance', 'why', 'runs', 'successRate', 'lastSuccess', 'protected', 'rpo', 'rto'] as const).map((c) => (
+            {(
+              [
+                'task',
+                'node',
+                'compliance',
+                'why',
+                'runs',
+                'successRate',
+                'lastSuccess',
+                'protected',
+                'rpo',
+                'rto',
+              ] as const
+            ).map((c) => (
               <Table.Th key={c}>{t(`compliance.columns.${c}`)}</Table.Th>
             ))}
           </Table.Tr>
@@ -35,31 +52,77 @@ export function ComplianceTable({ rows }: { rows: ComplianceRow[] }) {
           {rows.map((r) => (
             <Table.Tr key={r.taskId} data-risk={r.risk}>
               <Table.Td>
-                <Anchor component={Link} to={`/tasks/${r.taskId}`} size="sm">{r.taskName}</Anchor>
-                <Text size="xs" c="dimmed">{r.type}{r.encrypted ? ` · ${t('compliance.encryptedTag')}` : ''}</Text>
+                <Anchor component={Link} to={`/tasks/${r.taskId}`} size="sm">
+                  {r.taskName}
+                </Anchor>
+                <Text size="xs" c="dimmed">
+                  {r.type}
+                  {r.encrypted ? ` · ${t('compliance.encryptedTag')}` : ''}
+                </Text>
               </Table.Td>
-              <Table.Td><Text size="sm">{r.nodeName}</Text></Table.Td>
-              <Table.Td><Badge color={RISK_COLOUR[r.risk]} variant="light">{t(`compliance.risk.${r.risk}`)}</Badge></Table.Td>
+              <Table.Td>
+                <Text size="sm">{r.nodeName}</Text>
+              </Table.Td>
+              <Table.Td>
+                <Badge color={RISK_COLOUR[r.risk]} variant="light">
+                  {t(`compliance.risk.${r.risk}`)}
+                </Badge>
+              </Table.Td>
               <Table.Td>
                 <Stack gap={0}>
                   {complianceReasons(r, now).map((why) => (
-                    <Text key={why.key} size="xs" c={why.key === 'rtoUnmeasured' ? 'orange' : why.key === 'ok' ? 'dimmed' : r.risk === 'at_risk' ? 'red' : 'dimmed'}>
+                    <Text
+                      key={why.key}
+                      size="xs"
+                      c={
+                        why.key === 'rtoUnmeasured'
+                          ? 'orange'
+                          : why.key === 'ok'
+                            ? 'dimmed'
+                            : r.risk === 'at_risk'
+                              ? 'red'
+                              : 'dimmed'
+                      }
+                    >
                       {reasonText(why)}
                     </Text>
                   ))}
                 </Stack>
               </Table.Td>
-              <Table.Td><Text size="sm">{r.totalRuns} ({r.successes} / {r.failures})</Text></Table.Td>
-              <Table.Td><Text size="sm">{r.totalRuns ? `${(r.successRate * 100).toFixed(1)} %` : '—'}</Text></Table.Td>
+              <Table.Td>
+                <Text size="sm">
+                  {r.totalRuns} ({r.successes} / {r.failures})
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{r.totalRuns ? `${(r.successRate * 100).toFixed(1)} %` : '—'}</Text>
+              </Table.Td>
               <Table.Td>
                 <RelativeTime value={r.lastSuccessAt} />
-                {r.lastStatus !== 'none' && r.lastStatus !== 'success' && <div><StatusBadge status={r.lastStatus} /></div>}
+                {r.lastStatus !== 'none' && r.lastStatus !== 'success' && (
+                  <div>
+                    <StatusBadge status={r.lastStatus} />
+                  </div>
+                )}
               </Table.Td>
-              <Table.Td><Text size="sm">{formatBytes(r.protectedBytes)}</Text></Table.Td>
-              <Table.Td><Text size="sm">{r.slaHoursRpo ? t('compliance.rpoHours', { count: r.slaHoursRpo }) : t('compliance.notSet')}</Text></Table.Td>
               <Table.Td>
-                <Text size="sm">{r.rtoMinutes ? t('compliance.rtoMinutes', { count: r.rtoMinutes }) : t('compliance.notSet')}</Text>
-                {r.rtoStatus !== 'not_set' && <Text size="xs" c="dimmed">{r.rtoStatus}{r.measuredRestoreMinutes !== null ? ` · ${r.measuredRestoreMinutes} min` : ''}</Text>}
+                <Text size="sm">{formatBytes(r.protectedBytes)}</Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">
+                  {r.slaHoursRpo ? t('compliance.rpoHours', { count: r.slaHoursRpo }) : t('compliance.notSet')}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">
+                  {r.rtoMinutes ? t('compliance.rtoMinutes', { count: r.rtoMinutes }) : t('compliance.notSet')}
+                </Text>
+                {r.rtoStatus !== 'not_set' && (
+                  <Text size="xs" c="dimmed">
+                    {r.rtoStatus}
+                    {r.measuredRestoreMinutes !== null ? ` · ${r.measuredRestoreMinutes} min` : ''}
+                  </Text>
+                )}
               </Table.Td>
             </Table.Tr>
           ))}

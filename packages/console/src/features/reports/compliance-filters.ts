@@ -5,7 +5,11 @@
  */
 export type RiskFilter = 'all' | 'ok' | 'at_risk' | 'not_applicable';
 
-export interface ComplianceFilters { days: number; risk: RiskFilter; q: string }
+export interface ComplianceFilters {
+  days: number;
+  risk: RiskFilter;
+  q: string;
+}
 
 export const DEFAULT_DAYS = 30;
 const RISKS: readonly RiskFilter[] = ['all', 'ok', 'at_risk', 'not_applicable'];
@@ -38,8 +42,14 @@ export function complianceHtmlPath(f: Pick<ComplianceFilters, 'days'>): string {
 }
 
 export interface RiskRow {
-  taskName: string; enabled: boolean; risk: 'ok' | 'at_risk' | 'not_applicable'; slaHoursRpo: number; lastSuccessAt?: string;
-  rtoMinutes: number; rtoStatus: string; measuredRestoreMinutes: number | null;
+  taskName: string;
+  enabled: boolean;
+  risk: 'ok' | 'at_risk' | 'not_applicable';
+  slaHoursRpo: number;
+  lastSuccessAt?: string;
+  rtoMinutes: number;
+  rtoStatus: string;
+  measuredRestoreMinutes: number | null;
 }
 
 export function filterRows<R extends RiskRow>(rows: readonly R[], f: Pick<ComplianceFilters, 'risk' | 'q'>): R[] {
@@ -48,7 +58,10 @@ export function filterRows<R extends RiskRow>(rows: readonly R[], f: Pick<Compli
 }
 
 export type ReasonKey = 'disabled' | 'neverSucceeded' | 'rpoMissed' | 'rtoExceeded' | 'rtoUnmeasured' | 'ok';
-export interface Reason { key: ReasonKey; params: { hours?: number; rpo?: number; measured?: number; rto?: number } }
+export interface Reason {
+  key: ReasonKey;
+  params: { hours?: number; rpo?: number; measured?: number; rto?: number };
+}
 
 /**
  * Why a row is what it is, by the server's rules (core/features/reports/compliance-report.ts):
@@ -61,10 +74,13 @@ export function complianceReasons(row: RiskRow, now: number): Reason[] {
   if (!row.lastSuccessAt) out.push({ key: 'neverSucceeded', params: {} });
   else if (row.slaHoursRpo > 0) {
     const hours = (now - Date.parse(row.lastSuccessAt)) / 3_600_000;
-    if (hours > row.slaHoursRpo) out.push({ key: 'rpoMissed', params: { hours: Math.round(hours), rpo: row.slaHoursRpo } });
+    if (hours > row.slaHoursRpo)
+      out.push({ key: 'rpoMissed', params: { hours: Math.round(hours), rpo: row.slaHoursRpo } });
   }
-  if (row.rtoStatus === 'exceeded') out.push({ key: 'rtoExceeded', params: { measured: row.measuredRestoreMinutes ?? 0, rto: row.rtoMinutes } });
-  if (row.risk === 'at_risk' && out.length === 0) out.push({ key: 'rpoMissed', params: { hours: 0, rpo: row.slaHoursRpo } });
+  if (row.rtoStatus === 'exceeded')
+    out.push({ key: 'rtoExceeded', params: { measured: row.measuredRestoreMinutes ?? 0, rto: row.rtoMinutes } });
+  if (row.risk === 'at_risk' && out.length === 0)
+    out.push({ key: 'rpoMissed', params: { hours: 0, rpo: row.slaHoursRpo } });
   if (row.rtoStatus === 'unmeasured') out.push({ key: 'rtoUnmeasured', params: { rto: row.rtoMinutes } });
   return out.length ? out : [{ key: 'ok', params: {} }];
 }

@@ -11,6 +11,13 @@ export function useComplianceReport(days: number) {
   return useQuery({
     queryKey: ['reports', 'compliance', days],
     // Asked with format=json, the answer is the envelope: narrowed from the union here.
-    queryFn: () => unwrap(api.GET('/api/reports/compliance', { params: { query: { days, format: 'json' } } }) as Promise<{ data?: { data: ComplianceReport }; error?: unknown; response: Response }>),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/reports/compliance', { params: { query: { days, format: 'json' } } }) as Promise<{
+          data?: { data: ComplianceReport };
+          error?: unknown;
+          response: Response;
+        }>,
+      ),
   });
 }

@@ -8,11 +8,22 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useCan } from '../../app/use-session.ts';
-import { formValues, groupSettings, serverFieldErrors, settingErrors, settingsPatch, type Catalogue } from './settings-layout.ts';
+import {
+  formValues,
+  groupSettings,
+  serverFieldErrors,
+  settingErrors,
+  settingsPatch,
+  type Catalogue,
+} from './settings-layout.ts';
 import { SettingInput } from './SettingInput.tsx';
 
 const settingsQuery = { queryKey: ['settings'], queryFn: () => unwrap(api.GET('/api/settings')) };
-const catalogueQuery = { queryKey: ['settings-catalogue'], queryFn: () => unwrap(api.GET('/api/settings/catalogue')), staleTime: 5 * 60_000 };
+const catalogueQuery = {
+  queryKey: ['settings-catalogue'],
+  queryFn: () => unwrap(api.GET('/api/settings/catalogue')),
+  staleTime: 5 * 60_000,
+};
 const NO_CATALOGUE: Catalogue = [];
 
 /**
@@ -30,7 +41,15 @@ export function SettingsPage() {
       <ErrorAlert error={catalogue.error} title={t('catalogueMissing')} />
       {/* Re-initialised from what the server stores after each save. */}
       <QueryState query={query}>
-        {(stored) => (catalogue.isPending ? <Center py="xl"><Loader aria-label={t('loading', { ns: 'common' })} /></Center> : <SettingsForm key={JSON.stringify(stored)} stored={stored} catalogue={catalogue.data ?? NO_CATALOGUE} />)}
+        {(stored) =>
+          catalogue.isPending ? (
+            <Center py="xl">
+              <Loader aria-label={t('loading', { ns: 'common' })} />
+            </Center>
+          ) : (
+            <SettingsForm key={JSON.stringify(stored)} stored={stored} catalogue={catalogue.data ?? NO_CATALOGUE} />
+          )
+        }
       </QueryState>
     </>
   );
@@ -62,23 +81,48 @@ function SettingsForm({ stored, catalogue }: { stored: Record<string, string>; c
   const server = save.error instanceof ApiError ? serverFieldErrors(save.error.details) : {};
   const errorOf = (key: string) => (localErrors[key] ? t('integer') : server[key]);
   return (
-    <form onSubmit={(e) => { e.preventDefault(); if (!readOnly) save.mutate(); }}>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!readOnly) save.mutate();
+      }}
+    >
       <Stack>
-        {readOnly && <Text c="dimmed" size="sm">{t('readOnly')}</Text>}
+        {readOnly && (
+          <Text c="dimmed" size="sm">
+            {t('readOnly')}
+          </Text>
+        )}
         {groupSettings(stored, catalogue).map(({ group, specs }) => (
           <Paper withBorder p="md" key={group}>
-            <Title order={2} size="h4" mb="sm">{t(`groups.${group}`)}</Title>
+            <Title order={2} size="h4" mb="sm">
+              {t(`groups.${group}`)}
+            </Title>
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
               {specs.map((spec) => (
-                <SettingInput key={spec.key} spec={spec} value={values[spec.key] ?? ''} stored={stored[spec.key] ?? ''} error={errorOf(spec.key)}
-                  disabled={readOnly} onChange={(v) => setValues((prev) => ({ ...prev, [spec.key]: v }))}
-                  clear={clear.includes(spec.key)} onClear={(on) => setClear((prev) => (on ? [...prev, spec.key] : prev.filter((k) => k !== spec.key)))} />
+                <SettingInput
+                  key={spec.key}
+                  spec={spec}
+                  value={values[spec.key] ?? ''}
+                  stored={stored[spec.key] ?? ''}
+                  error={errorOf(spec.key)}
+                  disabled={readOnly}
+                  onChange={(v) => setValues((prev) => ({ ...prev, [spec.key]: v }))}
+                  clear={clear.includes(spec.key)}
+                  onClear={(on) => setClear((prev) => (on ? [...prev, spec.key] : prev.filter((k) => k !== spec.key)))}
+                />
               ))}
             </SimpleGrid>
           </Paper>
         ))}
         <ErrorAlert error={save.error} />
-        {!readOnly && <Group><Button type="submit" loading={save.isPending}>{tc('actions.save')}</Button></Group>}
+        {!readOnly && (
+          <Group>
+            <Button type="submit" loading={save.isPending}>
+              {tc('actions.save')}
+            </Button>
+          </Group>
+        )}
       </Stack>
     </form>
   );

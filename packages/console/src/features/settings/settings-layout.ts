@@ -59,27 +59,53 @@ export function specOf(key: string, value: string, catalogue: Catalogue): Settin
   const group = GROUP_OF[key] ?? 'other';
   const info = catalogue.find((s) => s.key === key);
   if (info) {
-    return { key, group, kind: info.kind, secret: info.secret, description: info.description, default: info.default, ...(info.notYet ? { notYet: info.notYet } : {}) };
+    return {
+      key,
+      group,
+      kind: info.kind,
+      secret: info.secret,
+      description: info.description,
+      default: info.default,
+      ...(info.notYet ? { notYet: info.notYet } : {}),
+    };
   }
-  return { key, group, kind: value === 'true' || value === 'false' ? 'boolean' : 'text', secret: value === SECRET_MASK, description: '' };
+  return {
+    key,
+    group,
+    kind: value === 'true' || value === 'false' ? 'boolean' : 'text',
+    secret: value === SECRET_MASK,
+    description: '',
+  };
 }
 
 /** Every returned key in its group, groups in a fixed order, keys in the server's order within a group. */
-export function groupSettings(values: Record<string, string>, catalogue: Catalogue): { group: SettingGroup; specs: SettingSpec[] }[] {
+export function groupSettings(
+  values: Record<string, string>,
+  catalogue: Catalogue,
+): { group: SettingGroup; specs: SettingSpec[] }[] {
   const specs = Object.entries(values).map(([k, v]) => specOf(k, v, catalogue));
-  return GROUP_ORDER.map((group) => ({ group, specs: specs.filter((s) => s.group === group) })).filter((g) => g.specs.length > 0);
+  return GROUP_ORDER.map((group) => ({ group, specs: specs.filter((s) => s.group === group) })).filter(
+    (g) => g.specs.length > 0,
+  );
 }
 
 /** The form's starting values: a stored secret shows empty (leave it empty to keep it). */
 export function formValues(values: Record<string, string>, catalogue: Catalogue): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, specOf(k, v, catalogue).secret && v === SECRET_MASK ? '' : v]));
+  return Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, specOf(k, v, catalogue).secret && v === SECRET_MASK ? '' : v]),
+  );
 }
 
 /**
  * The PUT body: only what changed. A secret left empty is not sent (kept); one to be cleared is
  * sent as '' (the API clears on '' and keeps on the mask).
  */
-export function settingsPatch(stored: Record<string, string>, edited: Record<string, string>, catalogue: Catalogue, clearSecrets: readonly string[] = []): Record<string, string> {
+export function settingsPatch(
+  stored: Record<string, string>,
+  edited: Record<string, string>,
+  catalogue: Catalogue,
+  clearSecrets: readonly string[] = [],
+): Record<string, string> {
   const patch: Record<string, string> = {};
   for (const [key, before] of Object.entries(stored)) {
     const spec = specOf(key, before, catalogue);
@@ -99,7 +125,11 @@ export function settingsPatch(stored: Record<string, string>, edited: Record<str
  * What the form can tell before the server does: integer settings hold a whole number. Their
  * ranges are the server's (the catalogue does not give them); its per-key error shows at the field.
  */
-export function settingErrors(edited: Record<string, string>, stored: Record<string, string>, catalogue: Catalogue): Record<string, 'integer'> {
+export function settingErrors(
+  edited: Record<string, string>,
+  stored: Record<string, string>,
+  catalogue: Catalogue,
+): Record<string, 'integer'> {
   const errors: Record<string, 'integer'> = {};
   for (const [key, before] of Object.entries(stored)) {
     if (specOf(key, before, catalogue).kind !== 'integer') continue;

@@ -15,13 +15,20 @@ export function GoogleDriveAccount({ id }: { id: number }) {
   });
   return (
     <Paper withBorder p="md">
-      <Title order={2} size="h4" mb="sm">{t('google.account')}</Title>
+      <Title order={2} size="h4" mb="sm">
+        {t('google.account')}
+      </Title>
       <QueryState query={query}>
         {(profile) => (
           <Group>
             {/* Initials, not profile.picture: the console's CSP (img-src 'self' data:) blocks Google's image host. */}
             <Avatar name={profile.name || profile.email} color="initials" radius="xl" />
-            <div><Text fw={500}>{profile.name}</Text><Text size="sm" c="dimmed">{profile.email}</Text></div>
+            <div>
+              <Text fw={500}>{profile.name}</Text>
+              <Text size="sm" c="dimmed">
+                {profile.email}
+              </Text>
+            </div>
           </Group>
         )}
       </QueryState>

@@ -26,7 +26,12 @@ export function GoogleDriveCallbackPage() {
   const queryClient = useQueryClient();
   const [callback] = useState(readCallback);
   const complete = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/storage-targets/google-drive/complete', { body: { state: callback.state, code: callback.code } })),
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/storage-targets/google-drive/complete', {
+          body: { state: callback.state, code: callback.code },
+        }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: targetKeys.all }),
   });
   const ready = !callback.error && callback.state !== '' && callback.code !== '';
@@ -45,15 +50,26 @@ export function GoogleDriveCallbackPage() {
         <Stack>
           {callback.error && <Alert color="red">{t('google.googleError', { error: callback.error })}</Alert>}
           {!callback.error && !ready && <Alert color="yellow">{t('google.missingParams')}</Alert>}
-          {complete.isPending && <Group><Loader size="sm" aria-label={t('loading', { ns: 'common' })} /><Text>{t('google.completing')}</Text></Group>}
+          {complete.isPending && (
+            <Group>
+              <Loader size="sm" aria-label={t('loading', { ns: 'common' })} />
+              <Text>{t('google.completing')}</Text>
+            </Group>
+          )}
           <ErrorAlert error={complete.error} />
           {complete.isSuccess && (
             <Alert color="green">
               <Text>{t('google.connected', { name: complete.data.name })}</Text>
-              <Button component={Link} to={`/targets/${complete.data.id}`} mt="sm" size="xs">{t('google.openTarget')}</Button>
+              <Button component={Link} to={`/targets/${complete.data.id}`} mt="sm" size="xs">
+                {t('google.openTarget')}
+              </Button>
             </Alert>
           )}
-          <Group><Button component={Link} to="/targets" variant="default">{t('google.backToTargets')}</Button></Group>
+          <Group>
+            <Button component={Link} to="/targets" variant="default">
+              {t('google.backToTargets')}
+            </Button>
+          </Group>
         </Stack>
       </Paper>
     </>

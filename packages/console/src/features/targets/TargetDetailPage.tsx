@@ -26,7 +26,11 @@ export function TargetDetailPage() {
   const can = useCan();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: targetKeys.detail(id), queryFn: () => fetchTarget(id), enabled: Number.isInteger(id) && id > 0 });
+  const query = useQuery({
+    queryKey: targetKeys.detail(id),
+    queryFn: () => fetchTarget(id),
+    enabled: Number.isInteger(id) && id > 0,
+  });
   const { types, isPending: cataloguePending } = useCatalogue();
   const remove = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/storage-targets/{id}', { params: { path: { id } } })),
@@ -41,20 +45,44 @@ export function TargetDetailPage() {
     <QueryState query={query}>
       {(target) => (
         <>
-          <PageHeader title={target.name} description={t('detail.title')} actions={can('write') && (
-            <>
-              <TestTargetButton id={target.id} name={target.name} size="sm" />
-              <ConfirmButton label={tc('actions.delete')} leftSection={<IconTrash size={16} />} title={t('detail.deleteConfirmTitle')}
-                message={tc('confirmDelete', { name: target.name })} onConfirm={() => remove.mutateAsync()} loading={remove.isPending} error={remove.error} />
-            </>
-          )} />
+          <PageHeader
+            title={target.name}
+            description={t('detail.title')}
+            actions={
+              can('write') && (
+                <>
+                  <TestTargetButton id={target.id} name={target.name} size="sm" />
+                  <ConfirmButton
+                    label={tc('actions.delete')}
+                    leftSection={<IconTrash size={16} />}
+                    title={t('detail.deleteConfirmTitle')}
+                    message={tc('confirmDelete', { name: target.name })}
+                    onConfirm={() => remove.mutateAsync()}
+                    loading={remove.isPending}
+                    error={remove.error}
+                  />
+                </>
+              )
+            }
+          />
           <Stack>
             <TargetOverview target={target} showConfig={!can('write')} />
             {target.type === GOOGLE_DRIVE && <GoogleDriveAccount id={target.id} />}
             <TargetUsage id={target.id} />
-            {!can('write') ? <Alert color="gray">{t('detail.readOnly')}</Alert>
-              : cataloguePending ? <Center py="md"><Loader aria-label={tc('loading')} /></Center>
-              : <TargetForm key={target.updatedAt} typeName={target.type} type={types?.find((x) => x.name === target.type)} target={target} />}
+            {!can('write') ? (
+              <Alert color="gray">{t('detail.readOnly')}</Alert>
+            ) : cataloguePending ? (
+              <Center py="md">
+                <Loader aria-label={tc('loading')} />
+              </Center>
+            ) : (
+              <TargetForm
+                key={target.updatedAt}
+                typeName={target.type}
+                type={types?.find((x) => x.name === target.type)}
+                target={target}
+              />
+            )}
           </Stack>
         </>
       )}

@@ -19,11 +19,19 @@ export function TargetNewPage() {
   return (
     <>
       <PageHeader title={t('form.newTitle')} description={type ? type.description : t('picker.title')} />
-      {!can('write') ? <Alert color="gray">{t('form.writeOnly')}</Alert>
-        : isPending ? <Center py="xl"><Loader aria-label={t('loading', { ns: 'common' })} /></Center>
-        : !types ? <ErrorAlert error={error} />
-        : type ? <TargetForm key={type.name} typeName={type.name} type={type} onChangeType={() => setParams({})} />
-        : <TypePicker types={types} onPick={(picked) => setParams({ type: picked.name })} />}
+      {!can('write') ? (
+        <Alert color="gray">{t('form.writeOnly')}</Alert>
+      ) : isPending ? (
+        <Center py="xl">
+          <Loader aria-label={t('loading', { ns: 'common' })} />
+        </Center>
+      ) : !types ? (
+        <ErrorAlert error={error} />
+      ) : type ? (
+        <TargetForm key={type.name} typeName={type.name} type={type} onChangeType={() => setParams({})} />
+      ) : (
+        <TypePicker types={types} onPick={(picked) => setParams({ type: picked.name })} />
+      )}
     </>
   );
 }

@@ -13,17 +13,27 @@ export function TestTargetButton({ id, name, size = 'xs' }: { id: number; name: 
   const queryClient = useQueryClient();
   const test = useMutation({
     mutationFn: () => unwrap(api.POST('/api/storage-targets/{id}/test', { params: { path: { id } } })),
-    onSuccess: (result) => notifications.show({ color: 'green', title: `${name}: ${t('test.ok')}`, message: result.message }),
-    onError: (err) => notifications.show({
-      color: 'red', title: `${name}: ${t('test.failed')}`, autoClose: 15_000,
-      message: `${err.message}${err instanceof ApiError ? ` (${err.code})` : ''}`,
-    }),
+    onSuccess: (result) =>
+      notifications.show({ color: 'green', title: `${name}: ${t('test.ok')}`, message: result.message }),
+    onError: (err) =>
+      notifications.show({
+        color: 'red',
+        title: `${name}: ${t('test.failed')}`,
+        autoClose: 15_000,
+        message: `${err.message}${err instanceof ApiError ? ` (${err.code})` : ''}`,
+      }),
     // Passed or failed, the target's last test changed.
     onSettled: () => queryClient.invalidateQueries({ queryKey: targetKeys.all }),
   });
   return (
-    <Button size={size} variant="default" leftSection={<IconPlugConnected size={14} />} loading={test.isPending}
-      onClick={() => test.mutate()} aria-label={t('test.runLabel', { name })}>
+    <Button
+      size={size}
+      variant="default"
+      leftSection={<IconPlugConnected size={14} />}
+      loading={test.isPending}
+      onClick={() => test.mutate()}
+      aria-label={t('test.runLabel', { name })}
+    >
       {t('test.run')}
     </Button>
   );

@@ -15,19 +15,40 @@ export function TypePicker({ types, onPick }: { types: CatalogueType[]; onPick: 
   ].filter((g) => g.items.length > 0);
   return (
     <Stack>
-      <TextInput label={t('picker.search')} placeholder={t('picker.searchPlaceholder')} leftSection={<IconSearch size={16} />}
-        value={query} onChange={(e) => setQuery(e.currentTarget.value)} data-autofocus />
+      <TextInput
+        label={t('picker.search')}
+        placeholder={t('picker.searchPlaceholder')}
+        leftSection={<IconSearch size={16} />}
+        value={query}
+        onChange={(e) => setQuery(e.currentTarget.value)}
+        data-autofocus
+      />
       {groups.length === 0 && <Text c="dimmed">{t('picker.nothing', { query })}</Text>}
       {groups.map((group) => (
         <Stack key={group.key} gap="xs">
-          <Title order={2} size="h4">{group.title}</Title>
+          <Title order={2} size="h4">
+            {group.title}
+          </Title>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
             {group.items.map((type) => (
-              <UnstyledButton key={type.name} onClick={() => onPick(type)} aria-label={t('picker.choose', { name: type.displayName, type: type.name })} data-type={type.name}>
+              <UnstyledButton
+                key={type.name}
+                onClick={() => onPick(type)}
+                aria-label={t('picker.choose', { name: type.displayName, type: type.name })}
+                data-type={type.name}
+              >
                 <Card withBorder padding="sm" h="100%">
-                  <Text fw={600} lineClamp={2} title={type.displayName}>{type.displayName}</Text>
-                  <Text size="xs" c="dimmed" ff="monospace">{type.name}</Text>
-                  {type.family === 'plugin' && <Text size="sm" mt={4} lineClamp={3}>{type.description}</Text>}
+                  <Text fw={600} lineClamp={2} title={type.displayName}>
+                    {type.displayName}
+                  </Text>
+                  <Text size="xs" c="dimmed" ff="monospace">
+                    {type.name}
+                  </Text>
+                  {type.family === 'plugin' && (
+                    <Text size="sm" mt={4} lineClamp={3}>
+                      {type.description}
+                    </Text>
+                  )}
                 </Card>
               </UnstyledButton>
             ))}

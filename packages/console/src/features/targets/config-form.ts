@@ -81,10 +81,16 @@ export function splitAdvanced(specs: readonly FieldSpec[]): { main: FieldSpec[];
  * type without a catalogue route): one text field per config key, masked ones as passwords.
  */
 export function specsFromConfig(config: Record<string, unknown>, maskedFields: readonly string[]): FieldSpec[] {
-  return Object.keys(config).map((key) => fieldSpec('', {
-    key, label: '', required: false, isPassword: maskedFields.includes(key), advanced: false,
-    ...(typeof config[key] === 'boolean' ? { default: String(config[key]) } : {}),
-  }));
+  return Object.keys(config).map((key) =>
+    fieldSpec('', {
+      key,
+      label: '',
+      required: false,
+      isPassword: maskedFields.includes(key),
+      advanced: false,
+      ...(typeof config[key] === 'boolean' ? { default: String(config[key]) } : {}),
+    }),
+  );
 }
 
 function asBoolean(value: unknown): boolean | undefined {
@@ -94,7 +100,11 @@ function asBoolean(value: unknown): boolean | undefined {
 }
 
 /** Form values for a new target (empty: defaults are placeholders) or a stored one (its config, secrets left empty). */
-export function initialValues(specs: readonly FieldSpec[], config: Record<string, unknown> = {}, maskedFields: readonly string[] = []): FormValues {
+export function initialValues(
+  specs: readonly FieldSpec[],
+  config: Record<string, unknown> = {},
+  maskedFields: readonly string[] = [],
+): FormValues {
   const values: FormValues = {};
   for (const spec of specs) {
     const stored = config[spec.key];
@@ -114,7 +124,11 @@ export function initialValues(specs: readonly FieldSpec[], config: Record<string
 export type FieldError = 'required' | 'json';
 
 /** What is wrong with the values before the server is asked; a stored secret left empty is kept, so not missing. */
-export function validateValues(specs: readonly FieldSpec[], values: FormValues, maskedFields: readonly string[] = []): Record<string, FieldError> {
+export function validateValues(
+  specs: readonly FieldSpec[],
+  values: FormValues,
+  maskedFields: readonly string[] = [],
+): Record<string, FieldError> {
   const errors: Record<string, FieldError> = {};
   for (const spec of specs) {
     const value = values[spec.key];
@@ -129,7 +143,9 @@ export function validateValues(specs: readonly FieldSpec[], values: FormValues, 
 function parseJsonObject(text: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -139,7 +155,11 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
  * The config to send: empty fields left out (the backend's default applies, a stored secret is
  * kept), text trimmed except secrets, a switch only when it differs from the default or was stored.
  */
-export function toConfig(specs: readonly FieldSpec[], values: FormValues, stored: Record<string, unknown> = {}): Record<string, unknown> {
+export function toConfig(
+  specs: readonly FieldSpec[],
+  values: FormValues,
+  stored: Record<string, unknown> = {},
+): Record<string, unknown> {
   const config: Record<string, unknown> = {};
   for (const spec of specs) {
     const value = values[spec.key];

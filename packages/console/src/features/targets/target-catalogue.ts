@@ -50,7 +50,10 @@ export function buildCatalogue(served: readonly ServedType[]): CatalogueType[] {
     return {
       name: t.type,
       displayName: family === 'rclone' ? displayNameOf({ name: t.type, description: t.description }) : t.displayName,
-      description: t.description, family, oauth: t.capabilities.oauth, options: t.options,
+      description: t.description,
+      family,
+      oauth: t.capabilities.oauth,
+      options: t.options,
     };
   });
   const rank = (t: CatalogueType) => (t.name === LOCAL_DISK ? 0 : t.family === 'plugin' ? 1 : 2);

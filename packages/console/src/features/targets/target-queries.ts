@@ -9,4 +9,5 @@ export const targetKeys = {
 };
 
 export const fetchTarget = (id: number) => unwrap(api.GET('/api/storage-targets/{id}', { params: { path: { id } } }));
-export const fetchUsage = (id: number) => unwrap(api.GET('/api/storage-targets/{id}/usage', { params: { path: { id } } }));
+export const fetchUsage = (id: number) =>
+  unwrap(api.GET('/api/storage-targets/{id}/usage', { params: { path: { id } } }));

@@ -15,9 +15,10 @@ export function useTargetActions(targetId: number | undefined) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const save = useMutation({
-    mutationFn: (body: TargetBody) => targetId === undefined
-      ? unwrap(api.POST('/api/storage-targets', { body }))
-      : unwrap(api.PUT('/api/storage-targets/{id}', { params: { path: { id: targetId } }, body })),
+    mutationFn: (body: TargetBody) =>
+      targetId === undefined
+        ? unwrap(api.POST('/api/storage-targets', { body }))
+        : unwrap(api.PUT('/api/storage-targets/{id}', { params: { path: { id: targetId } }, body })),
     onSuccess: async (target) => {
       await queryClient.invalidateQueries({ queryKey: targetKeys.all });
       if (targetId === undefined) {
@@ -29,7 +30,8 @@ export function useTargetActions(targetId: number | undefined) {
     },
   });
   const test = useMutation({
-    mutationFn: (body: TargetBody) => unwrap(api.POST('/api/storage-targets/test', { body: targetId === undefined ? body : { ...body, targetId } })),
+    mutationFn: (body: TargetBody) =>
+      unwrap(api.POST('/api/storage-targets/test', { body: targetId === undefined ? body : { ...body, targetId } })),
   });
   const authorise = useMutation({
     mutationFn: (body: AuthUrlBody) => unwrap(api.POST('/api/storage-targets/google-drive/auth-url', { body })),

@@ -16,7 +16,11 @@ export function TaskCreatePage() {
   return (
     <>
       <PageHeader title={t('form.createTitle')} actions={can('write') && <TemplateApplyButton />} />
-      {can('write') ? <TaskForm initial={emptyTaskForm()} taskId={null} passwordStored={false} /> : <Text c="dimmed">{t('form.readOnly')}</Text>}
+      {can('write') ? (
+        <TaskForm initial={emptyTaskForm()} taskId={null} passwordStored={false} />
+      ) : (
+        <Text c="dimmed">{t('form.readOnly')}</Text>
+      )}
     </>
   );
 }
@@ -27,12 +31,25 @@ export function TaskEditPage() {
   const id = Number(useParams().id);
   const task = useTask(id);
   const can = useCan();
-  if (!can('write')) return <><PageHeader title={t('form.editTitleShort')} /><Text c="dimmed">{t('form.readOnly')}</Text></>;
+  if (!can('write'))
+    return (
+      <>
+        <PageHeader title={t('form.editTitleShort')} />
+        <Text c="dimmed">{t('form.readOnly')}</Text>
+      </>
+    );
   return (
     <>
       <PageHeader title={task.data ? t('form.editTitle', { name: task.data.name }) : t('form.editTitleShort')} />
       <QueryState query={task}>
-        {(data) => <TaskForm key={data.updatedAt} initial={formFromTask(data)} taskId={id} passwordStored={data.dbPassword !== ''} />}
+        {(data) => (
+          <TaskForm
+            key={data.updatedAt}
+            initial={formFromTask(data)}
+            taskId={id}
+            passwordStored={data.dbPassword !== ''}
+          />
+        )}
       </QueryState>
     </>
   );

@@ -7,7 +7,14 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { useCan } from '../../app/use-session.ts';
-import { useNodes, useScheduleZone, useStorageTargets, useTaskList, useTaskTags, useTaskTypes } from './task-queries.ts';
+import {
+  useNodes,
+  useScheduleZone,
+  useStorageTargets,
+  useTaskList,
+  useTaskTags,
+  useTaskTypes,
+} from './task-queries.ts';
 import { filtersFromSearch, filtersToSearch, matchesFilters, type TaskFilters } from './task-filters.ts';
 import { TaskFiltersBar, type NodeOption } from './TaskFiltersBar.tsx';
 import { TaskTable } from './TaskTable.tsx';
@@ -40,30 +47,79 @@ export function TaskListPage() {
     ];
   }, [nodes.data, tasks.data, t]);
 
-  const newButton = canWrite && <Button component={Link} to="/tasks/new" leftSection={<IconPlus size={16} />}>{t('list.new')}</Button>;
+  const newButton = canWrite && (
+    <Button component={Link} to="/tasks/new" leftSection={<IconPlus size={16} />}>
+      {t('list.new')}
+    </Button>
+  );
   return (
     <>
-      <PageHeader title={t('list.title')} description={t('list.description')}
-        actions={<><TaskTransferButtons selected={selected} canWrite={canWrite} />{newButton}</>} />
+      <PageHeader
+        title={t('list.title')}
+        description={t('list.description')}
+        actions={
+          <>
+            <TaskTransferButtons selected={selected} canWrite={canWrite} />
+            {newButton}
+          </>
+        }
+      />
       <QueryState query={tasks}>
         {({ items }) => {
           if (items.length === 0) {
             const noTarget = targets.isSuccess && targets.data.length === 0;
-            return noTarget
-              ? <EmptyState title={t('empty.noTargetTitle')} hint={t('empty.noTargetHint')}
-                action={canWrite && <Button component={Link} to="/targets/new">{t('empty.createTarget')}</Button>} />
-              : <EmptyState title={t('empty.noTaskTitle')} hint={t('empty.noTaskHint')}
-                action={canWrite && <Button component={Link} to="/tasks/new">{t('empty.createTask')}</Button>} />;
+            return noTarget ? (
+              <EmptyState
+                title={t('empty.noTargetTitle')}
+                hint={t('empty.noTargetHint')}
+                action={
+                  canWrite && (
+                    <Button component={Link} to="/targets/new">
+                      {t('empty.createTarget')}
+                    </Button>
+                  )
+                }
+              />
+            ) : (
+              <EmptyState
+                title={t('empty.noTaskTitle')}
+                hint={t('empty.noTaskHint')}
+                action={
+                  canWrite && (
+                    <Button component={Link} to="/tasks/new">
+                      {t('empty.createTask')}
+                    </Button>
+                  )
+                }
+              />
+            );
           }
           const shown = items.filter((x) => matchesFilters(x, filters));
           const visibleSelected = selected.filter((id) => shown.some((x) => x.id === id));
           return (
             <>
-              <TaskFiltersBar filters={filters} onChange={setFilters} types={types.data ?? [...new Set(items.map((x) => x.type))]} tags={tags.data ?? []} nodes={nodeOptions} />
+              <TaskFiltersBar
+                filters={filters}
+                onChange={setFilters}
+                types={types.data ?? [...new Set(items.map((x) => x.type))]}
+                tags={tags.data ?? []}
+                nodes={nodeOptions}
+              />
               {canWrite && <TaskBatchBar ids={visibleSelected} onDone={() => setSelected([])} />}
-              {shown.length === 0
-                ? <Text c="dimmed" py="md">{t('list.noMatch')}</Text>
-                : <TaskTable tasks={shown} selected={visibleSelected} onSelect={setSelected} canWrite={canWrite} timeZone={zone} nodeNames={nodeNames} />}
+              {shown.length === 0 ? (
+                <Text c="dimmed" py="md">
+                  {t('list.noMatch')}
+                </Text>
+              ) : (
+                <TaskTable
+                  tasks={shown}
+                  selected={visibleSelected}
+                  onSelect={setSelected}
+                  canWrite={canWrite}
+                  timeZone={zone}
+                  nodeNames={nodeNames}
+                />
+              )}
             </>
           );
         }}

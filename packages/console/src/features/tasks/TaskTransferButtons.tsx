@@ -22,7 +22,9 @@ export function TaskTransferButtons({ selected, canWrite }: { selected: number[]
   const doExport = async () => {
     setExportError(null);
     const query = selected.length ? `?ids=${selected.join(',')}` : '';
-    await downloadFile(`/api/backup/tasks/export${query}`, 'backplane-tasks.json').catch((err: unknown) => setExportError(err));
+    await downloadFile(`/api/backup/tasks/export${query}`, 'backplane-tasks.json').catch((err: unknown) =>
+      setExportError(err),
+    );
   };
   const importFile = useMutation({
     mutationFn: async (file: File) => {
@@ -34,8 +36,16 @@ export function TaskTransferButtons({ selected, canWrite }: { selected: number[]
       }
       return unwrap(api.POST('/api/backup/tasks/import', { body }));
     },
-    onSuccess: (r) => { setReport(r); void qc.invalidateQueries({ queryKey: taskKeys.all }); },
-    onError: (err) => notifications.show({ color: 'red', title: t('transfer.importFailed'), message: 'code' in err ? `${err.message} (${String(err.code)})` : err.message }),
+    onSuccess: (r) => {
+      setReport(r);
+      void qc.invalidateQueries({ queryKey: taskKeys.all });
+    },
+    onError: (err) =>
+      notifications.show({
+        color: 'red',
+        title: t('transfer.importFailed'),
+        message: 'code' in err ? `${err.message} (${String(err.code)})` : err.message,
+      }),
   });
   return (
     <>
@@ -44,7 +54,11 @@ export function TaskTransferButtons({ selected, canWrite }: { selected: number[]
       </Button>
       {canWrite && (
         <FileButton onChange={(f) => f && importFile.mutate(f)} accept="application/json,.json">
-          {(props) => <Button {...props} variant="default" leftSection={<IconUpload size={16} />} loading={importFile.isPending}>{t('transfer.import')}</Button>}
+          {(props) => (
+            <Button {...props} variant="default" leftSection={<IconUpload size={16} />} loading={importFile.isPending}>
+              {t('transfer.import')}
+            </Button>
+          )}
         </FileButton>
       )}
       {exportError !== null && <ErrorAlert error={exportError} />}
@@ -52,15 +66,34 @@ export function TaskTransferButtons({ selected, canWrite }: { selected: number[]
         {report && (
           <Table.ScrollContainer minWidth={480}>
             <Table>
-              <Table.Thead><Table.Tr><Table.Th>{t('fields.name')}</Table.Th><Table.Th>{t('transfer.result')}</Table.Th><Table.Th>{t('transfer.notes')}</Table.Th></Table.Tr></Table.Thead>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('fields.name')}</Table.Th>
+                  <Table.Th>{t('transfer.result')}</Table.Th>
+                  <Table.Th>{t('transfer.notes')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
               <Table.Tbody>
                 {report.map((r, i) => (
                   <Table.Tr key={`${r.name}-${i}`}>
                     <Table.Td>{r.taskId ? <Link to={`/tasks/${r.taskId}`}>{r.name}</Link> : r.name}</Table.Td>
-                    <Table.Td><StatusBadge status={r.skipped ? 'skipped' : r.success ? 'success' : 'failed'} /></Table.Td>
                     <Table.Td>
-                      {r.error && <Text size="sm" c={r.success ? undefined : 'red'}>{r.error}{r.code ? ` (${r.code})` : ''}</Text>}
-                      {r.warnings.length > 0 && <List size="xs">{r.warnings.map((w) => <List.Item key={w}>{w}</List.Item>)}</List>}
+                      <StatusBadge status={r.skipped ? 'skipped' : r.success ? 'success' : 'failed'} />
+                    </Table.Td>
+                    <Table.Td>
+                      {r.error && (
+                        <Text size="sm" c={r.success ? undefined : 'red'}>
+                          {r.error}
+                          {r.code ? ` (${r.code})` : ''}
+                        </Text>
+                      )}
+                      {r.warnings.length > 0 && (
+                        <List size="xs">
+                          {r.warnings.map((w) => (
+                            <List.Item key={w}>{w}</List.Item>
+                          ))}
+                        </List>
+                      )}
                     </Table.Td>
                   </Table.Tr>
                 ))}

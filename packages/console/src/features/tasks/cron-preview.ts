@@ -23,7 +23,16 @@ export interface CronPreviewOptions {
 }
 
 /** Go's units (robfig's `@every` takes a Go duration), in milliseconds. */
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
 const MAX_MS = 9_223_372_036_854;
 
@@ -40,7 +49,10 @@ export function everyDuration(text: string): number | { error: string } {
   while (PART.lastIndex < text.length) {
     const at = PART.lastIndex;
     const m = PART.exec(text);
-    if (!m) return { error: `"@every ${text}": "${text.slice(at)}" is not a duration (a number and a unit: h, m, s, ms; e.g. 1h30m)` };
+    if (!m)
+      return {
+        error: `"@every ${text}": "${text.slice(at)}" is not a duration (a number and a unit: h, m, s, ms; e.g. 1h30m)`,
+      };
     ms += Number(m[1]) * UNIT_MS[m[2]!]!;
   }
   if (ms > MAX_MS) return { error: `"@every ${text}" is longer than the longest duration (about 292 years)` };
@@ -54,7 +66,11 @@ function everyPreview(text: string, options: CronPreviewOptions): CronPreview {
   if (typeof ms !== 'number') return { kind: 'invalid', error: ms.error };
   const first = Math.floor((options.from ?? new Date()).getTime() / ms) + 1;
   const next = Array.from({ length: options.count ?? 5 }, (_, i) => new Date((first + i) * ms));
-  return { kind: 'valid', description: (options.locale ?? 'en').startsWith('zh') ? `每 ${duration}` : `Every ${duration}`, next };
+  return {
+    kind: 'valid',
+    description: (options.locale ?? 'en').startsWith('zh') ? `每 ${duration}` : `Every ${duration}`,
+    next,
+  };
 }
 
 export function cronPreview(expr: string, options: CronPreviewOptions = {}): CronPreview {
@@ -77,10 +93,23 @@ export function cronPreview(expr: string, options: CronPreviewOptions = {}): Cro
 
 /** Human-readable text; falls back to the expression itself when cronstrue cannot phrase it (croner accepts more, e.g. nicknames). */
 export function describeCron(expr: string, locale = 'en'): string {
-  const nick: Record<string, string> = { '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0', '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *' };
+  const nick: Record<string, string> = {
+    '@yearly': '0 0 1 1 *',
+    '@annually': '0 0 1 1 *',
+    '@monthly': '0 0 1 * *',
+    '@weekly': '0 0 * * 0',
+    '@daily': '0 0 * * *',
+    '@midnight': '0 0 * * *',
+    '@hourly': '0 * * * *',
+  };
   const text = nick[expr.toLowerCase()] ?? expr;
   try {
-    return cronstrue.toString(text, { locale, use24HourTimeFormat: true, throwExceptionOnParseError: true, verbose: false });
+    return cronstrue.toString(text, {
+      locale,
+      use24HourTimeFormat: true,
+      throwExceptionOnParseError: true,
+      verbose: false,
+    });
   } catch {
     return expr;
   }

@@ -46,7 +46,12 @@ export function retentionCandidates(records: readonly PreviewRecord[]): { id: nu
 }
 
 /** The decision per record, newest first. Negative or fractional numbers (a form mid-edit) count as 0. */
-export function previewRetention(records: readonly PreviewRecord[], input: RetentionRule, now: Date, timeZone = 'UTC'): RetentionRow[] {
+export function previewRetention(
+  records: readonly PreviewRecord[],
+  input: RetentionRule,
+  now: Date,
+  timeZone = 'UTC',
+): RetentionRow[] {
   const rule = sanitise(input);
   const sorted = retentionCandidates(records).sort((a, b) => b.at.getTime() - a.at.getTime() || b.id - a.id);
   const reasons = new Map<number, string>();
@@ -70,12 +75,25 @@ export function previewRetention(records: readonly PreviewRecord[], input: Reten
 
 function sanitise(rule: RetentionRule): RetentionRule {
   const n = (v: number) => (Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
-  return { maxBackups: n(rule.maxBackups), retentionDays: n(rule.retentionDays), keepDaily: n(rule.keepDaily), keepWeekly: n(rule.keepWeekly), keepMonthly: n(rule.keepMonthly), keepYearly: n(rule.keepYearly) };
+  return {
+    maxBackups: n(rule.maxBackups),
+    retentionDays: n(rule.retentionDays),
+    keepDaily: n(rule.keepDaily),
+    keepWeekly: n(rule.keepWeekly),
+    keepMonthly: n(rule.keepMonthly),
+    keepYearly: n(rule.keepYearly),
+  };
 }
 
 type Candidate = { id: number; at: Date };
 
-function decideSimple(candidates: Candidate[], rule: RetentionRule, now: Date, kept: Set<number>, reasons: Map<number, string>): void {
+function decideSimple(
+  candidates: Candidate[],
+  rule: RetentionRule,
+  now: Date,
+  kept: Set<number>,
+  reasons: Map<number, string>,
+): void {
   const { maxBackups, retentionDays } = rule;
   const cutoff = retentionDays > 0 ? now.getTime() - retentionDays * DAY_MS : -Infinity;
   candidates.forEach((r, index) => {
@@ -95,16 +113,33 @@ function decideSimple(candidates: Candidate[], rule: RetentionRule, now: Date, k
   });
 }
 
-interface LocalDate { year: number; month: number; day: number }
+interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
 
-function decideGfs(candidates: Candidate[], rule: RetentionRule, timeZone: string, kept: Set<number>, reasons: Map<number, string>): void {
+function decideGfs(
+  candidates: Candidate[],
+  rule: RetentionRule,
+  timeZone: string,
+  kept: Set<number>,
+  reasons: Map<number, string>,
+): void {
   const tiers = [
     { name: 'daily', limit: rule.keepDaily, period: dayKey },
     { name: 'weekly', limit: rule.keepWeekly, period: isoWeekKey },
     { name: 'monthly', limit: rule.keepMonthly, period: monthKey },
     { name: 'yearly', limit: rule.keepYearly, period: yearKey },
-  ].filter((t) => t.limit > 0).map((tier) => ({ tier, periods: new Set<string>() }));
-  const fmt = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
+  ]
+    .filter((t) => t.limit > 0)
+    .map((tier) => ({ tier, periods: new Set<string>() }));
+  const fmt = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', {
+    timeZone,
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  });
   const why = new Map<number, string[]>();
   for (const r of candidates) {
     const local = localDate(fmt, r.at);

@@ -27,7 +27,14 @@ export function matchesFilters(task: FilterableTask, f: TaskFilters): boolean {
   const q = f.q.trim().toLowerCase();
   if (q && !task.name.toLowerCase().includes(q)) return false;
   if (f.type && task.type !== f.type) return false;
-  if (f.tag && !task.tags.split(',').map((t) => t.trim()).includes(f.tag)) return false;
+  if (
+    f.tag &&
+    !task.tags
+      .split(',')
+      .map((t) => t.trim())
+      .includes(f.tag)
+  )
+    return false;
   if (f.enabled !== 'all' && task.enabled !== (f.enabled === 'enabled')) return false;
   if (f.node) {
     if (f.node === 'master') return task.nodeId === 0 && task.nodeLabel === '';
@@ -51,7 +58,10 @@ export function filtersToSearch(f: TaskFilters): Record<string, string> {
 export function filtersFromSearch(get: (key: string) => string | null): TaskFilters {
   const enabled = get('enabled');
   return {
-    q: get('q') ?? '', type: get('type'), tag: get('tag'),
-    enabled: enabled === 'enabled' || enabled === 'disabled' ? enabled : 'all', node: get('node'),
+    q: get('q') ?? '',
+    type: get('type'),
+    tag: get('tag'),
+    enabled: enabled === 'enabled' || enabled === 'disabled' ? enabled : 'all',
+    node: get('node'),
   };
 }

@@ -95,36 +95,131 @@ export const COVERED_ELSEWHERE = {
 /** The server's defaults for a new task (core/features/backup-tasks/backup-task-service.ts TASK_DEFAULTS). */
 export function emptyTaskForm(): TaskFormValues {
   return {
-    name: '', type: 'file', enabled: true, tags: [], sourcePaths: [], excludePatterns: [], dbHost: '', dbPort: '', dbUser: '', dbPassword: '', dbNames: [], dbPath: '',
-    storageTargetIds: [], replicationTargetIds: [], placement: 'master', nodeId: '', nodeLabel: '', cronExpr: '', maintenanceWindows: '', timeoutMinutes: 0, dependsOnTaskIds: [],
-    retentionDays: 30, maxBackups: 10, keepDaily: 0, keepWeekly: 0, keepMonthly: 0, keepYearly: 0, compression: 'zstd', encrypt: true,
-    verifyEnabled: false, verifyCronExpr: '', verifyMode: 'quick', slaHoursRpo: 0, rtoMinutes: 0, alertOnConsecutiveFails: 1, backupMode: 'full', diffFullIntervalDays: 7,
+    name: '',
+    type: 'file',
+    enabled: true,
+    tags: [],
+    sourcePaths: [],
+    excludePatterns: [],
+    dbHost: '',
+    dbPort: '',
+    dbUser: '',
+    dbPassword: '',
+    dbNames: [],
+    dbPath: '',
+    storageTargetIds: [],
+    replicationTargetIds: [],
+    placement: 'master',
+    nodeId: '',
+    nodeLabel: '',
+    cronExpr: '',
+    maintenanceWindows: '',
+    timeoutMinutes: 0,
+    dependsOnTaskIds: [],
+    retentionDays: 30,
+    maxBackups: 10,
+    keepDaily: 0,
+    keepWeekly: 0,
+    keepMonthly: 0,
+    keepYearly: 0,
+    compression: 'zstd',
+    encrypt: true,
+    verifyEnabled: false,
+    verifyCronExpr: '',
+    verifyMode: 'quick',
+    slaHoursRpo: 0,
+    rtoMinutes: 0,
+    alertOnConsecutiveFails: 1,
+    backupMode: 'full',
+    diffFullIntervalDays: 7,
   };
 }
 
 /** What the form reads of a task (GET /api/backup/tasks/{id}); structural, so the generated type fits. */
 export interface TaskDetailLike {
-  name: string; type: string; enabled: boolean; tags: string; sourcePaths: string[]; excludePatterns: string[];
-  dbHost: string; dbPort: number; dbUser: string; dbName: string; dbPath: string;
-  storageTargetIds: number[]; replicationTargetIds: number[]; nodeId: number; nodeLabel: string; cronExpr: string; maintenanceWindows: string;
-  timeoutMinutes: number; dependsOnTaskIds: number[]; retentionDays: number; maxBackups: number; keepDaily: number; keepWeekly: number;
-  keepMonthly: number; keepYearly: number; compression: string; encrypt: boolean; verifyEnabled: boolean; verifyCronExpr: string; verifyMode: string;
-  slaHoursRpo: number; rtoMinutes: number; alertOnConsecutiveFails: number; backupMode: string; diffFullIntervalDays: number;
+  name: string;
+  type: string;
+  enabled: boolean;
+  tags: string;
+  sourcePaths: string[];
+  excludePatterns: string[];
+  dbHost: string;
+  dbPort: number;
+  dbUser: string;
+  dbName: string;
+  dbPath: string;
+  storageTargetIds: number[];
+  replicationTargetIds: number[];
+  nodeId: number;
+  nodeLabel: string;
+  cronExpr: string;
+  maintenanceWindows: string;
+  timeoutMinutes: number;
+  dependsOnTaskIds: number[];
+  retentionDays: number;
+  maxBackups: number;
+  keepDaily: number;
+  keepWeekly: number;
+  keepMonthly: number;
+  keepYearly: number;
+  compression: string;
+  encrypt: boolean;
+  verifyEnabled: boolean;
+  verifyCronExpr: string;
+  verifyMode: string;
+  slaHoursRpo: number;
+  rtoMinutes: number;
+  alertOnConsecutiveFails: number;
+  backupMode: string;
+  diffFullIntervalDays: number;
 }
 
 const ids = (list: number[]) => list.map(String);
-const splitList = (s: string) => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+const splitList = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 
 export function formFromTask(t: TaskDetailLike): TaskFormValues {
   return {
-    name: t.name, type: t.type, enabled: t.enabled, tags: splitList(t.tags), sourcePaths: [...t.sourcePaths], excludePatterns: [...t.excludePatterns],
-    dbHost: t.dbHost, dbPort: t.dbPort || '', dbUser: t.dbUser, dbPassword: '', dbNames: splitList(t.dbName), dbPath: t.dbPath,
-    storageTargetIds: ids(t.storageTargetIds), replicationTargetIds: ids(t.replicationTargetIds),
-    placement: t.nodeLabel ? 'pool' : t.nodeId > 0 ? 'node' : 'master', nodeId: t.nodeId > 0 ? String(t.nodeId) : '', nodeLabel: t.nodeLabel,
-    cronExpr: t.cronExpr, maintenanceWindows: t.maintenanceWindows, timeoutMinutes: t.timeoutMinutes, dependsOnTaskIds: ids(t.dependsOnTaskIds),
-    retentionDays: t.retentionDays, maxBackups: t.maxBackups, keepDaily: t.keepDaily, keepWeekly: t.keepWeekly, keepMonthly: t.keepMonthly, keepYearly: t.keepYearly,
-    compression: t.compression, encrypt: t.encrypt, verifyEnabled: t.verifyEnabled, verifyCronExpr: t.verifyCronExpr, verifyMode: t.verifyMode,
-    slaHoursRpo: t.slaHoursRpo, rtoMinutes: t.rtoMinutes, alertOnConsecutiveFails: t.alertOnConsecutiveFails, backupMode: t.backupMode || 'full', diffFullIntervalDays: t.diffFullIntervalDays,
+    name: t.name,
+    type: t.type,
+    enabled: t.enabled,
+    tags: splitList(t.tags),
+    sourcePaths: [...t.sourcePaths],
+    excludePatterns: [...t.excludePatterns],
+    dbHost: t.dbHost,
+    dbPort: t.dbPort || '',
+    dbUser: t.dbUser,
+    dbPassword: '',
+    dbNames: splitList(t.dbName),
+    dbPath: t.dbPath,
+    storageTargetIds: ids(t.storageTargetIds),
+    replicationTargetIds: ids(t.replicationTargetIds),
+    placement: t.nodeLabel ? 'pool' : t.nodeId > 0 ? 'node' : 'master',
+    nodeId: t.nodeId > 0 ? String(t.nodeId) : '',
+    nodeLabel: t.nodeLabel,
+    cronExpr: t.cronExpr,
+    maintenanceWindows: t.maintenanceWindows,
+    timeoutMinutes: t.timeoutMinutes,
+    dependsOnTaskIds: ids(t.dependsOnTaskIds),
+    retentionDays: t.retentionDays,
+    maxBackups: t.maxBackups,
+    keepDaily: t.keepDaily,
+    keepWeekly: t.keepWeekly,
+    keepMonthly: t.keepMonthly,
+    keepYearly: t.keepYearly,
+    compression: t.compression,
+    encrypt: t.encrypt,
+    verifyEnabled: t.verifyEnabled,
+    verifyCronExpr: t.verifyCronExpr,
+    verifyMode: t.verifyMode,
+    slaHoursRpo: t.slaHoursRpo,
+    rtoMinutes: t.rtoMinutes,
+    alertOnConsecutiveFails: t.alertOnConsecutiveFails,
+    backupMode: t.backupMode || 'full',
+    diffFullIntervalDays: t.diffFullIntervalDays,
   };
 }
 
@@ -140,7 +235,10 @@ export function taskInputFromForm(v: TaskFormValues, drivers: readonly DriverInf
   const kind = sourceKind(v.type, drivers);
   const clean = (list: string[]) => list.map((s) => s.trim()).filter((s) => s !== '');
   return {
-    name: v.name.trim(), type: v.type, enabled: v.enabled, tags: clean(v.tags),
+    name: v.name.trim(),
+    type: v.type,
+    enabled: v.enabled,
+    tags: clean(v.tags),
     sourcePaths: kind === 'file' ? clean(v.sourcePaths) : [],
     excludePatterns: kind === 'file' ? clean(v.excludePatterns) : [],
     dbHost: kind === 'server' ? v.dbHost.trim() : '',
@@ -149,27 +247,50 @@ export function taskInputFromForm(v: TaskFormValues, drivers: readonly DriverInf
     ...(kind === 'server' && v.dbPassword !== '' ? { dbPassword: v.dbPassword } : {}),
     dbName: kind === 'server' ? clean(v.dbNames).join(',') : '',
     dbPath: kind === 'path' ? v.dbPath.trim() : '',
-    storageTargetIds: toIds(v.storageTargetIds), replicationTargetIds: toIds(v.replicationTargetIds),
+    storageTargetIds: toIds(v.storageTargetIds),
+    replicationTargetIds: toIds(v.replicationTargetIds),
     nodeId: v.placement === 'node' ? num(Number(v.nodeId) || 0) : 0,
     nodeLabel: v.placement === 'pool' ? v.nodeLabel.trim() : '',
-    cronExpr: v.cronExpr.trim(), maintenanceWindows: v.maintenanceWindows.trim(), timeoutMinutes: num(v.timeoutMinutes), dependsOnTaskIds: toIds(v.dependsOnTaskIds),
-    retentionDays: num(v.retentionDays), maxBackups: num(v.maxBackups), keepDaily: num(v.keepDaily), keepWeekly: num(v.keepWeekly), keepMonthly: num(v.keepMonthly), keepYearly: num(v.keepYearly),
-    compression: v.compression, encrypt: v.encrypt, verifyEnabled: v.verifyEnabled, verifyCronExpr: v.verifyCronExpr.trim(), verifyMode: v.verifyMode,
-    slaHoursRpo: num(v.slaHoursRpo), rtoMinutes: num(v.rtoMinutes), alertOnConsecutiveFails: num(v.alertOnConsecutiveFails),
-    backupMode: v.backupMode, diffFullIntervalDays: num(v.diffFullIntervalDays),
+    cronExpr: v.cronExpr.trim(),
+    maintenanceWindows: v.maintenanceWindows.trim(),
+    timeoutMinutes: num(v.timeoutMinutes),
+    dependsOnTaskIds: toIds(v.dependsOnTaskIds),
+    retentionDays: num(v.retentionDays),
+    maxBackups: num(v.maxBackups),
+    keepDaily: num(v.keepDaily),
+    keepWeekly: num(v.keepWeekly),
+    keepMonthly: num(v.keepMonthly),
+    keepYearly: num(v.keepYearly),
+    compression: v.compression,
+    encrypt: v.encrypt,
+    verifyEnabled: v.verifyEnabled,
+    verifyCronExpr: v.verifyCronExpr.trim(),
+    verifyMode: v.verifyMode,
+    slaHoursRpo: num(v.slaHoursRpo),
+    rtoMinutes: num(v.rtoMinutes),
+    alertOnConsecutiveFails: num(v.alertOnConsecutiveFails),
+    backupMode: v.backupMode,
+    diffFullIntervalDays: num(v.diffFullIntervalDays),
   };
 }
 
 /** API field → form field, where they differ. */
 const FIELD_OF: Record<string, keyof TaskFormValues> = {
-  sourcePath: 'sourcePaths', storageTargetId: 'storageTargetIds', nodePoolTag: 'nodeLabel', dbName: 'dbNames', extraConfig: 'type',
+  sourcePath: 'sourcePaths',
+  storageTargetId: 'storageTargetIds',
+  nodePoolTag: 'nodeLabel',
+  dbName: 'dbNames',
+  extraConfig: 'type',
 };
 
 /**
  * Server validation details (`[{path, message}]` of INVALID_INPUT — `body/name` — or of
  * BACKUP_TASK_INVALID — `sourcePaths/0`) as form errors by field; what names no field goes to `rest`.
  */
-export function fieldErrors(details: unknown): { byField: Partial<Record<keyof TaskFormValues, string>>; rest: string[] } {
+export function fieldErrors(details: unknown): {
+  byField: Partial<Record<keyof TaskFormValues, string>>;
+  rest: string[];
+} {
   const byField: Partial<Record<keyof TaskFormValues, string>> = {};
   const rest: string[] = [];
   if (!Array.isArray(details)) return { byField, rest };

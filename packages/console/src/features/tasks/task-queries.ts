@@ -13,7 +13,11 @@ export const taskKeys = {
 };
 
 export function useTaskList() {
-  return useQuery({ queryKey: taskKeys.list(), queryFn: () => unwrapPage(api.GET('/api/backup/tasks', { params: { query: { offset: 0 } } })), refetchInterval: 15_000 });
+  return useQuery({
+    queryKey: taskKeys.list(),
+    queryFn: () => unwrapPage(api.GET('/api/backup/tasks', { params: { query: { offset: 0 } } })),
+    refetchInterval: 15_000,
+  });
 }
 
 export function useTaskTags() {
@@ -21,7 +25,10 @@ export function useTaskTags() {
 }
 
 export function useTask(id: number) {
-  return useQuery({ queryKey: taskKeys.detail(id), queryFn: () => unwrap(api.GET('/api/backup/tasks/{id}', { params: { path: { id } } })) });
+  return useQuery({
+    queryKey: taskKeys.detail(id),
+    queryFn: () => unwrap(api.GET('/api/backup/tasks/{id}', { params: { path: { id } } })),
+  });
 }
 
 export function useStorageTargets() {
@@ -55,6 +62,10 @@ export function useTaskTypes() {
 
 /** The zone the master reads schedules in (the `timezone` setting, else its own); the browser's until known. */
 export function useScheduleZone(): string {
-  const info = useQuery({ queryKey: ['system', 'info'], queryFn: () => unwrap(api.GET('/api/system/info')), staleTime: 300_000 });
+  const info = useQuery({
+    queryKey: ['system', 'info'],
+    queryFn: () => unwrap(api.GET('/api/system/info')),
+    staleTime: 300_000,
+  });
   return info.data?.scheduleTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }

@@ -33,10 +33,15 @@ export function ApplyDialog({ template, nodes, opened, onClose }: ApplyDialogPro
       const { variables, missingNames } = variablesOf(rows);
       setMissing(missingNames);
       if (missingNames.length) throw new Error(t('apply.missingName'));
-      return unwrap(api.POST('/api/task-templates/{id}/apply', { params: { path: { id: template.id } }, body: { variables } }));
+      return unwrap(
+        api.POST('/api/task-templates/{id}/apply', { params: { path: { id: template.id } }, body: { variables } }),
+      );
     },
     onSuccess: async (results) => {
-      await Promise.all([queryClient.invalidateQueries({ queryKey: ['tasks'] }), queryClient.invalidateQueries({ queryKey: ['templates', 'ref', 'tasks'] })]);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['tasks'] }),
+        queryClient.invalidateQueries({ queryKey: ['templates', 'ref', 'tasks'] }),
+      ]);
       const path = createdTaskPath(results);
       if (path) void navigate(path);
     },
@@ -46,38 +51,75 @@ export function ApplyDialog({ template, nodes, opened, onClose }: ApplyDialogPro
   const dbName = applies({ key: 'dbName', only: 'database' }, template.taskType, drivers);
   const results = apply.data;
   const created = results?.filter((r) => r.success).length ?? 0;
-  const set = (i: number, patch: Partial<ApplyRow>) => setRows((prev) => prev.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const set = (i: number, patch: Partial<ApplyRow>) =>
+    setRows((prev) => prev.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
     <Modal opened={opened} onClose={onClose} title={t('apply.title', { name: template.name })} size="xl">
-      <form onSubmit={(e) => { e.preventDefault(); apply.mutate(); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply.mutate();
+        }}
+      >
         <Stack>
-          <Text size="sm" c="dimmed">{t('apply.intro')}</Text>
+          <Text size="sm" c="dimmed">
+            {t('apply.intro')}
+          </Text>
           {rows.map((row, i) => (
-            <ApplyRowFields key={i} index={i} row={row} isFile={isFile} dbHost={dbHost} dbName={dbName} nodes={nodes} nameMissing={missing.includes(i)}
-              onChange={(patch) => set(i, patch)} onRemove={rows.length > 1 ? () => setRows((prev) => prev.filter((_, j) => j !== i)) : undefined} />
+            <ApplyRowFields
+              key={i}
+              index={i}
+              row={row}
+              isFile={isFile}
+              dbHost={dbHost}
+              dbName={dbName}
+              nodes={nodes}
+              nameMissing={missing.includes(i)}
+              onChange={(patch) => set(i, patch)}
+              onRemove={rows.length > 1 ? () => setRows((prev) => prev.filter((_, j) => j !== i)) : undefined}
+            />
           ))}
           {rows.length < MAX_APPLY && (
-            <Button variant="subtle" leftSection={<IconPlus size={16} />} onClick={() => setRows((prev) => [...prev, EMPTY_ROW])} w="fit-content">
+            <Button
+              variant="subtle"
+              leftSection={<IconPlus size={16} />}
+              onClick={() => setRows((prev) => [...prev, EMPTY_ROW])}
+              w="fit-content"
+            >
               {t('apply.addRow')}
             </Button>
           )}
           <ErrorAlert error={apply.error} />
           {results && (
-            <Alert color={created === results.length ? 'green' : 'orange'} title={t('apply.createdSome', { created, total: results.length })} role="status">
+            <Alert
+              color={created === results.length ? 'green' : 'orange'}
+              title={t('apply.createdSome', { created, total: results.length })}
+              role="status"
+            >
               <List size="sm">
                 {results.map((r) => (
                   <List.Item key={r.index}>
-                    {r.success && r.taskId !== undefined
-                      ? <Anchor component={Link} to={`/tasks/${r.taskId}`}>{r.name}</Anchor>
-                      : <Text span size="sm" c="red">{r.name || t('apply.row', { n: r.index + 1 })}: {r.error} {r.code && `(${r.code})`}</Text>}
+                    {r.success && r.taskId !== undefined ? (
+                      <Anchor component={Link} to={`/tasks/${r.taskId}`}>
+                        {r.name}
+                      </Anchor>
+                    ) : (
+                      <Text span size="sm" c="red">
+                        {r.name || t('apply.row', { n: r.index + 1 })}: {r.error} {r.code && `(${r.code})`}
+                      </Text>
+                    )}
                   </List.Item>
                 ))}
               </List>
             </Alert>
           )}
           <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{tc('actions.close')}</Button>
-            <Button type="submit" loading={apply.isPending}>{t('apply.submit')}</Button>
+            <Button variant="default" onClick={onClose}>
+              {tc('actions.close')}
+            </Button>
+            <Button type="submit" loading={apply.isPending}>
+              {t('apply.submit')}
+            </Button>
           </Group>
         </Stack>
       </form>

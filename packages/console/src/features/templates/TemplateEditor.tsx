@@ -7,7 +7,13 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client.ts';
 import type { RequestBody, ResponseData } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { newTemplateValues, payloadFromValues, valuesFromPayload, type FieldError, type TemplateValues } from './template-fields.ts';
+import {
+  newTemplateValues,
+  payloadFromValues,
+  valuesFromPayload,
+  type FieldError,
+  type TemplateValues,
+} from './template-fields.ts';
 import { TemplatePayloadForm } from './TemplatePayloadForm.tsx';
 import { useReferences } from './use-references.ts';
 
@@ -23,7 +29,9 @@ export function TemplateEditor({ template }: { template?: Template }) {
   const refs = useReferences();
   const [name, setName] = useState(template?.name ?? '');
   const [description, setDescription] = useState(template?.description ?? '');
-  const [values, setValues] = useState<TemplateValues>(() => (template ? valuesFromPayload(template.payload) : newTemplateValues()));
+  const [values, setValues] = useState<TemplateValues>(() =>
+    template ? valuesFromPayload(template.payload) : newTemplateValues(),
+  );
   const [errors, setErrors] = useState<Record<string, FieldError>>({});
 
   const save = useMutation({
@@ -46,22 +54,54 @@ export function TemplateEditor({ template }: { template?: Template }) {
   });
 
   return (
-    <form onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
       <Stack>
         <ErrorAlert error={refs.error} />
         <Paper withBorder p="md">
           <Stack gap="sm">
-            <TextInput label={t('name')} required maxLength={128} value={name} error={errors.name ? t('errors.required') : undefined}
-              onChange={(e) => setName(e.currentTarget.value)} data-field="name" />
-            <Textarea label={t('templateDescription')} maxLength={500} autosize minRows={2} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+            <TextInput
+              label={t('name')}
+              required
+              maxLength={128}
+              value={name}
+              error={errors.name ? t('errors.required') : undefined}
+              onChange={(e) => setName(e.currentTarget.value)}
+              data-field="name"
+            />
+            <Textarea
+              label={t('templateDescription')}
+              maxLength={500}
+              autosize
+              minRows={2}
+              value={description}
+              onChange={(e) => setDescription(e.currentTarget.value)}
+            />
           </Stack>
         </Paper>
-        <TemplatePayloadForm values={values} errors={errors} refs={refs} passwordStored={template?.maskedFields.includes('dbPassword') ?? false}
-          disabled={false} onChange={(key, v) => setValues((prev) => ({ ...prev, [key]: v }))} />
+        <TemplatePayloadForm
+          values={values}
+          errors={errors}
+          refs={refs}
+          passwordStored={template?.maskedFields.includes('dbPassword') ?? false}
+          disabled={false}
+          onChange={(key, v) => setValues((prev) => ({ ...prev, [key]: v }))}
+        />
         <ErrorAlert error={save.error} />
         <Group>
-          <Button type="submit" loading={save.isPending}>{tc('actions.save')}</Button>
-          <Button variant="default" onClick={() => void navigate(template ? `/templates/${template.id}` : '/templates')}>{tc('actions.cancel')}</Button>
+          <Button type="submit" loading={save.isPending}>
+            {tc('actions.save')}
+          </Button>
+          <Button
+            variant="default"
+            onClick={() => void navigate(template ? `/templates/${template.id}` : '/templates')}
+          >
+            {tc('actions.cancel')}
+          </Button>
         </Group>
       </Stack>
     </form>

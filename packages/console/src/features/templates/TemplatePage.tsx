@@ -39,22 +39,59 @@ export function TemplatePage() {
     <QueryState query={query}>
       {(tpl) => (
         <Stack>
-          <PageHeader title={t('viewTitle', { name: tpl.name })} description={tpl.description || undefined} actions={can('write') && (
-            <>
-              <Button leftSection={<IconPlayerPlay size={16} />} onClick={applyDialog.open}>{t('apply.button')}</Button>
-              <Button variant="default" component={Link} to={`/templates/${tpl.id}/edit`} leftSection={<IconEdit size={16} />}>{tc('actions.edit')}</Button>
-              <ConfirmButton label={tc('actions.delete')} title={t('deleteTitle')} message={tc('confirmDelete', { name: tpl.name })}
-                onConfirm={() => remove.mutateAsync()} loading={remove.isPending} error={remove.error} />
-            </>
-          )} />
+          <PageHeader
+            title={t('viewTitle', { name: tpl.name })}
+            description={tpl.description || undefined}
+            actions={
+              can('write') && (
+                <>
+                  <Button leftSection={<IconPlayerPlay size={16} />} onClick={applyDialog.open}>
+                    {t('apply.button')}
+                  </Button>
+                  <Button
+                    variant="default"
+                    component={Link}
+                    to={`/templates/${tpl.id}/edit`}
+                    leftSection={<IconEdit size={16} />}
+                  >
+                    {tc('actions.edit')}
+                  </Button>
+                  <ConfirmButton
+                    label={tc('actions.delete')}
+                    title={t('deleteTitle')}
+                    message={tc('confirmDelete', { name: tpl.name })}
+                    onConfirm={() => remove.mutateAsync()}
+                    loading={remove.isPending}
+                    error={remove.error}
+                  />
+                </>
+              )
+            }
+          />
           <Group gap="xs">
-            <Badge variant="light" tt="none">{tpl.taskType}</Badge>
-            {tpl.createdBy && <Text size="sm" c="dimmed">{t('createdBy', { user: tpl.createdBy })}</Text>}
-            <Text size="sm" c="dimmed">·</Text>
+            <Badge variant="light" tt="none">
+              {tpl.taskType}
+            </Badge>
+            {tpl.createdBy && (
+              <Text size="sm" c="dimmed">
+                {t('createdBy', { user: tpl.createdBy })}
+              </Text>
+            )}
+            <Text size="sm" c="dimmed">
+              ·
+            </Text>
             <RelativeTime value={tpl.updatedAt} />
           </Group>
           <TemplateSummary payload={tpl.payload} refs={refs} />
-          {can('write') && <ApplyDialog key={String(applying)} template={tpl} nodes={refs.nodes} opened={applying} onClose={applyDialog.close} />}
+          {can('write') && (
+            <ApplyDialog
+              key={String(applying)}
+              template={tpl}
+              nodes={refs.nodes}
+              opened={applying}
+              onClose={applyDialog.close}
+            />
+          )}
         </Stack>
       )}
     </QueryState>

@@ -15,14 +15,23 @@ export function TemplatesListPage() {
   const { t } = useTranslation('templates');
   const can = useCan();
   const query = useQuery(templatesQuery);
-  const add = can('write') ? <Button component={Link} to="/templates/new" leftSection={<IconPlus size={16} />}>{t('add')}</Button> : null;
+  const add = can('write') ? (
+    <Button component={Link} to="/templates/new" leftSection={<IconPlus size={16} />}>
+      {t('add')}
+    </Button>
+  ) : null;
   return (
     <>
       <PageHeader title={t('title')} description={t('description')} actions={add} />
       <QueryState query={query}>
-        {({ items }) => items.length === 0
-          ? <EmptyState title={t('empty.title')} hint={can('write') ? t('empty.hint') : t('empty.viewerHint')} action={add} />
-          : (
+        {({ items }) =>
+          items.length === 0 ? (
+            <EmptyState
+              title={t('empty.title')}
+              hint={can('write') ? t('empty.hint') : t('empty.viewerHint')}
+              action={add}
+            />
+          ) : (
             <Table.ScrollContainer minWidth={640}>
               <Table striped highlightOnHover>
                 <Table.Thead>
@@ -37,17 +46,32 @@ export function TemplatesListPage() {
                 <Table.Tbody>
                   {items.map((x) => (
                     <Table.Tr key={x.id}>
-                      <Table.Td><Anchor component={Link} to={`/templates/${x.id}`}>{x.name}</Anchor></Table.Td>
-                      <Table.Td><Badge variant="light" tt="none">{x.taskType}</Badge></Table.Td>
-                      <Table.Td maw={360}><Text size="sm" lineClamp={2}>{x.description}</Text></Table.Td>
+                      <Table.Td>
+                        <Anchor component={Link} to={`/templates/${x.id}`}>
+                          {x.name}
+                        </Anchor>
+                      </Table.Td>
+                      <Table.Td>
+                        <Badge variant="light" tt="none">
+                          {x.taskType}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td maw={360}>
+                        <Text size="sm" lineClamp={2}>
+                          {x.description}
+                        </Text>
+                      </Table.Td>
                       <Table.Td>{x.createdBy}</Table.Td>
-                      <Table.Td><RelativeTime value={x.updatedAt} /></Table.Td>
+                      <Table.Td>
+                        <RelativeTime value={x.updatedAt} />
+                      </Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-          )}
+          )
+        }
       </QueryState>
     </>
   );

@@ -10,7 +10,17 @@ import { driverOf, sourceKind, type DriverInfo } from '../tasks/task-form-model.
 export const PASSWORD_MASK = '********';
 
 export type Section = 'basics' | 'source' | 'database' | 'placement' | 'schedule' | 'retention' | 'verify' | 'options';
-export type FieldKind = 'taskType' | 'text' | 'secret' | 'integer' | 'boolean' | 'list' | 'select' | 'targets' | 'tasks' | 'node';
+export type FieldKind =
+  | 'taskType'
+  | 'text'
+  | 'secret'
+  | 'integer'
+  | 'boolean'
+  | 'list'
+  | 'select'
+  | 'targets'
+  | 'tasks'
+  | 'node';
 
 export interface TemplateField {
   key: string;
@@ -26,7 +36,13 @@ export interface TemplateField {
   only?: 'file' | 'database';
 }
 
-const int = <K extends string>(key: K, section: Section, min = 0, max = 2_147_483_647) => ({ key, kind: 'integer' as const, section, min, max });
+const int = <K extends string>(key: K, section: Section, min = 0, max = 2_147_483_647) => ({
+  key,
+  kind: 'integer' as const,
+  section,
+  min,
+  max,
+});
 
 export const TEMPLATE_FIELDS = [
   { key: 'type', kind: 'taskType', section: 'basics' },
@@ -75,7 +91,16 @@ export type FieldKey = (typeof TEMPLATE_FIELDS)[number]['key'];
  */
 export const LEGACY_KEYS = ['sourcePath', 'storageTargetId', 'nodePoolTag', 'backupMode', 'extraConfig'] as const;
 
-export const SECTIONS: Section[] = ['basics', 'source', 'database', 'placement', 'schedule', 'retention', 'verify', 'options'];
+export const SECTIONS: Section[] = [
+  'basics',
+  'source',
+  'database',
+  'placement',
+  'schedule',
+  'retention',
+  'verify',
+  'options',
+];
 
 export type FormValue = string | number | boolean | string[];
 export type TemplateValues = Record<string, FormValue>;
@@ -96,7 +121,11 @@ function emptyOf(f: TemplateField): FormValue {
 
 const asList = (v: unknown): string[] => {
   if (Array.isArray(v)) return v.map(String).filter((s) => s !== '');
-  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return [];
 };
 
@@ -123,7 +152,11 @@ export function isFileType(type: unknown, drivers: readonly DriverInfo[] = []): 
  * not list (not installed, or the list not loaded yet) shows every database field, so nothing a
  * stored template holds is hidden or dropped.
  */
-export function applies(f: Pick<TemplateField, 'only' | 'key'>, type: unknown, drivers: readonly DriverInfo[]): boolean {
+export function applies(
+  f: Pick<TemplateField, 'only' | 'key'>,
+  type: unknown,
+  drivers: readonly DriverInfo[],
+): boolean {
   if (!f.only) return true;
   const file = isFileType(type, drivers);
   if (f.only === 'file') return file;
@@ -138,7 +171,10 @@ export function applies(f: Pick<TemplateField, 'only' | 'key'>, type: unknown, d
  * server's default); fields that do not apply to the type (or its driver) are left out; an empty password keeps
  * the stored one (the API keeps it on absent, '' or the mask).
  */
-export function payloadFromValues(values: TemplateValues, drivers: readonly DriverInfo[]): { payload: Record<string, unknown>; errors: Record<string, FieldError> } {
+export function payloadFromValues(
+  values: TemplateValues,
+  drivers: readonly DriverInfo[],
+): { payload: Record<string, unknown>; errors: Record<string, FieldError> } {
   const payload: Record<string, unknown> = {};
   const errors: Record<string, FieldError> = {};
   const type = typeof values.type === 'string' ? values.type.trim() : '';
@@ -155,7 +191,9 @@ export function payloadFromValues(values: TemplateValues, drivers: readonly Driv
         break;
       case 'targets':
       case 'tasks':
-        payload[f.key] = asList(v).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+        payload[f.key] = asList(v)
+          .map(Number)
+          .filter((n) => Number.isInteger(n) && n > 0);
         break;
       case 'node': {
         const n = Number(v);

@@ -2,7 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useDatabaseTypes } from '../tasks/task-queries.ts';
 import { nodesQuery, targetsQuery, taskTypesQuery, tasksQuery } from './queries.ts';
 
-export interface Option { value: string; label: string }
+export interface Option {
+  value: string;
+  label: string;
+}
 
 /**
  * Choices for the id fields of a template, by name (ids the lists lack still show, as "#id"), and
@@ -14,7 +17,8 @@ export function useReferences() {
   const nodes = useQuery(nodesQuery);
   const types = useQuery(taskTypesQuery);
   const drivers = useDatabaseTypes();
-  const options = (list: { id: number; name: string }[] | undefined): Option[] => (list ?? []).map((x) => ({ value: String(x.id), label: x.name }));
+  const options = (list: { id: number; name: string }[] | undefined): Option[] =>
+    (list ?? []).map((x) => ({ value: String(x.id), label: x.name }));
   return {
     targets: options(targets.data),
     tasks: options(tasks.data),

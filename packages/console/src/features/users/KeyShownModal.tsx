@@ -8,21 +8,40 @@ export function KeyShownModal({ plainKey, onClose }: { plainKey: string; onClose
   return (
     <Modal opened onClose={onClose} title={t('keys.shown.title')} size="lg" closeOnClickOutside={false}>
       <Stack>
-        <Alert color="orange" icon={<IconAlertTriangle size={18} />} role="alert">{t('keys.shown.warning')}</Alert>
-        <Text size="sm" fw={500} id="new-api-key">{t('keys.shown.label')}</Text>
+        <Alert color="orange" icon={<IconAlertTriangle size={18} />} role="alert">
+          {t('keys.shown.warning')}
+        </Alert>
+        <Text size="sm" fw={500} id="new-api-key">
+          {t('keys.shown.label')}
+        </Text>
         <Group wrap="nowrap" gap="xs">
-          <Code block style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }} aria-labelledby="new-api-key" data-testid="plain-key">{plainKey}</Code>
+          <Code
+            block
+            style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}
+            aria-labelledby="new-api-key"
+            data-testid="plain-key"
+          >
+            {plainKey}
+          </Code>
           <CopyButton value={plainKey}>
             {({ copied, copy }) => (
-              <Button variant={copied ? 'filled' : 'default'} color={copied ? 'teal' : undefined} onClick={copy}
-                leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />}>
+              <Button
+                variant={copied ? 'filled' : 'default'}
+                color={copied ? 'teal' : undefined}
+                onClick={copy}
+                leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+              >
                 {copied ? t('actions.copied', { ns: 'common' }) : t('actions.copy', { ns: 'common' })}
               </Button>
             )}
           </CopyButton>
         </Group>
-        <Text size="xs" c="dimmed">{t('keys.shown.usage')}</Text>
-        <Group justify="flex-end"><Button onClick={onClose}>{t('keys.shown.copied')}</Button></Group>
+        <Text size="xs" c="dimmed">
+          {t('keys.shown.usage')}
+        </Text>
+        <Group justify="flex-end">
+          <Button onClick={onClose}>{t('keys.shown.copied')}</Button>
+        </Group>
       </Stack>
     </Modal>
   );

@@ -28,32 +28,62 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
       else await unwrap(api.PUT('/api/users/{id}', { ...path, body: { disabled: what === 'disable' } }));
       return what;
     },
-    onSuccess: (what) => done(t(`done.${what === 'disable' ? 'disabled' : what === 'enable' ? 'enabled' : what === 'delete' ? 'deleted' : 'reset2fa'}`, { name: user.username })),
+    onSuccess: (what) =>
+      done(
+        t(
+          `done.${what === 'disable' ? 'disabled' : what === 'enable' ? 'enabled' : what === 'delete' ? 'deleted' : 'reset2fa'}`,
+          { name: user.username },
+        ),
+      ),
   });
-  const confirm = (what: Exclude<Pending, null>) => { action.reset(); setPending(what); };
+  const confirm = (what: Exclude<Pending, null>) => {
+    action.reset();
+    setPending(what);
+  };
   const label = { disable: t('actions.disable'), reset2fa: t('actions.reset2fa'), delete: t('actions.delete') };
   return (
     <Group gap={4} wrap="nowrap">
       <Tooltip label={t('actions.edit', { name: user.username })}>
-        <ActionIcon variant="subtle" onClick={onEdit} aria-label={t('actions.edit', { name: user.username })}><IconPencil size={16} /></ActionIcon>
+        <ActionIcon variant="subtle" onClick={onEdit} aria-label={t('actions.edit', { name: user.username })}>
+          <IconPencil size={16} />
+        </ActionIcon>
       </Tooltip>
       <Menu position="bottom-end" withinPortal>
         <Menu.Target>
-          <ActionIcon variant="subtle" aria-label={t('actions.more', { name: user.username })}><IconDots size={16} /></ActionIcon>
+          <ActionIcon variant="subtle" aria-label={t('actions.more', { name: user.username })}>
+            <IconDots size={16} />
+          </ActionIcon>
         </Menu.Target>
         <Menu.Dropdown>
-          {user.disabled
-            ? <Menu.Item onClick={() => action.mutate('enable')}>{t('actions.enable')}</Menu.Item>
-            : <Menu.Item disabled={self} onClick={() => confirm('disable')}>{t('actions.disable')}</Menu.Item>}
+          {user.disabled ? (
+            <Menu.Item onClick={() => action.mutate('enable')}>{t('actions.enable')}</Menu.Item>
+          ) : (
+            <Menu.Item disabled={self} onClick={() => confirm('disable')}>
+              {t('actions.disable')}
+            </Menu.Item>
+          )}
           {/* One's own factors are removed on the account page, with the password and a code. */}
-          <Menu.Item disabled={self || !user.mfaEnabled} onClick={() => confirm('reset2fa')}>{t('actions.reset2fa')}</Menu.Item>
+          <Menu.Item disabled={self || !user.mfaEnabled} onClick={() => confirm('reset2fa')}>
+            {t('actions.reset2fa')}
+          </Menu.Item>
           <Menu.Divider />
-          <Menu.Item color="red" disabled={self} onClick={() => confirm('delete')}>{t('actions.delete')}</Menu.Item>
+          <Menu.Item color="red" disabled={self} onClick={() => confirm('delete')}>
+            {t('actions.delete')}
+          </Menu.Item>
         </Menu.Dropdown>
       </Menu>
       {pending && (
-        <ConfirmModal opened title={label[pending]} message={t(`confirm.${pending}`, { name: user.username })} confirmLabel={label[pending]}
-          danger loading={action.isPending} error={action.error} onConfirm={() => action.mutate(pending)} onClose={() => setPending(null)} />
+        <ConfirmModal
+          opened
+          title={label[pending]}
+          message={t(`confirm.${pending}`, { name: user.username })}
+          confirmLabel={label[pending]}
+          danger
+          loading={action.isPending}
+          error={action.error}
+          onConfirm={() => action.mutate(pending)}
+          onClose={() => setPending(null)}
+        />
       )}
     </Group>
   );

@@ -10,6 +10,26 @@ function AdminOnly({ children }: { children: ReactNode }) {
 
 /** The users pages (and API keys), mounted under the signed-in layout by app/router.tsx; loaded on first visit. */
 export const usersRoutes: RouteObject[] = [
-  { path: 'users', lazy: () => import('./UsersPage.tsx').then(({ UsersPage }) => ({ Component: () => <AdminOnly><UsersPage /></AdminOnly> })) },
-  { path: 'api-keys', lazy: () => import('./ApiKeysPage.tsx').then(({ ApiKeysPage }) => ({ Component: () => <AdminOnly><ApiKeysPage /></AdminOnly> })) },
+  {
+    path: 'users',
+    lazy: () =>
+      import('./UsersPage.tsx').then(({ UsersPage }) => ({
+        Component: () => (
+          <AdminOnly>
+            <UsersPage />
+          </AdminOnly>
+        ),
+      })),
+  },
+  {
+    path: 'api-keys',
+    lazy: () =>
+      import('./ApiKeysPage.tsx').then(({ ApiKeysPage }) => ({
+        Component: () => (
+          <AdminOnly>
+            <ApiKeysPage />
+          </AdminOnly>
+        ),
+      })),
+  },
 ];

@@ -4,15 +4,27 @@
  */
 export type Role = 'admin' | 'operator' | 'viewer';
 
-export interface UserFormValues { username: string; displayName: string; email: string; phone: string; role: Role; password: string }
+export interface UserFormValues {
+  username: string;
+  displayName: string;
+  email: string;
+  phone: string;
+  role: Role;
+  password: string;
+}
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 
 /** Error keys (namespace `users`, `form.errors.*`) per field; an edit may leave the password empty. */
-export function validateUser(v: UserFormValues, creating: boolean): Partial<Record<keyof UserFormValues, 'username' | 'password' | 'email'>> {
+export function validateUser(
+  v: UserFormValues,
+  creating: boolean,
+): Partial<Record<keyof UserFormValues, 'username' | 'password' | 'email'>> {
   const errors: Partial<Record<keyof UserFormValues, 'username' | 'password' | 'email'>> = {};
-  if (v.username.length < 3 || v.username.length > 64 || !USERNAME_PATTERN.test(v.username)) errors.username = 'username';
-  if ((creating || v.password !== '') && (v.password.length < 8 || v.password.length > 128)) errors.password = 'password';
+  if (v.username.length < 3 || v.username.length > 64 || !USERNAME_PATTERN.test(v.username))
+    errors.username = 'username';
+  if ((creating || v.password !== '') && (v.password.length < 8 || v.password.length > 128))
+    errors.password = 'password';
   if (v.email !== '' && !/^[^\s@]+@[^\s@]+$/.test(v.email)) errors.email = 'email';
   return errors;
 }
@@ -20,7 +32,9 @@ export function validateUser(v: UserFormValues, creating: boolean): Partial<Reco
 /** POST /api/users: empty optional fields left out (the server defaults the display name to the username). */
 export function createUserBody(v: UserFormValues) {
   return {
-    username: v.username.trim(), password: v.password, role: v.role,
+    username: v.username.trim(),
+    password: v.password,
+    role: v.role,
     ...(v.displayName.trim() ? { displayName: v.displayName.trim() } : {}),
     ...(v.email.trim() ? { email: v.email.trim() } : {}),
     ...(v.phone.trim() ? { phone: v.phone.trim() } : {}),
@@ -33,7 +47,14 @@ export function createUserBody(v: UserFormValues) {
  * name is not sent (the API needs one); an emptied email or phone is (it removes that OTP channel).
  */
 export function updateUserBody(before: Omit<UserFormValues, 'password'>, v: UserFormValues) {
-  const body: { username?: string; displayName?: string; email?: string; phone?: string; role?: Role; password?: string } = {};
+  const body: {
+    username?: string;
+    displayName?: string;
+    email?: string;
+    phone?: string;
+    role?: Role;
+    password?: string;
+  } = {};
   if (v.username.trim() !== before.username) body.username = v.username.trim();
   if (v.displayName.trim() && v.displayName.trim() !== before.displayName) body.displayName = v.displayName.trim();
   if (v.email.trim() !== before.email) body.email = v.email.trim();

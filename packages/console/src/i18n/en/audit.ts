@@ -18,9 +18,21 @@ export default {
     reset: 'Reset',
     inverted: 'The start date is after the end date.',
   },
-  columns: { time: 'Time', user: 'User', category: 'Category', action: 'Action', target: 'Target', detail: 'Detail', clientIp: 'Client IP' },
+  columns: {
+    time: 'Time',
+    user: 'User',
+    category: 'Category',
+    action: 'Action',
+    target: 'Target',
+    detail: 'Detail',
+    clientIp: 'Client IP',
+  },
   open: 'Show entry {{id}}',
-  empty: { title: 'No audit entries', filtered: 'Nothing matches these filters. Widen the date range or reset the filters.', none: 'Entries appear here as soon as someone signs in or changes something.' },
+  empty: {
+    title: 'No audit entries',
+    filtered: 'Nothing matches these filters. Widen the date range or reset the filters.',
+    none: 'Entries appear here as soon as someone signs in or changes something.',
+  },
   pager: { showing: '{{from}}–{{to}} of {{total}}', label: 'Audit log pages' },
   drawer: {
     title: 'Audit entry #{{id}}',

@@ -26,7 +26,8 @@ export default {
     bandwidthHint: 'Bytes per second, e.g. 10M or 512K; empty = no limit.',
     bandwidthInvalid: 'Digits with an optional K, M or G, e.g. 10M',
     required: 'Required',
-    localHint: 'The master\'s own concurrency and bandwidth come from its settings (BACKPLANE_MAX_CONCURRENT, bandwidth_limit).',
+    localHint:
+      "The master's own concurrency and bandwidth come from its settings (BACKPLANE_MAX_CONCURRENT, bandwidth_limit).",
     saved: 'Node saved',
     editTitle: 'Settings',
   },
@@ -34,7 +35,7 @@ export default {
     title: 'Add node',
     submit: 'Create node and installer',
     created: 'Node "{{name}}" created',
-    installerFailed: 'The node was created, but its installer was not. Create one from the node\'s page.',
+    installerFailed: "The node was created, but its installer was not. Create one from the node's page.",
     done: 'Done',
     openNode: 'Open the node',
   },
@@ -64,7 +65,8 @@ export default {
   token: {
     rotate: 'Rotate token',
     rotateTitle: 'Rotate the node token',
-    rotateBody: 'A new token replaces the node\'s current one; the agent must be given the new one. The previous token stays valid for a short grace period.',
+    rotateBody:
+      "A new token replaces the node's current one; the agent must be given the new one. The previous token stays valid for a short grace period.",
     rotated: 'New node token',
     once: 'This token is shown once: copy it now and give it to the agent (/etc/backplane/agent.token).',
     previousValid: 'The previous token stays valid until {{time}}.',
@@ -95,7 +97,7 @@ export default {
     deleteTitle: 'Delete node',
     deleted: 'Node "{{name}}" deleted',
     files: 'Files',
-    filesHint: 'Browse the node\'s filesystem (the master: within BACKPLANE_LOCAL_FS_ROOTS).',
+    filesHint: "Browse the node's filesystem (the master: within BACKPLANE_LOCAL_FS_ROOTS).",
     filesOffline: 'The node is offline: its agent cannot list folders until it is back.',
     readOnly: 'Changing nodes needs the administrator role.',
   },

@@ -16,8 +16,15 @@ export default {
   viewTitle: 'Channel: {{name}}',
   readOnly: 'You can view this channel; changing it needs the operator or administrator role.',
   writeOnly: 'Adding a channel needs the operator or administrator role.',
-  typeMissing: 'The channel type "{{type}}" is not installed on this server; its stored settings are shown as they are.',
-  sections: { general: 'General', config: 'Connection', advanced: 'Advanced options', events: 'Events', deliveries: 'Delivery log' },
+  typeMissing:
+    'The channel type "{{type}}" is not installed on this server; its stored settings are shown as they are.',
+  sections: {
+    general: 'General',
+    config: 'Connection',
+    advanced: 'Advanced options',
+    events: 'Events',
+    deliveries: 'Delivery log',
+  },
   fields: {
     type: 'Channel type',
     typePlaceholder: 'Choose a type',
@@ -26,7 +33,8 @@ export default {
     enabledHint: 'A disabled channel receives nothing.',
     onSuccess: 'Successful backups',
     onFailure: 'Failed backups',
-    outcomeHint: 'Used when no event types are chosen below: successes send backup_success, failures backup_failed and backup_partial.',
+    outcomeHint:
+      'Used when no event types are chosen below: successes send backup_success, failures backup_failed and backup_partial.',
     eventTypes: 'Event types',
     eventTypesHint: 'When set, the channel receives exactly these events (the two switches above are then not used).',
     eventTypesPlaceholder: 'Pick event types',
@@ -35,7 +43,7 @@ export default {
     digestImmediate: 'Each event as it happens',
     digestDaily: 'One daily digest',
     digestTime: 'Digest time (HH:MM)',
-    digestTimeHint: 'In the timezone setting\'s zone, else the server\'s.',
+    digestTimeHint: "In the timezone setting's zone, else the server's.",
     receives: 'This channel receives: {{events}}',
     receivesNothing: 'This channel receives nothing: choose event types or turn on successes or failures.',
     secretKeep: 'A value is stored. Leave empty to keep it; type a new one to replace it.',

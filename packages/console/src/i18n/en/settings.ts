@@ -16,7 +16,14 @@ export default {
   secretStored: 'A value is stored. Leave empty to keep it.',
   clearSecret: 'Remove the stored value',
   timezoneServer: 'Server time zone',
-  groups: { general: 'General', notifications: 'Notifications', security: 'Sign-in security', audit: 'Audit', transfer: 'Transfers', other: 'Other' },
+  groups: {
+    general: 'General',
+    notifications: 'Notifications',
+    security: 'Sign-in security',
+    audit: 'Audit',
+    transfer: 'Transfers',
+    other: 'Other',
+  },
   /** Labels by key (the help text, default and kind come from GET /api/settings/catalogue). */
   keys: {
     site_name: 'Site name',

@@ -47,7 +47,8 @@ export default {
     quota: 'Quota (GiB)',
     quotaHint: '0 = no quota.',
     agentDirectUpload: 'Agents upload directly',
-    agentDirectUploadHint: 'Off: agents send artifacts through the master (relay). On: each agent writes to this target itself (it needs access to it).',
+    agentDirectUploadHint:
+      'Off: agents send artifacts through the master (relay). On: each agent writes to this target itself (it needs access to it).',
     advanced: 'Advanced options ({{count}})',
     required: 'Required',
     invalidJson: 'Must be a JSON object, e.g. {"url": "https://…"}',
@@ -95,10 +96,11 @@ export default {
     connect: 'Connect to Google',
     reconnect: 'Authorise again',
     redirectUri: 'Redirect URI',
-    redirectHint: 'Register this exact address as an authorised redirect URI of the OAuth client in the Google Cloud console. The master\'s own page, {{masterPage}}, also works but asks for an API key.',
-    opening: 'Opening Google\'s consent page…',
+    redirectHint:
+      "Register this exact address as an authorised redirect URI of the OAuth client in the Google Cloud console. The master's own page, {{masterPage}}, also works but asks for an API key.",
+    opening: "Opening Google's consent page…",
     expires: 'The authorisation must be completed before {{time}}.',
-    openAgain: 'Open Google\'s consent page',
+    openAgain: "Open Google's consent page",
     saveFirst: 'Save changed settings first, then authorise.',
     account: 'Connected account',
     callbackTitle: 'Connect Google Drive',
@@ -106,7 +108,8 @@ export default {
     connected: 'Google Drive is connected: target "{{name}}".',
     openTarget: 'Open the target',
     googleError: 'Google reported: {{error}}. Start the authorisation again from the target form.',
-    missingParams: 'This page expects the state and code Google sends back. Start the authorisation again from the target form.',
+    missingParams:
+      'This page expects the state and code Google sends back. Start the authorisation again from the target form.',
     backToTargets: 'Back to storage targets',
   },
 } as const;

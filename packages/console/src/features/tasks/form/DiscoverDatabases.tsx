@@ -18,31 +18,79 @@ export function DiscoverDatabases({ form, nodeId, taskId }: { form: TaskForm; no
   const [showSystem, setShowSystem] = useState(false);
   const v = form.values;
   const discover = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/database/discover', {
-      body: {
-        type: v.type, nodeId,
-        ...(v.dbHost ? { host: v.dbHost } : {}), ...(v.dbPort ? { port: v.dbPort } : {}), ...(v.dbUser ? { user: v.dbUser } : {}),
-        ...(v.dbPassword ? { password: v.dbPassword } : {}),
-        ...(taskId !== null ? { taskId } : {}),
-      },
-    })),
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/database/discover', {
+          body: {
+            type: v.type,
+            nodeId,
+            ...(v.dbHost ? { host: v.dbHost } : {}),
+            ...(v.dbPort ? { port: v.dbPort } : {}),
+            ...(v.dbUser ? { user: v.dbUser } : {}),
+            ...(v.dbPassword ? { password: v.dbPassword } : {}),
+            ...(taskId !== null ? { taskId } : {}),
+          },
+        }),
+      ),
   });
   const found = discover.data?.details.filter((d) => showSystem || !d.system) ?? [];
-  const toggle = (name: string) => form.setFieldValue('dbNames', v.dbNames.includes(name) ? v.dbNames.filter((n) => n !== name) : [...v.dbNames, name]);
+  const toggle = (name: string) =>
+    form.setFieldValue(
+      'dbNames',
+      v.dbNames.includes(name) ? v.dbNames.filter((n) => n !== name) : [...v.dbNames, name],
+    );
   return (
     <Stack gap="xs">
       <Group gap="xs">
-        <Button size="xs" variant="default" leftSection={<IconDatabaseSearch size={14} />} loading={discover.isPending} onClick={() => discover.mutate()}>{t('form.discover')}</Button>
-        {discover.isSuccess && <Checkbox size="xs" label={t('form.showSystem')} checked={showSystem} onChange={(e) => setShowSystem(e.currentTarget.checked)} />}
+        <Button
+          size="xs"
+          variant="default"
+          leftSection={<IconDatabaseSearch size={14} />}
+          loading={discover.isPending}
+          onClick={() => discover.mutate()}
+        >
+          {t('form.discover')}
+        </Button>
+        {discover.isSuccess && (
+          <Checkbox
+            size="xs"
+            label={t('form.showSystem')}
+            checked={showSystem}
+            onChange={(e) => setShowSystem(e.currentTarget.checked)}
+          />
+        )}
       </Group>
       {discover.isError && <ErrorAlert error={discover.error} title={t('form.discoverFailed')} />}
-      {discover.isSuccess && (found.length === 0
-        ? <Text size="sm" c="dimmed">{t('form.discoverNone')}</Text>
-        : (
+      {discover.isSuccess &&
+        (found.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            {t('form.discoverNone')}
+          </Text>
+        ) : (
           <Stack gap={4} role="group" aria-label={t('form.discovered')}>
             {found.map((d) => (
-              <Checkbox key={d.name} checked={v.dbNames.includes(d.name)} onChange={() => toggle(d.name)}
-                label={<>{d.name}{d.sizeBytes !== null && <Text span size="xs" c="dimmed"> · {formatBytes(d.sizeBytes)}</Text>}{d.system && <Text span size="xs" c="dimmed"> · {t('form.system')}</Text>}</>} />
+              <Checkbox
+                key={d.name}
+                checked={v.dbNames.includes(d.name)}
+                onChange={() => toggle(d.name)}
+                label={
+                  <>
+                    {d.name}
+                    {d.sizeBytes !== null && (
+                      <Text span size="xs" c="dimmed">
+                        {' '}
+                        · {formatBytes(d.sizeBytes)}
+                      </Text>
+                    )}
+                    {d.system && (
+                      <Text span size="xs" c="dimmed">
+                        {' '}
+                        · {t('form.system')}
+                      </Text>
+                    )}
+                  </>
+                }
+              />
             ))}
           </Stack>
         ))}
