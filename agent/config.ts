@@ -228,7 +228,8 @@ export function loadAgentConfig({ argv, env, cwd = process.cwd() }: ConfigInputs
   if (typeof merged.proxyUrl === 'string') merged.proxyUrl = normaliseProxyUrl(merged.proxyUrl);
   if (!merged.token && !merged.tokenFile && !merged.enrollCode) {
     throw new AgentConfigError(
-      'a node token is required: --token-file PATH (or --token, BACKPLANE_AGENT_TOKEN_FILE, BACKPLANE_AGENT_TOKEN), or an enrollment code in BACKPLANE_AGENT_ENROLL_CODE',
+      'a node token is required: --token-file PATH (or --token, BACKPLANE_AGENT_TOKEN_FILE, BACKPLANE_AGENT_TOKEN),' +
+        ' or an enrollment code in BACKPLANE_AGENT_ENROLL_CODE',
     );
   }
   if (typeof merged.token === 'string' && /\s/.test(merged.token))

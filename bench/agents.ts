@@ -56,7 +56,10 @@ async function memoryFigures(baseUrl: string): Promise<string> {
   const value = (name: string): number =>
     Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? Number.NaN);
   const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  return `RSS ${mib(value('process_resident_memory_bytes'))}, V8 heap used ${mib(value('nodejs_heap_size_used_bytes'))} of ${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}`;
+  return (
+    `RSS ${mib(value('process_resident_memory_bytes'))}, V8 heap used ${mib(value('nodejs_heap_size_used_bytes'))} ` +
+    `of ${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}`
+  );
 }
 
 /** One keep-alive pool for every simulated agent: the client side must not be what limits. */
@@ -144,7 +147,10 @@ export class Latencies {
     const at = (q: number): string =>
       s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]!.toFixed(1) : '-';
     const errs = [...this.errorSamples].map(([k, n]) => `${n}x ${k}`).join('; ');
-    return `${s.length} ok, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${s.length ? s[s.length - 1]!.toFixed(1) : '-'} ms, ${this.errors} errors${errs ? ` (${errs})` : ''}`;
+    return (
+      `${s.length} ok, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, ` +
+      `max ${s.length ? s[s.length - 1]!.toFixed(1) : '-'} ms, ${this.errors} errors${errs ? ` (${errs})` : ''}`
+    );
   }
 }
 
@@ -303,7 +309,8 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
             const done = heartbeats.ms.length + polls.ms.length;
             const expected = count * (windowMs / HEARTBEAT_MS + windowMs / POLL_MS);
             console.log(
-              `${count} agents for ${seconds} s (heartbeat every ${HEARTBEAT_MS / 1000} s, poll every ${POLL_MS / 1000} s, random phases, ${SOCKETS} keep-alive sockets):`,
+              `${count} agents for ${seconds} s (heartbeat every ${HEARTBEAT_MS / 1000} s, poll every ${POLL_MS / 1000} s, ` +
+                `random phases, ${SOCKETS} keep-alive sockets):`,
             );
             console.log(`  heartbeat: ${heartbeats.summary()}`);
             console.log(`  poll:      ${polls.summary()}`);
@@ -311,7 +318,11 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
               `  calls over ${SLOW_MS} ms by second of the window: heartbeat ${heartbeats.slow()}; poll ${polls.slow()}`,
             );
             console.log(
-              `  requests: ${done + heartbeats.errors + polls.errors} of ~${expected.toFixed(0)} scheduled, ${(done / wallS).toFixed(0)} req/s answered OK (target ${(count / (HEARTBEAT_MS / 1000) + count / (POLL_MS / 1000)).toFixed(0)} req/s); last call finished ${((drainedAt - wall0) / 1000 - seconds).toFixed(2)} s after the window; largest schedule slip ${maxSlipMs.toFixed(0)} ms`,
+              `  requests: ${done + heartbeats.errors + polls.errors} of ~${expected.toFixed(0)} scheduled, ` +
+                `${(done / wallS).toFixed(0)} req/s answered OK ` +
+                `(target ${(count / (HEARTBEAT_MS / 1000) + count / (POLL_MS / 1000)).toFixed(0)} req/s); ` +
+                `last call finished ${((drainedAt - wall0) / 1000 - seconds).toFixed(2)} s after the window; ` +
+                `largest schedule slip ${maxSlipMs.toFixed(0)} ms`,
             );
             if (unexpectedCommands) console.log(`  polls that returned a command (none queued): ${unexpectedCommands}`);
             const met =
@@ -324,13 +335,15 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
             );
             const meanRss = rssSamples.reduce((a, b) => a + b, 0) / Math.max(1, rssSamples.length);
             console.log(
-              `  master: CPU ${(((w.cpu - cpu0) / wallS) * 100).toFixed(0)}% of one core; RSS mean ${(meanRss / 1024).toFixed(1)} MiB, peak ${(Math.max(...rssSamples) / 1024).toFixed(1)} MiB (${rssSamples.length} samples, 1/s)`,
+              `  master: CPU ${(((w.cpu - cpu0) / wallS) * 100).toFixed(0)}% of one core; RSS mean ${(meanRss / 1024).toFixed(1)} MiB, ` +
+                `peak ${(Math.max(...rssSamples) / 1024).toFixed(1)} MiB (${rssSamples.length} samples, 1/s)`,
             );
             console.log(`  master memory at the end of the load: ${await memoryFigures(server.url)}`);
             await sleep(10_000);
             console.log(`  master memory 10 s later, idle: ${await memoryFigures(server.url)}`);
             console.log(
-              `  client (this process): CPU ${(((w.self.user + w.self.system) / 1e6 / wallS) * 100).toFixed(0)}% of one core, event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`,
+              `  client (this process): CPU ${(((w.self.user + w.self.system) / 1e6 / wallS) * 100).toFixed(0)}% of one core, ` +
+                `event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`,
             );
 
             // ---- 3. no double claims: many pollers, one node, many commands ----
@@ -343,7 +356,8 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
                 .prepare('select created_at from nodes where id = ?')
                 .get(target.id) as { created_at: number | string };
               const insert = db.prepare(
-                "insert into agent_commands (node_id, type, status, payload, result, error, record_kind, record_id, attempts, created_at) values (?, 'list_dir', 'pending', ?, '', '', '', 0, 0, ?)",
+                'insert into agent_commands (node_id, type, status, payload, result, error, record_kind, record_id, attempts, created_at) ' +
+                  "values (?, 'list_dir', 'pending', ?, '', '', '', 0, 0, ?)",
               );
               db.exec('begin');
               for (let i = 0; i < RACE_COMMANDS; i++)
@@ -415,7 +429,8 @@ export async function benchAgents(options: { agents?: number; seconds?: number }
                 `  claims ${claimed.length}, distinct ids ${distinct}, duplicates ${claimed.length - distinct}; still pending ${pending()}`,
               );
               console.log(
-                `  drained in ${secs(drainMs)} (${sweeps} sweep${sweeps === 1 ? '' : 's'}; ${leftAfterFirst} still pending after the first, ${nullWhilePending} null polls while commands were pending)`,
+                `  drained in ${secs(drainMs)} (${sweeps} sweep${sweeps === 1 ? '' : 's'}; ${leftAfterFirst} still pending after the first, ` +
+                  `${nullWhilePending} null polls while commands were pending)`,
               );
               console.log(`  table: ${byStatus.map((s) => `${s.status} ${s.n} (attempts ${s.attempts})`).join(', ')}`);
               console.log(`  poll:   ${pollLat.summary()}`);

@@ -554,7 +554,8 @@ async function benchOneSize(dir: string, label: string, bytes: number, withGzip:
   const t0 = performance.now();
   const tree = await generateTree(root, bytes);
   console.log(
-    `  [${label}] generated ${tree.files} files in ${tree.dirs} folders, ${mib(tree.bytes)} (${mib(tree.textBytes)} text, ${mib(tree.randomBytes)} random) in ${secs(performance.now() - t0)}`,
+    `  [${label}] generated ${tree.files} files in ${tree.dirs} folders, ` +
+      `${mib(tree.bytes)} (${mib(tree.textBytes)} text, ${mib(tree.randomBytes)} random) in ${secs(performance.now() - t0)}`,
   );
   try {
     return await withMaster(join(dir, `data-${label}`), join(dir, `target-${label}`), async (master, targetId) => {
@@ -717,12 +718,17 @@ function report(r: SizeResult): void {
     `    ratio backplane/stock           ${ratio.toFixed(2)} (vs stock + fsync: ${(r.backplaneMs / (r.stockMs + r.stockSyncMs)).toFixed(2)})`,
   );
   console.log(
-    `    master RSS                      idle ${(r.idleKiB / 1024).toFixed(1)} MiB, peak ${(r.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${r.hwmKiB === undefined ? '' : `, VmHWM ${(r.hwmKiB / 1024).toFixed(1)} MiB`}`,
+    `    master RSS                      idle ${(r.idleKiB / 1024).toFixed(1)} MiB, ` +
+      `peak ${(r.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)` +
+      `${r.hwmKiB === undefined ? '' : `, VmHWM ${(r.hwmKiB / 1024).toFixed(1)} MiB`}`,
   );
   console.log(`    artifact                        backplane ${mib(r.backplaneSize)}, stock ${mib(r.stockSize)}`);
   const cores = cpus().length;
   console.log(
-    `    CPU seconds                     stock ${r.stockCpu.toFixed(2)}; backplane ${(r.backupCpu.master + r.backupCpu.programs).toFixed(2)} (master ${r.backupCpu.master.toFixed(2)}, tar and zstd ${r.backupCpu.programs.toFixed(2)}); on ${cores} CPUs no run can take less than CPU/${cores}`,
+    `    CPU seconds                     stock ${r.stockCpu.toFixed(2)}; ` +
+      `backplane ${(r.backupCpu.master + r.backupCpu.programs).toFixed(2)} ` +
+      `(master ${r.backupCpu.master.toFixed(2)}, tar and zstd ${r.backupCpu.programs.toFixed(2)}); ` +
+      `on ${cores} CPUs no run can take less than CPU/${cores}`,
   );
   console.log(`    master CPU by thread            ${r.backupThreads}`);
   console.log(
@@ -732,16 +738,25 @@ function report(r: SizeResult): void {
     `    restore: stock age -d | zstd -d | tar -x  ${secs(r.stockRestoreMs)} (${rate(r.tree.bytes, r.stockRestoreMs)}), CPU ${r.stockRestoreCpu.toFixed(2)} s`,
   );
   console.log(
-    `    restore: backplane (API: one read into a staging folder, checked, then moved into place)  ${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB; CPU ${(r.restoreCpu.master + r.restoreCpu.programs).toFixed(2)} s (master ${r.restoreCpu.master.toFixed(2)}, tar and zstd ${r.restoreCpu.programs.toFixed(2)})`,
+    `    restore: backplane (API: one read into a staging folder, checked, then moved into place)  ` +
+      `${secs(r.restoreMs)} (${rate(r.tree.bytes, r.restoreMs)}); ` +
+      `ratio ${(r.restoreMs / r.stockRestoreMs).toFixed(2)}; master peak RSS ${(r.restorePeakKiB / 1024).toFixed(1)} MiB; ` +
+      `CPU ${(r.restoreCpu.master + r.restoreCpu.programs).toFixed(2)} s ` +
+      `(master ${r.restoreCpu.master.toFixed(2)}, tar and zstd ${r.restoreCpu.programs.toFixed(2)})`,
   );
   console.log(`    restore: master CPU by thread   ${r.restoreThreads}`);
   console.log(
-    `    restore goals (issue 17)        ratio <= 1.25: ${verdict(r.restoreMs / r.stockRestoreMs <= 1.25)}; peak RSS <= 150 MiB: ${verdict(r.restorePeakKiB <= 150 * 1024)}`,
+    `    restore goals (issue 17)        ratio <= 1.25: ${verdict(r.restoreMs / r.stockRestoreMs <= 1.25)}; ` +
+      `peak RSS <= 150 MiB: ${verdict(r.restorePeakKiB <= 150 * 1024)}`,
   );
   const g = r.gzip;
   if (!g) return;
   console.log(
-    `    gzip: stock tar | gzip -6 | age ${secs(g.stockMs)} (CPU ${g.stockCpu.toFixed(2)} s); backplane ${secs(g.ms)} (CPU ${(g.cpu.master + g.cpu.programs).toFixed(2)} s: master ${g.cpu.master.toFixed(2)}, tar ${g.cpu.programs.toFixed(2)}); ratio ${(g.ms / g.stockMs).toFixed(2)} (goal <= 1.10: ${verdict(g.ms / g.stockMs <= 1.1)}); master peak RSS ${(g.peakKiB / 1024).toFixed(1)} MiB`,
+    `    gzip: stock tar | gzip -6 | age ${secs(g.stockMs)} (CPU ${g.stockCpu.toFixed(2)} s); ` +
+      `backplane ${secs(g.ms)} (CPU ${(g.cpu.master + g.cpu.programs).toFixed(2)} s: ` +
+      `master ${g.cpu.master.toFixed(2)}, tar ${g.cpu.programs.toFixed(2)}); ` +
+      `ratio ${(g.ms / g.stockMs).toFixed(2)} (goal <= 1.10: ${verdict(g.ms / g.stockMs <= 1.1)}); ` +
+      `master peak RSS ${(g.peakKiB / 1024).toFixed(1)} MiB`,
   );
   console.log(`    gzip: master CPU by thread      ${g.threads}`);
 }
@@ -768,7 +783,8 @@ export async function benchBackupFiles(options: { bytes?: number } = {}): Promis
       const big = await benchOneSize(dir, 'full', bytes, true);
       report(big);
       console.log(
-        `  peak master RSS by tree size: ${mib(small.tree.bytes)} -> ${(small.peakKiB / 1024).toFixed(1)} MiB, ${mib(big.tree.bytes)} -> ${(big.peakKiB / 1024).toFixed(1)} MiB`,
+        `  peak master RSS by tree size: ${mib(small.tree.bytes)} -> ${(small.peakKiB / 1024).toFixed(1)} MiB, ` +
+          `${mib(big.tree.bytes)} -> ${(big.peakKiB / 1024).toFixed(1)} MiB`,
       );
     },
   );

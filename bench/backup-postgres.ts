@@ -136,7 +136,8 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
     const version =
       (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
     console.log(
-      `  scratch database ${database} on PostgreSQL ${version}: ${filled.rows} rows, pg_database_size ${mib(filled.size)}, filled in ${secs(performance.now() - t0)} (${machine()})`,
+      `  scratch database ${database} on PostgreSQL ${version}: ${filled.rows} rows, ` +
+        `pg_database_size ${mib(filled.size)}, filled in ${secs(performance.now() - t0)} (${machine()})`,
     );
 
     await withMaster(join(dir, 'data'), join(dir, 'target'), async (master, targetId) => {
@@ -202,7 +203,8 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
         `    stock pg_dump | zstd -3 -T1 | age    ${secs(stockAgeMs)} (${rate(dumpBytes, stockAgeMs)}), artifact ${mib(stockAgeSize)}`,
       );
       console.log(
-        `    backplane (zstd, age; API run)       ${secs(run.ms)} (${rate(dumpBytes, run.ms)}; record duration ${Number(run.record.durationSeconds).toFixed(1)} s), artifact ${mib(run.record.fileSize)}`,
+        `    backplane (zstd, age; API run)       ${secs(run.ms)} (${rate(dumpBytes, run.ms)}; ` +
+          `record duration ${Number(run.record.durationSeconds).toFixed(1)} s), artifact ${mib(run.record.fileSize)}`,
       );
       console.log(
         `    ratio backplane/stock                ${(run.ms / stockMs).toFixed(2)} (vs stock with age: ${(run.ms / stockAgeMs).toFixed(2)})`,
@@ -210,10 +212,15 @@ export async function benchBackupPostgres(options: { bytes?: number } = {}): Pro
       const total = (c: { programs: number; server: number; master?: number }): string =>
         (c.programs + c.server + (c.master ?? 0)).toFixed(2);
       console.log(
-        `    CPU seconds                          stock with age ${total(stockCpu)} (pg_dump+zstd+age ${stockCpu.programs.toFixed(2)}, server ${stockCpu.server.toFixed(2)}); backplane ${total(ourCpu)} (master ${ourCpu.master.toFixed(2)}, pg_dump+zstd ${ourCpu.programs.toFixed(2)}, server ${ourCpu.server.toFixed(2)})`,
+        `    CPU seconds                          stock with age ${total(stockCpu)} ` +
+          `(pg_dump+zstd+age ${stockCpu.programs.toFixed(2)}, server ${stockCpu.server.toFixed(2)}); ` +
+          `backplane ${total(ourCpu)} ` +
+          `(master ${ourCpu.master.toFixed(2)}, pg_dump+zstd ${ourCpu.programs.toFixed(2)}, server ${ourCpu.server.toFixed(2)})`,
       );
       console.log(
-        `    master RSS                           idle ${(idleKiB / 1024).toFixed(1)} MiB, peak ${(rss.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)${rss.hwmKiB === undefined ? '' : `, VmHWM ${(rss.hwmKiB / 1024).toFixed(1)} MiB`}`,
+        `    master RSS                           idle ${(idleKiB / 1024).toFixed(1)} MiB, ` +
+          `peak ${(rss.peakKiB / 1024).toFixed(1)} MiB (100 ms samples)` +
+          `${rss.hwmKiB === undefined ? '' : `, VmHWM ${(rss.hwmKiB / 1024).toFixed(1)} MiB`}`,
       );
     });
   });

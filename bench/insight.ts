@@ -108,7 +108,8 @@ async function run(dialect: 'sqlite' | 'postgresql', databaseUrl: string | undef
     // keeps no statistics unless told, and the master does not: it is measured as it is.
     if (dialect === 'postgresql') await app.diContainer.cradle.orm.em.fork().getConnection().execute('analyze');
     console.log(
-      `\n## ${dialect}: ${RECORDS} records seeded in ${((performance.now() - started) / 1000).toFixed(1)} s${dialect === 'postgresql' ? ', then ANALYZE' : ''}\n`,
+      `\n## ${dialect}: ${RECORDS} records seeded in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s${dialect === 'postgresql' ? ', then ANALYZE' : ''}\n`,
     );
     await measure(app, token);
     console.log('\nquery plans:');

@@ -140,12 +140,14 @@ async function round(masterCount: number, nodes: number, clients: number, second
         const clientCpu = ((self.user + self.system) / 1e6 / wallS) * 100;
         const rate = lat.ms.length / wallS;
         console.log(
-          `${masterCount} master${masterCount === 1 ? '' : 's'}: ${rate.toFixed(0)} heartbeats/s answered (${(rate * HEARTBEAT_S).toFixed(0)} agents at one heartbeat per ${HEARTBEAT_S} s); ${lat.summary()}`,
+          `${masterCount} master${masterCount === 1 ? '' : 's'}: ${rate.toFixed(0)} heartbeats/s answered ` +
+            `(${(rate * HEARTBEAT_S).toFixed(0)} agents at one heartbeat per ${HEARTBEAT_S} s); ${lat.summary()}`,
         );
         if (problems.size > 0)
           console.log(`  masters logged: ${[...problems].map(([msg, n]) => `${n}x ${msg}`).join('; ')}`);
         console.log(
-          `  CPU (% of one core): masters ${cpu.map((c) => c.toFixed(0)).join(' + ')}, PostgreSQL ${pgCpu.toFixed(0)}, the agents (this process) ${clientCpu.toFixed(0)}; ${cpus().length} CPUs = ${cpus().length * 100}`,
+          `  CPU (% of one core): masters ${cpu.map((c) => c.toFixed(0)).join(' + ')}, PostgreSQL ${pgCpu.toFixed(0)}, ` +
+            `the agents (this process) ${clientCpu.toFixed(0)}; ${cpus().length} CPUs = ${cpus().length * 100}`,
         );
       } finally {
         for (const h of https) h.close();
@@ -159,7 +161,8 @@ export async function benchMasters(): Promise<void> {
   const clients = Number(process.env.BACKPLANE_BENCH_MASTERS_CLIENTS ?? 32);
   const seconds = Number(process.env.BACKPLANE_BENCH_MASTERS_SECONDS ?? 10);
   console.log(
-    `${nodes} nodes, ${clients} agents heartbeating back to back for ${seconds} s, spread over the masters (${machine()}; this process, the masters and PostgreSQL share these CPUs)`,
+    `${nodes} nodes, ${clients} agents heartbeating back to back for ${seconds} s, spread over the masters ` +
+      `(${machine()}; this process, the masters and PostgreSQL share these CPUs)`,
   );
   const t0 = performance.now();
   for (const count of [1, 2, 3]) await round(count, nodes, clients, seconds);

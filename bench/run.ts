@@ -13,8 +13,10 @@ import { benchMasters } from './masters.ts';
  * `npm run bench`: every benchmark prints its figures; none asserts timings.
  * Sizes: BACKPLANE_BENCH_LOCAL_MB, BACKPLANE_BENCH_RCLONE_MB, BACKPLANE_BENCH_BACKUP_MB and
  * BACKPLANE_BENCH_PG_MB (1024 each by default); agents: BACKPLANE_BENCH_AGENTS (10000) and
- * BACKPLANE_BENCH_AGENTS_SECONDS (60); age: BACKPLANE_BENCH_AGE_MB (256); insight: BACKPLANE_BENCH_INSIGHT_RECORDS (100000); api: BACKPLANE_BENCH_API_SECONDS (10); masters: BACKPLANE_BENCH_MASTERS_NODES (1000),
- * BACKPLANE_BENCH_MASTERS_CLIENTS (32), BACKPLANE_BENCH_MASTERS_SECONDS (10).
+ * BACKPLANE_BENCH_AGENTS_SECONDS (60); age: BACKPLANE_BENCH_AGE_MB (256); insight:
+ * BACKPLANE_BENCH_INSIGHT_RECORDS (100000); api: BACKPLANE_BENCH_API_SECONDS (10); masters:
+ * BACKPLANE_BENCH_MASTERS_NODES (1000), BACKPLANE_BENCH_MASTERS_CLIENTS (32),
+ * BACKPLANE_BENCH_MASTERS_SECONDS (10).
  *
  * Sections can be picked by name: `node bench/run.ts backup-files backup-postgres`
  * (`npm run bench -- backup-files`); no name runs them all.

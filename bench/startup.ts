@@ -42,7 +42,8 @@ export async function benchStartup(runs = 5): Promise<void> {
     const sorted = [...rest].sort((a, b) => a - b);
     console.log(`start-up, fresh data dir (migrations run): ${first!.toFixed(0)} ms`);
     console.log(
-      `start-up, existing data dir: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms over ${rest.length} runs (min ${sorted[0]!.toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)})`,
+      `start-up, existing data dir: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms over ${rest.length} runs ` +
+        `(min ${sorted[0]!.toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)})`,
     );
     await agentIdle(dir);
   } finally {

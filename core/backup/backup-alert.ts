@@ -60,7 +60,9 @@ export async function backupAlert(
           ...base,
           type: 'backup_recovered',
           title: `Backup recovered: ${record.taskName}`,
-          body: `The backup ${record.status === 'success' ? 'succeeded' : 'stored a partial result'} after ${failedBefore} failed run(s). Stored ${record.fileName}.`,
+          body:
+            `The backup ${record.status === 'success' ? 'succeeded' : 'stored a partial result'}` +
+            ` after ${failedBefore} failed run(s). Stored ${record.fileName}.`,
           fields: { ...base.fields, previousFailures: failedBefore },
         };
       }

@@ -221,7 +221,8 @@ export function loadConfig(
   if (badOrigin !== undefined) {
     const fixed = originOf(badOrigin);
     throw new ConfigError(
-      `BACKPLANE_CORS_ORIGINS: "${badOrigin}" is not an exact origin (scheme://host[:port], no path, no wildcard)${fixed ? `; as browsers send it: ${fixed}` : ''}`,
+      `BACKPLANE_CORS_ORIGINS: "${badOrigin}" is not an exact origin (scheme://host[:port], no path, no wildcard)` +
+        (fixed ? `; as browsers send it: ${fixed}` : ''),
     );
   }
   if (result.externalUrl) result.externalUrl = result.externalUrl.replace(/\/+$/, '');

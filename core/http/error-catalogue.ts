@@ -151,7 +151,8 @@ export const ERROR_CATALOGUE = {
   ],
   AGENT_MANIFEST_INVALID: [
     422,
-    'The manifest names an entry outside the archive (an absolute path, a ".." component, a NUL byte or an empty name); the run is failed and nothing of its listing is kept.',
+    'The manifest names an entry outside the archive (an absolute path, a ".." component, a NUL byte or an empty name);' +
+      ' the run is failed and nothing of its listing is kept.',
   ],
   CONTENT_LENGTH_REQUIRED: [411, 'A Content-Length header is required.'],
   STORAGE_QUOTA_EXCEEDED: [409, 'The storage target is at its quota.'],

@@ -101,7 +101,8 @@ export const openapi = fp(
           title: 'Backplane',
           version: VERSION,
           description:
-            'The Backplane REST API. Success: `{code:"OK", message:"success", data}`; errors: the `ErrorEnvelope`. Lists also carry their total in `X-Total-Count`.',
+            'The Backplane REST API. Success: `{code:"OK", message:"success", data}`; errors: the `ErrorEnvelope`.' +
+            ' Lists also carry their total in `X-Total-Count`.',
         },
         components: {
           securitySchemes: {

@@ -40,7 +40,8 @@ export async function importPlugins(sources: PluginSource[], disabled: string[] 
     }
     if (source.apiVersion !== undefined && source.apiVersion !== PLUGIN_API_VERSION) {
       throw new PluginError(
-        `plugin "${source.label}": its package.json declares plugin API version ${JSON.stringify(source.apiVersion)} ("backplane.apiVersion"), this Backplane supports ${PLUGIN_API_VERSION}`,
+        `plugin "${source.label}": its package.json declares plugin API version ${JSON.stringify(source.apiVersion)}` +
+          ` ("backplane.apiVersion"), this Backplane supports ${PLUGIN_API_VERSION}`,
       );
     }
     let mod: Record<string, unknown>;
@@ -81,7 +82,8 @@ export async function importPlugins(sources: PluginSource[], disabled: string[] 
   const unknown = [...off].filter((n) => !matched.has(n));
   if (unknown.length > 0) {
     throw new PluginError(
-      `BACKPLANE_PLUGINS_DISABLED names ${unknown.map((n) => JSON.stringify(n)).join(', ')}: no plugin found has that name (use a plugin name, package name or plugins/ folder name)`,
+      `BACKPLANE_PLUGINS_DISABLED names ${unknown.map((n) => JSON.stringify(n)).join(', ')}: no plugin found has that name` +
+        ' (use a plugin name, package name or plugins/ folder name)',
     );
   }
   return loaded;

@@ -287,7 +287,8 @@ export class RestoreService {
     const root = record.targetPath || '/';
     log(
       'info',
-      `extracting into a staging folder in ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''}; nothing is replaced before the whole artifact is checked`,
+      `extracting into a staging folder in ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''};` +
+        ' nothing is replaced before the whole artifact is checked',
     );
     const { value: result } = await withHealthyCopy(
       this.#deps,
@@ -390,7 +391,10 @@ export class RestoreService {
     log('info', `restored ${human(record.bytes)} of artifact into ${target}`);
   }
 
-  /** Restores of masters not in `live` (stopped, crashed, or this master's earlier process) are failed (the target may be partly restored; the log says where). */
+  /**
+   * Restores of masters not in `live` (stopped, crashed, or this master's earlier process) are
+   * failed (the target may be partly restored; the log says where).
+   */
   async recover(live: number[]): Promise<number> {
     return failStale(
       this.#deps.orm.em.fork(),

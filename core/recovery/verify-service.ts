@@ -215,7 +215,10 @@ export class VerifyService {
           : [];
         if (mismatch.length > 0)
           throw new Error(`the restored tree differs from the manifest: ${mismatch.slice(0, 5).join('; ')}`);
-        return `deep: restored ${result.entries} entries (${human(result.bytes)}) into a sandbox in ${(record.restoreMs / 1000).toFixed(1)} s; every file matches the manifest`;
+        return (
+          `deep: restored ${result.entries} entries (${human(result.bytes)}) into a sandbox` +
+          ` in ${(record.restoreMs / 1000).toFixed(1)} s; every file matches the manifest`
+        );
       }
       const task = await em.findOne(BackupTaskEntity, { id: backup.taskId }, { populate: ['dbPassword'] });
       if (!task) throw new Error('the task that made this record was deleted; no database server to restore into');
@@ -246,7 +249,10 @@ export class VerifyService {
         }
         const tables = stats ? Object.keys(stats).length : 0;
         const rows = stats ? Object.values(stats).reduce((a, b) => a + b, 0) : 0;
-        return `deep: restored into a sandbox database in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows${expected ? ', equal to the counts at backup time' : ''}`;
+        return (
+          `deep: restored into a sandbox database in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows` +
+          (expected ? ', equal to the counts at backup time' : '')
+        );
       } finally {
         if (type.databaseNames !== 'none')
           await instance
@@ -307,7 +313,11 @@ export class VerifyService {
     for (const database of Object.keys(expected ?? {}))
       if (!restored.includes(database)) diffs.push(`${database}: its dump is missing from the archive`);
     if (diffs.length > 0) throw new Error(`restored row counts differ: ${diffs.slice(0, 5).join('; ')}`);
-    return `deep: restored ${restored.length} databases (${restored.join(', ')}) into sandbox databases in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows${expected ? ', equal to the counts at backup time' : ''}`;
+    return (
+      `deep: restored ${restored.length} databases (${restored.join(', ')}) into sandbox databases` +
+      ` in ${(record.restoreMs / 1000).toFixed(1)} s; ${tables} tables, ${rows} rows` +
+      (expected ? ', equal to the counts at backup time' : '')
+    );
   }
 
   /** Files of the manifest missing or of another size in the restored tree. */

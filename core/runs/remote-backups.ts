@@ -289,7 +289,8 @@ export class RemoteBackups {
     void this.#deps.recordLogs.line(
       record.id,
       'info',
-      `backup of task "${task.name}" (${task.type}) started on node "${node?.name ?? record.nodeId}", trigger ${record.trigger} by ${record.triggeredBy}; writing ${key}`,
+      `backup of task "${task.name}" (${task.type}) started on node "${node?.name ?? record.nodeId}",` +
+        ` trigger ${record.trigger} by ${record.triggeredBy}; writing ${key}`,
     );
   }
 

@@ -23,13 +23,15 @@ export async function checkKeys(orm: MikroORM, keys: { masterKey: Buffer; ageRec
   const check = masterKeyCheck(keys.masterKey);
   if ((await storedOrRemembered(orm, MASTER_KEY_CHECK, check)) !== check) {
     throw new ConfigError(
-      "the master key (BACKPLANE_SECRET_KEY, or <data dir>/secret.key) is not the one this database's secrets were sealed with; every master on one database needs the same key",
+      "the master key (BACKPLANE_SECRET_KEY, or <data dir>/secret.key) is not the one this database's secrets were sealed with;" +
+        ' every master on one database needs the same key',
     );
   }
   const recipient = await storedOrRemembered(orm, AGE_RECIPIENT, keys.ageRecipient);
   if (recipient !== keys.ageRecipient) {
     throw new ConfigError(
-      `the age identity (BACKPLANE_AGE_IDENTITY_FILE, or <data dir>/backup.agekey) is for ${keys.ageRecipient}, but this database's backups are encrypted for ${recipient}; every master on one database needs the same identity`,
+      `the age identity (BACKPLANE_AGE_IDENTITY_FILE, or <data dir>/backup.agekey) is for ${keys.ageRecipient},` +
+        ` but this database's backups are encrypted for ${recipient}; every master on one database needs the same identity`,
     );
   }
 }

@@ -162,7 +162,9 @@ export class StorageHealthMonitor {
           subject: `storage:${target.id}`,
           linkPath: `/api/storage-targets/${target.id}`,
           title: `Storage target "${target.name}" is ${percent} % full`,
-          body: `${humanBytes(worst.usedBytes)} of ${humanBytes(worst.totalBytes)} (${worst.source === 'quota' ? 'its quota' : 'the space the backend reports'}) is used.`,
+          body:
+            `${humanBytes(worst.usedBytes)} of ${humanBytes(worst.totalBytes)}` +
+            ` (${worst.source === 'quota' ? 'its quota' : 'the space the backend reports'}) is used.`,
           fields: {
             storageTargetId: target.id,
             storageTargetName: target.name,

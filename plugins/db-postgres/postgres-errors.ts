@@ -16,6 +16,16 @@ const TRANSIENT_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
+/**
+ * What pg_dump and psql print on stderr for a failure that may pass (kind 'transient'): the
+ * alternatives of one case-insensitive pattern, joined with `|`.
+ */
+const TRANSIENT_STDERR_ALTERNATIVES = [
+  /connection refused|timeout expired|could not connect|could not translate host name.*temporary/,
+  /the database system is (starting|shutting) up|too many clients|server closed the connection/,
+];
+const TRANSIENT_STDERR = new RegExp(TRANSIENT_STDERR_ALTERNATIVES.map((a) => a.source).join('|'), 'i');
+
 /** Kind of a failure reported by pg_dump or psql on stderr. */
 export function classifyPgStderr(stderr: string): ProviderErrorKind {
   if (
@@ -25,12 +35,7 @@ export function classifyPgStderr(stderr: string): ProviderErrorKind {
   )
     return 'auth';
   if (/database "[^"]*" does not exist/i.test(stderr)) return 'not_found';
-  if (
-    /connection refused|timeout expired|could not connect|could not translate host name.*temporary|the database system is (starting|shutting) up|too many clients|server closed the connection/i.test(
-      stderr,
-    )
-  )
-    return 'transient';
+  if (TRANSIENT_STDERR.test(stderr)) return 'transient';
   return 'permanent';
 }
 

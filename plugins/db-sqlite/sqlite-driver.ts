@@ -129,7 +129,8 @@ export class SqliteDriver implements DatabaseDriverInstance {
       db = new DatabaseSync(path, { readOnly: true });
       const tables = db
         .prepare(
-          "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
+          "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'" +
+            " AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name",
         )
         .all() as Array<{ name: string }>;
       const stats: Record<string, number> = {};

@@ -66,7 +66,8 @@ export function createGoogleDriveType(options: GoogleDriveTypeOptions = {}): Sto
       {
         name: 'folderId',
         help:
-          `Id of the Drive folder for the backups (the last part of its URL). Leave empty to let Backplane create and use "${DEFAULT_FOLDER_NAME}" in My Drive. ` +
+          'Id of the Drive folder for the backups (the last part of its URL). ' +
+          `Leave empty to let Backplane create and use "${DEFAULT_FOLDER_NAME}" in My Drive. ` +
           'Backplane asks only for access to files it creates (drive.file scope), so a folder made by hand in Drive is not visible to it.',
         required: false,
         secret: false,

@@ -123,7 +123,10 @@ function rootHelp(backend: string): string {
   if (['s3', 'gcs', 'azureblob', 'b2', 'swift', 'qingstor', 'oos', 'storj', 'internetarchive'].includes(backend)) {
     return 'Where inside the remote the backups go: the bucket (container), optionally followed by a folder, e.g. `backups/backplane`.';
   }
-  return "Where inside the remote the backups go: a folder path, relative to the remote's root (or absolute where the backend allows, e.g. sftp). Empty = the root.";
+  return (
+    "Where inside the remote the backups go: a folder path, relative to the remote's root" +
+    ' (or absolute where the backend allows, e.g. sftp). Empty = the root.'
+  );
 }
 
 /** The root field's schema: `local` needs an absolute path (a relative one would depend on the working directory). */

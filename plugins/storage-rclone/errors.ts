@@ -8,15 +8,30 @@ const EXIT_DIR_NOT_FOUND = 3;
 const EXIT_FILE_NOT_FOUND = 4;
 const EXIT_TEMPORARY = 5;
 
-const AUTH =
-  /\b(401|403)\b|unauthori[sz]ed|forbidden|unable to authenticate|authentication (failed|required)|auth(entication)? error|access ?denied|invalidaccesskeyid|signaturedoesnotmatch|invalid_grant|invalid_client|invalid credentials|bad credentials|login (failed|incorrect)|\b530\b|permission denied|not authori[sz]ed|expired token|token (has )?expired/i;
+/** One case-insensitive pattern matching any of `alternatives` (their sources joined with `|`). */
+const anyOf = (alternatives: readonly RegExp[]) => new RegExp(alternatives.map((a) => a.source).join('|'), 'i');
+
+/** Messages of a refused or expired credential (kind 'auth'); each entry holds one or more alternatives of `AUTH`. */
+const AUTH_ALTERNATIVES = [
+  /\b(401|403)\b|unauthori[sz]ed|forbidden|unable to authenticate|authentication (failed|required)/,
+  /auth(entication)? error|access ?denied|invalidaccesskeyid|signaturedoesnotmatch|invalid_grant|invalid_client/,
+  /invalid credentials|bad credentials|login (failed|incorrect)|\b530\b|permission denied|not authori[sz]ed/,
+  /expired token|token (has )?expired/,
+];
+const AUTH = anyOf(AUTH_ALTERNATIVES);
 const QUOTA =
   /quota|no space left|insufficient (storage|space)|\b507\b|storage limit|disk full|not enough space|entitytoolarge|exceeded.*(limit|storage)/i;
 const NOT_FOUND =
   /object not found|directory not found|file not found|not found|doesn't exist|does not exist|no such file|not a directory|nosuchkey|nosuchbucket/i;
 const CONFIG = /didn't find backend called|didn't find section in config|unknown backend|couldn't find type/i;
-const TRANSIENT =
-  /time(d)? ?out|deadline exceeded|connection refused|connection reset|closed network connection|broken pipe|no route to host|network is unreachable|host is down|temporar|try again|too many requests|\b429\b|\b50[0234]\b|service unavailable|bad gateway|unexpected eof|\beof\b|tls handshake|no such host|server misbehaving|rate ?limit|throttl|slow ?down/i;
+/** Messages of a failure that may pass (kind 'transient'); each entry holds one or more alternatives of `TRANSIENT`. */
+const TRANSIENT_ALTERNATIVES = [
+  /time(d)? ?out|deadline exceeded|connection refused|connection reset|closed network connection|broken pipe/,
+  /no route to host|network is unreachable|host is down|temporar|try again|too many requests|\b429\b|\b50[0234]\b/,
+  /service unavailable|bad gateway|unexpected eof|\beof\b|tls handshake|no such host|server misbehaving/,
+  /rate ?limit|throttl|slow ?down/,
+];
+const TRANSIENT = anyOf(TRANSIENT_ALTERNATIVES);
 
 /**
  * Redacts what could be a credential in a message: the given secret values (and their obscured

@@ -20,7 +20,8 @@ export default definePlugin({
     const result = await loadCatalogue(rcloneBinary());
     if (!result.ok)
       app.log.warn(
-        `storage-rclone: rclone is not installed or not usable (binary "${result.binary}": ${result.reason}); only the generic "rclone" storage type and the cloud vendor types are registered, and they cannot be used`,
+        `storage-rclone: rclone is not installed or not usable (binary "${result.binary}": ${result.reason});` +
+          ' only the generic "rclone" storage type and the cloud vendor types are registered, and they cannot be used',
       );
     for (const type of rcloneStorageTypes(result)) {
       // A type another plugin already provides (say a native `s3`) wins; the rclone one steps aside.

@@ -102,7 +102,8 @@ export function genericType(result: CatalogueResult): StorageType {
     type: GENERIC_TYPE,
     displayName: 'rclone (any backend)',
     description: result.ok
-      ? 'Any backend of the installed rclone, configured by its rclone option names; for backends that have no type of their own, or settings the typed forms do not cover.'
+      ? 'Any backend of the installed rclone, configured by its rclone option names;' +
+        ' for backends that have no type of their own, or settings the typed forms do not cover.'
       : `Any rclone backend by name. rclone is not installed or not usable here (${result.reason}), so targets of this type cannot be used until it is.`,
     family: 'rclone',
     configSchema: {
@@ -122,7 +123,8 @@ export function genericType(result: CatalogueResult): StorageType {
           propertyNames: { pattern: '^[A-Za-z0-9_]{1,64}$', not: { pattern: '^[Tt][Yy][Pp][Ee]$' } },
           additionalProperties: { type: ['string', 'number', 'boolean'] },
           description:
-            "The remote's options by their rclone names (`url`, `user`, `pass`, `access_key_id`...), values in clear: passwords are obscured for rclone by Backplane.",
+            "The remote's options by their rclone names (`url`, `user`, `pass`, `access_key_id`...)," +
+            ' values in clear: passwords are obscured for rclone by Backplane.',
         },
         [ROOT_FIELD]: {
           type: 'string',
@@ -143,7 +145,9 @@ export function genericType(result: CatalogueResult): StorageType {
       },
       {
         name: 'options',
-        help: 'The remote\'s options as an object of rclone option name -> value (`{"url": "...", "user": "...", "pass": "..."}`). Stored sealed as a whole, since it may hold credentials.',
+        help:
+          'The remote\'s options as an object of rclone option name -> value (`{"url": "...", "user": "...", "pass": "..."}`).' +
+          ' Stored sealed as a whole, since it may hold credentials.',
         required: false,
         secret: true,
       },

@@ -48,7 +48,7 @@ async function masterWithAgent(t: TestContext, name: string) {
   return { app, token, n, logs };
 }
 
-test('a restore on an agent whose first copy is corrupt: the master cuts that transfer and marks the copy, the agent fetches again and restores from the healthy copy', async (t: TestContext) => {
+test('agent restore, first copy corrupt: the master cuts the transfer, marks the copy; the agent refetches from the healthy one', async (t: TestContext) => {
   const { app, token, n, logs } = await masterWithAgent(t, 'edge-1');
 
   const src = await tempDir(t);

@@ -76,7 +76,7 @@ async function finished(m: Master, path: string, agent?: AgentProcess): Promise<
 const run = promisify(execFile);
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-test('a file backup runs on an agent through the master relay: same record, log, manifest and checksum; a restore on the node rebuilds the files', async (t) => {
+test('a file backup runs on an agent through the master relay: same record, log, manifest and checksum; a restore on the node rebuilds them', async (t) => {
   const m = await master(t);
   const n = await node(m, 'edge-1');
   const agent = await agentFor(t, m, n);
@@ -236,7 +236,7 @@ test('a PostgreSQL database is backed up by an agent writing directly to its tar
   assert.equal(rows.rows[0].n, 5000);
 });
 
-test('an agent SIGKILLed mid-run never leaves its record running: a restarted agent abandons it (failed, nothing kept) and the next run succeeds', async (t) => {
+test('an agent SIGKILLed mid-run never leaves its record running: a restarted agent abandons it (failed, nothing kept); the next run succeeds', async (t) => {
   const m = await master(t);
   const n = await node(m, 'edge-kill');
   let agent = await agentFor(t, m, n);
@@ -383,7 +383,7 @@ test('database discovery from a node: the agent connects and lists what it sees;
   assert.equal(failing.json.code, 'DATABASE_DISCOVER_FAILED');
 });
 
-test('rclone targets from an agent: one relayed through the master (WebDAV), one written directly by the agent (SFTP); both hold the checksummed artifact', async (t) => {
+test('rclone from an agent: WebDAV relayed through the master, SFTP written directly by the agent; both hold the checksummed artifact', async (t) => {
   const webdav = await startWebdavServer();
   t.after(() => webdav.stop());
   const sftp = await startSftpServer();
@@ -502,7 +502,7 @@ test('an agent run is followed like a master run: retention across copies, autom
   assert.match(metrics, /backplane_backup_runs_total\{type="file",status="success",trigger="manual"\} 2/);
 });
 
-test("an agent file run behaves like the master's: every source path missing fails with nothing kept and no backup_success; some missing succeeds with its warnings in the record", async (t) => {
+test("an agent file run acts like the master's: all sources missing fails, nothing kept, no backup_success; some missing succeeds with warnings", async (t) => {
   const m = await master(t);
   const n = await node(m, 'edge-missing');
   const agent = await agentFor(t, m, n);
@@ -540,7 +540,7 @@ test("an agent file run behaves like the master's: every source path missing fai
   assert.match(ok.errorMessage, /^1 warning: skipped .*nope/);
 });
 
-test('an agent backs up a task naming two PostgreSQL databases into one archive of two dumps, the master verifies it deep, and the agent restores both', async (t) => {
+test('an agent backs up a task of two PostgreSQL databases into one archive of two dumps; the master verifies it deep, the agent restores both', async (t) => {
   const url = await requireOrSkip(t, 'postgres');
   if (!url) return;
   const admin = new pg.Client({ connectionString: url });

@@ -213,7 +213,7 @@ async function put(
   });
 }
 
-test('the relay streams into the target through a checksum guard: no length is 411, a wrong key 400, a wrong hash 422 with nothing kept; terminal records ignore late updates', async (t) => {
+test('the relay checks uploads as they stream: no length 411, wrong key 400, wrong hash 422, nothing kept; terminal records ignore late updates', async (t) => {
   const { app, admin, node, task, target } = await placedTask(t);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const recordId = await runPlaced(app, admin, task.id);

@@ -219,7 +219,7 @@ test('GET /api/backup/records/:id: BackupRecordDetail with logEvents and storage
   );
 });
 
-test("a queued run shows as running to BackupX's clients (its console follows the live log only then); state says queued; the status filter running finds it", async (t) => {
+test('a queued run shows as running to BackupX clients (their console follows live logs only then); state says queued; filter running finds it', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const disk = await diskTarget(t, app, admin);
@@ -336,7 +336,7 @@ test('POST /api/backup/records/batch-delete: {ids} answers {deleted: count}', as
   assert.deepEqual((await call(app, 'GET', '/api/backup/records', { token: admin })).json.data, []);
 });
 
-test("POST /api/backup/records/:id/restore: the console's {targetPath, selectedPaths} answers RestoreRecordDetail; GET /api/restore/records, /:id and its log stream", async (t) => {
+test('POST /api/backup/records/:id/restore {targetPath, selectedPaths} answers RestoreRecordDetail; GET /api/restore/records, /:id, log stream', async (t) => {
   const { app, admin, record } = await withBackup(t);
   const into = await tempDir(t);
   const started = expectEnvelope(
@@ -417,7 +417,7 @@ test('POST /api/backup/records/:id/verify: {mode} answers VerificationRecordDeta
   assert.equal((events.at(-1) as any).status, 'success');
 });
 
-test('POST /api/backup/records/:id/replicate: {destTargetId} answers ReplicationRecordSummary; GET /api/replication/records (destTargetId filter) and /:id', async (t) => {
+test('POST /api/backup/records/:id/replicate {destTargetId} answers ReplicationRecordSummary; GET /api/replication/records?destTargetId, /:id', async (t) => {
   const { app, admin, record } = await withBackup(t);
   const second = await diskTarget(t, app, admin, 'second');
   const started = expectEnvelope(

@@ -8,7 +8,8 @@ import { startServerProcess } from '../helpers/server-process.ts';
 import { loadConfig, ConfigError } from '../../core/config/load-config.ts';
 
 const INDEX =
-  '<!doctype html><html><head><title>Backplane</title><script type="module" src="/assets/app-abc123.js"></script></head><body><div id="root"></div></body></html>';
+  '<!doctype html><html><head><title>Backplane</title><script type="module" src="/assets/app-abc123.js"></script></head>' +
+  '<body><div id="root"></div></body></html>';
 const SCRIPT = 'console.log("console");';
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 

@@ -28,7 +28,8 @@ const stored = {
   future_limit: '5',
 };
 
-// What GET /api/settings/catalogue answers (descriptions shortened); future_limit is described but has no group in the console, future_flag is not described at all.
+// What GET /api/settings/catalogue answers (descriptions shortened); future_limit is described but has no group in the
+// console, future_flag is not described at all.
 const catalogue: SettingInfo[] = [
   { key: 'site_name', kind: 'text', description: "The installation's name.", default: 'Backplane', secret: false },
   { key: 'language', kind: 'language', description: 'The preferred language.', default: 'en', secret: false },

@@ -77,7 +77,9 @@ for (const [compression, encrypted] of [
       const warnings: string[] = [];
       const tar = createTarSource({ paths: [src], excludes: ['*.tmp'], onWarning: (m) => warnings.push(m) });
       const progress: PipelineProgress[] = [];
-      const objectKey = `task/2026/01/02/1-20260102T000000Z.tar${compression === 'zstd' ? '.zst' : compression === 'gzip' ? '.gz' : ''}${encrypted ? '.age' : ''}`;
+      const objectKey =
+        `task/2026/01/02/1-20260102T000000Z.tar` +
+        `${compression === 'zstd' ? '.zst' : compression === 'gzip' ? '.gz' : ''}${encrypted ? '.age' : ''}`;
       const res = await runPipeline({
         source: tar.stream,
         compression,

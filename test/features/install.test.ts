@@ -262,7 +262,9 @@ test('viewers and operators cannot create installers or see the preview', async 
 async function stubs(t: TestContext, names: string[]): Promise<{ bin: string; log: string }> {
   const dir = await tempDir(t);
   const log = join(dir, 'calls.log');
-  const startsAgent = `curl -fsS -X POST -H "X-Agent-Token: $(cat "$BACKPLANE_INSTALL_ROOT/etc/backplane/agent.token")" -H 'content-type: application/json' --data '{}' "$STUB_MASTER/api/agent/heartbeat" >/dev/null`;
+  const startsAgent =
+    `curl -fsS -X POST -H "X-Agent-Token: $(cat "$BACKPLANE_INSTALL_ROOT/etc/backplane/agent.token")" ` +
+    `-H 'content-type: application/json' --data '{}' "$STUB_MASTER/api/agent/heartbeat" >/dev/null`;
   for (const name of names) {
     const starts = name === 'systemctl' ? '[ "$1" = restart ]' : name === 'docker' ? '[ "$1" = run ]' : 'false';
     await writeFile(
@@ -371,7 +373,8 @@ test('mode docker runs the versioned image with the settings file; a CA bundle i
   assert.equal(calls[0], 'docker rm -f backplane-agent');
   assert.equal(
     calls[1],
-    `docker run -d --name backplane-agent --restart unless-stopped --user 0:0 --env-file ${root}/etc/backplane/agent.env -v ${root}/etc/backplane:/etc/backplane:ro backplane:${VERSION} agent`,
+    `docker run -d --name backplane-agent --restart unless-stopped --user 0:0 --env-file ${root}/etc/backplane/agent.env ` +
+      `-v ${root}/etc/backplane:/etc/backplane:ro backplane:${VERSION} agent`,
   );
   assert.equal(await readFile(join(root, 'etc/backplane/ca.pem'), 'utf8'), '-----BEGIN CERTIFICATE-----\n');
   assert.ok(

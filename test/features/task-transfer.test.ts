@@ -575,7 +575,7 @@ test('viewers may export but not import', async (t) => {
   assert.equal((await call(app, 'GET', '/api/backup/tasks/export')).status, 401);
 });
 
-test('import of tasks naming several databases: a list is kept; an empty name or a name twice fails that task with BACKUP_TASK_INVALID on dbName', async (t) => {
+test('import of tasks naming several databases: a list is kept; an empty or repeated name fails that task with BACKUP_TASK_INVALID on dbName', async (t) => {
   const { app, admin } = await appWithAdmin(t);
   await target(t, app, admin, 'nas-backup');
   await target(t, app, admin, 'offsite-s3');

@@ -1240,7 +1240,8 @@ export class GoogleStandIn {
       throw new HttpFailure(
         400,
         'invalid',
-        `Invalid request. According to the Content-Range header, the upload offset is ${first} byte(s), which exceeds already uploaded size of ${session.received} byte(s).`,
+        `Invalid request. According to the Content-Range header, the upload offset is ${first} byte(s), ` +
+          `which exceeds already uploaded size of ${session.received} byte(s).`,
       );
     }
     const count = last === undefined ? 0 : last - first + 1;
@@ -1250,7 +1251,8 @@ export class GoogleStandIn {
         400,
         'invalid',
         `Invalid request. The number of bytes uploaded is required to be equal or greater than ${CHUNK_GRANULE}, except for the final request ` +
-          `(it's recommended to be the exact multiple of ${CHUNK_GRANULE}). The received request contained ${count} bytes, which does not meet this requirement.`,
+          `(it's recommended to be the exact multiple of ${CHUNK_GRANULE}). ` +
+          `The received request contained ${count} bytes, which does not meet this requirement.`,
       );
     }
 

@@ -69,13 +69,16 @@ function pluginSource(opts: {
   prelude?: string;
 }): string {
   const brand = opts.brand === null ? '' : `[Symbol.for('backplane.plugin')]: ${opts.brand ?? 'true'},`;
-  const object = `{ ${brand} name: ${JSON.stringify(opts.name)}, apiVersion: ${JSON.stringify(opts.apiVersion ?? 1)}, async register(app, { ext }) { ${opts.register ?? ''} } }`;
+  const object =
+    `{ ${brand} name: ${JSON.stringify(opts.name)}, apiVersion: ${JSON.stringify(opts.apiVersion ?? 1)}, ` +
+    `async register(app, { ext }) { ${opts.register ?? ''} } }`;
   return `${opts.prelude ?? ''}\n${opts.exportAs === 'plugin' ? `export const plugin = ${object};` : `export default ${object};`}\n`;
 }
 
 /** A storage type literal (as JS source) of the given type name. */
 const storageTypeJs = (type: string) =>
-  `{ type: ${JSON.stringify(type)}, displayName: ${JSON.stringify(type)}, configSchema: { type: 'object' }, secretFields: [], capabilities: { range: false, usage: false, oauth: false }, create() { return {}; } }`;
+  `{ type: ${JSON.stringify(type)}, displayName: ${JSON.stringify(type)}, configSchema: { type: 'object' }, secretFields: [], ` +
+  `capabilities: { range: false, usage: false, oauth: false }, create() { return {}; } }`;
 
 /** A generated package (package.json with the marker, or none when `marker` is null, and index.js). */
 function pluginPackage(
@@ -761,9 +764,11 @@ test('BACKPLANE_PLUGINS_DISABLED leaves out plugins by package, folder or plugin
   );
 });
 
-test('a third-party storage type declares other names for its config fields (configAliases): core translates them, names them in errors and shows both', async (t) => {
-  const type = `{ type: 'aliased_store', displayName: 'Aliased', secretFields: ['key'],
-    configSchema: { type: 'object', additionalProperties: false, required: ['dir'], properties: { dir: { type: 'string', minLength: 2 }, key: { type: 'string' } } },
+test('a third-party storage type declares other names for config fields (configAliases): core translates them, names them in errors, shows both', async (t) => {
+  const type =
+    `{ type: 'aliased_store', displayName: 'Aliased', secretFields: ['key'],
+    configSchema: { type: 'object', additionalProperties: false, required: ['dir'], ` +
+    `properties: { dir: { type: 'string', minLength: 2 }, key: { type: 'string' } } },
     configAliases: { fields: [{ alias: 'folder', native: 'dir' }, { alias: 'apiKey', native: 'key' }] },
     capabilities: { range: false, usage: false, oauth: false }, create() { return {}; } }`;
   const root = await projectRoot(t, {

@@ -397,7 +397,9 @@ describe('storage-rclone: credentials, unreachable hosts and secrets', () => {
 
   it('messages are trimmed and cleaned of secrets', () => {
     const secret = 'pa55-w0rd-xyz';
-    const stderr = `2026/01/01 00:00:00 ERROR : x: something\n2026/01/01 00:00:00 Failed to rcat: Put "https://user:${secret}@host/x?sig=abcdef": pass=${secret} Authorization: Bearer tok123 ${'z'.repeat(2000)}`;
+    const stderr =
+      `2026/01/01 00:00:00 ERROR : x: something\n2026/01/01 00:00:00 Failed to rcat: ` +
+      `Put "https://user:${secret}@host/x?sig=abcdef": pass=${secret} Authorization: Bearer tok123 ${'z'.repeat(2000)}`;
     const err = rcloneFailure('rcat', { code: 1, signal: null, stderr }, [secret]);
     assert.ok(!err.message.includes(secret));
     assert.ok(!err.message.includes('tok123'));

@@ -105,7 +105,7 @@ async function copies(
   return (await read(app, token, `/api/backup/records/${id}`)).storageUploadResults;
 }
 
-test('a corrupt artifact never downloads as a complete file: the transfer is cut before its last byte, the copy is marked, and then refused with a code', async (t) => {
+test('a corrupt artifact never downloads whole: the transfer is cut before its last byte, the copy is marked, and then refused with a code', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const src = await tempDir(t);
@@ -212,7 +212,7 @@ async function twoCopies(t: TestContext) {
   return { app, admin, src, first, second, corruptRecord };
 }
 
-test('with the first copy corrupt, download, restore, quick and deep verification and replication use the healthy replica; the corrupt copy is marked', async (t) => {
+test('with the first copy corrupt, download, restore, quick and deep verify and replication use the healthy replica; the bad copy is marked', async (t) => {
   const { app, admin, src, corruptRecord } = await twoCopies(t);
   const base = await listening(app);
 

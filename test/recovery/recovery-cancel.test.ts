@@ -13,7 +13,7 @@ import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 import { startWebdavServer } from '../helpers/rclone-servers.ts';
 import { waitFor } from '../helpers/agent-process.ts';
 
-test('a restore placed on a node is cancelled before its agent takes it: cancelled, its command withdrawn; 403 for viewers, 409 once ended, 404 unknown', async (t) => {
+test('a restore on a node is cancelled before its agent takes it: cancelled, command withdrawn; 403 for viewers, 409 once ended, 404 unknown', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const viewer = await userWithRole(app, admin, 'viewer');

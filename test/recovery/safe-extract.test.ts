@@ -164,7 +164,7 @@ for (const { mode, extract, staged, gnu } of modes) {
     assert.equal(await readFile(join(root, 'fine.txt'), 'utf8'), 'ok');
   });
 
-  test(`${mode}: hard links: an archive entry linking outside is not created, and a file is replaced, never written into an inode shared with outside`, async (t) => {
+  test(`${mode}: hard links: an entry linking outside is not created; a file is replaced, never written into an inode shared with outside`, async (t) => {
     const { root, outside, outsideTree } = await scratch(t);
     const warnings: string[] = [];
     if (gnu)

@@ -27,5 +27,8 @@ export function nothingSelectedText(field: string, unmatched: readonly string[])
     .slice(0, 10)
     .map((p) => JSON.stringify(p))
     .join(', ');
-  return `${field}: ${shown}${unmatched.length > 10 ? ` (and ${unmatched.length - 10} more)` : ''} ${unmatched.length === 1 ? 'is' : 'are'} not in this backup; nothing was restored`;
+  return (
+    `${field}: ${shown}${unmatched.length > 10 ? ` (and ${unmatched.length - 10} more)` : ''}` +
+    ` ${unmatched.length === 1 ? 'is' : 'are'} not in this backup; nothing was restored`
+  );
 }

@@ -18,7 +18,9 @@ import type { RecordStatus, CopyStatus, TransferMode } from '../../db/entities/b
 type ListQuery = Static<typeof RecordListQuery>;
 
 const RECORD_COLUMNS =
-  'id, task_id, task_name, type, node_id, status, trigger, triggered_by, file_name, file_size, raw_size, checksum, storage_path, compression, encrypted, has_manifest, error_message, locked, delete_requested_at, queued_at, started_at, completed_at, duration_ms';
+  'id, task_id, task_name, type, node_id, status, trigger, triggered_by, file_name, file_size, raw_size, checksum, ' +
+  'storage_path, compression, encrypted, has_manifest, error_message, locked, delete_requested_at, ' +
+  'queued_at, started_at, completed_at, duration_ms';
 
 function recordRow(r: Record<string, unknown>): RecordRow {
   return {

@@ -42,7 +42,10 @@ export function refuseUnsupportedOptions(input: TaskUpdate): void {
   const keys = Object.keys(input.extraConfig ?? {});
   if (keys.length > 0) {
     throw new AppError('BACKUP_TASK_EXTRA_CONFIG_UNSUPPORTED', {
-      message: `extraConfig key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')} ${keys.length > 1 ? 'are' : 'is'} not supported: Backplane tasks have no type-specific extra settings (BackupX uses them for SAP HANA).`,
+      message:
+        `extraConfig key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}` +
+        ` ${keys.length > 1 ? 'are' : 'is'} not supported: Backplane tasks have no type-specific extra settings` +
+        ' (BackupX uses them for SAP HANA).',
     });
   }
   if (

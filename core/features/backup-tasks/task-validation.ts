@@ -45,7 +45,10 @@ export async function validateTask(
   if (!type)
     fail(
       'type',
-      `unknown task type "${d.type}"; known: ${['file', ...drivers.flatMap((x) => [x.type, ...(x.aliases ?? [])])].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`,
+      `unknown task type "${d.type}"; known: ` +
+        ['file', ...drivers.flatMap((x) => [x.type, ...(x.aliases ?? [])])]
+          .filter((v, i, a) => a.indexOf(v) === i)
+          .join(', '),
     );
   else d.type = type;
 

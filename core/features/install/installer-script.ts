@@ -47,7 +47,8 @@ function expiry(input: InstallerInput): string {
  */
 export function renderInstallScript(input: InstallerInput): string {
   const o = input.options;
-  return `#!/bin/sh
+  return (
+    `#!/bin/sh
 # ${INSTALL_MARKER}: marks a genuine installer for BackupX-compatible consoles (a proxy's HTML page lacks it).
 # Backplane agent installer for node "${commentSafe(input.nodeName)}": mode ${o.mode}, arch ${o.arch}, agent ${o.agentVersion}.
 # It holds a one-time enrollment code, exchanged below for the node's agent token.${expiry(input)}
@@ -146,7 +147,8 @@ if [ "\${NO_START}" != "1" ]; then
 fi
 
 # 3. The one-time code for the node's token (sent on stdin: it never shows in a process list).
-RESPONSE=$(printf '{"code":"%s"}' "\${ENROLL_CODE}" | master_curl -X POST -H 'Content-Type: application/json' --data-binary @- "\${MASTER}/api/install/enroll") \\
+RESPONSE=$(printf '{"code":"%s"}' "\${ENROLL_CODE}" | master_curl -X POST -H 'Content-Type: application/json'` +
+    ` --data-binary @- "\${MASTER}/api/install/enroll") \\
   || fail "enrollment failed: the code may be used or expired; create a new installer"
 TOKEN=$(printf '%s' "\${RESPONSE}" | sed -n 's/.*"token"[[:space:]]*:[[:space:]]*"\\(bpn_[0-9a-f][0-9a-f]*\\)".*/\\1/p')
 [ -n "\${TOKEN}" ] || fail "the master's answer held no agent token"
@@ -247,7 +249,8 @@ UNIT
     exec \${AGENT_CMD} agent
     ;;
 esac
-`;
+`
+  );
 }
 
 /** The compose file: a containerised agent that enrolls itself with the one-time code at first start. */

@@ -29,7 +29,10 @@ export type NodeInput = Static<typeof NodeInput>;
 export const NodeUpdate = Type.Object({ name: Type.Optional(Name), ...NodeSettings });
 export type NodeUpdate = Static<typeof NodeUpdate>;
 
-/** The count rule (1-50) and the names are checked by the handler so it can answer with their own codes (NODE_BATCH_EMPTY, NODE_BATCH_TOO_MANY, NODE_NAME_TOO_LONG, NODE_DUPLICATE_NAME), not INVALID_INPUT. */
+/**
+ * The count rule (1-50) and the names are checked by the handler so it can answer with their own
+ * codes (NODE_BATCH_EMPTY, NODE_BATCH_TOO_MANY, NODE_NAME_TOO_LONG, NODE_DUPLICATE_NAME), not INVALID_INPUT.
+ */
 export const NodeBatchInput = Type.Object({
   names: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10_000 }),
 });

@@ -159,7 +159,10 @@ export class NodeService {
     });
   }
 
-  /** Refused for the local node (400 NODE_DELETE_LOCAL) and, with 409 NODE_HAS_TASKS, while a task is placed on the node or a run is queued or running there. */
+  /**
+   * Refused for the local node (400 NODE_DELETE_LOCAL) and, with 409 NODE_HAS_TASKS, while a task
+   * is placed on the node or a run is queued or running there.
+   */
   async delete(id: number): Promise<Node> {
     return this.#em.transactional(async (em) => {
       const node = await em.findOne(NodeEntity, { id });

@@ -84,7 +84,8 @@ export async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
         'start',
         record.id,
         record.taskName,
-        `from backup record ${record.backupRecordId}${record.targetPath ? ` into ${record.targetPath}` : ''}${record.targetDatabase ? ` into database ${record.targetDatabase}` : ''}`,
+        `from backup record ${record.backupRecordId}${record.targetPath ? ` into ${record.targetPath}` : ''}` +
+          (record.targetDatabase ? ` into database ${record.targetDatabase}` : ''),
       );
       return ok({ ...restoreView(record), ...(await logOf(request.diScope.cradle.restoreLogs, record)) });
     },

@@ -10,7 +10,8 @@ export const CALLBACK_PAGE_PATH = '/storage-targets/google-drive/callback';
  * and writes only with `textContent`: nothing the request carries reaches the markup. The
  * completion URL is relative, so a master behind a path prefix posts to its own API.
  */
-const SCRIPT = `(function () {
+const SCRIPT =
+  `(function () {
   var params = new URLSearchParams(location.search);
   var state = params.get('state') || '';
   var code = params.get('code') || '';
@@ -34,7 +35,8 @@ const SCRIPT = `(function () {
       body: JSON.stringify({ state: state, code: code })
     }).then(function (res) {
       return res.json().then(function (body) {
-        if (res.ok) { status.textContent = 'Google Drive is connected: target "' + body.data.name + '" (id ' + body.data.id + '). You can close this page.'; return; }
+        if (res.ok) {` +
+  ` status.textContent = 'Google Drive is connected: target "' + body.data.name + '" (id ' + body.data.id + '). You can close this page.'; return; }
         status.textContent = 'Not connected: ' + body.message + ' (' + body.code + ')';
         // A refused credential does not use up the state: let the operator try another.
         if (res.status === 401 || res.status === 403) form.hidden = false;
@@ -44,7 +46,9 @@ const SCRIPT = `(function () {
 })();`;
 
 const STYLE =
-  'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}input{width:100%;box-sizing:border-box;padding:.4rem}button{margin-top:.6rem;padding:.4rem 1rem}';
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}' +
+  'input{width:100%;box-sizing:border-box;padding:.4rem}' +
+  'button{margin-top:.6rem;padding:.4rem 1rem}';
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 

@@ -197,7 +197,8 @@ function resolveReferences(
   if (unknown.length > 0) {
     const many = unknown.length > 1;
     return notFound(
-      `Storage target${many ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} do${many ? '' : 'es'} not exist on this server; create ${many ? 'them' : 'it'} under the same name first.`,
+      `Storage target${many ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} do${many ? '' : 'es'} not exist on this server;` +
+        ` create ${many ? 'them' : 'it'} under the same name first.`,
     );
   }
   const nodeName = (entry.nodeName ?? '').trim();

@@ -27,7 +27,8 @@ export class UserService {
   async viewFields(id: number): Promise<UserFields & FactorFlags> {
     const sql = new AggregateSql(this.#em);
     const [r] = await sql.rows(
-      'select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled, created_at, updated_at from users where id = ?',
+      'select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled,' +
+        ' created_at, updated_at from users where id = ?',
       [id],
     );
     if (!r) throw new AppError('USER_NOT_FOUND');

@@ -5,7 +5,9 @@ export default {
   enrolment: {
     requiredTitle: 'Set up a second factor first',
     required:
-      'Your administrator requires administrators to use a second factor, and the grace period is over. Until you enrol one here (an authenticator app, a passkey, or an email or SMS code), no other page opens. After enrolling you sign in again with it.',
+      'Your administrator requires administrators to use a second factor, and the grace period is over. ' +
+      'Until you enrol one here (an authenticator app, a passkey, or an email or SMS code), no other page opens. ' +
+      'After enrolling you sign in again with it.',
     deadlineTitle: 'A second factor will be required',
     deadline:
       'Administrators must enrol a second factor by {{when}}. After that only this page opens until one is enrolled.',

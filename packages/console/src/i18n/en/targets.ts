@@ -97,7 +97,8 @@ export default {
     reconnect: 'Authorise again',
     redirectUri: 'Redirect URI',
     redirectHint:
-      "Register this exact address as an authorised redirect URI of the OAuth client in the Google Cloud console. The master's own page, {{masterPage}}, also works but asks for an API key.",
+      'Register this exact address as an authorised redirect URI of the OAuth client in the Google Cloud console. ' +
+      "The master's own page, {{masterPage}}, also works but asks for an API key.",
     opening: "Opening Google's consent page…",
     expires: 'The authorisation must be completed before {{time}}.',
     openAgain: "Open Google's consent page",
