@@ -11,12 +11,11 @@ import { openOrm, migrate } from './db/orm.ts';
 import { openCluster } from './db/open-cluster.ts';
 import { BOOT_ID_STRIDE } from './events/event-bus.ts';
 import { loadMasterKey } from './security/master-key.ts';
-import { loadOrCreateAgeIdentity, VERSION } from './engine/index.ts';
+import { VERSION } from './engine/index.ts';
+import { loadAgeKeys } from './security/age-keys.ts';
 import { checkKeys } from './security/key-check.ts';
-import { ConfigError } from './config/load-config.ts';
 import type { LoginLimits } from './auth/login-limiter.ts';
-import { clientErrorHandler, frameworkErrors } from './http/client-errors.ts';
-import { loggerOptions } from './http/logging.ts';
+import { serverOptions } from './http/server-options.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { openapiDocs } from './http/openapi.ts';
 import { httpStack } from './http/http-stack.ts';
@@ -102,41 +101,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await discoverPlugins({ projectRoot: config.projectRoot, configured: config.plugins, cwd: options.cwd }),
       config.pluginsDisabled,
     );
-    const ageKeys = await loadOrCreateAgeIdentity(config.dataDir, config.ageIdentityFile).catch((err: unknown) => {
-      if (config.ageIdentityFile)
-        throw new ConfigError(`BACKPLANE_AGE_IDENTITY_FILE ${config.ageIdentityFile}: ${(err as Error).message}`);
-      throw err;
-    });
+    const ageKeys = await loadAgeKeys(config);
     // Every master on one database holds the keys it was sealed and encrypted with, or none starts.
     await checkKeys(orm, { masterKey, ageRecipient: ageKeys.recipient });
     // Scratch space (provider temp files, dumps on their way into an archive, sandboxes), emptied of what a crash left.
     const scratch = await resetScratchDir(config.dataDir);
     const bootEpoch = await nextBootEpoch(orm);
     const modules = await loadModules(options.moduleDirs);
-    const container = createAppContainer(
-      {
-        config,
-        orm,
-        masterKey,
-        ageKeys: { identity: ageKeys.identity, recipient: ageKeys.recipient },
-        bootEpoch,
-        loginLimits: options.loginLimits,
-        clock: options.clock,
-      },
-      modules,
-    );
+    const container = createAppContainer({ ...options, config, orm, masterKey, ageKeys, bootEpoch }, modules);
     container.register({ plugins: asValue(plugins) });
-    const instance: FastifyInstance = Fastify({
-      logger: loggerOptions(options.logLevel ?? config.logLevel),
-      trustProxy: config.trustedProxies,
-      bodyLimit: 1024 * 1024,
-      return503OnClosing: true,
-      // Event streams never go idle: without this a shutdown would wait for every open dashboard.
-      forceCloseConnections: true,
-      // Refusals before a route is found answer in the envelope too.
-      clientErrorHandler,
-      frameworkErrors,
-    });
+    const instance: FastifyInstance = Fastify(serverOptions(config, options.logLevel ?? config.logLevel));
     instance.setValidatorCompiler(createValidatorCompiler());
     container.register({ logger: asValue(instance.log) });
     container.register({
