@@ -1,8 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { PROJECT_ROOT } from '../core/engine/index.ts';
+import { PROJECT_ROOT, errorText, VERSION } from '../core/engine/index.ts';
 import { loadStandaloneRegistries } from '../core/plugin-host/standalone.ts';
-import { errorText } from '../core/engine/index.ts';
-import { VERSION } from '../core/engine/index.ts';
 import { Agent } from './agent.ts';
 import { AGENT_USAGE, AgentConfigError, loadAgentConfig, type AgentConfig } from './config.ts';
 import { resolveToken } from './enroll.ts';

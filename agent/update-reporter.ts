@@ -1,4 +1,4 @@
-import type { ManifestEntry } from '../core/engine/index.ts';
+import { type ManifestEntry, errorText } from '../core/engine/index.ts';
 import type {
   LogLine,
   Progress,
@@ -7,7 +7,6 @@ import type {
   UpdateReply,
   WireManifestEntry,
 } from '../core/agent-protocol/wire.ts';
-import { errorText } from '../core/engine/index.ts';
 import { Backoff, retryWithBackoff } from './backoff.ts';
 import { isRetryable, type MasterClient } from './master-client.ts';
 

@@ -1,7 +1,5 @@
 import type { DiscoverDbResult } from '../../core/agent-protocol/wire.ts';
-import { discovered } from '../../core/engine/index.ts';
-import { driverFor } from '../../core/engine/index.ts';
-import { errorText } from '../../core/engine/index.ts';
+import { discovered, driverFor, errorText } from '../../core/engine/index.ts';
 import { providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
 /**

@@ -1,14 +1,18 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { driverConfig } from '../../core/engine/index.ts';
-import { driverFor } from '../../core/engine/index.ts';
-import { restoreDatabase } from '../../core/engine/index.ts';
-import { restoreDumpArchive } from '../../core/engine/index.ts';
-import { archivePath } from '../../core/engine/index.ts';
-import { stagedRestore } from '../../core/engine/index.ts';
-import { SelectionMatch, nothingSelectedText } from '../../core/engine/index.ts';
-import { errorText, humanBytes } from '../../core/engine/index.ts';
+import {
+  driverConfig,
+  driverFor,
+  restoreDatabase,
+  restoreDumpArchive,
+  archivePath,
+  stagedRestore,
+  SelectionMatch,
+  nothingSelectedText,
+  errorText,
+  humanBytes,
+} from '../../core/engine/index.ts';
 import type { RestoreSpec } from '../../core/agent-protocol/wire.ts';
 import { removeSpool, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';

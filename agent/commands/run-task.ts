@@ -1,8 +1,13 @@
 import type { TargetOutcome, TaskSpec } from '../../core/agent-protocol/wire.ts';
-import { RunWarnings } from '../../core/engine/index.ts';
-import { readSourceStats, runArtifact, storedLine } from '../../core/engine/index.ts';
+import {
+  RunWarnings,
+  readSourceStats,
+  runArtifact,
+  storedLine,
+  errorText,
+  humanBytes,
+} from '../../core/engine/index.ts';
 import type { ProviderDeps, StorageInstance } from '@backplane/plugin-api';
-import { errorText, humanBytes } from '../../core/engine/index.ts';
 import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
 import { pacedStorage, parseBandwidth } from '../throttle.ts';

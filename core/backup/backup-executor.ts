@@ -13,22 +13,32 @@ import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { StorageTarget } from '../db/entities/storage-target.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { ProviderRegistry } from '../engine/index.ts';
+import {
+  type ProviderRegistry,
+  type Compression,
+  databaseNames,
+  readSourceStats,
+  runArtifact,
+  storedLine,
+  type ArtifactRun,
+  type ArtifactTarget,
+  errorText as message,
+  humanBytes as human,
+  artifactExtension,
+  storageKey,
+  fileNameOf,
+  stopOutcome,
+  RunWarnings,
+  withWarnings,
+} from '../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
-import type { Compression } from '../engine/index.ts';
-import { databaseNames } from '../engine/index.ts';
 import { DB_PASSWORD_AAD, sourceSpecOf } from './task-spec.ts';
-import { readSourceStats, runArtifact, storedLine, type ArtifactRun, type ArtifactTarget } from '../engine/index.ts';
-import { errorText as message, humanBytes as human } from '../engine/index.ts';
 import { recordedUsage } from '../storage/target-usage.ts';
 import { ManifestWriter } from './manifest-writer.ts';
-import { artifactExtension, storageKey, fileNameOf } from '../engine/index.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
 import { taskTargets } from './task-targets.ts';
-import { stopOutcome } from '../engine/index.ts';
-import { RunWarnings, withWarnings } from '../engine/index.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;

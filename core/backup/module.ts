@@ -1,7 +1,8 @@
 import { asClass, asFunction } from 'awilix';
 import type { MikroORM } from '@mikro-orm/core';
 import { defineModule, type Registered } from '../lib/app-module.ts';
-import { RecordLogHub, relayThroughCluster } from './record-log.ts';
+import { RecordLogHub } from './record-log.ts';
+import { relayThroughCluster } from '../db/open-cluster.ts';
 import { BackupExecutor } from './backup-executor.ts';
 import { RecordDeleter } from './record-deleter.ts';
 import { RetentionService } from './retention-service.ts';

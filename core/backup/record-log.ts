@@ -257,11 +257,3 @@ export function finalEvent(recordId: number, seq: number, status: RecordStatus):
     status,
   };
 }
-
-/** A hub's lifecycle start: with several masters (PostgreSQL) its lines travel through the cluster. */
-export function relayThroughCluster(
-  hub: RecordLogHub,
-  { cluster, logger }: { cluster: Cluster; logger: { error(obj: object, msg: string): void } },
-): void {
-  if (cluster.shared) hub.relay(cluster, (err) => logger.error({ err }, 'cluster notice failed'));
-}

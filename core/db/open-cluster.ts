@@ -18,3 +18,14 @@ export function openCluster(
   // Notices are numbered from the boot's floor: above every id of earlier boots (core/events/event-bus.ts).
   return new PgCluster({ url: databaseUrl, ...ids, onError, log });
 }
+
+/**
+ * The lifecycle start of what relays through the cluster (the event bus, the record log hubs):
+ * with several masters (PostgreSQL) what they publish travels as notices; alone, nothing to do.
+ */
+export function relayThroughCluster(
+  hub: { relay(cluster: Cluster, onError: (err: unknown) => void): void },
+  { cluster, logger }: { cluster: Cluster; logger: FastifyBaseLogger },
+): void {
+  if (cluster.shared) hub.relay(cluster, (err) => logger.error({ err }, 'cluster notice failed'));
+}

@@ -1,5 +1,6 @@
 import { asClass, asFunction } from 'awilix';
 import { defineModule, type Registered } from '../lib/app-module.ts';
+import { relayThroughCluster } from '../db/open-cluster.ts';
 import { AuditWriter } from './audit-writer.ts';
 import { EventBus } from './event-bus.ts';
 import { AuditRetention } from './audit-retention.ts';
@@ -21,11 +22,7 @@ export default defineModule({
   services,
   lifecycle: {
     // Several masters (PostgreSQL): events travel through the cluster so every master's clients see them.
-    events: {
-      runs: 'always',
-      start: (s, { cluster, logger }) =>
-        cluster.shared && s.relay(cluster, (err) => logger.error({ err }, 'cluster notice failed')),
-    },
+    events: { runs: 'always', start: relayThroughCluster },
     auditRetention: { runs: 'leading', start: (s) => s.start(), stop: (s) => s.stop() },
     auditWebhook: { runs: 'always', start: (s) => s.start(), stop: (s) => s.stop() },
   },

@@ -2,8 +2,7 @@ import Fastify from 'fastify';
 import type { DatabaseDriverType, NotifierType, StorageType } from '@backplane/plugin-api';
 import { discoverPlugins } from './discover.ts';
 import { importPlugins, registerPlugins } from './load.ts';
-import type { Registries } from '../engine/index.ts';
-import { ProviderRegistry } from '../engine/index.ts';
+import { type Registries, ProviderRegistry } from '../engine/index.ts';
 
 export interface StandaloneOptions {
   /** Root of the installation: where `plugins/` and the root package.json live. */

@@ -5,10 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { BackupRecordCopyEntity, type BackupRecord } from '../db/entities/backup-record.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
-import { checksumGuard } from '../engine/index.ts';
-import { decryptStream } from '../engine/index.ts';
-import { decompressor, type Compression } from '../engine/index.ts';
-import { errorText } from '../engine/index.ts';
+import { checksumGuard, decryptStream, decompressor, type Compression, errorText } from '../engine/index.ts';
 import { AppError } from '../http/app-error.ts';
 
 /** What the whole-object check of a copy found so far. */

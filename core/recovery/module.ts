@@ -1,7 +1,8 @@
 import { asClass, asFunction } from 'awilix';
 import type { MikroORM } from '@mikro-orm/core';
 import { defineModule, type Registered } from '../lib/app-module.ts';
-import { RecordLogHub, relayThroughCluster } from '../backup/record-log.ts';
+import { RecordLogHub } from '../backup/record-log.ts';
+import { relayThroughCluster } from '../db/open-cluster.ts';
 import { RestoreService } from './restore-service.ts';
 import { VerifyService } from './verify-service.ts';
 import { ReplicationService } from './replication-service.ts';

@@ -2,18 +2,15 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { ProviderRegistry } from '../engine/index.ts';
+import { type ProviderRegistry, type AgeKeyPair, driverFor, driverConfig } from '../engine/index.ts';
 import type { DatabaseDriverType, DatabaseDriverInstance } from '@backplane/plugin-api';
 import type { EventBus } from '../events/event-bus.ts';
 import type { Alerts } from '../notifications/alerts.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import type { Config } from '../config/config.ts';
-import type { AgeKeyPair } from '../engine/index.ts';
 import type { BackupTask } from '../db/entities/backup-task.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import { DB_PASSWORD_AAD } from '../backup/task-spec.ts';
-import { driverFor } from '../engine/index.ts';
-import { driverConfig } from '../engine/index.ts';
 
 import type { RecoveryMetrics } from '../metrics/recovery-metrics.ts';
 

@@ -9,23 +9,28 @@ import {
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { restoreDatabase, restoreTargetOf } from '../engine/index.ts';
-import { driverFor } from '../engine/index.ts';
+import {
+  restoreDatabase,
+  restoreTargetOf,
+  driverFor,
+  checkDump,
+  archivePath,
+  stagedRestore,
+  type Compression,
+  SelectionMatch,
+  nothingSelectedText,
+  databaseOfEntry,
+  isDumpArchive,
+  restoreDumpArchive,
+  type RunLog,
+  type RunStop,
+} from '../engine/index.ts';
 import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
-import { checkDump } from '../engine/index.ts';
 import { loadManifest } from './stored-manifest.ts';
-import { archivePath } from '../engine/index.ts';
-import { stagedRestore } from '../engine/index.ts';
-import type { Compression } from '../engine/index.ts';
-import { SelectionMatch, nothingSelectedText } from '../engine/index.ts';
-import { databaseOfEntry, isDumpArchive } from '../engine/index.ts';
-import { restoreDumpArchive } from '../engine/index.ts';
 import { JobQueue } from './job-queue.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
 import type { RestoreRecordPayload } from '../agent-protocol/wire.ts';
 import { runLifecycle, failStale, settleStopped, stopQueuedJob } from './run-lifecycle.ts';
-import type { RunLog } from '../engine/index.ts';
-import type { RunStop } from '../engine/index.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 import { restoreAlert } from './recovery-alerts.ts';
 

@@ -1,9 +1,7 @@
-import type { RunLog } from '../engine/index.ts';
+import { type RunLog, errorText as message, stopOutcome, type RunStop } from '../engine/index.ts';
 import type { EntityManager, EntityName } from '@mikro-orm/core';
 import type { RecordStatus } from '../db/entities/backup-record.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
-import { errorText as message } from '../engine/index.ts';
-import { stopOutcome, type RunStop } from '../engine/index.ts';
 import type { JobQueue } from './job-queue.ts';
 
 export interface LifecycleRecord {

@@ -10,17 +10,21 @@ import {
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { VerifyRecordEntity, type VerifyRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
-import { driverFor } from '../engine/index.ts';
+import {
+  driverFor,
+  checkDump,
+  checkTar,
+  safeExtract,
+  isDumpArchive,
+  checkDumpArchive,
+  forEachDump,
+  type RunLog,
+  type RunStop,
+} from '../engine/index.ts';
 import { rawStream, withHealthyCopy } from './artifact-source.ts';
-import { checkDump, checkTar } from '../engine/index.ts';
 import { loadManifest } from './stored-manifest.ts';
-import { safeExtract } from '../engine/index.ts';
-import { isDumpArchive } from '../engine/index.ts';
-import { checkDumpArchive, forEachDump } from '../engine/index.ts';
 import { JobQueue } from './job-queue.ts';
 import { runLifecycle, failStale, stopQueuedJob } from './run-lifecycle.ts';
-import type { RunLog } from '../engine/index.ts';
-import type { RunStop } from '../engine/index.ts';
 import { openDriver, human, type RecoveryDeps } from './recovery-deps.ts';
 import { verifyAlert, rtoAlert } from './recovery-alerts.ts';
 import type { EntityManager } from '@mikro-orm/core';

@@ -16,27 +16,33 @@ import { NodeEntity } from '../db/entities/node.ts';
 import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { ProviderRegistry } from '../engine/index.ts';
+import {
+  type ProviderRegistry,
+  artifactExtension,
+  storageKey,
+  fileNameOf,
+  rawExtensionOf,
+  withWarnings,
+  type Compression,
+  checksumGuard,
+  driverFor,
+  archivePath,
+  errorText,
+  humanBytes,
+  type RunStop,
+  type StopStatus,
+} from '../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
 import type { RecordLogHub, ProgressInfo, LogLevel } from '../backup/record-log.ts';
 import type { BackupRuns } from './backup-runs.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
-import { artifactExtension, storageKey, fileNameOf } from '../engine/index.ts';
-import { rawExtensionOf } from '../engine/index.ts';
 import { sourceSpecOf } from '../backup/task-spec.ts';
 import { recordedUsage } from '../storage/target-usage.ts';
-import { withWarnings } from '../engine/index.ts';
 import { taskTargets } from '../backup/task-targets.ts';
-import type { Compression } from '../engine/index.ts';
-import { checksumGuard } from '../engine/index.ts';
 import { DB_PASSWORD_AAD } from '../backup/task-spec.ts';
-import { driverFor } from '../engine/index.ts';
-import { archivePath } from '../engine/index.ts';
-import { errorText, humanBytes } from '../engine/index.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import type { RecordUpdateInput, TaskSpec } from '../agent-protocol/wire.ts';
-import type { RunStop, StopStatus } from '../engine/index.ts';
 
 /** A record update as the wire carries it (validated by the route's schema). */
 export type RecordUpdate = RecordUpdateInput;

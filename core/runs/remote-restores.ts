@@ -6,18 +6,14 @@ import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery
 import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { ProviderRegistry } from '../engine/index.ts';
+import { type ProviderRegistry, type AgeKeyPair, restoreTargetOf, isDumpArchive, driverFor } from '../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { RecordLogHub } from '../backup/record-log.ts';
-import type { AgeKeyPair } from '../engine/index.ts';
 import { copyVerdict, openStoredCopy, rawStream, unreadableArtifact } from '../recovery/artifact-source.ts';
-import { restoreTargetOf } from '../engine/index.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { restoreAlert } from '../recovery/recovery-alerts.ts';
 import type { Alerts } from '../notifications/alerts.ts';
 import { DB_PASSWORD_AAD } from '../backup/task-spec.ts';
-import { isDumpArchive } from '../engine/index.ts';
-import { driverFor } from '../engine/index.ts';
 import type { CommandQueue } from '../agent-protocol/command-queue.ts';
 import type { RestoreSpec, RestoreUpdateInput } from '../agent-protocol/wire.ts';
 

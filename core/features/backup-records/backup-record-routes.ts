@@ -28,9 +28,8 @@ import { recordSummary } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';
 import { recordDetail } from './record-detail.ts';
 import { openStoredCopy, unreadableArtifact } from '../../recovery/artifact-source.ts';
-import { errorText } from '../../engine/index.ts';
+import { errorText, cancelledBy } from '../../engine/index.ts';
 import { principalName } from '../../auth/principal.ts';
-import { cancelledBy } from '../../engine/index.ts';
 
 export const MAX_BATCH = 100;
 

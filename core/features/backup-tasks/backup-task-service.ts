@@ -5,10 +5,9 @@ import { BackupTaskEntity, BackupTaskTargetEntity, type BackupTask } from '../..
 import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { ProviderRegistry } from '../../engine/index.ts';
+import { type ProviderRegistry, driverFor } from '../../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import { AppError } from '../../http/app-error.ts';
-import { driverFor } from '../../engine/index.ts';
 import { DB_PASSWORD_AAD } from '../../backup/task-spec.ts';
 import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } from './backup-task-view.ts';
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';

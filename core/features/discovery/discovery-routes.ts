@@ -8,11 +8,10 @@ import { AppError } from '../../http/app-error.ts';
 import { roleAllows } from '../../auth/roles.ts';
 import { validateConfig } from '../../plugin-host/provider-config.ts';
 import { trimReason } from '../../storage/target-opener.ts';
-import { driverFor } from '../../engine/index.ts';
+import { driverFor, discovered } from '../../engine/index.ts';
 import { askAgent } from '../../agent-protocol/agent-rpc.ts';
 import { isLocalNode } from '../../agent-protocol/local-node.ts';
 import { DiscoveredDatabase, type DiscoverDbPayload } from '../../agent-protocol/wire.ts';
-import { discovered } from '../../engine/index.ts';
 import { closedSignal } from '../../http/request-helpers.ts';
 
 const DiscoverBody = Type.Object({

@@ -3,11 +3,10 @@ import { BackupTaskEntity, type BackupTask } from '../../db/entities/backup-task
 import { StorageTargetEntity } from '../../db/entities/storage-target.ts';
 import { NodeEntity } from '../../db/entities/node.ts';
 import { AppError } from '../../http/app-error.ts';
-import type { ProviderRegistry } from '../../engine/index.ts';
+import { type ProviderRegistry, driverFor } from '../../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { BackupTaskService } from '../backup-tasks/backup-task-service.ts';
 import type { TaskInput } from '../backup-tasks/backup-task-schemas.ts';
-import { driverFor } from '../../engine/index.ts';
 import type { ImportReport, ImportResult, ImportedTask } from './task-transfer-schemas.ts';
 
 /** The reference's own node on its master ("本机" = this machine): tasks on it run on our master. */
