@@ -17,7 +17,7 @@ set -uo pipefail
 RCLONE_MIN=1.57
 
 # command:package; the package (Debian's name) is what the message asks for.
-TOOLS=(rclone:rclone zstd:zstd age:age age-keygen:age pg_dump:postgresql-client psql:postgresql-client
+TOOLS=(rclone:rclone restic:restic zstd:zstd age:age age-keygen:age pg_dump:postgresql-client psql:postgresql-client
   pg_isready:postgresql-client mysqldump:mariadb-client mysql:mariadb-client mysqladmin:mariadb-client)
 # path:package for what the tests run by its path rather than from the PATH: the browser tests
 # launch Chromium at this path (test/helpers/browser.ts reads the same variable).
