@@ -23,6 +23,7 @@ export * from './archive/tar-entries.ts';
 export * from './archive/tar-entry-flow.ts';
 export * from './archive/tar-index.ts';
 export * from './archive/tar-name-walk.ts';
+export * from './archive/tar-snapshot.ts';
 export * from './archive/tar-source.ts';
 export * from './archive/tar-walk.ts';
 

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
+export type BackupKind = 'full' | 'differential';
 export type RecordStatus = 'queued' | 'running' | 'success' | 'partial' | 'failed' | 'cancelled';
 export const TERMINAL_STATUSES: readonly RecordStatus[] = ['success', 'partial', 'failed', 'cancelled'];
 /** Statuses whose record holds an artifact on at least one target. */
@@ -21,6 +22,7 @@ export const BackupRecordEntity = defineEntity({
     { name: 'backup_records_task_latest_index', properties: ['taskId', 'status', 'id'] },
     { name: 'backup_records_task_id_index', properties: ['taskId', 'id'] },
     { name: 'backup_records_window_index', properties: ['startedAt', 'status', 'taskId', 'nodeId'] },
+    { name: 'backup_records_base_index', properties: ['baseRecordId'] },
   ],
   properties: {
     id: p.integer().primary().autoincrement(),
@@ -54,6 +56,9 @@ export const BackupRecordEntity = defineEntity({
      */
     sourceStats: p.text().default(''),
     errorMessage: p.text().default(''),
+    /** `full`, or `differential`: only what changed since its base full (`baseRecordId`), which a restore applies first. */
+    backupKind: p.string().length(16).$type<BackupKind>().default('full'),
+    baseRecordId: p.integer().default(0),
     locked: p.boolean().default(false),
     /** Set once deletion (retention or manual) began; the row goes when every copy is gone. */
     deleteRequestedAt: p.datetime().nullable(),
@@ -143,3 +148,21 @@ export const BackupRecordEntryEntity = defineEntity({
   },
 });
 export type BackupRecordEntry = InferEntity<typeof BackupRecordEntryEntity>;
+
+/**
+ * The GNU tar snapshot file of a differential-mode full (core/backup/tar-snapshots.ts), sealed:
+ * what its differentials are made against when the running host lost its own copy.
+ */
+export const BackupRecordSnapshotEntity = defineEntity({
+  name: 'BackupRecordSnapshot',
+  tableName: 'backup_record_snapshots',
+  properties: {
+    recordId: p.integer().primary().autoincrement(false),
+    /** SHA-256 (hex) of the snapshot file, to trust a local copy. */
+    checksum: p.string().length(64).default(''),
+    size: p.bigint('number').default(0),
+    /** The file, deflated, base64, sealed (SecretBox). */
+    sealed: p.text(),
+  },
+});
+export type BackupRecordSnapshot = InferEntity<typeof BackupRecordSnapshotEntity>;

@@ -1,5 +1,8 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
+/** How a task's runs store their data: whole every time, or what changed since a full. */
+export type BackupMode = 'full' | 'differential';
+
 /**
  * A backup task definition. List fields (source paths, excludes, dependencies) are JSON text;
  * the storage targets live in `backup_task_targets` so a target's use can be queried.
@@ -45,10 +48,9 @@ export const BackupTaskEntity = defineEntity({
     /** A run still going after this many minutes is stopped and fails (0 = no limit). */
     timeoutMinutes: p.integer().default(0),
     alertOnConsecutiveFails: p.integer().default(1),
-    /**
-     * The forced-full interval of a differential mode. Backplane makes full backups only, so
-     * it has no effect; it is stored so clients read back what they wrote.
-     */
+    /** `full` or `differential` (file tasks; docs/differential.md). */
+    backupMode: p.string().length(16).$type<BackupMode>().default('full'),
+    /** A differential's base is a full at most this many days old; an older one makes the run a full. */
     diffFullIntervalDays: p.integer().default(7),
     verifyEnabled: p.boolean().default(false),
     verifyCronExpr: p.string().length(64).default(''),

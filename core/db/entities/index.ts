@@ -28,6 +28,7 @@ import {
   BackupRecordCopyEntity,
   BackupRecordLogEntity,
   BackupRecordEntryEntity,
+  BackupRecordSnapshotEntity,
 } from './backup-record.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
@@ -45,6 +46,7 @@ export const ENTITIES = [
   BackupRecordCopyEntity,
   BackupRecordLogEntity,
   BackupRecordEntryEntity,
+  BackupRecordSnapshotEntity,
   TaskTemplateEntity,
   RestoreRecordEntity,
   VerifyRecordEntity,

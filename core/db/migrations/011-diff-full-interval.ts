@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 import { addDialectSql } from './dialect.ts';
 
-/** A task's `diffFullIntervalDays`, stored so clients read back what they wrote (default 7; no effect: full backups only). */
+/** A task's `diffFullIntervalDays`: how old a full may be and still be the base of a differential (default 7; migration 021 adds the mode). */
 export class Migration011DiffFullInterval extends Migration {
   override up(): void {
     addDialectSql(this, this.driver, {

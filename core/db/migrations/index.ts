@@ -17,6 +17,7 @@ import { Migration017AccountSecurity } from './017-account-security.ts';
 import { Migration018InsightIndexes } from './018-insight-indexes.ts';
 import { Migration019OneActiveBackup } from './019-one-active-backup.ts';
 import { Migration020RunOwner } from './020-run-owner.ts';
+import { Migration021BackupChains } from './021-backup-chains.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   { name: 'Migration018InsightIndexes', class: Migration018InsightIndexes },
   { name: 'Migration019OneActiveBackup', class: Migration019OneActiveBackup },
   { name: 'Migration020RunOwner', class: Migration020RunOwner },
+  { name: 'Migration021BackupChains', class: Migration021BackupChains },
 ];

@@ -1,15 +1,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { lstat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { lstat, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
 import type { CompressorProgram } from '../stream/compression.ts';
 import type { ManifestEntry } from './manifest-entry.ts';
-import { describe } from './tar-entries.ts';
+import { describe, entryName } from './tar-entries.ts';
 import { parseIndexLine, unquoteC } from './tar-index.ts';
 import { walkNames, type NameSink } from './tar-name-walk.ts';
 import { drained } from './tar-entry-flow.ts';
 import type { TarSourceOptions } from './tar-source.ts';
+import { carriedEntries, type CarriedEntry } from './tar-snapshot.ts';
 
 /**
  * A file task's tar made by GNU tar in its own process, and compressed by the compressor program
@@ -25,6 +27,12 @@ import type { TarSourceOptions } from './tar-source.ts';
  * The archive is GNU tar's own format (`--format=gnu`, what `tar -c` writes by default): entry
  * names are the absolute paths without their leading `/`, links are stored as links, hard links
  * as independent copies, sockets/FIFOs/devices are skipped with a warning (by the walk).
+ *
+ * A differential backup (`incremental`) is different in one way: tar walks the tree itself, as
+ * `--listed-incremental` needs (a member named in the list is always archived whole), so the
+ * walk runs first and only to find what the excludes and the special files leave out, which tar
+ * is told literally (`--exclude-from`, anchored, no wildcards): the same tree either way. The
+ * tar-snapshot.ts file it updates then lists the files the full already holds (`onCarried`).
  *
  * The output ends only once tar and the compressor both exited well (tar's 1, "a file changed
  * as it was read", is a warning); otherwise it is destroyed with the reason, so a failed tar
@@ -142,9 +150,22 @@ export function tarCompressor(program: CompressorProgram | undefined): Compresso
     : undefined;
 }
 
+/** A `--listed-incremental` run: a full (no `base`) or a differential against the full whose snapshot `base` is. */
+export interface TarIncremental {
+  /** The snapshot file tar creates (a full) or updates (a differential: a copy of the full's, made by the caller). */
+  snapshot: string;
+  /** The full's own snapshot file, unchanged: where a renamed folder's files were. */
+  base?: string;
+  /** After tar ended: each file the differential did not archive because the full holds it. */
+  onCarried?: (entries: CarriedEntry[]) => void | Promise<void>;
+}
+
+/** tar's notes on a `--listed-incremental` walk: information, not warnings. */
+const INCREMENTAL_NOTE = /: Directory (is new|has been renamed)/;
+
 export function createGnuTarSource(
   program: string,
-  options: TarSourceOptions & { compressor?: CompressorProgram | undefined },
+  options: TarSourceOptions & { compressor?: CompressorProgram | undefined; incremental?: TarIncremental | undefined },
 ): GnuTarSource {
   const manifest: ManifestEntry[] = [];
   const record = options.onEntry ?? ((entry: ManifestEntry): void => void manifest.push(entry));
@@ -165,6 +186,7 @@ export function createGnuTarSource(
     out.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
   };
 
+  let cleanup: (() => Promise<void>) | undefined;
   const done = (async (): Promise<ManifestEntry[]> => {
     try {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
@@ -186,9 +208,11 @@ export function createGnuTarSource(
       }
 
       const compressor = options.compressor;
-      const args = compressor
-        ? [...tarArgs(), `--use-compress-program=${[compressor.command, ...compressor.args].join(' ')}`]
-        : tarArgs();
+      const incremental = options.incremental;
+      const prepared = incremental ? await incrementalArgs(incremental, roots, excludes, warn, signal, out) : undefined;
+      cleanup = prepared?.cleanup;
+      let args = prepared?.args ?? tarArgs();
+      if (compressor) args = [...args, `--use-compress-program=${[compressor.command, ...compressor.args].join(' ')}`];
       let tarStderr = '';
       tar = spawnTar(program, args);
       const tarExit = tarExited(tar, program, 1, () => tarStderr);
@@ -206,6 +230,7 @@ export function createGnuTarSource(
           }
           const total = /^Total bytes written: (\d+)/.exec(line);
           if (total) totalBytes = Number(total[1]);
+          else if (incremental && INCREMENTAL_NOTE.test(line)) continue;
           else if (line.trim() !== '') {
             if (tarStderr.length < 4096) tarStderr += `${line}\n`;
             const w = warningOf(line);
@@ -235,13 +260,20 @@ export function createGnuTarSource(
         },
       };
       try {
-        for (const { abs, st } of roots) await walkNames(sink, abs, st, excludes);
+        if (incremental) for (const { abs } of roots) await sink.name(entryName(abs));
+        else for (const { abs, st } of roots) await walkNames(sink, abs, st, excludes);
         await flush();
       } finally {
         stdin.end();
       }
 
       await Promise.all([tarExit, stderrDone]);
+      if (incremental?.base && incremental.onCarried) {
+        // tar lists an excluded name as present and not archived, like an unchanged file: not one.
+        const excluded = prepared?.excluded ?? new Set<string>();
+        const carried = await carriedEntries(incremental.snapshot, incremental.base);
+        await incremental.onCarried(carried.filter((c) => !excluded.has(c.path)));
+      }
       finished = true;
       out.end();
       return manifest;
@@ -251,6 +283,7 @@ export function createGnuTarSource(
       throw err;
     } finally {
       signal?.removeEventListener('abort', onAbort);
+      await cleanup?.();
     }
   })();
   done.catch(() => undefined);
@@ -261,4 +294,57 @@ export function createGnuTarSource(
     rawBytes: () => totalBytes ?? contentBytes,
     compressed: options.compressor !== undefined,
   };
+}
+
+/**
+ * tar's arguments for a `--listed-incremental` run, after a walk that only collects what the
+ * excludes and the special files leave out: tar gets them as literal names in a file (read
+ * before the archive starts, so removed at once). The roots come on stdin, tar recurses itself.
+ */
+async function incrementalArgs(
+  incremental: TarIncremental,
+  roots: Array<{ abs: string; st: import('node:fs').Stats }>,
+  excludes: readonly string[],
+  warn: (message: string, path: string) => void,
+  signal: AbortSignal | undefined,
+  out: PassThrough,
+): Promise<{ args: string[]; excluded: Set<string>; cleanup: () => Promise<void> }> {
+  const left: string[] = [];
+  const sink: NameSink = {
+    name: () => Promise.resolve(),
+    warn,
+    excluded(path) {
+      // tar reads the list one name per line: a name with a line break cannot be told apart.
+      if (path.includes('\n')) warn(`${path}: a name with a line break cannot be excluded from a differential`, path);
+      else left.push(entryName(path));
+    },
+    checkAborted() {
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      if (out.destroyed) throw new Error('tar stream was destroyed');
+    },
+  };
+  for (const { abs, st } of roots) await walkNames(sink, abs, st, excludes);
+  const dir = await mkdtemp(join(tmpdir(), 'backplane-tar-'));
+  const file = join(dir, 'exclude');
+  await writeFile(file, left.map((name) => `${name}\n`).join(''), { mode: 0o600 });
+  const args = [
+    '--create',
+    '--file=-',
+    '--directory=/',
+    '--format=gnu',
+    `--listed-incremental=${incremental.snapshot}`,
+    '--no-wildcards',
+    '--anchored',
+    `--exclude-from=${file}`,
+    '--null',
+    '--verbatim-files-from',
+    '--files-from=-',
+    '--hard-dereference',
+    '--ignore-failed-read',
+    '-vv',
+    '--full-time',
+    '--quoting-style=c',
+    '--totals',
+  ];
+  return { args, excluded: new Set(left), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }

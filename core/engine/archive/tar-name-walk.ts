@@ -14,6 +14,8 @@ export interface NameSink {
   /** Names one member (the absolute path without its leading `/`); resolves when the list can take more. */
   name(entry: string): Promise<void>;
   warn(message: string, path: string): void;
+  /** A path left out by an exclude pattern or for being a special file (a differential tells tar; see gnu-tar-source.ts). */
+  excluded?(path: string): void;
   checkAborted(): void;
 }
 
@@ -34,9 +36,10 @@ function special(kind: {
 
 /** Names one path (already `lstat`ed) and, for a folder, everything under it, in name order. */
 export async function walkNames(sink: NameSink, abs: string, st: Stats, excludes: readonly string[]): Promise<void> {
-  if (isExcluded(abs, excludes)) return;
+  if (isExcluded(abs, excludes)) return sink.excluded?.(abs);
   if (st.isDirectory()) return walkFolder(sink, abs, excludes);
   if (st.isFile() || st.isSymbolicLink()) return sink.name(entryName(abs));
+  sink.excluded?.(abs);
   sink.warn(`skipped ${abs}: ${special(st)}`, abs);
 }
 
@@ -53,12 +56,16 @@ async function walkFolder(sink: NameSink, abs: string, excludes: readonly string
   if (name !== '') await sink.name(name);
   for (const child of children) {
     const path = join(abs, child.name);
-    if (isExcluded(path, excludes)) continue;
+    if (isExcluded(path, excludes)) {
+      sink.excluded?.(path);
+      continue;
+    }
     if (child.isDirectory()) await walkFolder(sink, path, excludes);
     else if (child.isFile() || child.isSymbolicLink()) await sink.name(entryName(path));
-    else if (child.isFIFO() || child.isSocket() || child.isBlockDevice() || child.isCharacterDevice())
+    else if (child.isFIFO() || child.isSocket() || child.isBlockDevice() || child.isCharacterDevice()) {
+      sink.excluded?.(path);
       sink.warn(`skipped ${path}: ${special(child)}`, path);
-    else {
+    } else {
       // The file system did not say what the entry is (DT_UNKNOWN): ask.
       let st: Stats;
       try {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { DatabaseDriverType, ProviderDeps } from '@backplane/plugin-api';
 import { compressorProgram, dumpCompressor, type Compression } from '../stream/compression.ts';
-import { createGnuTarSource, gnuTarProgram, tarCompressor } from '../archive/gnu-tar-source.ts';
+import { createGnuTarSource, gnuTarProgram, tarCompressor, type TarIncremental } from '../archive/gnu-tar-source.ts';
 import { createTarSource, type ManifestEntry } from '../archive/tar-source.ts';
 import { driverFor } from '../host/driver-for.ts';
 import { DUMP_ARCHIVE_EXTENSION, createDumpArchive, dumpEntryName } from '../archive/dump-archive.ts';
@@ -35,6 +35,8 @@ export interface SourceContext {
   signal: AbortSignal;
   /** The run's compression: a file source compresses in a program of its own when it can. */
   compression?: Compression;
+  /** File tasks in differential mode: a `--listed-incremental` tar (GNU tar only). */
+  incremental?: TarIncremental;
 }
 
 /**
@@ -119,9 +121,11 @@ export async function openTaskSource(task: SourceSpec, ctx: SourceContext): Prom
       signal: ctx.signal,
     };
     const program = gnuTarProgram();
+    if (ctx.incremental && !program) throw new Error('a differential backup needs GNU tar, which is not installed');
     if (program) {
       const tar = createGnuTarSource(program, {
         ...options,
+        incremental: ctx.incremental,
         compressor: ctx.compression ? tarCompressor(compressorProgram(ctx.compression)) : undefined,
       });
       return {
