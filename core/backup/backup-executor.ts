@@ -30,6 +30,8 @@ import {
   stopOutcome,
   RunWarnings,
   withWarnings,
+  gnuTarProgram,
+  type TarIncremental,
 } from '../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { BackupMetrics } from '../metrics/backup-metrics.ts';
@@ -39,6 +41,8 @@ import { ManifestWriter } from './manifest-writer.ts';
 import type { RecordLogHub } from './record-log.ts';
 import { settleBackup } from './record-outcome.ts';
 import { taskTargets } from './task-targets.ts';
+import type { TarSnapshots } from './tar-snapshots.ts';
+import { carryManifestRows, chooseBase } from './backup-chain.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;
@@ -51,6 +55,14 @@ export interface ExecutorDeps {
   recordLogs: RecordLogHub;
   ageRecipient: string;
   logger: FastifyBaseLogger;
+  tarSnapshots: TarSnapshots;
+}
+
+/** A differential-mode run: the tar snapshot file it writes, and its base when it is a differential. */
+interface ChainRun {
+  incremental: TarIncremental;
+  baseRecordId: number;
+  carried: number;
 }
 
 type Log = (level: 'info' | 'warn' | 'error', text: string) => void;
@@ -134,6 +146,7 @@ export class BackupExecutor {
     const warnings = new RunWarnings();
     let copies: BackupRecordCopy[] = [];
     let run: ArtifactRun;
+    const chain = task.backupMode === 'differential' ? await this.#chain(em, record, task, manifest, log) : undefined;
     try {
       run = await runArtifact({
         source: sourceSpecOf(task),
@@ -147,6 +160,7 @@ export class BackupExecutor {
           },
           onEntry: (entry) => manifest?.add(entry),
           signal,
+          ...(chain ? { incremental: chain.incremental } : {}),
         },
         prepare: async (rawExtension) => {
           const key = storageKey(
@@ -195,10 +209,73 @@ export class BackupExecutor {
           copy.error = message(err).slice(0, 2000);
         }
       await manifest?.discard().catch(() => undefined);
+      if (chain) await this.#deps.tarSnapshots.discard(chain.incremental.snapshot);
       await em.flush();
       throw err;
     }
-    return this.#settle(em, record, task, copies, run, manifest, warnings, log);
+    const status = await this.#settle(em, record, task, copies, run, manifest, warnings, log, chain);
+    if (chain) await this.#keepSnapshot(record, chain, status, log);
+    return status;
+  }
+
+  /**
+   * A differential-mode run (file tasks, GNU tar): a differential against the base chooseBase
+   * finds, or a full that writes the snapshot file its differentials will need. The log says
+   * which, and why a full.
+   */
+  async #chain(
+    em: EntityManager,
+    record: BackupRecord,
+    task: BackupTask,
+    manifest: ManifestWriter | undefined,
+    log: Log,
+  ): Promise<ChainRun | undefined> {
+    const { tarSnapshots } = this.#deps;
+    if (task.type !== 'file') return undefined;
+    if (!gnuTarProgram()) {
+      log(
+        'warn',
+        'differential mode needs GNU tar, which is not installed here: a full backup without a snapshot file',
+      );
+      return undefined;
+    }
+    const found = await chooseBase(em, this.#deps.storageOpener, task, record.startedAt ?? new Date());
+    const snapshot = 'base' in found ? await tarSnapshots.of(found.base.id) : undefined;
+    if (!('base' in found) || !snapshot || 'missing' in snapshot) {
+      const reason = 'reason' in found ? found.reason : snapshot && 'missing' in snapshot ? snapshot.missing : '';
+      log('info', `differential mode: a full backup (${reason}); later runs store what changed since it`);
+      return { incremental: { snapshot: await tarSnapshots.scratch(record.id) }, baseRecordId: 0, carried: 0 };
+    }
+    const base = found.base;
+    record.backupKind = 'differential';
+    record.baseRecordId = base.id;
+    await em.flush();
+    log('info', `differential backup: what changed since full ${base.id} (${base.fileName})`);
+    const chain: ChainRun = {
+      incremental: { snapshot: await tarSnapshots.copyFor(snapshot.path, record.id), base: snapshot.path },
+      baseRecordId: base.id,
+      carried: 0,
+    };
+    chain.incremental.onCarried = async (entries) => {
+      if (!manifest) return;
+      chain.carried += await carryManifestRows(this.#deps.orm, record.id, base.id, entries);
+    };
+    return chain;
+  }
+
+  /** A full's snapshot file is sealed and kept for its differentials; a differential's working copy goes. */
+  async #keepSnapshot(record: BackupRecord, chain: ChainRun, status: RecordStatus, log: Log): Promise<void> {
+    const { tarSnapshots } = this.#deps;
+    if (chain.baseRecordId !== 0 || status === 'failed') {
+      await tarSnapshots.discard(chain.incremental.snapshot);
+      return;
+    }
+    try {
+      await tarSnapshots.store(record.id, chain.incremental.snapshot);
+    } catch (err) {
+      log('warn', `the tar snapshot file could not be kept (${message(err)}): the next run is a full backup`);
+      await tarSnapshots.discard(chain.incremental.snapshot);
+    }
   }
 
   /**
@@ -244,6 +321,7 @@ export class BackupExecutor {
     manifest: ManifestWriter | undefined,
     warnings: RunWarnings,
     log: Log,
+    chain: ChainRun | undefined,
   ): Promise<RecordStatus> {
     const { result, source } = run;
     for (const r of result.results) {
@@ -286,7 +364,7 @@ export class BackupExecutor {
         await manifest.finish();
         record.hasManifest = true;
         record.sourceStats = JSON.stringify({
-          entries: manifest.count,
+          entries: manifest.count + (chain?.carried ?? 0),
           ...(stats.databases ? { databases: stats.databases } : {}),
         });
       } catch (err) {
@@ -296,7 +374,9 @@ export class BackupExecutor {
         );
       }
     }
-    log('info', storedLine(result, manifest ? `, ${manifest.count} entries` : ''));
+    const entries = manifest ? `, ${manifest.count + (chain?.carried ?? 0)} entries` : '';
+    const unchanged = chain?.baseRecordId ? ` (${chain.carried} unchanged, in full ${chain.baseRecordId})` : '';
+    log('info', storedLine(result, entries + unchanged));
     await em.flush();
     return status;
   }

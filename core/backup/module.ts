@@ -7,6 +7,7 @@ import { BackupExecutor } from './backup-executor.ts';
 import { RecordDeleter } from './record-deleter.ts';
 import { RetentionService } from './retention-service.ts';
 import { SlaScan } from './sla-scan.ts';
+import { TarSnapshots } from './tar-snapshots.ts';
 
 const services = {
   recordLogs: asFunction(({ orm }: { orm: MikroORM }) => new RecordLogHub(orm, 'backup')).singleton(),
@@ -14,6 +15,7 @@ const services = {
   recordDeleter: asClass(RecordDeleter).singleton(),
   retention: asClass(RetentionService).singleton(),
   slaScan: asClass(SlaScan).singleton(),
+  tarSnapshots: asClass(TarSnapshots).singleton(),
 };
 
 declare module '../lib/app-module.ts' {

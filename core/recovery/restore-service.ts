@@ -26,6 +26,7 @@ import {
   type RunStop,
 } from '../engine/index.ts';
 import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
+import { baseOf, withHealthyChain } from './chain-source.ts';
 import { loadManifest } from './stored-manifest.ts';
 import { JobQueue } from './job-queue.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
@@ -295,6 +296,43 @@ export class RestoreService {
       `extracting into a staging folder in ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''};` +
         ' nothing is replaced before the whole artifact is checked',
     );
+    if (backup.backupKind === 'differential') {
+      const base = await baseOf(this.#deps, backup);
+      log('info', `a differential: its full (record ${base.id}) is applied first, then the differential`);
+      const match = new SelectionMatch(wanted);
+      const result = await withHealthyChain(
+        this.#deps,
+        backup,
+        base,
+        log,
+        (links) => {
+          record.bytes = 0;
+          return stagedRestore(links.source, {
+            root,
+            selectedPaths: selected,
+            manifest,
+            chain: [links.base],
+            signal,
+            onName: (path) => match.see(path),
+            onWarning: (m) => log('warn', m),
+            beforeSwap: () => {
+              if (match.unmatched().length > 0)
+                throw new Error(nothingSelectedText('selectedPaths', match.unmatched()));
+            },
+          });
+        },
+        {
+          signal,
+          onStoredBytes: (n) => {
+            record.bytes += n;
+          },
+        },
+      );
+      log('info', `chain checked: ${result.checked.entries} entries, ${human(result.checked.bytes)}`);
+      record.entries = selected.length === 0 && manifest ? manifest.size : result.entries;
+      log('info', `restored ${record.entries} entries as of record ${backup.id}`);
+      return;
+    }
     const { value: result } = await withHealthyCopy(
       this.#deps,
       backup,

@@ -156,7 +156,7 @@ export interface TarIncremental {
   snapshot: string;
   /** The full's own snapshot file, unchanged: where a renamed folder's files were. */
   base?: string;
-  /** After tar ended: each file the differential did not archive because the full holds it. */
+  /** After tar ended, in batches: each file the differential did not archive because the full holds it. */
   onCarried?: (entries: CarriedEntry[]) => void | Promise<void>;
 }
 
@@ -271,8 +271,8 @@ export function createGnuTarSource(
       if (incremental?.base && incremental.onCarried) {
         // tar lists an excluded name as present and not archived, like an unchanged file: not one.
         const excluded = prepared?.excluded ?? new Set<string>();
-        const carried = await carriedEntries(incremental.snapshot, incremental.base);
-        await incremental.onCarried(carried.filter((c) => !excluded.has(c.path)));
+        for await (const batch of carriedEntries(incremental.snapshot, incremental.base))
+          await incremental.onCarried(batch.filter((c) => !excluded.has(c.path)));
       }
       finished = true;
       out.end();

@@ -66,19 +66,24 @@ export interface CarriedEntry {
 /**
  * The files a differential left out because the full holds them (`N`), each with the path the
  * full knew it by: tar recognises a renamed folder by its device and inode, and so does this.
+ * In batches, so a tree of millions of unchanged files is never one array.
  */
-export async function carriedEntries(updated: string, base: string): Promise<CarriedEntry[]> {
+export async function* carriedEntries(updated: string, base: string, batchSize = 1000): AsyncGenerator<CarriedEntry[]> {
   const before = new Map<string, string>();
   for (const folder of await readSnapshotFolders(base)) before.set(`${folder.dev}:${folder.ino}`, folder.path);
-  const carried: CarriedEntry[] = [];
+  let batch: CarriedEntry[] = [];
   for (const folder of await readSnapshotFolders(updated)) {
     const was = before.get(`${folder.dev}:${folder.ino}`) ?? folder.path;
     for (const { flag, name } of folder.contents) {
       if (flag !== 'N') continue;
-      carried.push({ path: join(folder.path, name), from: join(was, name) });
+      batch.push({ path: join(folder.path, name), from: join(was, name) });
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
     }
   }
-  return carried;
+  if (batch.length > 0) yield batch;
 }
 
 function join(folder: string, name: string): string {

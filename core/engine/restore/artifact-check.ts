@@ -14,14 +14,17 @@ const EDGE = 64 * 1024;
 export class ManifestCheck {
   readonly #manifest: Map<string, number> | undefined;
   readonly #onName: ((path: string) => void) | undefined;
+  /** A differential holds part of its manifest (the rest is its base's): no entry is missing from it. */
+  readonly #partial: boolean;
   readonly #seen = new Set<string>();
   readonly #problems: string[] = [];
   entries = 0;
   bytes = 0;
 
-  constructor(manifest: Map<string, number> | undefined, onName?: (path: string) => void) {
+  constructor(manifest: Map<string, number> | undefined, onName?: (path: string) => void, partial = false) {
     this.#manifest = manifest;
     this.#onName = onName;
+    this.#partial = partial;
   }
 
   /** One entry as the archive holds it: its raw name, and its content length (0 for folders and links). */
@@ -45,7 +48,7 @@ export class ManifestCheck {
   /** Throws when anything differed, or a manifest entry never came. */
   finish(): { entries: number; bytes: number } {
     const problems = this.#problems;
-    if (this.#manifest)
+    if (this.#manifest && !this.#partial)
       for (const path of this.#manifest.keys())
         if (!this.#seen.has(path)) problems.push(`${path} is missing from the archive`);
     if (problems.length > 0)
@@ -61,9 +64,10 @@ export async function checkTar(
   raw: Readable,
   manifest: Map<string, number> | undefined,
   onName?: (path: string) => void,
+  partial = false,
 ): Promise<{ entries: number; bytes: number }> {
   const extract = tar.extract();
-  const check = new ManifestCheck(manifest, onName);
+  const check = new ManifestCheck(manifest, onName, partial);
   extract.on('entry', (header, body, next) => {
     let size = 0;
     // The extract reports a failure itself; an entry cut short by it must not crash the process.

@@ -46,9 +46,12 @@ export async function gnuTarExtract(
     onEntry: (entry: TarExtractEntry) => void;
     onWarning?: (message: string) => void;
     signal?: AbortSignal;
+    /** An archive of a differential chain: its folder listings are applied (files gone since are removed). */
+    incremental?: boolean;
   },
 ): Promise<void> {
   const args = ['--extract', '--file=-', `--directory=${options.dir}`, '-vv', '--full-time', '--quoting-style=c'];
+  if (options.incremental) args.push('--listed-incremental=/dev/null');
   let stderr = '';
   let zstdStderr = '';
   const zstd = options.input === 'zstd' ? spawnZstdDecompress() : undefined;

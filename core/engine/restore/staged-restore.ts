@@ -38,6 +38,14 @@ export interface StagedRestoreOptions {
   beforeSwap?: () => void;
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
+  /**
+   * A differential: the archives it builds on (its full), extracted first, each checked against
+   * its own manifest. Then the differential is applied over them as GNU tar applies a chain
+   * (`--listed-incremental`: what was deleted or renamed since goes), its members checked
+   * against its manifest, which lists the whole tree. Needs GNU tar; a selection is applied
+   * when the staged tree moves into place.
+   */
+  chain?: Array<{ source: RestoreSource; manifest?: Map<string, number> | undefined }>;
 }
 
 export const STAGING_PREFIX = '.backplane-restore-';
@@ -69,14 +77,47 @@ export async function stagedRestore(
   const realRoot = await realpath(root);
   const staging = await mkdtemp(join(realRoot, STAGING_PREFIX));
   try {
-    const check = new ManifestCheck(options.manifest, options.onName);
+    const chain = options.chain ?? [];
+    const check = new ManifestCheck(options.manifest, options.onName, chain.length > 0);
     const folders = new Set<string>();
-    const seen = (rawName: string, type: string, size: number): void => {
-      check.see(rawName, size);
-      const name = archivePath(rawName);
-      if (type === 'directory' && typeof name === 'string') folders.add(name);
-    };
+    const seenBy =
+      (by: ManifestCheck) =>
+      (rawName: string, type: string, size: number): void => {
+        by.see(rawName, size);
+        const name = archivePath(rawName);
+        if (type === 'directory' && typeof name === 'string') folders.add(name);
+      };
+    const seen = seenBy(check);
     const selected = options.selectedPaths ?? [];
+    if (chain.length > 0) {
+      const program = gnuTarProgram();
+      if (!program) throw new Error('restoring a differential backup needs GNU tar, which is not installed here');
+      const earlier = { entries: 0, bytes: 0 };
+      for (const link of [...chain, { source: input, manifest: undefined }]) {
+        const own = link.source === input ? check : new ManifestCheck(link.manifest, options.onName);
+        const zstd = link.source.compression === 'zstd' && zstdProgram() !== undefined;
+        await gnuTarExtract(program, link.source.open(!zstd), {
+          dir: staging,
+          input: zstd ? 'zstd' : 'tar',
+          incremental: true,
+          onEntry: (e) => seenBy(own)(e.rawName, e.type, e.size),
+          ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        if (own !== check) {
+          const done = own.finish();
+          earlier.entries += done.entries;
+          earlier.bytes += done.bytes;
+        }
+      }
+      const checked = check.finish();
+      options.beforeSwap?.();
+      if (options.signal?.aborted) throw options.signal.reason;
+      await pruneToSelection(staging, selected);
+      await moveIntoPlace(staging, root, realRoot, folders, selected);
+      const total = { entries: checked.entries + earlier.entries, bytes: checked.bytes + earlier.bytes };
+      return { ...total, checked: total };
+    }
     const program = extractor(input, selected);
     let result: ExtractResult;
     if (program) {
@@ -107,6 +148,25 @@ export async function stagedRestore(
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * Removes from a staging folder what a selection does not ask for: a whole chain is extracted
+ * (tar applies a differential to the whole tree), so the entries the selection leaves out go
+ * before the move, which would otherwise move a folder that only leads to a selected path whole.
+ */
+async function pruneToSelection(staging: string, selected: string[]): Promise<void> {
+  const wanted = selected.map((p) => archivePath(p)).filter((p): p is string => typeof p === 'string');
+  if (wanted.length === 0) return;
+  const walk = async (rel: string): Promise<void> => {
+    for (const child of await readdir(rel === '' ? staging : join(staging, rel), { withFileTypes: true })) {
+      const name = rel === '' ? child.name : `${rel}/${child.name}`;
+      if (wanted.some((s) => name === s || name.startsWith(`${s}/`))) continue;
+      if (child.isDirectory() && wanted.some((s) => s.startsWith(`${name}/`))) await walk(name);
+      else await rm(join(staging, name), { recursive: true, force: true });
+    }
+  };
+  await walk('');
 }
 
 /**

@@ -63,7 +63,10 @@ export const RecordSummary = Type.Object({
   completedAt: NullableTimestamp,
   locked: Type.Boolean(),
   deletePending: Type.Boolean(),
-  backupKind: Type.Literal('full'),
+  /** `full`, or `differential`: what changed since `baseRecordId`, which a restore applies first (docs/differential.md). */
+  backupKind: Type.Union([Type.Literal('full'), Type.Literal('differential')]),
+  /** The full a differential builds on; 0 for a full. */
+  baseRecordId: Type.Integer(),
   hasContents: Type.Boolean(),
   /** Backplane's: while running, the last progress the run reported (bytes read and stored so far, speed, seconds); null otherwise. */
   progress: Type.Union([

@@ -13,14 +13,14 @@ import type { RecordListQuery, ContentsQuery } from './backup-record-schemas.ts'
 import { statusWhere } from './reported-status.ts';
 import { AggregateSql, bool, timeOf } from '../../db/aggregate-sql.ts';
 import type { RecordRow, CopyRow } from './backup-record-view.ts';
-import type { RecordStatus, CopyStatus, TransferMode } from '../../db/entities/backup-record.ts';
+import type { BackupKind, RecordStatus, CopyStatus, TransferMode } from '../../db/entities/backup-record.ts';
 
 type ListQuery = Static<typeof RecordListQuery>;
 
 const RECORD_COLUMNS =
   'id, task_id, task_name, type, node_id, status, trigger, triggered_by, file_name, file_size, raw_size, checksum, ' +
   'storage_path, compression, encrypted, has_manifest, error_message, locked, delete_requested_at, ' +
-  'queued_at, started_at, completed_at, duration_ms';
+  'queued_at, started_at, completed_at, duration_ms, backup_kind, base_record_id';
 
 function recordRow(r: Record<string, unknown>): RecordRow {
   return {
@@ -47,6 +47,8 @@ function recordRow(r: Record<string, unknown>): RecordRow {
     startedAt: timeOf(r.started_at),
     completedAt: timeOf(r.completed_at),
     durationMs: Number(r.duration_ms),
+    backupKind: r.backup_kind as BackupKind,
+    baseRecordId: Number(r.base_record_id),
   };
 }
 

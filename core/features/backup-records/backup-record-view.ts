@@ -28,6 +28,8 @@ export type RecordRow = Pick<
   | 'startedAt'
   | 'completedAt'
   | 'durationMs'
+  | 'backupKind'
+  | 'baseRecordId'
 >;
 export type CopyRow = Pick<
   BackupRecordCopy,
@@ -73,7 +75,8 @@ export function recordSummary(r: RecordRow, copies: CopyRow[], progress?: Progre
     completedAt: r.completedAt?.toISOString() ?? null,
     locked: r.locked,
     deletePending: r.deleteRequestedAt != null,
-    backupKind: 'full' as const,
+    backupKind: r.backupKind,
+    baseRecordId: r.baseRecordId,
     hasContents: r.hasManifest,
     progress: r.status === 'running' && progress ? { ...progress } : null,
   };

@@ -58,9 +58,9 @@ export const TaskInput = Type.Object({
   maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
   dependsOnTaskIds: List(Id, 50),
   replicationTargetIds: List(Id, 20),
-  /** The backup mode: `full` ('' means full) is all Backplane makes; see reference-options.ts. */
+  /** `full` ('' means full) or `differential` (file tasks; others run full); `repository` is refused (reference-options.ts). */
   backupMode: Type.Optional(Type.String({ maxLength: 32 })),
-  /** The forced-full interval of a differential mode: stored and returned (no effect), 0 = the default 7. */
+  /** A differential's base full is at most this many days old (0 = the default, 7); an older one makes the run a full. */
   diffFullIntervalDays: Type.Optional(Int),
   /** Type-specific settings: only an empty object or null is accepted (see reference-options.ts). */
   extraConfig: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
@@ -115,8 +115,8 @@ export const TaskSummary = Type.Object({
   maintenanceWindows: Type.String(),
   dependsOnTaskIds: Type.Array(Type.Integer()),
   replicationTargetIds: Type.Array(Type.Integer()),
-  /** Always `full`: the only mode Backplane makes. */
-  backupMode: Type.Literal('full'),
+  /** `full`, or `differential` (file tasks): what changed since a full (docs/differential.md). */
+  backupMode: Type.Union([Type.Literal('full'), Type.Literal('differential')]),
   diffFullIntervalDays: Type.Integer(),
   lastRunAt: NullableTimestamp,
   lastStatus: Type.String(),

@@ -13,7 +13,7 @@ import { PASSWORD_MASK, jsonList, toTaskDetail, toTaskSummary, type TaskRefs } f
 import type { TaskInput, TaskListQuery, TaskUpdate } from './backup-task-schemas.ts';
 import type { Draft } from './task-draft.ts';
 import { validateTask } from './task-validation.ts';
-import { poolLabel, refuseUnsupportedOptions, REFERENCE_TYPE_NAMES } from './reference-options.ts';
+import { backupModeOf, poolLabel, refuseUnsupportedOptions, REFERENCE_TYPE_NAMES } from './reference-options.ts';
 import { rowLimit } from '../../http/schemas.ts';
 
 /** The default forced-full interval, also what `diffFullIntervalDays: 0` means. */
@@ -46,6 +46,7 @@ export const TASK_DEFAULTS: Omit<Draft, 'name' | 'type'> = {
   rtoMinutes: 0,
   timeoutMinutes: 0,
   alertOnConsecutiveFails: 1,
+  backupMode: 'full',
   diffFullIntervalDays: DIFF_FULL_INTERVAL_DEFAULT,
   verifyEnabled: false,
   verifyCronExpr: '',
@@ -283,6 +284,7 @@ export class BackupTaskService {
       rtoMinutes: t.rtoMinutes,
       timeoutMinutes: t.timeoutMinutes,
       alertOnConsecutiveFails: t.alertOnConsecutiveFails,
+      backupMode: t.backupMode,
       diffFullIntervalDays: t.diffFullIntervalDays,
       verifyEnabled: t.verifyEnabled,
       verifyCronExpr: t.verifyCronExpr,
@@ -345,6 +347,8 @@ export class BackupTaskService {
     ] as const) {
       if (input[key] !== undefined) d[key] = input[key];
     }
+    const mode = backupModeOf(input.backupMode);
+    if (mode !== undefined) d.backupMode = mode;
     // 0 means "not set", i.e. the default.
     if (input.diffFullIntervalDays !== undefined)
       d.diffFullIntervalDays =
@@ -387,6 +391,8 @@ export class BackupTaskService {
       rtoMinutes: d.rtoMinutes,
       timeoutMinutes: d.timeoutMinutes,
       alertOnConsecutiveFails: d.alertOnConsecutiveFails,
+      // BackupX's rule: a mode applies to file tasks; any other type runs full (docs/differential.md).
+      backupMode: d.type === 'file' ? d.backupMode : ('full' as const),
       diffFullIntervalDays: d.diffFullIntervalDays,
       verifyEnabled: d.verifyEnabled,
       verifyCronExpr: d.verifyCronExpr,

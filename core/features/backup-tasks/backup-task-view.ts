@@ -51,7 +51,7 @@ export function toTaskSummary(t: BackupTask, refs: TaskRefs) {
     maintenanceWindows: t.maintenanceWindows,
     dependsOnTaskIds: jsonList<number>(t.dependsOnTaskIds),
     replicationTargetIds: jsonList<number>(t.replicationTargetIds),
-    backupMode: 'full' as const,
+    backupMode: t.backupMode,
     diffFullIntervalDays: t.diffFullIntervalDays,
     lastRunAt: t.lastRunAt?.toISOString() ?? null,
     lastStatus: t.lastStatus,

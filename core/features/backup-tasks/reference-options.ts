@@ -1,5 +1,6 @@
 import { AppError } from '../../http/app-error.ts';
 import type { TaskUpdate } from './backup-task-schemas.ts';
+import type { BackupMode } from '../../db/entities/backup-task.ts';
 
 /**
  * BackupX task options Backplane does not implement. Each is accepted at its "off" value (what
@@ -7,11 +8,17 @@ import type { TaskUpdate } from './backup-task-schemas.ts';
  * task never silently runs differently from what its client asked for.
  */
 
-/** The modes BackupX knows; Backplane makes `full` backups only ('' is BackupX's default, full). */
-const MODE_CODES: Record<string, 'BACKUP_TASK_DIFF_UNSUPPORTED' | 'BACKUP_TASK_REPOSITORY_UNSUPPORTED'> = {
-  differential: 'BACKUP_TASK_DIFF_UNSUPPORTED',
+/** The modes BackupX knows that Backplane does not make yet ('' is BackupX's default, full). */
+const MODE_CODES: Record<string, 'BACKUP_TASK_REPOSITORY_UNSUPPORTED'> = {
   repository: 'BACKUP_TASK_REPOSITORY_UNSUPPORTED',
 };
+
+/** The mode a task input asks for (case and blanks ignored; '' is BackupX's full); undefined when absent. */
+export function backupModeOf(mode: string | undefined): BackupMode | undefined {
+  if (mode === undefined) return undefined;
+  const m = mode.trim().toLowerCase();
+  return m === 'differential' ? 'differential' : 'full';
+}
 
 /** BackupX's task types that no plugin of Backplane serves yet, by the names its console shows. */
 export const REFERENCE_TYPE_NAMES: Readonly<Record<string, string>> = { mongodb: 'MongoDB', saphana: 'SAP HANA' };
@@ -24,17 +31,17 @@ export function poolLabel(input: Pick<TaskUpdate, 'nodeLabel' | 'nodePoolTag'>):
 /** Throws the coded 400 for the first BackupX option of `input` that Backplane cannot honour. */
 export function refuseUnsupportedOptions(input: TaskUpdate): void {
   const mode = input.backupMode?.trim().toLowerCase();
-  if (mode !== undefined && mode !== '' && mode !== 'full') {
+  if (mode !== undefined && mode !== '' && mode !== 'full' && mode !== 'differential') {
     const code = MODE_CODES[mode];
     if (code)
       throw new AppError(code, {
-        message: `backupMode "${mode}" is not supported: Backplane makes full backups only (backupMode "full").`,
+        message: `backupMode "${mode}" is not supported yet: Backplane makes full and differential backups.`,
       });
     throw new AppError('BACKUP_TASK_INVALID', {
       details: [
         {
           path: 'backupMode',
-          message: `must be one of full, differential, repository (Backplane makes full only), not "${input.backupMode}"`,
+          message: `must be one of full, differential, repository (repository is not made yet), not "${input.backupMode}"`,
         },
       ],
     });

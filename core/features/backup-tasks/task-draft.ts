@@ -1,3 +1,4 @@
+import type { BackupMode } from '../../db/entities/backup-task.ts';
 import type { SourceSpec } from '../../engine/index.ts';
 
 /** A task's full, normalised state: built from the stored row and the input, then validated; its source is what a run reads. */
@@ -21,7 +22,9 @@ export interface Draft extends SourceSpec {
   rtoMinutes: number;
   timeoutMinutes: number;
   alertOnConsecutiveFails: number;
-  /** The forced-full interval of a differential mode: kept, no effect (full backups only). */
+  /** `full` or `differential`; database tasks are always `full` (BackupX forces them too). */
+  backupMode: BackupMode;
+  /** A differential's base full is at most this many days old. */
   diffFullIntervalDays: number;
   verifyEnabled: boolean;
   verifyCronExpr: string;

@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.ts';
 import type { BackupTaskService } from '../backup-tasks/backup-task-service.ts';
 import type { TaskInput } from '../backup-tasks/backup-task-schemas.ts';
 import { PASSWORD_MASK } from '../backup-tasks/backup-task-view.ts';
-import { poolLabel, refuseUnsupportedOptions } from '../backup-tasks/reference-options.ts';
+import { backupModeOf, poolLabel, refuseUnsupportedOptions } from '../backup-tasks/reference-options.ts';
 import { payloadView } from './template-payload-view.ts';
 import {
   MAX_APPLY,
@@ -232,7 +232,9 @@ export class TaskTemplateService {
     // Alias names and options at their only accepted values (reference-options.ts): stored once, under Backplane's names.
     const label = poolLabel(input);
     if (label !== undefined) payload.nodeLabel = label;
-    for (const key of ['nodePoolTag', 'backupMode', 'extraConfig']) delete payload[key];
+    for (const key of ['nodePoolTag', 'extraConfig']) delete payload[key];
+    const mode = backupModeOf(input.backupMode);
+    if (mode !== undefined) payload.backupMode = mode;
     const sent = input.dbPassword;
     const dbPassword = sent === undefined || sent === '' || sent === PASSWORD_MASK ? stored.dbPassword : sent;
     return { payload: payload as TemplatePayload, secrets: type === 'file' || !dbPassword ? {} : { dbPassword } };

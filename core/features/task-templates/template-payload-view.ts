@@ -1,5 +1,5 @@
 import { TASK_DEFAULTS, normaliseTags } from '../backup-tasks/backup-task-service.ts';
-import { poolLabel } from '../backup-tasks/reference-options.ts';
+import { backupModeOf, poolLabel } from '../backup-tasks/reference-options.ts';
 import type { TemplatePayload } from './task-template-schemas.ts';
 
 /**
@@ -36,7 +36,7 @@ export function payloadView(stored: TemplatePayload, mask: string) {
     nodeLabel: label,
     nodePoolTag: label,
     tags: normaliseTags(stored.tags ?? defaults.tags).join(','),
-    backupMode: 'full',
+    backupMode: backupModeOf(stored.backupMode) ?? defaults.backupMode,
     diffFullIntervalDays: stored.diffFullIntervalDays || defaults.diffFullIntervalDays,
     dbPassword: mask,
   };

@@ -109,6 +109,7 @@ function toExported(
     rtoMinutes: t.rtoMinutes,
     timeoutMinutes: t.timeoutMinutes,
     alertOnConsecutiveFails: t.alertOnConsecutiveFails,
+    backupMode: t.backupMode,
     diffFullIntervalDays: t.diffFullIntervalDays,
     maintenanceWindows: t.maintenanceWindows,
   };

@@ -55,7 +55,9 @@ export const ExportedTask = Type.Object({
   rtoMinutes: Type.Integer(),
   timeoutMinutes: Type.Integer(),
   alertOnConsecutiveFails: Type.Integer(),
-  /** The differential forced-full interval, kept with the task (the reference's v1 leaves it out). */
+  /** `full` or `differential`, kept with the task (the reference's v1 leaves it out). */
+  backupMode: Type.String(),
+  /** A differential's base full is at most this many days old (the reference's v1 leaves it out). */
   diffFullIntervalDays: Type.Integer(),
   maintenanceWindows: Type.String(),
 });
