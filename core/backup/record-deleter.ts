@@ -10,6 +10,8 @@ import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import { PeriodicPass } from '../lib/periodic-pass.ts';
+import { dependentsOf } from './backup-chain.ts';
+import type { TarSnapshots } from './tar-snapshots.ts';
 
 /** How often the leader retries deletions that failed (a target that was down). */
 const RETRY_INTERVAL_MS = 10 * 60_000;
@@ -30,13 +32,16 @@ export class RecordDeleter {
   readonly #opener: StorageTargetOpener;
   readonly #log: FastifyBaseLogger;
   readonly #retries: PeriodicPass<number>;
+  readonly #tarSnapshots: TarSnapshots;
 
   constructor({
     orm,
     storageOpener,
     logger,
-  }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger }) {
+    tarSnapshots,
+  }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; tarSnapshots: TarSnapshots }) {
     this.#orm = orm;
+    this.#tarSnapshots = tarSnapshots;
     this.#opener = storageOpener;
     this.#log = logger.child({ component: 'record-deleter' });
     this.#retries = new PeriodicPass(
@@ -60,6 +65,13 @@ export class RecordDeleter {
     if (!record) throw new AppError('BACKUP_RECORD_NOT_FOUND');
     if (record.status === 'queued' || record.status === 'running') throw new AppError('BACKUP_RECORD_RUNNING');
     if (record.locked) throw new AppError('BACKUP_RECORD_LOCKED');
+    // A differential restores only with its full: the full goes after the last of them.
+    const dependents = await dependentsOf(em, recordId);
+    if (dependents.length > 0)
+      throw new AppError('BACKUP_RECORD_HAS_DEPENDENTS', {
+        message: `Differential backups build on record ${recordId} (${dependents.map((d) => d.id).join(', ')}); delete them first.`,
+        details: { dependentRecordIds: dependents.map((d) => d.id) },
+      });
     record.deleteRequestedAt ??= new Date();
     await em.flush();
 
@@ -104,6 +116,7 @@ export class RecordDeleter {
       await tx.nativeDelete(BackupRecordCopyEntity, { recordId });
       await tx.nativeDelete(BackupRecordEntity, { id: recordId });
     });
+    await this.#tarSnapshots.remove(recordId);
     return { deleted: true };
   }
 

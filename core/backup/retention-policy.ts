@@ -12,6 +12,8 @@
  * - GFS policy (any keep* > 0) replaces the simple policy: each tier with N > 0 keeps the newest
  *   record of each of the N newest distinct days / ISO weeks / months / years, computed in the
  *   caller's time zone. The union of the tiers survives.
+ * - A full that a surviving differential builds on survives too (a differential restores only
+ *   with its full); a locked differential so protects its full as well.
  */
 
 export interface RetentionPolicy {
@@ -27,6 +29,8 @@ export interface RetentionCandidate {
   id: number;
   completedAt: Date;
   locked: boolean;
+  /** A differential's full (0 or absent: none). */
+  baseRecordId?: number;
 }
 
 export interface RetentionDecision {
@@ -88,6 +92,12 @@ export function decideRetention(
   if (newest) {
     kept.add(newest.id);
     reasons.set(newest.id, 'newest');
+  }
+
+  for (const r of sorted) {
+    if (!kept.has(r.id) || !r.baseRecordId || !seen.has(r.baseRecordId) || kept.has(r.baseRecordId)) continue;
+    kept.add(r.baseRecordId);
+    reasons.set(r.baseRecordId, `the full of kept differential ${r.id}`);
   }
 
   const keep: number[] = [];

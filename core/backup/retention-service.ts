@@ -53,10 +53,15 @@ export class RetentionService {
     const records = await em.find(
       BackupRecordEntity,
       { taskId, status: { $in: [...ARTIFACT_STATUSES] }, deleteRequestedAt: null },
-      { fields: ['id', 'completedAt', 'startedAt', 'locked'] },
+      { fields: ['id', 'completedAt', 'startedAt', 'locked', 'baseRecordId'] },
     );
     const decision = decideRetention(
-      records.map((r) => ({ id: r.id, completedAt: r.completedAt ?? r.startedAt ?? new Date(0), locked: r.locked })),
+      records.map((r) => ({
+        id: r.id,
+        completedAt: r.completedAt ?? r.startedAt ?? new Date(0),
+        locked: r.locked,
+        baseRecordId: r.baseRecordId,
+      })),
       task,
       { now, timeZone: await scheduleTimeZone(this.#orm) },
     );

@@ -102,13 +102,9 @@ export const ERROR_CATALOGUE = {
   BACKUP_TASK_BATCH_INVALID: [400, 'The batch request is invalid.'],
   BACKUP_TASK_ALREADY_RUNNING: [409, 'The task already has a queued or running backup.'],
   BACKUP_TASK_OUTSIDE_WINDOW: [400, 'The task may not run outside its maintenance windows.'],
-  BACKUP_TASK_DIFF_UNSUPPORTED: [
-    400,
-    'Differential backups (backupMode "differential") are not supported; Backplane makes full backups.',
-  ],
   BACKUP_TASK_REPOSITORY_UNSUPPORTED: [
     400,
-    'Repository backups (backupMode "repository") are not supported; Backplane makes full backups.',
+    'Repository backups (backupMode "repository") are not made yet; Backplane makes full and differential backups.',
   ],
   BACKUP_TASK_EXTRA_CONFIG_UNSUPPORTED: [400, 'Backplane tasks take no extraConfig settings.'],
   BACKUP_TASK_TYPE_UNSUPPORTED: [400, 'No installed plugin serves this task type.'],
@@ -172,6 +168,7 @@ export const ERROR_CATALOGUE = {
   BACKUP_RECORD_BATCH_INVALID: [400, 'The batch request is invalid.'],
   BACKUP_RECORD_LOCK_INVALID: [409, 'The lock state cannot be changed now.'],
   BACKUP_RECORD_LOCKED: [409, 'The record is locked against deletion.'],
+  BACKUP_RECORD_HAS_DEPENDENTS: [409, 'Differential backups build on this full backup; delete them first.'],
   BACKUP_RECORD_RUNNING: [409, 'The backup is still queued or running.'],
   BACKUP_RECORD_NO_ARTIFACT: [409, 'The record holds no artifact.'],
   BACKUP_RECORD_COPY_NOT_FOUND: [404, 'The record has no intact copy on that storage target.'],

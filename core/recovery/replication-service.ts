@@ -3,7 +3,10 @@ import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { ReplicationRecordEntity, type ReplicationRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
 import { errorText as message } from '../engine/index.ts';
-import { withHealthyCopy } from './artifact-source.ts';
+import { withHealthyCopy, type CorruptCopy, type OpenedCopy } from './artifact-source.ts';
+import { baseOf } from './chain-source.ts';
+import type { BackupRecord } from '../db/entities/backup-record.ts';
+import type { StorageTarget } from '../db/entities/storage-target.ts';
 import { JobQueue } from './job-queue.ts';
 import { failStale } from './run-lifecycle.ts';
 import type { RecoveryDeps } from './recovery-deps.ts';
@@ -79,39 +82,33 @@ export class ReplicationService {
     try {
       const backup = await em.findOneOrFail(BackupRecordEntity, { id: record.backupRecordId });
       const dest = await em.findOneOrFail(StorageTargetEntity, { id: record.destTargetId }, { populate: ['secrets'] });
-      // The copy's bytes pass its checksum guard into the destination's atomic put: a corrupt
-      // source aborts the put (nothing is left behind) and the next copy is read instead.
-      const { copy: source, corrupt } = await withHealthyCopy(
-        this.#deps,
-        backup,
-        (level, text) => {
-          if (level !== 'error') return;
-          corruptSeen.push(text);
-          this.#deps.logger.error({ replicationId: record.id, backupRecordId: backup.id }, text);
-        },
-        async (copy) => {
-          const stored = await this.#deps.storageOpener.use(dest, (instance) =>
-            instance.put(backup.storagePath, copy.stream, { size: backup.fileSize, signal }),
-          );
-          if (stored.size !== backup.fileSize)
-            throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
-        },
-        { exclude: [dest.id], signal },
-      );
+      const onError = (text: string): void => {
+        corruptSeen.push(text);
+        this.#deps.logger.error({ replicationId: record.id, backupRecordId: backup.id }, text);
+      };
+      // A differential restores only with its full: the destination gets the full first when it lacks it.
+      let baseCopied = '';
+      if (backup.backupKind === 'differential') {
+        const base = await baseOf(this.#deps, backup);
+        const held = await em.count(BackupRecordCopyEntity, {
+          recordId: base.id,
+          storageTargetId: dest.id,
+          status: { $in: ['success', 'pending'] },
+        });
+        if (held === 0) {
+          await this.#copy(em, base, dest, signal, onError);
+          baseCopied = `its full (record ${base.id}) was copied first; `;
+        }
+      }
+      const { source, corrupt } = await this.#copy(em, backup, dest, signal, onError);
       record.sourceTargetId = source.targetId;
       record.sourceTargetName = source.targetName;
-      if (corrupt.length > 0)
-        record.errorMessage = `copied from "${source.targetName}"; ${corruptSeen.join('; ')}`.slice(0, 2000);
-      em.create(BackupRecordCopyEntity, {
-        recordId: backup.id,
-        storageTargetId: dest.id,
-        storageTargetName: dest.name,
-        status: 'success',
-        origin: 'replica',
-        storagePath: backup.storagePath,
-        fileSize: backup.fileSize,
-        attempts: 1,
-      });
+      if (corrupt.length > 0 || baseCopied)
+        record.errorMessage =
+          `${baseCopied}${corrupt.length > 0 ? `copied from "${source.targetName}"; ${corruptSeen.join('; ')}` : ''}`.slice(
+            0,
+            2000,
+          );
       record.fileSize = backup.fileSize;
       record.status = 'success';
     } catch (err) {
@@ -125,6 +122,47 @@ export class ReplicationService {
     const alert = replicationAlert(record);
     if (alert) await this.#deps.alerts.notify(alert);
     return record;
+  }
+
+  /**
+   * One record's artifact onto `dest`: the copy's bytes pass its checksum guard into the
+   * destination's atomic put (a corrupt source aborts the put, nothing is left behind, and the
+   * next copy is read instead), then the replica copy is recorded.
+   */
+  async #copy(
+    em: ReturnType<RecoveryDeps['orm']['em']['fork']>,
+    backup: BackupRecord,
+    dest: StorageTarget,
+    signal: AbortSignal,
+    onError: (text: string) => void,
+  ): Promise<{ source: OpenedCopy; corrupt: CorruptCopy[] }> {
+    const { copy: source, corrupt } = await withHealthyCopy(
+      this.#deps,
+      backup,
+      (level, text) => {
+        if (level === 'error') onError(text);
+      },
+      async (copy) => {
+        const stored = await this.#deps.storageOpener.use(dest, (instance) =>
+          instance.put(backup.storagePath, copy.stream, { size: backup.fileSize, signal }),
+        );
+        if (stored.size !== backup.fileSize)
+          throw new Error(`the destination stored ${stored.size} bytes, expected ${backup.fileSize}`);
+      },
+      { exclude: [dest.id], signal },
+    );
+    em.create(BackupRecordCopyEntity, {
+      recordId: backup.id,
+      storageTargetId: dest.id,
+      storageTargetName: dest.name,
+      status: 'success',
+      origin: 'replica',
+      storagePath: backup.storagePath,
+      fileSize: backup.fileSize,
+      attempts: 1,
+    });
+    await em.flush();
+    return { source, corrupt };
   }
 
   /** Replications of masters not in `live` (stopped, crashed, or this master's earlier process) are failed, and what they left on the destination removed. */

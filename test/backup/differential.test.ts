@@ -124,3 +124,82 @@ test('differential mode: a full, then only what changed; restore, browse and ver
   const q = await settled(app, admin, `/api/verify/records/${quick.json.data.id}`);
   assert.equal(q.status, 'success', q.errorMessage);
 });
+
+test('differential chains: a full with dependents is not deleted, replication brings the full along, downloads name the base, lost state gives a full', async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const src = await tempDir(t);
+  await writeFile(join(src, 'a.txt'), 'a');
+  await writeFile(join(src, 'b.bin'), randomBytes(256 * 1024));
+  const disk = await diskTarget(t, app, admin);
+  const other = await diskTarget(t, app, admin, 'other');
+  const task = await createTask(app, admin, {
+    name: 'chain',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [disk.id],
+    backupMode: 'differential',
+  });
+  const full = await runAndWait(app, admin, task.id);
+  await writeFile(join(src, 'a.txt'), 'changed');
+  const diff = await runAndWait(app, admin, task.id);
+  assert.deepEqual([diff.backupKind, diff.baseRecordId], ['differential', full.id]);
+
+  // The full cannot go while its differential needs it.
+  const refused = await call(app, 'DELETE', `/api/backup/records/${full.id}`, { token: admin });
+  assert.equal(refused.status, 409, refused.body);
+  assert.equal(refused.json.code, 'BACKUP_RECORD_HAS_DEPENDENTS');
+  assert.match(refused.json.message, new RegExp(`${diff.id}`));
+
+  // The download is the differential's own artifact; its headers name the full.
+  const download = await call(app, 'GET', `/api/backup/records/${diff.id}/download`, { token: admin });
+  assert.equal(download.status, 200);
+  assert.equal(download.headers['x-backup-kind'], 'differential');
+  assert.equal(download.headers['x-backup-base-record-id'], String(full.id));
+  assert.equal(Number(download.headers['content-length']), diff.fileSize);
+  const listing = await call(app, 'GET', `/api/backup/records/${diff.id}/contents`, { token: admin });
+  assert.equal(listing.json.data.basedOnFull, full.id);
+
+  // Replicating the differential copies its full to the destination first.
+  const rep = await call(app, 'POST', `/api/backup/records/${diff.id}/replicate`, {
+    token: admin,
+    body: { destTargetId: other.id },
+  });
+  assert.equal(rep.status, 200, rep.body);
+  const r = await settled(app, admin, `/api/replication/records/${rep.json.data.id}`);
+  assert.equal(r.status, 'success', r.errorMessage);
+  for (const id of [full.id, diff.id]) {
+    const detail = await call(app, 'GET', `/api/backup/records/${id}`, { token: admin });
+    const copies = detail.json.data.storageUploadResults.map((c: any) => [c.storageTargetId, c.status]);
+    assert.deepEqual(
+      copies.sort(),
+      [
+        [disk.id, 'success'],
+        [other.id, 'success'],
+      ].sort(),
+      `record ${id} is on both targets`,
+    );
+  }
+
+  // The master's own copy of the snapshot file is lost: the sealed one in the database serves.
+  const dataDir = app.diContainer.cradle.config.dataDir;
+  await rm(join(dataDir, 'tar-snapshots', `record-${full.id}.snar`));
+  await writeFile(join(src, 'a.txt'), 'changed again');
+  const again = await runAndWait(app, admin, task.id);
+  assert.deepEqual([again.backupKind, again.baseRecordId], ['differential', full.id]);
+
+  // Every copy of the full gone from storage: the next run is a full, and the log says why.
+  await rm(join(disk.dir, full.storagePath));
+  await rm(join(other.dir, full.storagePath));
+  const fresh = await runAndWait(app, admin, task.id);
+  assert.equal(fresh.status, 'success', fresh.errorMessage);
+  assert.equal(fresh.backupKind, 'full');
+  const log = fresh.logEvents.map((e: { message: string }) => e.message).join('\n');
+  assert.match(log, /a full backup \(the copies of the newest full .* are unusable/);
+
+  // The differentials go first, then their full.
+  for (const id of [again.id, diff.id, full.id]) {
+    const res = await call(app, 'DELETE', `/api/backup/records/${id}`, { token: admin });
+    assert.equal(res.status, 200, res.body);
+  }
+});

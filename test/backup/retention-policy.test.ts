@@ -477,3 +477,21 @@ test('thousands of records are decided quickly', () => {
   assert.equal(simple.keep.length, 100 + 40, '100 newest unlocked plus the 40 locked');
   assert.ok(elapsed < 2000, `took ${elapsed.toFixed(0)} ms`);
 });
+
+test('a full that a kept differential builds on is kept; one whose differentials all go, goes', () => {
+  // 1 full, 2-3 its differentials; 4 full, 5-6 its differentials; 7 a locked differential of 1.
+  const records = daily(7).map((r) => ({
+    ...r,
+    baseRecordId: ({ 2: 1, 3: 1, 5: 4, 6: 4 } as Record<number, number>)[r.id] ?? 0,
+  }));
+  const d = decideRetention(records, policy({ maxBackups: 2 }), { now: NOW });
+  assert.deepEqual(d.keep, [7, 6, 4], 'the two newest, and the full of differential 6');
+  assert.equal(d.reasons.get(4), 'the full of kept differential 6');
+  assertWellFormed(records, d);
+
+  const locked = records.map((r) => (r.id === 2 ? { ...r, locked: true } : r));
+  const l = decideRetention(locked, policy({ maxBackups: 2 }), { now: NOW });
+  assert.deepEqual(l.keep, [7, 6, 4, 2, 1], 'a locked differential keeps its full');
+  assert.equal(l.reasons.get(1), 'the full of kept differential 2');
+  assertWellFormed(locked, l);
+});

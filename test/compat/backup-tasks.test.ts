@@ -327,10 +327,9 @@ test("nodePoolTag is nodeLabel under BackupX's name, both ways; different values
   assert.equal(moved.json.data.nodeLabel, 'core', "a partial update under BackupX's name moves the pool");
 });
 
-test("backupMode: full is accepted; differential and repository are refused with the reference's codes, anything else as invalid", async (t) => {
+test("backupMode: full and differential are accepted (database tasks run full, as in BackupX); repository is refused with the reference's code, anything else as invalid", async (t) => {
   const { app, admin, disk } = await setup(t);
   for (const [backupMode, code] of [
-    ['differential', 'BACKUP_TASK_DIFF_UNSUPPORTED'],
     ['repository', 'BACKUP_TASK_REPOSITORY_UNSUPPORTED'],
     ['incremental', 'BACKUP_TASK_INVALID'],
   ]) {
@@ -355,16 +354,39 @@ test("backupMode: full is accepted; differential and repository are refused with
     (await call(app, 'PUT', `/api/backup/tasks/${task.id}`, { token: admin, body: { backupMode: 'FULL' } })).status,
     200,
   );
+  const diff = await call(app, 'PUT', `/api/backup/tasks/${task.id}`, {
+    token: admin,
+    body: { backupMode: 'Differential', diffFullIntervalDays: 3 },
+  });
+  assert.equal(diff.status, 200, diff.body);
+  assert.deepEqual([diff.json.data.backupMode, diff.json.data.diffFullIntervalDays], ['differential', 3]);
   const refused = await call(app, 'PUT', `/api/backup/tasks/${task.id}`, {
     token: admin,
-    body: { backupMode: 'differential', diffFullIntervalDays: 3 },
+    body: { backupMode: 'repository', diffFullIntervalDays: 5 },
   });
-  assert.equal(refused.json.code, 'BACKUP_TASK_DIFF_UNSUPPORTED');
+  assert.equal(refused.json.code, 'BACKUP_TASK_REPOSITORY_UNSUPPORTED');
   assert.equal(
     (await call(app, 'GET', `/api/backup/tasks/${task.id}`, { token: admin })).json.data.diffFullIntervalDays,
-    7,
+    3,
     'a refused update changes nothing',
   );
+
+  // A database task takes the mode and runs full: BackupX forces non-file types to full.
+  const db = await call(app, 'POST', '/api/backup/tasks', {
+    token: admin,
+    body: {
+      name: 'pg',
+      type: 'postgresql',
+      dbHost: '127.0.0.1',
+      dbPort: 5432,
+      dbUser: 'postgres',
+      dbName: 'test',
+      storageTargetIds: [disk.id],
+      backupMode: 'differential',
+    },
+  });
+  assert.equal(db.status, 200, db.body);
+  assert.equal(db.json.data.backupMode, 'full');
 });
 
 test('diffFullIntervalDays is stored and returned (0 is BackupX\'s "default", 7); a negative value is refused', async (t) => {

@@ -168,13 +168,19 @@ test("PUT /api/task-templates/:id: BackupX's full body replaces the template; th
     ['mysql-fleet-2', 'changed', 'db-2.internal', 'zstd', '********'],
   );
 
-  // A template's payload takes the task options the same way: an unsupported mode is refused, not stored.
+  // A template's payload takes the task options the same way: a differential mode is kept, an unsupported one refused.
   const diff = await call(app, 'PUT', `/api/task-templates/${created.id}`, {
     token: admin,
     body: referenceTemplate(disk.id, { type: 'file', sourcePath: '/srv', backupMode: 'differential' }),
   });
-  assert.equal(diff.status, 400, diff.body);
-  assert.equal(diff.json.code, 'BACKUP_TASK_DIFF_UNSUPPORTED');
+  assert.equal(diff.status, 200, diff.body);
+  assert.equal(diff.json.data.payload.backupMode, 'differential');
+  const repo = await call(app, 'PUT', `/api/task-templates/${created.id}`, {
+    token: admin,
+    body: referenceTemplate(disk.id, { type: 'file', sourcePath: '/srv', backupMode: 'repository' }),
+  });
+  assert.equal(repo.status, 400, repo.body);
+  assert.equal(repo.json.code, 'BACKUP_TASK_REPOSITORY_UNSUPPORTED');
 });
 
 test('DELETE /api/task-templates/:id: {deleted: true}', async (t) => {

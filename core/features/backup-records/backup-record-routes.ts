@@ -151,6 +151,9 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
       reply.header('Accept-Ranges', 'bytes');
       reply.header('X-Checksum-Sha256', record.checksum);
       reply.header('Cache-Control', 'no-store');
+      // A differential's artifact restores only over its full's (docs/differential.md): say which.
+      reply.header('X-Backup-Kind', record.backupKind);
+      if (record.backupKind === 'differential') reply.header('X-Backup-Base-Record-Id', String(record.baseRecordId));
       if (range) {
         reply.code(206);
         reply.header('Content-Range', `bytes ${range.start}-${range.end}/${record.fileSize}`);
@@ -187,7 +190,14 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
       const { backupRecords } = request.diScope.cradle;
       const record = await backupRecords.get(request.params.id);
       const { total, entries } = await backupRecords.contents(record, request.query);
-      return ok({ recordId: record.id, total, truncated: request.query.offset + entries.length < total, entries });
+      return ok({
+        recordId: record.id,
+        total,
+        truncated: request.query.offset + entries.length < total,
+        // BackupX's field: a differential's full. Backplane's listing is the differential's own tree.
+        ...(record.backupKind === 'differential' ? { basedOnFull: record.baseRecordId } : {}),
+        entries,
+      });
     },
   );
 

@@ -133,6 +133,8 @@ export const ContentsResult = Type.Object({
   recordId: Type.Integer(),
   total: Type.Integer(),
   truncated: Type.Boolean(),
+  /** A differential's base full (BackupX's field); the entries are the tree as it was at this record. */
+  basedOnFull: Type.Optional(Type.Integer()),
   entries: Type.Array(
     Type.Object({
       path: Type.String(),
