@@ -1,4 +1,4 @@
-import { type ManifestEntry, errorText } from '../core/engine/index.ts';
+import { type CarriedEntry, type ManifestEntry, errorText } from '../core/engine/index.ts';
 import type {
   LogLine,
   Progress,
@@ -56,6 +56,7 @@ export class UpdateReporter {
   #logs: LogLine[] = [];
   #dropped = 0;
   #manifest: WireManifestEntry[] = [];
+  #carried: CarriedEntry[] = [];
   #progress: Progress | undefined;
   #timer: NodeJS.Timeout | undefined;
   /** The chain of calls; each update waits for the previous one. */
@@ -96,6 +97,15 @@ export class UpdateReporter {
     this.#manifest.push(wireEntry(entry));
   }
 
+  /** A differential's unchanged files, whose manifest rows the master takes over from the full. */
+  carried(entries: CarriedEntry[]): void {
+    for (const e of entries) this.#carried.push({ path: e.path, from: e.from });
+  }
+
+  #pendingManifest(): boolean {
+    return this.#manifest.length > 0 || this.#carried.length > 0;
+  }
+
   #enqueue<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(fn, fn);
     this.#queue = run.catch(() => undefined);
@@ -125,21 +135,24 @@ export class UpdateReporter {
   /** Sends everything pending, in as many calls as the limits need. Failures keep the data for the next try. */
   #drain(): Promise<void> {
     return this.#enqueue(async () => {
-      while (this.#logs.length > 0 || this.#manifest.length > 0 || this.#progress || this.#dropped > 0) {
+      while (this.#logs.length > 0 || this.#pendingManifest() || this.#progress || this.#dropped > 0) {
         const logs = this.#takeLogs();
         const manifest = this.#manifest.splice(0, MAX_MANIFEST_PER_CALL);
+        const carried = this.#carried.splice(0, MAX_MANIFEST_PER_CALL);
         const progress = this.#progress;
         this.#progress = undefined;
         try {
           await this.#post({
             ...(logs.length ? { logs } : {}),
             ...(manifest.length ? { manifest } : {}),
+            ...(carried.length ? { carried } : {}),
             ...(progress ? { progress } : {}),
           });
         } catch (err) {
           if (isRetryable(err)) {
             this.#logs.unshift(...logs);
             this.#manifest.unshift(...manifest);
+            this.#carried.unshift(...carried);
             this.#progress ??= progress;
           } else this.#o.onError?.(`an update was refused and dropped: ${errorText(err)}`);
           return;
@@ -165,7 +178,7 @@ export class UpdateReporter {
     await retryWithBackoff(
       async () => {
         await this.#drain();
-        if (this.#manifest.length > 0 || this.#logs.length > MAX_LOGS_PER_CALL)
+        if (this.#pendingManifest() || this.#logs.length > MAX_LOGS_PER_CALL)
           throw Object.assign(new Error('pending updates not delivered'), { retry: true });
       },
       {

@@ -27,8 +27,9 @@ async function fetchArtifact(
   spool: string,
   rawSize: number,
   signal: AbortSignal,
+  part = '',
 ): Promise<number> {
-  const download = await client.download(`${base}/artifact`, { signal });
+  const download = await client.download(`${base}/artifact${part}`, { signal });
   try {
     await pipeline(download.stream, createWriteStream(spool, { mode: 0o600 }), { signal });
   } catch (err) {
@@ -63,6 +64,7 @@ export async function restoreRecordCommand(
   const log = (level: LogLevel, message: string): void => reporter.log(level, message);
   const result = { restoreId };
   const spool = spoolPath(ctx.tempDir, `restore-${restoreId}`);
+  const baseSpool = spoolPath(ctx.tempDir, `restore-${restoreId}-base`);
 
   try {
     const spec = await client.get<RestoreSpec>(`${base}/spec`, { signal });
@@ -73,17 +75,23 @@ export async function restoreRecordCommand(
 
     // The master cuts a transfer whose copy failed its check and marks that copy, so a fetch
     // again reads the next copy; a bounded number of fetches, each spooled afresh.
-    let received = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        received = await fetchArtifact(client, base, spool, spec.rawSize, signal);
-        break;
-      } catch (err) {
-        if (signal.aborted) throw signal.reason;
-        if (attempt >= FETCH_ATTEMPTS) throw err;
-        log('warn', `${errorText(err)}; fetching it again (attempt ${attempt + 1} of ${FETCH_ATTEMPTS})`);
+    const fetchWhole = async (to: string, rawSize: number, part = ''): Promise<number> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await fetchArtifact(client, base, to, rawSize, signal, part);
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          if (attempt >= FETCH_ATTEMPTS) throw err;
+          log('warn', `${errorText(err)}; fetching it again (attempt ${attempt + 1} of ${FETCH_ATTEMPTS})`);
+        }
       }
+    };
+    // A differential: its full first, which the restore applies before it (docs/differential.md).
+    if (spec.base) {
+      const got = await fetchWhole(baseSpool, spec.base.rawSize, '?part=base');
+      log('info', `the full it builds on, ${spec.base.fileName}, received whole (${humanBytes(got)})`);
     }
+    const received = await fetchWhole(spool, spec.rawSize);
     log('info', `artifact received whole (${humanBytes(received)})`);
 
     let bytes = received;
@@ -133,6 +141,9 @@ export async function restoreRecordCommand(
         },
         onWarning: (message) => log('warn', message),
         signal,
+        ...(spec.base
+          ? { chain: [{ source: { compression: 'none' as const, open: () => createReadStream(baseSpool) } }] }
+          : {}),
       });
       bytes = extracted.bytes;
       entries = extracted.entries;
@@ -154,5 +165,6 @@ export async function restoreRecordCommand(
   } finally {
     reporter.stop();
     await removeSpool(spool).catch(() => undefined);
+    await removeSpool(baseSpool).catch(() => undefined);
   }
 }

@@ -14,6 +14,7 @@ import { pacedStorage, parseBandwidth } from '../throttle.ts';
 import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
+import { prepareNodeChain, type NodeChain } from '../tar-snapshots.ts';
 
 /** A direct target, opened on this node with the configuration the spec carries. */
 async function openDirect(
@@ -51,6 +52,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
   const log = (level: LogLevel, message: string): void => reporter.log(level, message);
   const result = { recordId };
   let spool: SpoolStorage | undefined;
+  let chain: NodeChain | undefined;
 
   try {
     const spec = await client.get<TaskSpec>(`/api/agent/tasks/${taskId}?recordId=${recordId}`, { signal });
@@ -60,6 +62,9 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     log('info', `backup of task "${spec.name}" (${spec.source.type}) started on this node`);
 
     if (spec.encrypt && !spec.recipient) throw new Error('the task is encrypted but the master sent no recipient');
+    const prepared = await prepareNodeChain(spec, { tempDir: ctx.tempDir, client, signal }, log);
+    chain = prepared?.chain;
+    if (prepared?.fellBack) await reporter.send({ backupKind: 'full' }, { signal });
     const deps = providerDeps(ctx, log);
     // The node's bandwidth limit paces what leaves the node: relayed and direct uploads alike.
     const rate = parseBandwidth(spec.bandwidthLimit);
@@ -79,6 +84,7 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
         },
         onEntry: (entry) => reporter.manifest(entry),
         signal,
+        ...(chain ? { incremental: { ...chain.incremental, onCarried: (entries) => reporter.carried(entries) } } : {}),
       },
       prepare: () =>
         Promise.resolve({
@@ -166,6 +172,8 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     const stored = relayed + direct.filter((d) => d.status === 'success').length;
     if (stored === 0) throw new Error('no target holds the artifact');
     const stats = await readSourceStats(source, log);
+    await chain?.keep();
+    chain = undefined;
     log('info', storedLine(outcome));
     const final = await reporter.send(
       {
@@ -192,5 +200,6 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
   } finally {
     reporter.stop();
     if (spool) await removeSpool(spool.path).catch(() => undefined);
+    await chain?.discard().catch(() => undefined);
   }
 }

@@ -172,6 +172,16 @@ export const TaskSpec = Type.Object({
   rawExtension: Type.String(),
   targets: Type.Array(SpecTarget),
   bandwidthLimit: Type.String(),
+  /**
+   * A file task in differential mode (docs/differential.md); null otherwise. `baseRecordId` 0: a
+   * full that keeps its tar snapshot file (the agent sends it with PUT .../tar-snapshot);
+   * otherwise a differential against that full, whose snapshot file has SHA-256 `checksum` (the
+   * agent's own copy, or GET .../base-snapshot). `note` says why a run is a full.
+   */
+  differential: Type.Union([
+    Type.Null(),
+    Type.Object({ baseRecordId: Type.Integer({ minimum: 0 }), checksum: Type.String(), note: Type.String() }),
+  ]),
 });
 export type TaskSpec = Static<typeof TaskSpec>;
 
@@ -201,12 +211,22 @@ export const TargetOutcome = Type.Object({
 });
 export type TargetOutcome = Static<typeof TargetOutcome>;
 
+/** A file a differential left to its full: its path now, and the path the full holds it under. */
+export const CarriedEntry = Type.Object({
+  path: Type.String({ maxLength: 4096 }),
+  from: Type.String({ maxLength: 4096 }),
+});
+
 /** `POST /api/agent/records/:id`. */
 export const RecordUpdateInput = Type.Object({
   status: Type.Optional(RunStatus),
   logs: Type.Optional(LogLines),
   progress: Type.Optional(Progress),
   manifest: Type.Optional(Type.Array(ManifestEntry, { maxItems: 2000 })),
+  /** A differential's unchanged files: the master copies their manifest rows from the full. */
+  carried: Type.Optional(Type.Array(CarriedEntry, { maxItems: 2000 })),
+  /** The agent made a full instead of the differential it was given (it could not get the full's snapshot file). */
+  backupKind: Type.Optional(Type.Literal('full')),
   fileSize: Type.Optional(Count),
   rawSize: Type.Optional(Count),
   checksum: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
@@ -237,6 +257,14 @@ export const RestoreSpec = Type.Object({
   rawExtension: Type.String(),
   targetPath: Type.String(),
   selectedPaths: Type.Array(Type.String()),
+  /**
+   * A differential: its full, applied first (fetched with `.../artifact?part=base`); null for
+   * anything else (docs/differential.md).
+   */
+  base: Type.Union([
+    Type.Null(),
+    Type.Object({ backupRecordId: Type.Integer(), fileName: Type.String(), rawSize: Type.Integer() }),
+  ]),
   database: Type.Union([
     Type.Null(),
     Type.Object({
@@ -253,6 +281,9 @@ export const RestoreSpec = Type.Object({
   ]),
 });
 export type RestoreSpec = Static<typeof RestoreSpec>;
+
+/** `GET /api/agent/restores/:id/artifact`: `part=base` is a differential's full. */
+export const RestoreArtifactQuery = Type.Object({ part: Type.Optional(Type.Literal('base')) });
 
 /** `POST /api/agent/restores/:id`. */
 export const RestoreUpdateInput = Type.Object({

@@ -43,24 +43,46 @@ export class TarSnapshots {
     const path = this.#localPath(recordId);
     const local = await readFile(path).catch(() => undefined);
     if (local && sha256(local) === row.checksum) return { path };
-    let data: Buffer;
-    try {
-      data = inflateRawSync(Buffer.from(this.#secretBox.open(row.sealed, aad(recordId)), 'base64'));
-    } catch (err) {
-      return { missing: `the stored snapshot file of full ${recordId} cannot be opened (${(err as Error).message})` };
-    }
-    if (sha256(data) !== row.checksum) return { missing: `the stored snapshot file of full ${recordId} is damaged` };
+    const data = this.#unsealed(row);
+    if (typeof data === 'string') return { missing: data };
     await writeFile(`${path}.part`, data, { mode: 0o600 });
     await rename(`${path}.part`, path);
     return { path };
   }
 
+  /** The SHA-256 of a full's stored snapshot file, or undefined when it has none (an agent checks its own copy by it). */
+  async checksumOf(recordId: number): Promise<string | undefined> {
+    const row = await this.#orm.em.fork().findOne(BackupRecordSnapshotEntity, { recordId }, { fields: ['checksum'] });
+    return row?.checksum;
+  }
+
+  /** A full's stored snapshot file, for an agent that lost its own copy; why not, as text. */
+  async read(recordId: number): Promise<Buffer | string> {
+    const row = await this.#orm.em.fork().findOne(BackupRecordSnapshotEntity, { recordId });
+    return row ? this.#unsealed(row) : `full ${recordId} has no stored snapshot file`;
+  }
+
+  #unsealed(row: { recordId: number; sealed: string; checksum: string }): Buffer | string {
+    let data: Buffer;
+    try {
+      data = inflateRawSync(Buffer.from(this.#secretBox.open(row.sealed, aad(row.recordId)), 'base64'));
+    } catch (err) {
+      return `the stored snapshot file of full ${row.recordId} cannot be opened (${(err as Error).message})`;
+    }
+    return sha256(data) === row.checksum ? data : `the stored snapshot file of full ${row.recordId} is damaged`;
+  }
+
+  /** Seals a snapshot file into the database (an agent's full sends its own this way). */
+  async seal(recordId: number, data: Buffer): Promise<void> {
+    const sealed = this.#secretBox.seal(deflateRawSync(data).toString('base64'), aad(recordId));
+    await this.#orm.em
+      .fork()
+      .upsert(BackupRecordSnapshotEntity, { recordId, checksum: sha256(data), size: data.length, sealed });
+  }
+
   /** Seals a full's snapshot file into the database and keeps it here. */
   async store(recordId: number, file: string): Promise<void> {
-    const data = await readFile(file);
-    const sealed = this.#secretBox.seal(deflateRawSync(data).toString('base64'), aad(recordId));
-    const em = this.#orm.em.fork();
-    await em.upsert(BackupRecordSnapshotEntity, { recordId, checksum: sha256(data), size: data.length, sealed });
+    await this.seal(recordId, await readFile(file));
     await rename(file, this.#localPath(recordId)).catch(async () => {
       await copyFile(file, this.#localPath(recordId));
       await rm(file, { force: true });

@@ -139,6 +139,7 @@ export const ERROR_CATALOGUE = {
     'The master has already taken this command back (its lease lapsed); drop the result.',
   ],
   AGENT_RECORD_TERMINAL: [409, 'The record has already ended; stop the work.'],
+  AGENT_SNAPSHOT_UNAVAILABLE: [409, 'The record has no tar snapshot file to send or take.'],
   AGENT_OBJECT_KEY_INVALID: [400, 'The object key is not the one the master assigned to this record.'],
   AGENT_TARGET_INVALID: [400, 'The storage target is not a relay target of this record.'],
   AGENT_CHECKSUM_MISMATCH: [

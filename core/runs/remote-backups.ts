@@ -10,7 +10,7 @@ import {
   TERMINAL_STATUSES,
   type BackupRecord,
 } from '../db/entities/backup-record.ts';
-import { BackupTaskEntity } from '../db/entities/backup-task.ts';
+import { BackupTaskEntity, type BackupTask } from '../db/entities/backup-task.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import { NodeEntity } from '../db/entities/node.ts';
 import { AppError } from '../http/app-error.ts';
@@ -38,6 +38,8 @@ import type { RecordLogHub, ProgressInfo, LogLevel } from '../backup/record-log.
 import type { BackupRuns } from './backup-runs.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
 import { sourceSpecOf } from '../backup/task-spec.ts';
+import { carryManifestRows, chooseBase } from '../backup/backup-chain.ts';
+import type { TarSnapshots } from '../backup/tar-snapshots.ts';
 import { recordedUsage } from '../storage/target-usage.ts';
 import { taskTargets } from '../backup/task-targets.ts';
 import { DB_PASSWORD_AAD } from '../backup/task-spec.ts';
@@ -60,6 +62,7 @@ interface Deps {
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
   ageRecipient: string;
   logger: FastifyBaseLogger;
+  tarSnapshots: TarSnapshots;
 }
 
 const isTerminal = (r: BackupRecord): boolean => TERMINAL_STATUSES.includes(r.status);
@@ -184,7 +187,62 @@ export class RemoteBackups {
           : { id: t.id, name: t.name, mode: 'relay', type: t.type },
       ),
       bandwidthLimit: node.bandwidthLimit,
+      differential: await this.#differential(em, record, task),
     };
+  }
+
+  /**
+   * Differential mode on a node: the master chooses the base as for its own runs (backup-chain.ts)
+   * and names it with its snapshot file's hash; the agent makes the differential with its own copy
+   * of that file or the sealed one (`baseSnapshot`). A spec read again names the same base.
+   */
+  async #differential(em: EntityManager, record: BackupRecord, task: BackupTask): Promise<TaskSpec['differential']> {
+    if (task.backupMode !== 'differential' || task.type !== 'file') return null;
+    const { tarSnapshots, storageOpener } = this.#deps;
+    if (record.backupKind === 'differential') {
+      const checksum = await tarSnapshots.checksumOf(record.baseRecordId);
+      if (checksum) return { baseRecordId: record.baseRecordId, checksum, note: '' };
+    }
+    const found = await chooseBase(em, storageOpener, task, record.startedAt ?? new Date());
+    const checksum = 'base' in found ? await tarSnapshots.checksumOf(found.base.id) : undefined;
+    if (!('base' in found) || !checksum) {
+      record.backupKind = 'full';
+      record.baseRecordId = 0;
+      await em.flush();
+      const reason = 'reason' in found ? found.reason : `full ${found.base.id} has no stored snapshot file`;
+      return { baseRecordId: 0, checksum: '', note: reason };
+    }
+    record.backupKind = 'differential';
+    record.baseRecordId = found.base.id;
+    await em.flush();
+    return { baseRecordId: found.base.id, checksum, note: '' };
+  }
+
+  /** `GET /api/agent/records/:id/base-snapshot`: the sealed snapshot file of a differential's full, for its agent. */
+  async baseSnapshot(nodeId: number, recordId: number): Promise<Buffer> {
+    const em = this.#deps.orm.em.fork();
+    const record = await this.#owned(em, nodeId, recordId);
+    if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
+    if (record.backupKind !== 'differential')
+      throw new AppError('AGENT_SNAPSHOT_UNAVAILABLE', { message: `Record ${recordId} is not a differential.` });
+    const data = await this.#deps.tarSnapshots.read(record.baseRecordId);
+    if (typeof data === 'string') throw new AppError('AGENT_SNAPSHOT_UNAVAILABLE', { message: `${data}.` });
+    return data;
+  }
+
+  /** `PUT /api/agent/records/:id/tar-snapshot`: a differential-mode full's snapshot file, sealed with its record. */
+  async storeSnapshot(nodeId: number, recordId: number, data: Buffer): Promise<void> {
+    const em = this.#deps.orm.em.fork();
+    const record = await this.#owned(em, nodeId, recordId);
+    if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
+    const task = await em.findOne(BackupTaskEntity, { id: record.taskId });
+    if (record.backupKind !== 'full' || task?.backupMode !== 'differential' || record.type !== 'file')
+      throw new AppError('AGENT_SNAPSHOT_UNAVAILABLE', {
+        message: `Record ${recordId} is not a full of a task in differential mode.`,
+      });
+    if (!data.subarray(0, 16).toString('latin1').startsWith('GNU tar-'))
+      throw new AppError('INVALID_INPUT', { message: 'The body is not a GNU tar snapshot file.' });
+    await this.#deps.tarSnapshots.seal(recordId, data);
   }
 
   #serial<T>(recordId: number, fn: () => Promise<T>): Promise<T> {
@@ -245,6 +303,19 @@ export class RemoteBackups {
           entryType: e.type,
         })),
       );
+    }
+    if (u.backupKind === 'full' && record.backupKind === 'differential') {
+      record.backupKind = 'full';
+      record.baseRecordId = 0;
+      await em.flush();
+    }
+    if (u.carried?.length && record.backupKind === 'differential') {
+      const refused = refusedEntry(u.carried) ?? refusedEntry(u.carried.map((c) => ({ path: c.from })));
+      if (refused) {
+        await this.#finishFailed(em, record, `the agent's manifest was refused: ${refused}`);
+        throw new AppError('AGENT_MANIFEST_INVALID', { message: `Refused: ${refused}. The run is failed.` });
+      }
+      await carryManifestRows(this.#deps.orm, recordId, record.baseRecordId, u.carried);
     }
     if (u.status === 'success')
       await this.#finishSuccess(

@@ -6,10 +6,18 @@ import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery
 import { AppError } from '../http/app-error.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import { type ProviderRegistry, type AgeKeyPair, restoreTargetOf, isDumpArchive, driverFor } from '../engine/index.ts';
+import {
+  type ProviderRegistry,
+  type AgeKeyPair,
+  restoreTargetOf,
+  isDumpArchive,
+  driverFor,
+  errorText,
+} from '../engine/index.ts';
 import type { DatabaseDriverType } from '@backplane/plugin-api';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import { copyVerdict, openStoredCopy, rawStream, unreadableArtifact } from '../recovery/artifact-source.ts';
+import { baseOf } from '../recovery/chain-source.ts';
 import { settleLifecycle } from '../recovery/run-lifecycle.ts';
 import { restoreAlert } from '../recovery/recovery-alerts.ts';
 import type { Alerts } from '../notifications/alerts.ts';
@@ -87,9 +95,15 @@ export class RemoteRestores {
           : {}),
       };
     }
+    const base = backup.backupKind === 'differential' ? await baseOf(this.#deps, backup).catch(() => undefined) : null;
+    if (base === undefined)
+      throw new AppError('RESTORE_SOURCE_INVALID', {
+        message: `The full backup this differential builds on (record ${backup.baseRecordId}) is gone.`,
+      });
     return {
       restoreId: record.id,
       backupRecordId: backup.id,
+      base: base && { backupRecordId: base.id, fileName: base.fileName, rawSize: base.rawSize },
       type: backup.type,
       fileName: backup.fileName,
       rawSize: backup.rawSize,
@@ -101,12 +115,21 @@ export class RemoteRestores {
   }
 
   /** The checked raw artifact; the stream errors (and the reply is cut) when any check fails. */
-  async artifact(nodeId: number, id: number): Promise<{ stream: Readable; rawSize: number }> {
+  async artifact(nodeId: number, id: number, part?: 'base'): Promise<{ stream: Readable; rawSize: number }> {
     const em = this.#deps.orm.em.fork();
     const record = await this.#owned(em, nodeId, id);
     if (isTerminal(record)) throw new AppError('AGENT_RECORD_TERMINAL');
-    const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
-    if (!backup) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    const restored = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
+    if (!restored) throw new AppError('BACKUP_RECORD_NOT_FOUND');
+    if (part === 'base' && restored.backupKind !== 'differential')
+      throw new AppError('RESTORE_SOURCE_INVALID', { message: 'Only a differential has a base to fetch.' });
+    // A differential's agent fetches its full first (`part=base`), then the differential.
+    const backup =
+      part === 'base'
+        ? await baseOf(this.#deps, restored).catch((err: unknown) => {
+            throw new AppError('RESTORE_SOURCE_INVALID', { message: `${errorText(err)}.` });
+          })
+        : restored;
     await this.#deps.commandQueue.touch(nodeId, 'restore', id);
     // Coded like a download: the agent reports it and the restore fails with the reason.
     const copy = await openStoredCopy(this.#deps.orm, this.#deps.storageOpener, backup).catch((err: unknown) => {

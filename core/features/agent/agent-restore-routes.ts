@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { IdParams, envelopeOf, rawResponse } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
-import { RestoreSpec, RestoreUpdateInput, UpdateReply } from '../../agent-protocol/wire.ts';
+import { RestoreArtifactQuery, RestoreSpec, RestoreUpdateInput, UpdateReply } from '../../agent-protocol/wire.ts';
 import { agentNodeId } from './agent-node.ts';
 
 /** Restores on agents: instructions, the checked raw artifact, and state updates. */
@@ -28,9 +28,10 @@ export async function agentRestoreRoutes(fastify: FastifyInstance): Promise<void
       config: { access: 'agent' },
       schema: {
         params: IdParams,
+        querystring: RestoreArtifactQuery,
         response: {
           200: rawResponse(
-            'The raw (decrypted, decompressed) artifact; its size in X-Backplane-Raw-Size',
+            'The raw (decrypted, decompressed) artifact (part=base: the full of a differential); its size in X-Backplane-Raw-Size',
             ['application/octet-stream'],
             'binary',
           ),
@@ -39,7 +40,11 @@ export async function agentRestoreRoutes(fastify: FastifyInstance): Promise<void
     },
     async (request, reply) => {
       const nodeId = agentNodeId(request);
-      const { stream, rawSize } = await request.diScope.cradle.remoteRestores.artifact(nodeId, request.params.id);
+      const { stream, rawSize } = await request.diScope.cradle.remoteRestores.artifact(
+        nodeId,
+        request.params.id,
+        request.query.part,
+      );
       // A failed check errors the stream after the headers went out; Fastify then cuts the connection.
       return reply
         .header('content-type', 'application/octet-stream')

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { IdParams, envelopeOf } from '../../http/schemas.ts';
+import { Type } from 'typebox';
+import { IdParams, envelopeOf, rawResponse } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
 import {
@@ -15,6 +16,8 @@ import {
 import { agentNodeId } from './agent-node.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
+/** A tar snapshot file names a tree (about 30 bytes a file): 256 MiB is some eight million files. */
+const SNAPSHOT_LIMIT = 256 * 1024 * 1024;
 
 /** Backups on agents: the task specification, record updates and the artifact relay. */
 export async function agentRunRoutes(fastify: FastifyInstance): Promise<void> {
@@ -47,6 +50,25 @@ export async function agentRunRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
+  app.get(
+    '/api/agent/records/:id/base-snapshot',
+    {
+      config: { access: 'agent' },
+      schema: {
+        params: IdParams,
+        response: {
+          200: rawResponse("The tar snapshot file of the differential's full", ['application/octet-stream'], 'binary'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const nodeId = agentNodeId(request);
+      const data = await request.diScope.cradle.remoteBackups.baseSnapshot(nodeId, request.params.id);
+      void reply.header('cache-control', 'no-store').type('application/octet-stream');
+      return reply.send(data);
+    },
+  );
+
   await app.register(async function relay(scope) {
     // The artifact stays a stream: the parser hands the request body over untouched.
     scope.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
@@ -76,6 +98,31 @@ export async function agentRunRoutes(fastify: FastifyInstance): Promise<void> {
             body,
           }),
         );
+      },
+    );
+
+    scope.withTypeProvider<TypeBoxTypeProvider>().put(
+      '/api/agent/records/:id/tar-snapshot',
+      {
+        config: { access: 'agent', rawBody: 'application/octet-stream' },
+        bodyLimit: SNAPSHOT_LIMIT,
+        schema: { params: IdParams, response: { 200: envelopeOf(Type.Object({ stored: Type.Boolean() })) } },
+      },
+      async (request) => {
+        const nodeId = agentNodeId(request);
+        if (!(request.body instanceof Object) || typeof (request.body as Readable).pipe !== 'function')
+          throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
+            message: 'Send the snapshot file as application/octet-stream.',
+          });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of request.body as Readable) {
+          size += (chunk as Buffer).length;
+          if (size > SNAPSHOT_LIMIT) throw new AppError('PAYLOAD_TOO_LARGE');
+          chunks.push(chunk as Buffer);
+        }
+        await request.diScope.cradle.remoteBackups.storeSnapshot(nodeId, request.params.id, Buffer.concat(chunks));
+        return ok({ stored: true });
       },
     );
   });
