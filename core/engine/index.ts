@@ -53,3 +53,9 @@ export * from './host/installation.ts';
 export * from './host/provider-registry.ts';
 export * from './host/run-log.ts';
 export * from './host/text.ts';
+
+// Repositories: restic's REST backend onto any storage, in restic's own layout.
+export * from './repository/loopback-bridge.ts';
+export * from './repository/rest-bridge.ts';
+export * from './repository/restic-http.ts';
+export * from './repository/restic-layout.ts';
