@@ -253,6 +253,12 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @enum {string} */
+                        backupKind?: "full";
+                        carried?: {
+                            from: string;
+                            path: string;
+                        }[];
                         checksum?: string;
                         databaseStats?: {
                             [key: string]: {
@@ -409,6 +415,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/records/{id}/base-snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The tar snapshot file of the differential's full */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/records/{id}/tar-snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                stored: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/restores/{id}": {
         parameters: {
             query?: never;
@@ -495,7 +623,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    part?: "base";
+                };
                 header?: never;
                 path: {
                     id: number;
@@ -504,7 +634,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The raw (decrypted, decompressed) artifact; its size in X-Backplane-Raw-Size */
+                /** @description The raw (decrypted, decompressed) artifact (part=base: the full of a differential); its size in X-Backplane-Raw-Size */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -570,6 +700,11 @@ export interface paths {
                             code: "OK";
                             data: {
                                 backupRecordId: number;
+                                base: null | {
+                                    backupRecordId: number;
+                                    fileName: string;
+                                    rawSize: number;
+                                };
                                 database: null | {
                                     archive?: {
                                         databases: string[];
@@ -656,6 +791,11 @@ export interface paths {
                             data: {
                                 bandwidthLimit: string;
                                 compression: "zstd" | "gzip" | "none";
+                                differential: null | {
+                                    baseRecordId: number;
+                                    checksum: string;
+                                    note: string;
+                                };
                                 encrypt: boolean;
                                 name: string;
                                 rawExtension: string;
@@ -2715,8 +2855,8 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                /** @enum {string} */
-                                backupKind: "full";
+                                backupKind: "full" | "differential";
+                                baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
                                 compression: string;
@@ -2888,8 +3028,8 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                /** @enum {string} */
-                                backupKind: "full";
+                                backupKind: "full" | "differential";
+                                baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
                                 compression: string;
@@ -3058,8 +3198,8 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                /** @enum {string} */
-                                backupKind: "full";
+                                backupKind: "full" | "differential";
+                                baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
                                 compression: string;
@@ -3158,6 +3298,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                basedOnFull?: number;
                                 entries: {
                                     isDir: boolean;
                                     mode: number;
@@ -3305,8 +3446,8 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                /** @enum {string} */
-                                backupKind: "full";
+                                backupKind: "full" | "differential";
+                                baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
                                 compression: string;
@@ -3776,8 +3917,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                /** @enum {string} */
-                                backupMode: "full";
+                                backupMode: "full" | "differential";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3910,8 +4050,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                /** @enum {string} */
-                                backupMode: "full";
+                                backupMode: "full" | "differential";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4239,6 +4378,7 @@ export interface paths {
                             taskCount: number;
                             tasks: {
                                 alertOnConsecutiveFails: number;
+                                backupMode: string;
                                 compression: string;
                                 cronExpr: string;
                                 dbHost: string;
@@ -4513,8 +4653,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                /** @enum {string} */
-                                backupMode: "full";
+                                backupMode: "full" | "differential";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4659,8 +4798,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                /** @enum {string} */
-                                backupMode: "full";
+                                backupMode: "full" | "differential";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4820,8 +4958,8 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                /** @enum {string} */
-                                backupKind: "full";
+                                backupKind: "full" | "differential";
+                                baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
                                 compression: string;
@@ -4947,8 +5085,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                /** @enum {string} */
-                                backupMode: "full";
+                                backupMode: "full" | "differential";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -5473,8 +5610,8 @@ export interface paths {
                                 /** Format: date-time */
                                 lastBackupAt?: string;
                                 recentRecords: {
-                                    /** @enum {string} */
-                                    backupKind: "full";
+                                    backupKind: "full" | "differential";
+                                    baseRecordId: number;
                                     checksum: string;
                                     completedAt: string | null;
                                     compression: string;

@@ -43,6 +43,19 @@ export function RecordFacts({ record: r }: { record: Detail }) {
           </Anchor>,
         ],
         [t('col.type'), r.type],
+        [
+          t('detail.kind'),
+          r.backupKind === 'differential' ? (
+            <span>
+              {t('detail.differentialOf')}{' '}
+              <Anchor component={Link} to={`/records/${r.baseRecordId}`}>
+                #{r.baseRecordId}
+              </Anchor>
+            </span>
+          ) : (
+            t('detail.kindFull')
+          ),
+        ],
         [t('detail.file'), r.fileName || '—'],
         [
           t('detail.checksum'),

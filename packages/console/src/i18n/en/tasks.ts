@@ -161,8 +161,11 @@ export default {
     slaHoursRpo: 'Alert when no successful backup is newer than this; 0: no objective.',
     rtoMinutes: 'The restore time you aim for; reported, 0: none.',
     alertOnConsecutiveFails: 'Notify after this many failed runs in a row.',
-    backupMode: 'Backplane makes full backups only.',
-    diffFullIntervalDays: 'Kept for BackupX clients; no effect on full backups.',
+    backupModeFull: 'Full: every run stores the whole tree.',
+    backupModeDifferential:
+      'Differential: a full, then each run stores only what changed since that full; a restore applies the full first.',
+    backupModeDatabase: 'Database tasks always make full backups.',
+    diffFullIntervalDays: 'A new full is made when the last one is older than this.',
   },
   form: {
     createTitle: 'New backup task',
@@ -189,6 +192,7 @@ export default {
     system: 'system',
     noNodes: 'No agent node yet',
     full: 'Full',
+    differential: 'Differential',
     create: 'Create task',
     saveFailed: 'The task was not saved',
   },

@@ -4,9 +4,12 @@ import type { TaskForm } from './form-types.ts';
 import { FormSection } from './FormSection.tsx';
 import { CronField } from './CronField.tsx';
 
-/** Artifact options (compression, encryption), scheduled verification, alerting and objectives, BackupX compatibility fields. */
+/** Artifact options (compression, encryption, backup mode), scheduled verification, alerting and objectives. */
 export function OptionsSection({ form, timeZone }: { form: TaskForm; timeZone: string }) {
   const { t } = useTranslation('tasks');
+  // Differential mode stores what changed since a full; only file tasks have files to compare.
+  const files = form.values.type === 'file';
+  const differential = files && form.values.backupMode === 'differential';
   return (
     <FormSection title={t('form.options')}>
       <Stack>
@@ -75,17 +78,23 @@ export function OptionsSection({ form, timeZone }: { form: TaskForm; timeZone: s
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <Select
             label={t('fields.backupMode')}
-            description={t('help.backupMode')}
+            description={files ? t(differential ? 'help.backupModeDifferential' : 'help.backupModeFull') : t('help.backupModeDatabase')}
             allowDeselect={false}
-            data={[{ value: 'full', label: t('form.full') }]}
+            disabled={!files}
+            data={[
+              { value: 'full', label: t('form.full') },
+              { value: 'differential', label: t('form.differential') },
+            ]}
             {...form.getInputProps('backupMode')}
           />
-          <NumberInput
-            label={t('fields.diffFullIntervalDays')}
-            description={t('help.diffFullIntervalDays')}
-            min={1}
-            {...form.getInputProps('diffFullIntervalDays')}
-          />
+          {differential && (
+            <NumberInput
+              label={t('fields.diffFullIntervalDays')}
+              description={t('help.diffFullIntervalDays')}
+              min={1}
+              {...form.getInputProps('diffFullIntervalDays')}
+            />
+          )}
         </SimpleGrid>
       </Stack>
     </FormSection>
