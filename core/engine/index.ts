@@ -43,6 +43,9 @@ export * from './restore/safe-extract.ts';
 export * from './restore/selection.ts';
 export * from './restore/staged-restore.ts';
 
+// Repositories: restic driven as a program (deduplicated, encrypted snapshots).
+export * from './repository/restic-program.ts';
+
 // This machine and installation: text, host facts, folder listings, provider registries.
 export * from './host/dir-listing.ts';
 export * from './host/discovered-database.ts';
