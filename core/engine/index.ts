@@ -44,6 +44,8 @@ export * from './restore/selection.ts';
 export * from './restore/staged-restore.ts';
 
 // Repositories: restic driven as a program (deduplicated, encrypted snapshots).
+export * from './repository/restic-error.ts';
+export * from './repository/restic-process.ts';
 export * from './repository/restic-program.ts';
 
 // This machine and installation: text, host facts, folder listings, provider registries.
