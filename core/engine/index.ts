@@ -45,6 +45,7 @@ export * from './restore/staged-restore.ts';
 
 // Repositories: restic driven as a program (deduplicated, encrypted snapshots).
 export * from './repository/restic-error.ts';
+export * from './repository/restic-excludes.ts';
 export * from './repository/restic-process.ts';
 export * from './repository/restic-program.ts';
 
