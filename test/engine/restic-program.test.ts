@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findRestic, parseResticVersion, RESTIC_MINIMUM_VERSION, versionAtLeast } from '../../core/engine/index.ts';
+import {
+  findRestic,
+  parseResticVersion,
+  Restic,
+  RESTIC_MINIMUM_VERSION,
+  versionAtLeast,
+} from '../../core/engine/index.ts';
 import { tempDir } from './helpers.ts';
 
 test('version lines and comparisons', () => {
@@ -42,6 +48,14 @@ test('a restic too old, missing or speaking another language is one clear error 
     const odd = join(dir, 'odd-restic');
     await writeFile(odd, '#!/bin/sh\necho "something else"\n', { mode: 0o755 });
     await assert.rejects(findRestic({ BACKPLANE_RESTIC_BINARY: odd }), /version printed "something else\\n"/);
+
+    // an operation meets the same error before it runs anything
+    process.env.BACKPLANE_RESTIC_BINARY = old;
+    try {
+      await assert.rejects(new Restic({ repository: join(dir, 'repo'), password: 'p' }).snapshots(), /found 0\.12\.1/);
+    } finally {
+      delete process.env.BACKPLANE_RESTIC_BINARY;
+    }
   } finally {
     await cleanup();
   }
