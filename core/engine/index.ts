@@ -44,6 +44,16 @@ export * from './restore/safe-extract.ts';
 export * from './restore/selection.ts';
 export * from './restore/staged-restore.ts';
 
+// Repositories: restic driven as a program (deduplicated, encrypted snapshots).
+export * from './repository/restic-backup.ts';
+export * from './repository/restic-copy.ts';
+export * from './repository/restic-error.ts';
+export * from './repository/restic-excludes.ts';
+export * from './repository/restic-process.ts';
+export * from './repository/restic-program.ts';
+export * from './repository/restic-records.ts';
+export * from './repository/restic.ts';
+
 // This machine and installation: text, host facts, folder listings, provider registries.
 export * from './host/dir-listing.ts';
 export * from './host/discovered-database.ts';
