@@ -44,11 +44,16 @@ export * from './restore/safe-extract.ts';
 export * from './restore/selection.ts';
 export * from './restore/staged-restore.ts';
 
-// Repositories: restic driven as a program (deduplicated, encrypted snapshots).
+// Repositories: restic driven as a program (deduplicated, encrypted snapshots), and its REST backend
+// served onto any storage in restic's own layout.
+export * from './repository/loopback-bridge.ts';
+export * from './repository/rest-bridge.ts';
 export * from './repository/restic-backup.ts';
 export * from './repository/restic-copy.ts';
 export * from './repository/restic-error.ts';
 export * from './repository/restic-excludes.ts';
+export * from './repository/restic-http.ts';
+export * from './repository/restic-layout.ts';
 export * from './repository/restic-process.ts';
 export * from './repository/restic-program.ts';
 export * from './repository/restic-records.ts';
@@ -63,9 +68,3 @@ export * from './host/installation.ts';
 export * from './host/provider-registry.ts';
 export * from './host/run-log.ts';
 export * from './host/text.ts';
-
-// Repositories: restic's REST backend onto any storage, in restic's own layout.
-export * from './repository/loopback-bridge.ts';
-export * from './repository/rest-bridge.ts';
-export * from './repository/restic-http.ts';
-export * from './repository/restic-layout.ts';

@@ -125,7 +125,7 @@ test('differential mode: a full, then only what changed; restore, browse and ver
   assert.equal(q.status, 'success', q.errorMessage);
 });
 
-test('differential chains: a full with dependents is not deleted, replication brings the full along, downloads name the base, lost state gives a full', async (t) => {
+test('differential chains: dependents block a delete, replication brings the full, downloads name it, lost state gives a full', async (t) => {
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const src = await tempDir(t);

@@ -327,7 +327,7 @@ test("nodePoolTag is nodeLabel under BackupX's name, both ways; different values
   assert.equal(moved.json.data.nodeLabel, 'core', "a partial update under BackupX's name moves the pool");
 });
 
-test("backupMode: full and differential are accepted (database tasks run full, as in BackupX); repository is refused with the reference's code, anything else as invalid", async (t) => {
+test("backupMode: full and differential are accepted (database tasks run full); repository is refused with the reference's code", async (t) => {
   const { app, admin, disk } = await setup(t);
   for (const [backupMode, code] of [
     ['repository', 'BACKUP_TASK_REPOSITORY_UNSUPPORTED'],

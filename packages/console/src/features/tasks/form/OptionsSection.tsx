@@ -78,7 +78,11 @@ export function OptionsSection({ form, timeZone }: { form: TaskForm; timeZone: s
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <Select
             label={t('fields.backupMode')}
-            description={files ? t(differential ? 'help.backupModeDifferential' : 'help.backupModeFull') : t('help.backupModeDatabase')}
+            description={
+              files
+                ? t(differential ? 'help.backupModeDifferential' : 'help.backupModeFull')
+                : t('help.backupModeDatabase')
+            }
             allowDeselect={false}
             disabled={!files}
             data={[
