@@ -13,6 +13,8 @@ Usage:
   backplane migrate                                 apply database migrations and exit
   backplane reset-password --username NAME --password NEW
                                                     set a user's password offline (revokes sessions)
+  backplane repository-password --task ID --target ID
+                                                    print a repository's restic password (docs/repositories.md)
   backplane agent --master URL --token-file PATH    run the node agent
   backplane version
 
@@ -49,6 +51,21 @@ async function main(argv: string[]): Promise<number> {
       const { resetPassword } = await import('./features/users/reset-password.ts');
       await resetPassword(loadConfig(), values.username, values.password);
       console.log(`password of ${values.username} changed; existing sessions are revoked`);
+      return 0;
+    }
+    case 'repository-password': {
+      const { values } = parseArgs({ args: rest, options: { task: { type: 'string' }, target: { type: 'string' } } });
+      const task = Number(values.task);
+      const target = Number(values.target);
+      if (!Number.isSafeInteger(task) || task <= 0 || !Number.isSafeInteger(target) || target <= 0) {
+        console.error('repository-password needs --task ID and --target ID');
+        return 2;
+      }
+      const { repositoryPassword } = await import('./features/repositories/repository-password.ts');
+      const found = await repositoryPassword(loadConfig(), task, target);
+      // The password alone on stdout, for `--password-file <(...)` or a pipe; where it is, on stderr.
+      console.error(`repository ${found.prefix} on storage target "${found.target}"`);
+      console.log(found.password);
       return 0;
     }
     case 'agent': {

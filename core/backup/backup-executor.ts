@@ -43,6 +43,8 @@ import { settleBackup } from './record-outcome.ts';
 import { taskTargets } from './task-targets.ts';
 import type { TarSnapshots } from './tar-snapshots.ts';
 import { carryManifestRows, chooseBase } from './backup-chain.ts';
+import type { Repositories } from './repositories.ts';
+import { runRepositoryBackup } from './repository-run.ts';
 
 export interface ExecutorDeps {
   orm: MikroORM;
@@ -56,6 +58,7 @@ export interface ExecutorDeps {
   ageRecipient: string;
   logger: FastifyBaseLogger;
   tarSnapshots: TarSnapshots;
+  repositories: Repositories;
 }
 
 /** A differential-mode run: the tar snapshot file it writes, and its base when it is a differential. */
@@ -135,6 +138,15 @@ export class BackupExecutor {
     const ordered = await taskTargets(em, task.id);
     if (ordered.length === 0) throw new Error('the task has no storage target');
 
+    if (task.backupMode === 'repository' && task.type === 'file')
+      return runRepositoryBackup(this.#deps, em, {
+        record,
+        task,
+        targets: ordered,
+        manifest: new ManifestWriter(orm, record.id),
+        signal,
+        log,
+      });
     const compression = task.compression as Compression;
     const encrypted = task.encrypt;
     record.compression = compression;

@@ -8,6 +8,7 @@ import { RecordDeleter } from './record-deleter.ts';
 import { RetentionService } from './retention-service.ts';
 import { SlaScan } from './sla-scan.ts';
 import { TarSnapshots } from './tar-snapshots.ts';
+import { Repositories } from './repositories.ts';
 
 const services = {
   recordLogs: asFunction(({ orm }: { orm: MikroORM }) => new RecordLogHub(orm, 'backup')).singleton(),
@@ -16,6 +17,7 @@ const services = {
   retention: asClass(RetentionService).singleton(),
   slaScan: asClass(SlaScan).singleton(),
   tarSnapshots: asClass(TarSnapshots).singleton(),
+  repositories: asClass(Repositories).singleton(),
 };
 
 declare module '../lib/app-module.ts' {

@@ -12,6 +12,8 @@ import type { StorageTargetOpener } from '../storage/target-opener.ts';
 import { PeriodicPass } from '../lib/periodic-pass.ts';
 import { dependentsOf } from './backup-chain.ts';
 import type { TarSnapshots } from './tar-snapshots.ts';
+import type { Repositories } from './repositories.ts';
+import { RepositoryEntity } from '../db/entities/repository.ts';
 
 /** How often the leader retries deletions that failed (a target that was down). */
 const RETRY_INTERVAL_MS = 10 * 60_000;
@@ -31,21 +33,35 @@ export class RecordDeleter {
   readonly #orm: MikroORM;
   readonly #opener: StorageTargetOpener;
   readonly #log: FastifyBaseLogger;
-  readonly #retries: PeriodicPass<number>;
+  readonly #retries: PeriodicPass<void>;
   readonly #tarSnapshots: TarSnapshots;
+  readonly #repositories: Repositories;
+  /** Repositories being pruned by this master: one prune at a time per repository. */
+  readonly #pruning = new Set<number>();
 
   constructor({
     orm,
     storageOpener,
     logger,
     tarSnapshots,
-  }: { orm: MikroORM; storageOpener: StorageTargetOpener; logger: FastifyBaseLogger; tarSnapshots: TarSnapshots }) {
+    repositories,
+  }: {
+    orm: MikroORM;
+    storageOpener: StorageTargetOpener;
+    logger: FastifyBaseLogger;
+    tarSnapshots: TarSnapshots;
+    repositories: Repositories;
+  }) {
     this.#orm = orm;
     this.#tarSnapshots = tarSnapshots;
+    this.#repositories = repositories;
     this.#opener = storageOpener;
     this.#log = logger.child({ component: 'record-deleter' });
     this.#retries = new PeriodicPass(
-      () => this.retryPending(),
+      async () => {
+        await this.retryPending();
+        await this.pruneRepositories();
+      },
       (err: unknown) => this.#log.error({ err }, 'deletion retry failed'),
     );
   }
@@ -98,7 +114,8 @@ export class RecordDeleter {
         continue;
       }
       try {
-        await this.#opener.use(target, (instance) => instance.delete(copy.storagePath));
+        if (copy.snapshotId !== '') await this.#forget(record.taskId, target, copy.snapshotId);
+        else await this.#opener.use(target, (instance) => instance.delete(copy.storagePath));
         copy.status = 'deleted';
       } catch (err) {
         const why = `${target.name}: ${err instanceof Error ? err.message : String(err)}`;
@@ -118,6 +135,70 @@ export class RecordDeleter {
     });
     await this.#tarSnapshots.remove(recordId);
     return { deleted: true };
+  }
+
+  /**
+   * A repository record's copy: its snapshot is forgotten (`restic forget`), and the repository
+   * marked for the leader to prune (pruneRepositories), which frees the data no snapshot needs.
+   */
+  async #forget(
+    taskId: number,
+    target: import('../db/entities/storage-target.ts').StorageTarget,
+    snapshotId: string,
+  ): Promise<void> {
+    const repository = await this.#orm.em
+      .fork()
+      .findOne(RepositoryEntity, { taskId, storageTargetId: target.id }, { populate: ['sealedPassword'] });
+    if (!repository) return; // its row is gone: nothing of it can be reached any more
+    const opened = await this.#repositories.open(repository, target);
+    try {
+      await opened.restic.forget([snapshotId]);
+    } finally {
+      await opened.close();
+    }
+    await this.#repositories.requestPrune(repository.id);
+  }
+
+  /**
+   * Prunes the repositories whose snapshots were forgotten (`restic prune`): the leader does, one
+   * repository at a time; restic's own exclusive lock keeps out a backup of another master meanwhile.
+   * Resolves with how many were pruned.
+   */
+  async pruneRepositories(): Promise<number> {
+    const em = this.#orm.em.fork();
+    const due = await em.find(RepositoryEntity, { pruneRequestedAt: { $ne: null } }, { populate: ['sealedPassword'] });
+    let pruned = 0;
+    for (const repository of due) {
+      if (this.#pruning.has(repository.id)) continue;
+      this.#pruning.add(repository.id);
+      const requested = repository.pruneRequestedAt;
+      try {
+        const target = await em.findOne(
+          StorageTargetEntity,
+          { id: repository.storageTargetId },
+          { populate: ['secrets'] },
+        );
+        if (!target) continue;
+        const opened = await this.#repositories.open(repository, target);
+        try {
+          await opened.restic.prune();
+        } finally {
+          await opened.close();
+        }
+        // A forget that came meanwhile asks again.
+        await em.nativeUpdate(
+          RepositoryEntity,
+          { id: repository.id, pruneRequestedAt: requested },
+          { pruneRequestedAt: null },
+        );
+        pruned++;
+      } catch (err) {
+        this.#log.error({ err, repositoryId: repository.id }, 'repository prune failed; will retry');
+      } finally {
+        this.#pruning.delete(repository.id);
+      }
+    }
+    return pruned;
   }
 
   /** Finishes deletions that failed before; returns how many records are now gone. */

@@ -102,9 +102,9 @@ export const ERROR_CATALOGUE = {
   BACKUP_TASK_BATCH_INVALID: [400, 'The batch request is invalid.'],
   BACKUP_TASK_ALREADY_RUNNING: [409, 'The task already has a queued or running backup.'],
   BACKUP_TASK_OUTSIDE_WINDOW: [400, 'The task may not run outside its maintenance windows.'],
-  BACKUP_TASK_REPOSITORY_UNSUPPORTED: [
+  BACKUP_TASK_REPOSITORY_REPLICATION_UNSUPPORTED: [
     400,
-    'Repository backups (backupMode "repository") are not made yet; Backplane makes full and differential backups.',
+    'A repository-mode task writes a repository to each of its targets; add the target to the task instead of replicating.',
   ],
   BACKUP_TASK_EXTRA_CONFIG_UNSUPPORTED: [400, 'Backplane tasks take no extraConfig settings.'],
   BACKUP_TASK_TYPE_UNSUPPORTED: [400, 'No installed plugin serves this task type.'],

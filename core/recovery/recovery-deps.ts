@@ -1,3 +1,4 @@
+import type { Repositories } from '../backup/repositories.ts';
 import type { MikroORM } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
@@ -30,6 +31,7 @@ export interface RecoveryDeps {
   logger: FastifyBaseLogger;
   /** This master's id (records it runs carry it: core/db/cluster.ts). */
   masterId: number;
+  repositories: Repositories;
 }
 
 /** The driver type and a live instance for a task's database, with its unsealed password. */

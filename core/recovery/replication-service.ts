@@ -36,6 +36,11 @@ export class ReplicationService {
       throw new AppError('REPLICATION_SOURCE_INVALID', {
         message: `A ${backup.status} record holds no artifact to replicate.`,
       });
+    if (backup.backupKind === 'repository')
+      throw new AppError('REPLICATION_SOURCE_INVALID', {
+        message:
+          'A repository record is a snapshot in a repository on each of its targets; add the target to the task instead.',
+      });
     const dest = await em.findOne(StorageTargetEntity, { id: destTargetId });
     if (!dest)
       throw new AppError('REPLICATION_DEST_INVALID', { message: `Storage target ${destTargetId} does not exist.` });

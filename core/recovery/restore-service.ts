@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   ARTIFACT_STATUSES,
   TERMINAL_STATUSES,
@@ -27,6 +27,7 @@ import {
 } from '../engine/index.ts';
 import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
 import { baseOf, withHealthyChain } from './chain-source.ts';
+import { restoreSnapshot, withRepositorySnapshot } from './repository-source.ts';
 import { loadManifest } from './stored-manifest.ts';
 import { JobQueue } from './job-queue.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
@@ -296,6 +297,30 @@ export class RestoreService {
       `extracting into a staging folder in ${root}${selected.length ? ` (only ${selected.join(', ')})` : ''};` +
         ' nothing is replaced before the whole artifact is checked',
     );
+    if (backup.backupKind === 'repository') {
+      const { value: result, copy } = await withRepositorySnapshot(
+        this.#deps,
+        backup,
+        log,
+        (opened, c) =>
+          stagedRestore(Readable.from([]), {
+            root,
+            selectedPaths: selected,
+            signal,
+            extract: (staging) => restoreSnapshot(opened, c.snapshotId, staging, wanted, manifest),
+          }),
+        { signal },
+      );
+      record.sourceTargetId = copy.storageTargetId;
+      record.sourceTargetName = copy.storageTargetName;
+      record.entries = result.entries;
+      record.bytes = result.bytes;
+      log(
+        'info',
+        `restored ${result.entries} entries, ${human(result.bytes)} from snapshot ${copy.snapshotId.slice(0, 8)}`,
+      );
+      return;
+    }
     if (backup.backupKind === 'differential') {
       const base = await baseOf(this.#deps, backup);
       log('info', `a differential: its full (record ${base.id}) is applied first, then the differential`);

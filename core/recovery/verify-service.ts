@@ -24,6 +24,7 @@ import {
 } from '../engine/index.ts';
 import { rawStream, withHealthyCopy } from './artifact-source.ts';
 import { baseOf, withHealthyChain } from './chain-source.ts';
+import { restoreSnapshot, withRepositorySnapshot } from './repository-source.ts';
 import { loadManifest } from './stored-manifest.ts';
 import { JobQueue } from './job-queue.ts';
 import { runLifecycle, failStale, stopQueuedJob } from './run-lifecycle.ts';
@@ -114,6 +115,11 @@ export class VerifyService {
       const backup = await em.findOne(BackupRecordEntity, { id: record.backupRecordId });
       if (!backup) throw new Error('the backup record was deleted');
       log('info', `${record.mode} verification of ${backup.fileName} (record ${backup.id})`);
+      if (backup.backupKind === 'repository') {
+        record.summary = (await this.#repository(record, backup, log, signal)).slice(0, 500);
+        log('info', record.summary);
+        return undefined;
+      }
       if (record.mode === 'deep' && backup.backupKind === 'differential') {
         record.summary = (await this.#deepChain(record, backup, log, signal)).slice(0, 500);
         log('info', record.summary);
@@ -273,6 +279,46 @@ export class VerifyService {
             .dropDatabase?.(database)
             .catch((err: unknown) => log('warn', `sandbox database ${database} could not be dropped: ${String(err)}`));
       }
+    } finally {
+      await rm(sandbox, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A repository record: quick is `restic check` of the repository (its structure and indexes);
+   * deep also reads a tenth of the packs (`--read-data-subset=10%`), restores the snapshot into a
+   * sandbox and compares the tree with the record's file list.
+   */
+  async #repository(record: VerifyRecord, backup: BackupRecord, log: RunLog, signal: AbortSignal): Promise<string> {
+    const sandbox = join(this.#deps.config.dataDir, 'tmp', `verify-${record.id}`);
+    try {
+      const { value, copy } = await withRepositorySnapshot(
+        this.#deps,
+        backup,
+        log,
+        async (opened, c) => {
+          const checked = await opened.restic.check(record.mode === 'deep' ? { readDataSubset: '10%' } : {});
+          if (!checked.ok) throw new Error(`restic check failed: ${checked.error.message}`);
+          if (record.mode !== 'deep') return 'quick: restic check of the repository passed';
+          await rm(sandbox, { recursive: true, force: true });
+          await mkdir(sandbox, { recursive: true });
+          const manifest = backup.hasManifest ? await loadManifest(this.#deps.orm, backup.id) : undefined;
+          const started = Date.now();
+          const restored = await restoreSnapshot(opened, c.snapshotId, sandbox, [], manifest);
+          record.restoreMs = Date.now() - started;
+          const mismatch = manifest ? await this.#compareTree(sandbox, manifest) : [];
+          if (mismatch.length > 0)
+            throw new Error(`the restored tree differs from the manifest: ${mismatch.slice(0, 5).join('; ')}`);
+          return (
+            `deep: restic check read 10% of the packs; snapshot restored into a sandbox (${restored.entries} entries,` +
+            ` ${human(restored.bytes)}) in ${(record.restoreMs / 1000).toFixed(1)} s; every file matches the manifest`
+          );
+        },
+        { signal },
+      );
+      record.sourceTargetId = copy.storageTargetId;
+      record.sourceTargetName = copy.storageTargetName;
+      return value;
     } finally {
       await rm(sandbox, { recursive: true, force: true }).catch(() => undefined);
     }

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-export type BackupKind = 'full' | 'differential';
+export type BackupKind = 'full' | 'differential' | 'repository';
 export type RecordStatus = 'queued' | 'running' | 'success' | 'partial' | 'failed' | 'cancelled';
 export const TERMINAL_STATUSES: readonly RecordStatus[] = ['success', 'partial', 'failed', 'cancelled'];
 /** Statuses whose record holds an artifact on at least one target. */
@@ -100,6 +100,8 @@ export const BackupRecordCopyEntity = defineEntity({
      * then says how. Readers try such a copy last; a later read that checks out clears it.
      */
     corruptAt: p.datetime().nullable(),
+    /** A repository record's copy: the restic snapshot in that target's repository (`storagePath` is the repository's folder). */
+    snapshotId: p.string().length(64).default(''),
     /** `direct` (written by the master, or by an agent itself) or `master_relay` (an agent streamed it through the master). */
     transferMode: p.string().length(16).$type<TransferMode>().default('direct'),
     updatedAt: p

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** How a task's runs store their data: whole every time, or what changed since a full. */
-export type BackupMode = 'full' | 'differential';
+export type BackupMode = 'full' | 'differential' | 'repository';
 
 /**
  * A backup task definition. List fields (source paths, excludes, dependencies) are JSON text;
@@ -48,7 +48,7 @@ export const BackupTaskEntity = defineEntity({
     /** A run still going after this many minutes is stopped and fails (0 = no limit). */
     timeoutMinutes: p.integer().default(0),
     alertOnConsecutiveFails: p.integer().default(1),
-    /** `full` or `differential` (file tasks; docs/differential.md). */
+    /** `full`, `differential` (docs/differential.md) or `repository` (docs/repositories.md); file tasks only. */
     backupMode: p.string().length(16).$type<BackupMode>().default('full'),
     /** A differential's base is a full at most this many days old; an older one makes the run a full. */
     diffFullIntervalDays: p.integer().default(7),

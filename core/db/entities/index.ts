@@ -30,6 +30,7 @@ import {
   BackupRecordEntryEntity,
   BackupRecordSnapshotEntity,
 } from './backup-record.ts';
+import { RepositoryEntity } from './repository.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
 export const ENTITIES = [
@@ -47,6 +48,7 @@ export const ENTITIES = [
   BackupRecordLogEntity,
   BackupRecordEntryEntity,
   BackupRecordSnapshotEntity,
+  RepositoryEntity,
   TaskTemplateEntity,
   RestoreRecordEntity,
   VerifyRecordEntity,

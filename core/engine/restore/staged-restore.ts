@@ -46,6 +46,12 @@ export interface StagedRestoreOptions {
    * when the staged tree moves into place.
    */
   chain?: Array<{ source: RestoreSource; manifest?: Map<string, number> | undefined }>;
+  /**
+   * Writes the tree into the staging folder itself instead of an archive being extracted (a
+   * restic snapshot: `restic restore --target <staging>`); `folders` are the folder entries it
+   * wrote, whose modes and times the move keeps. The selection and the move are as for archives.
+   */
+  extract?: (staging: string) => Promise<ExtractResult & { folders: Set<string> }>;
 }
 
 export const STAGING_PREFIX = '.backplane-restore-';
@@ -77,6 +83,19 @@ export async function stagedRestore(
   const realRoot = await realpath(root);
   const staging = await mkdtemp(join(realRoot, STAGING_PREFIX));
   try {
+    if (options.extract) {
+      const written = await options.extract(staging);
+      options.beforeSwap?.();
+      if (options.signal?.aborted) throw options.signal.reason;
+      const selected = options.selectedPaths ?? [];
+      await pruneToSelection(staging, selected);
+      await moveIntoPlace(staging, root, realRoot, written.folders, selected);
+      return {
+        entries: written.entries,
+        bytes: written.bytes,
+        checked: { entries: written.entries, bytes: written.bytes },
+      };
+    }
     const chain = options.chain ?? [];
     const check = new ManifestCheck(options.manifest, options.onName, chain.length > 0);
     const folders = new Set<string>();

@@ -27,6 +27,7 @@ import {
 import { recordSummary } from './backup-record-view.ts';
 import { parseRange } from './byte-range.ts';
 import { recordDetail } from './record-detail.ts';
+import { snapshotTar } from '../../recovery/repository-source.ts';
 import { openStoredCopy, unreadableArtifact } from '../../recovery/artifact-source.ts';
 import { errorText, cancelledBy } from '../../engine/index.ts';
 import { principalName } from '../../auth/principal.ts';
@@ -126,6 +127,26 @@ export async function backupRecordRoutes(fastify: FastifyInstance): Promise<void
       const record = await backupRecords.get(request.params.id);
       if (!ARTIFACT_STATUSES.includes(record.status))
         throw new AppError('BACKUP_RECORD_NO_ARTIFACT', { message: `A ${record.status} record holds no artifact.` });
+      if (record.backupKind === 'repository') {
+        // A restic snapshot is no one object: the download is a tar of it (docs/repositories.md).
+        const { stream, copy } = await snapshotTar(request.diScope.cradle, record, (level, text) =>
+          level === 'error' ? request.log.warn({ recordId: record.id }, text) : undefined,
+        ).catch((err: unknown) => {
+          throw new AppError('BACKUP_RECORD_DOWNLOAD_FAILED', { message: `${errorText(err)}.`.slice(0, 1000) });
+        });
+        await audit(
+          request,
+          'download',
+          record,
+          `snapshot ${copy.snapshotId.slice(0, 8)} from ${copy.storageTargetName}`,
+        );
+        reply.header('Content-Type', 'application/x-tar');
+        reply.header('Content-Disposition', contentDisposition(`${record.fileName}.tar`));
+        reply.header('Cache-Control', 'no-store');
+        reply.header('X-Backup-Kind', 'repository');
+        reply.header('X-Restic-Snapshot-Id', copy.snapshotId);
+        return reply.send(stream);
+      }
       const range = parseRange(request.headers.range, record.fileSize);
       const chosen =
         request.query.storageTargetId === undefined

@@ -63,8 +63,11 @@ export const RecordSummary = Type.Object({
   completedAt: NullableTimestamp,
   locked: Type.Boolean(),
   deletePending: Type.Boolean(),
-  /** `full`, or `differential`: what changed since `baseRecordId`, which a restore applies first (docs/differential.md). */
-  backupKind: Type.Union([Type.Literal('full'), Type.Literal('differential')]),
+  /**
+   * `full`; `differential`: what changed since `baseRecordId`, which a restore applies first
+   * (docs/differential.md); `repository`: a restic snapshot in each target's repository (docs/repositories.md).
+   */
+  backupKind: Type.Union([Type.Literal('full'), Type.Literal('differential'), Type.Literal('repository')]),
   /** The full a differential builds on; 0 for a full. */
   baseRecordId: Type.Integer(),
   hasContents: Type.Boolean(),

@@ -58,7 +58,7 @@ export const TaskInput = Type.Object({
   maintenanceWindows: Type.Optional(Type.String({ maxLength: 500 })),
   dependsOnTaskIds: List(Id, 50),
   replicationTargetIds: List(Id, 20),
-  /** `full` ('' means full) or `differential` (file tasks; others run full); `repository` is refused (reference-options.ts). */
+  /** `full` ('' means full), `differential` or `repository` (file tasks; others run full). */
   backupMode: Type.Optional(Type.String({ maxLength: 32 })),
   /** A differential's base full is at most this many days old (0 = the default, 7); an older one makes the run a full. */
   diffFullIntervalDays: Type.Optional(Int),
@@ -116,7 +116,7 @@ export const TaskSummary = Type.Object({
   dependsOnTaskIds: Type.Array(Type.Integer()),
   replicationTargetIds: Type.Array(Type.Integer()),
   /** `full`, or `differential` (file tasks): what changed since a full (docs/differential.md). */
-  backupMode: Type.Union([Type.Literal('full'), Type.Literal('differential')]),
+  backupMode: Type.Union([Type.Literal('full'), Type.Literal('differential'), Type.Literal('repository')]),
   diffFullIntervalDays: Type.Integer(),
   lastRunAt: NullableTimestamp,
   lastStatus: Type.String(),

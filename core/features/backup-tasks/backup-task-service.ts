@@ -361,6 +361,9 @@ export class BackupTaskService {
     const type = this.canonicalType(d.type);
     const details = await validateTask(em, d, selfId, { type, drivers: this.#drivers.list() });
     if (details.length > 0) throw new AppError('BACKUP_TASK_INVALID', { details });
+    // BackupX's rule and code: each target holds its own repository already (docs/repositories.md).
+    if (d.type === 'file' && d.backupMode === 'repository' && d.replicationTargetIds.length > 0)
+      throw new AppError('BACKUP_TASK_REPOSITORY_REPLICATION_UNSUPPORTED');
   }
 
   #columns(d: Draft) {

@@ -8,16 +8,11 @@ import type { BackupMode } from '../../db/entities/backup-task.ts';
  * task never silently runs differently from what its client asked for.
  */
 
-/** The modes BackupX knows that Backplane does not make yet ('' is BackupX's default, full). */
-const MODE_CODES: Record<string, 'BACKUP_TASK_REPOSITORY_UNSUPPORTED'> = {
-  repository: 'BACKUP_TASK_REPOSITORY_UNSUPPORTED',
-};
-
 /** The mode a task input asks for (case and blanks ignored; '' is BackupX's full); undefined when absent. */
 export function backupModeOf(mode: string | undefined): BackupMode | undefined {
   if (mode === undefined) return undefined;
   const m = mode.trim().toLowerCase();
-  return m === 'differential' ? 'differential' : 'full';
+  return m === 'differential' || m === 'repository' ? m : 'full';
 }
 
 /** BackupX's task types that no plugin of Backplane serves yet, by the names its console shows. */
@@ -31,18 +26,10 @@ export function poolLabel(input: Pick<TaskUpdate, 'nodeLabel' | 'nodePoolTag'>):
 /** Throws the coded 400 for the first BackupX option of `input` that Backplane cannot honour. */
 export function refuseUnsupportedOptions(input: TaskUpdate): void {
   const mode = input.backupMode?.trim().toLowerCase();
-  if (mode !== undefined && mode !== '' && mode !== 'full' && mode !== 'differential') {
-    const code = MODE_CODES[mode];
-    if (code)
-      throw new AppError(code, {
-        message: `backupMode "${mode}" is not supported yet: Backplane makes full and differential backups.`,
-      });
+  if (mode !== undefined && !['', 'full', 'differential', 'repository'].includes(mode)) {
     throw new AppError('BACKUP_TASK_INVALID', {
       details: [
-        {
-          path: 'backupMode',
-          message: `must be one of full, differential, repository (repository is not made yet), not "${input.backupMode}"`,
-        },
+        { path: 'backupMode', message: `must be one of full, differential, repository, not "${input.backupMode}"` },
       ],
     });
   }

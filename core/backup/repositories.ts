@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { MikroORM } from '@mikro-orm/core';
+import type { Config } from '../config/config.ts';
+import { RepositoryEntity, type Repository } from '../db/entities/repository.ts';
+import type { StorageTarget } from '../db/entities/storage-target.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { StorageTargetOpener } from '../storage/target-opener.ts';
+import { Restic, startLoopbackBridge } from '../engine/index.ts';
+
+/**
+ * The restic repositories of repository-mode tasks (docs/repositories.md): one per task and
+ * target, under `repositories/task-<id>` on the target, in restic's own layout so the stock
+ * `restic` opens it. restic reaches the target through the REST bridge on loopback
+ * (core/engine/repository/), so every storage type holds repositories with no code of its own.
+ * Each repository's password is random, generated here, sealed in the database, and handed to
+ * restic on a descriptor only (core/engine/repository/restic-process.ts).
+ */
+
+export interface OpenRepository {
+  restic: Restic;
+  repository: Repository;
+  close(): Promise<void>;
+}
+
+export class Repositories {
+  readonly #orm: MikroORM;
+  readonly #secretBox: SecretBox;
+  readonly #opener: StorageTargetOpener;
+  readonly #cacheDir: string;
+
+  constructor(deps: { orm: MikroORM; secretBox: SecretBox; storageOpener: StorageTargetOpener; config: Config }) {
+    this.#orm = deps.orm;
+    this.#secretBox = deps.secretBox;
+    this.#opener = deps.storageOpener;
+    this.#cacheDir = join(deps.config.dataDir, 'restic-cache');
+  }
+
+  /** The repository of a task on a target, made (row and password) on first use. */
+  async of(taskId: number, storageTargetId: number): Promise<Repository> {
+    const em = this.#orm.em.fork();
+    const found = await em.findOne(RepositoryEntity, { taskId, storageTargetId }, { populate: ['sealedPassword'] });
+    if (found) return found;
+    const repository = em.create(RepositoryEntity, {
+      taskId,
+      storageTargetId,
+      prefix: `repositories/task-${taskId}`,
+      sealedPassword: '',
+    });
+    await em.flush();
+    repository.sealedPassword = this.#secretBox.seal(
+      randomBytes(32).toString('base64url'),
+      repositoryPasswordAad(repository.id),
+    );
+    await em.flush();
+    return repository;
+  }
+
+  /** The repository's password, for restic and for an admin's stock restore (scripts/repository-password.ts). */
+  password(repository: Repository): string {
+    return this.#secretBox.open(repository.sealedPassword, repositoryPasswordAad(repository.id));
+  }
+
+  /**
+   * Opens a repository for restic: the target's storage behind a bridge on loopback with a
+   * random token. `init` creates the repository when the target holds none yet.
+   */
+  async open(
+    repository: Repository,
+    target: StorageTarget,
+    options: { signal?: AbortSignal; init?: boolean } = {},
+  ): Promise<OpenRepository> {
+    const storage = await this.#opener.open(target);
+    let bridge: Awaited<ReturnType<typeof startLoopbackBridge>> | undefined;
+    try {
+      bridge = await startLoopbackBridge({
+        storage,
+        prefix: repository.prefix,
+        appendOnly: false,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const restic = new Restic({
+        repository: bridge.url,
+        password: this.password(repository),
+        cacheDir: this.#cacheDir,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (options.init && !(await restic.isInitialised())) await restic.init();
+      const opened = bridge;
+      return {
+        restic,
+        repository,
+        close: async () => {
+          await opened.close();
+          await storage.close?.();
+        },
+      };
+    } catch (err) {
+      await bridge?.close();
+      await storage.close?.();
+      throw err;
+    }
+  }
+
+  /** Asks the leader to prune a repository (a snapshot of it was forgotten). */
+  async requestPrune(repositoryId: number): Promise<void> {
+    await this.#orm.em.fork().nativeUpdate(RepositoryEntity, { id: repositoryId }, { pruneRequestedAt: new Date() });
+  }
+}
+
+/** What a repository's sealed password is bound to (SecretBox's associated data). */
+export function repositoryPasswordAad(repositoryId: number): string {
+  return `repository-password:${repositoryId}`;
+}
