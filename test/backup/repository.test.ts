@@ -38,7 +38,7 @@ async function stockRestic(password: string, repo: string, args: string[]): Prom
   }
 }
 
-test('repository mode: restic snapshots on a local disk and on WebDAV; only what changed is added; restore, browse, verify, download, stock restic, forget and prune', async (t) => {
+test('repository mode: restic snapshots on a disk and on WebDAV; restore, browse, verify, download, stock restic, forget, prune', async (t) => {
   const webdav = await startWebdavServer();
   t.after(() => webdav.stop());
   const { app } = await build(t);
