@@ -41,6 +41,7 @@ const EXPORTED_FIELDS = [
   'rtoMinutes',
   'timeoutMinutes',
   'alertOnConsecutiveFails',
+  'backupMode',
   'diffFullIntervalDays',
   'maintenanceWindows',
 ].sort();

@@ -9,6 +9,7 @@ const SCRIPT = join(import.meta.dirname, '../../scripts/test-prerequisites.sh');
 const BASH = '/bin/bash';
 const TOOLS = [
   'rclone',
+  'restic',
   'zstd',
   'age',
   'age-keygen',

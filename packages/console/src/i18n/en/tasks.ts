@@ -164,6 +164,8 @@ export default {
     backupModeFull: 'Full: every run stores the whole tree.',
     backupModeDifferential:
       'Differential: a full, then each run stores only what changed since that full; a restore applies the full first.',
+    backupModeRepository:
+      'Repository: restic snapshots, deduplicated and encrypted, in a repository on each target; each run adds only new data. Runs on the master.',
     backupModeDatabase: 'Database tasks always make full backups.',
     diffFullIntervalDays: 'A new full is made when the last one is older than this.',
   },
@@ -193,6 +195,7 @@ export default {
     noNodes: 'No agent node yet',
     full: 'Full',
     differential: 'Differential',
+    repository: 'Repository (restic)',
     create: 'Create task',
     saveFailed: 'The task was not saved',
   },

@@ -88,6 +88,7 @@ export function OptionsSection({ form, timeZone }: { form: TaskForm; timeZone: s
             data={[
               { value: 'full', label: t('form.full') },
               { value: 'differential', label: t('form.differential') },
+              { value: 'repository', label: t('form.repository') },
             ]}
             {...form.getInputProps('backupMode')}
           />
@@ -103,4 +104,13 @@ export function OptionsSection({ form, timeZone }: { form: TaskForm; timeZone: s
       </Stack>
     </FormSection>
   );
+}
+
+/** The help text of a backup mode. */
+function modeHelp(mode: string): 'help.backupModeDifferential' | 'help.backupModeRepository' | 'help.backupModeFull' {
+  return mode === 'differential'
+    ? 'help.backupModeDifferential'
+    : mode === 'repository'
+      ? 'help.backupModeRepository'
+      : 'help.backupModeFull';
 }
