@@ -114,7 +114,9 @@ export class RecordDeleter {
         continue;
       }
       try {
-        if (copy.snapshotId !== '') await this.#forget(record.taskId, target, copy.snapshotId);
+        // A repository record's copy is a snapshot in the repository's folder, never an object to delete.
+        if (record.backupKind === 'repository')
+          await this.#repositories.release(record.taskId, target, copy.snapshotId);
         else await this.#opener.use(target, (instance) => instance.delete(copy.storagePath));
         copy.status = 'deleted';
       } catch (err) {
@@ -135,28 +137,6 @@ export class RecordDeleter {
     });
     await this.#tarSnapshots.remove(recordId);
     return { deleted: true };
-  }
-
-  /**
-   * A repository record's copy: its snapshot is forgotten (`restic forget`), and the repository
-   * marked for the leader to prune (pruneRepositories), which frees the data no snapshot needs.
-   */
-  async #forget(
-    taskId: number,
-    target: import('../db/entities/storage-target.ts').StorageTarget,
-    snapshotId: string,
-  ): Promise<void> {
-    const repository = await this.#orm.em
-      .fork()
-      .findOne(RepositoryEntity, { taskId, storageTargetId: target.id }, { populate: ['sealedPassword'] });
-    if (!repository) return; // its row is gone: nothing of it can be reached any more
-    const opened = await this.#repositories.open(repository, target);
-    try {
-      await opened.restic.forget([snapshotId]);
-    } finally {
-      await opened.close();
-    }
-    await this.#repositories.requestPrune(repository.id);
   }
 
   /**
@@ -181,6 +161,7 @@ export class RecordDeleter {
         if (!target) continue;
         const opened = await this.#repositories.open(repository, target);
         try {
+          await opened.restic.unlock(); // stale locks only: a killed restic's
           await opened.restic.prune();
         } finally {
           await opened.close();

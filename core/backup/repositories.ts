@@ -102,6 +102,27 @@ export class Repositories {
     }
   }
 
+  /**
+   * What a stopped, failed or deleted run leaves in a repository goes: its snapshot, if it made one,
+   * is forgotten (and the repository marked for pruning, which frees packs nothing references,
+   * those of an interrupted run included), and stale locks of a killed restic are cleared. A
+   * repository's folder is never deleted as an object.
+   */
+  async release(taskId: number, target: StorageTarget, snapshotId: string): Promise<void> {
+    const repository = await this.#orm.em
+      .fork()
+      .findOne(RepositoryEntity, { taskId, storageTargetId: target.id }, { populate: ['sealedPassword'] });
+    if (!repository) return; // never made: nothing of it exists
+    const opened = await this.open(repository, target);
+    try {
+      await opened.restic.unlock();
+      if (snapshotId !== '') await opened.restic.forget([snapshotId]);
+    } finally {
+      await opened.close();
+    }
+    await this.requestPrune(repository.id);
+  }
+
   /** Asks the leader to prune a repository (a snapshot of it was forgotten). */
   async requestPrune(repositoryId: number): Promise<void> {
     await this.#orm.em.fork().nativeUpdate(RepositoryEntity, { id: repositoryId }, { pruneRequestedAt: new Date() });

@@ -297,6 +297,7 @@ export class VerifyService {
         backup,
         log,
         async (opened, c) => {
+          await opened.restic.unlock(); // stale locks only: a killed restic's would fail the check
           const checked = await opened.restic.check(record.mode === 'deep' ? { readDataSubset: '10%' } : {});
           if (!checked.ok) throw new Error(`restic check failed: ${checked.error.message}`);
           if (record.mode !== 'deep') return 'quick: restic check of the repository passed';

@@ -26,6 +26,7 @@ import type { RunTaskPayload } from '../agent-protocol/wire.ts';
 import type { RecordLogHub } from '../backup/record-log.ts';
 import { settleBackup } from '../backup/record-outcome.ts';
 import type { RunStop } from '../engine/index.ts';
+import type { Repositories } from '../backup/repositories.ts';
 
 export type RunTrigger = 'manual' | 'scheduled' | 'catch_up' | 'dependency';
 
@@ -48,6 +49,7 @@ export class BackupRuns {
   readonly #audit: AuditWriter;
   readonly #metrics: BackupMetrics;
   readonly #opener: StorageTargetOpener;
+  readonly #repositories: Repositories;
   readonly #log: FastifyBaseLogger;
   readonly #replications: ReplicationService;
   readonly #maxConcurrent: number;
@@ -78,6 +80,7 @@ export class BackupRuns {
     recordLogs,
     events,
     alerts,
+    repositories,
   }: {
     orm: MikroORM;
     backupExecutor: BackupExecutor;
@@ -93,7 +96,9 @@ export class BackupRuns {
     events: EventBus;
     alerts: Alerts;
     masterId: number;
+    repositories: Repositories;
   }) {
+    this.#repositories = repositories;
     this.#masterId = masterId;
     this.#placement = { offlineSeconds: config.nodeOfflineSeconds, masterSlots: config.maxConcurrent };
     this.#commands = commandQueue;
@@ -419,6 +424,15 @@ export class BackupRuns {
   async removeObjects(records: Pick<BackupRecord, 'id'>[]): Promise<void> {
     const em = this.#orm.em.fork();
     const copies = await em.find(BackupRecordCopyEntity, { recordId: { $in: records.map((r) => r.id) } });
+    const repositoryRuns = new Map(
+      (
+        await em.find(
+          BackupRecordEntity,
+          { id: { $in: records.map((r) => r.id) }, backupKind: 'repository' },
+          { fields: ['id', 'taskId'] },
+        )
+      ).map((r) => [r.id, r.taskId]),
+    );
     const targets = new Map(
       (
         await em.find(
@@ -432,6 +446,13 @@ export class BackupRuns {
       const target = targets.get(copy.storageTargetId);
       if (!target || copy.storagePath === '') continue;
       try {
+        const taskId = repositoryRuns.get(copy.recordId);
+        if (taskId !== undefined) {
+          // A repository run: its snapshot (if it got that far) is forgotten, a killed restic's lock cleared.
+          await this.#repositories.release(taskId, target, copy.snapshotId);
+          copy.status = 'deleted';
+          continue;
+        }
         await this.#opener.use(target, async (instance) => {
           await instance.delete(copy.storagePath);
           // A killed upload cannot clean up after itself: its temporary object goes too.
