@@ -143,8 +143,10 @@ export class MasterClient {
   readonly #ca: string | Buffer | undefined;
   readonly #jsonTimeoutMs: number;
   readonly #agent: http.Agent;
+  readonly #proxy: string | undefined;
 
   constructor(options: MasterClientOptions) {
+    this.#proxy = options.proxy;
     this.#base = new URL(`${options.master.replace(/\/+$/, '')}/`);
     this.#token = options.token;
     this.#ca = options.ca;
@@ -155,6 +157,16 @@ export class MasterClient {
       this.#base.protocol === 'https:'
         ? new https.Agent({ keepAlive: true, ...(this.#ca ? { ca: this.#ca } : {}), ...proxyEnv })
         : new http.Agent({ keepAlive: true, ...proxyEnv });
+  }
+
+  /** The absolute URL of a master path (restic on this node reaches the repository bridge there). */
+  urlOf(path: string): string {
+    return this.#url(path).href;
+  }
+
+  /** What a child program needs to reach the master as this client does: the CA to trust and the proxy. */
+  get transport(): { ca: string | Buffer | undefined; proxy: string | undefined } {
+    return { ca: this.#ca, proxy: this.#proxy };
   }
 
   /** Frees pooled connections (the agent at exit, tests). */

@@ -1,5 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   driverConfig,
@@ -8,6 +10,8 @@ import {
   restoreDumpArchive,
   archivePath,
   stagedRestore,
+  Restic,
+  restoreResticSnapshot,
   SelectionMatch,
   nothingSelectedText,
   errorText,
@@ -19,6 +23,13 @@ import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
 const FETCH_ATTEMPTS = 3;
+
+/** The master's CA in a file restic reads (removed when the restore ends). */
+async function caFile(tempDir: string, restoreId: number, ca: string | Buffer): Promise<string> {
+  const path = join(tempDir, `restore-${restoreId}-ca.pem`);
+  await writeFile(path, ca, { mode: 0o600 });
+  return path;
+}
 
 /** Spools the master's checked raw artifact; throws unless exactly `rawSize` bytes arrived. */
 async function fetchArtifact(
@@ -72,6 +83,44 @@ export async function restoreRecordCommand(
     if (!running.accepted) return { success: false, error: `the restore is already ${running.status}`, result };
     reporter.start();
     log('info', `restoring ${spec.fileName} (${humanBytes(spec.rawSize)} raw) on this node`);
+
+    if (spec.repository) {
+      // A repository record: restic on this node restores the snapshot through the master's bridge.
+      const { ca, proxy } = client.transport;
+      const restic = new Restic({
+        repository: `rest:${client.urlOf(spec.repository.path)}`,
+        password: spec.repository.password,
+        signal,
+        ...(proxy ? { env: { HTTP_PROXY: proxy, HTTPS_PROXY: proxy } } : {}),
+        ...(ca ? { cacert: await caFile(ctx.tempDir, restoreId, ca) } : {}),
+      });
+      const selected = (spec.selectedPaths ?? [])
+        .map((p) => archivePath(p))
+        .filter((p): p is string => typeof p === 'string');
+      const snapshotId = spec.repository.snapshotId;
+      log(
+        'info',
+        `restoring snapshot ${snapshotId.slice(0, 8)} from the repository on "${spec.repository.targetName}"`,
+      );
+      const restored = await stagedRestore(Readable.from([]), {
+        root: spec.targetPath || '/',
+        selectedPaths: spec.selectedPaths ?? [],
+        onWarning: (message) => log('warn', message),
+        signal,
+        extract: (staging) => restoreResticSnapshot(restic, snapshotId, staging, selected),
+      });
+      log(
+        'info',
+        `restored ${restored.entries} entries (${humanBytes(restored.bytes)}) under ${spec.targetPath || '/'}`,
+      );
+      const final = await reporter.send(
+        { status: 'success', bytes: restored.bytes, entries: restored.entries },
+        { final: true },
+      );
+      return final.accepted
+        ? { success: true, result }
+        : { success: false, error: `the restore is already ${final.status}`, result };
+    }
 
     // The master cuts a transfer whose copy failed its check and marks that copy, so a fetch
     // again reads the next copy; a bounded number of fetches, each spooled afresh.
@@ -164,6 +213,7 @@ export async function restoreRecordCommand(
     };
   } finally {
     reporter.stop();
+    await rm(join(ctx.tempDir, `restore-${restoreId}-ca.pem`), { force: true });
     await removeSpool(spool).catch(() => undefined);
     await removeSpool(baseSpool).catch(() => undefined);
   }

@@ -15,6 +15,7 @@ import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 import { prepareNodeChain, type NodeChain } from '../tar-snapshots.ts';
+import { runRepositoryTask } from '../repository-run.ts';
 
 /** A direct target, opened on this node with the configuration the spec carries. */
 async function openDirect(
@@ -61,6 +62,30 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
     reporter.start();
     log('info', `backup of task "${spec.name}" (${spec.source.type}) started on this node`);
 
+    if (spec.repository) {
+      const repository = spec.repository;
+      const done = await runRepositoryTask(
+        { ...spec, repository },
+        { client, tempDir: ctx.tempDir, signal },
+        reporter,
+        log,
+      );
+      if (!done.first)
+        throw new Error(done.results.map((r) => r.error ?? 'failed').join('; ') || 'no repository took the snapshot');
+      const final = await reporter.send(
+        {
+          status: 'success',
+          fileSize: done.first.dataAdded,
+          rawSize: done.first.totalBytesProcessed,
+          repositoryResults: done.results,
+          ...(done.warnings ? { errorMessage: done.warnings } : {}),
+        },
+        { final: true },
+      );
+      return final.accepted
+        ? { success: true, result }
+        : { success: false, error: `the record is already ${final.status}`, result };
+    }
     if (spec.encrypt && !spec.recipient) throw new Error('the task is encrypted but the master sent no recipient');
     const prepared = await prepareNodeChain(spec, { tempDir: ctx.tempDir, client, signal }, log);
     chain = prepared?.chain;

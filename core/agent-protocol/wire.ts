@@ -182,6 +182,19 @@ export const TaskSpec = Type.Object({
     Type.Null(),
     Type.Object({ baseRecordId: Type.Integer({ minimum: 0 }), checksum: Type.String(), note: Type.String() }),
   ]),
+  /**
+   * A file task in repository mode (docs/repositories.md#on-agents); null otherwise: one restic
+   * repository per target, each reached through the master's append-only bridge at `path` (below
+   * the master's URL), with its own password.
+   */
+  repository: Type.Union([
+    Type.Null(),
+    Type.Object({
+      targets: Type.Array(
+        Type.Object({ id: Type.Integer(), name: Type.String(), path: Type.String(), password: Type.String() }),
+      ),
+    }),
+  ]),
 });
 export type TaskSpec = Static<typeof TaskSpec>;
 
@@ -227,6 +240,19 @@ export const RecordUpdateInput = Type.Object({
   carried: Type.Optional(Type.Array(CarriedEntry, { maxItems: 2000 })),
   /** The agent made a full instead of the differential it was given (it could not get the full's snapshot file). */
   backupKind: Type.Optional(Type.Literal('full')),
+  /** A repository run, with `success`: each target's snapshot (the master checks it is there) or why not. */
+  repositoryResults: Type.Optional(
+    Type.Array(
+      Type.Object({
+        targetId: Type.Integer({ minimum: 1 }),
+        status: Type.Union([Type.Literal('success'), Type.Literal('failed')]),
+        snapshotId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+        dataAdded: Type.Optional(Count),
+        error: Type.Optional(Type.String({ maxLength: 2000 })),
+      }),
+      { maxItems: 100 },
+    ),
+  ),
   fileSize: Type.Optional(Count),
   rawSize: Type.Optional(Count),
   checksum: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
@@ -264,6 +290,11 @@ export const RestoreSpec = Type.Object({
   base: Type.Union([
     Type.Null(),
     Type.Object({ backupRecordId: Type.Integer(), fileName: Type.String(), rawSize: Type.Integer() }),
+  ]),
+  /** A repository record: the snapshot to restore with restic, through the master's bridge at `path`; null otherwise. */
+  repository: Type.Union([
+    Type.Null(),
+    Type.Object({ path: Type.String(), password: Type.String(), snapshotId: Type.String(), targetName: Type.String() }),
   ]),
   database: Type.Union([
     Type.Null(),

@@ -57,6 +57,7 @@ export * from './repository/restic-layout.ts';
 export * from './repository/restic-process.ts';
 export * from './repository/restic-program.ts';
 export * from './repository/restic-records.ts';
+export * from './repository/restic-restore.ts';
 export * from './repository/restic.ts';
 
 // This machine and installation: text, host facts, folder listings, provider registries.

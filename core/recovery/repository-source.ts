@@ -1,12 +1,10 @@
-import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { BackupRecordCopyEntity, type BackupRecord, type BackupRecordCopy } from '../db/entities/backup-record.ts';
 import { RepositoryEntity } from '../db/entities/repository.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import type { OpenRepository, Repositories } from '../backup/repositories.ts';
-import { errorText, type ExtractResult } from '../engine/index.ts';
+import { errorText, restoreResticSnapshot, type ExtractResult } from '../engine/index.ts';
 import type { CopyDeps } from './artifact-source.ts';
 
 /**
@@ -58,29 +56,15 @@ export async function withRepositorySnapshot<T>(
   throw new Error(`no repository could serve the snapshot (${reasons.join('; ') || 'no copy'})`.slice(0, 2000));
 }
 
-/**
- * `restic restore` of a snapshot (or of `include`d archive paths) into an empty folder, then
- * what it wrote: entries, bytes, and the folders that are the record's own entries.
- */
-export async function restoreSnapshot(
+/** `restic restore` of a record's snapshot into an empty folder (the kernel's restoreResticSnapshot). */
+export function restoreSnapshot(
   opened: OpenRepository,
   snapshotId: string,
   into: string,
   include: string[],
   manifest: Map<string, number> | undefined,
 ): Promise<ExtractResult & { folders: Set<string> }> {
-  await opened.restic.restore(snapshotId, into, include.length > 0 ? { include: include.map((p) => `/${p}`) } : {});
-  const folders = new Set<string>();
-  let entries = 0;
-  let bytes = 0;
-  for (const entry of await readdir(into, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name).slice(into.length + 1);
-    if (manifest && !manifest.has(path)) continue;
-    entries++;
-    if (entry.isDirectory()) folders.add(path);
-    else if (entry.isFile()) bytes += (await lstat(join(into, path))).size;
-  }
-  return { entries, bytes, folders };
+  return restoreResticSnapshot(opened.restic, snapshotId, into, include, manifest);
 }
 
 /**

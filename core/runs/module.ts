@@ -8,6 +8,7 @@ import { RemoteBackups } from './remote-backups.ts';
 import { RemoteRestores } from './remote-restores.ts';
 import { LeaseMonitor } from './lease-monitor.ts';
 import { DeadMasters } from './dead-masters.ts';
+import { AgentRepositoryBridge } from './agent-repository-bridge.ts';
 
 const services = {
   backupRuns: asClass(BackupRuns).singleton(),
@@ -18,6 +19,7 @@ const services = {
   remoteRestores: asClass(RemoteRestores).singleton(),
   leaseMonitor: asClass(LeaseMonitor).singleton(),
   deadMasters: asClass(DeadMasters).singleton(),
+  agentRepositoryBridge: asClass(AgentRepositoryBridge).singleton(),
 };
 
 declare module '../lib/app-module.ts' {

@@ -40,6 +40,9 @@ import { settleBackup } from '../backup/record-outcome.ts';
 import { sourceSpecOf } from '../backup/task-spec.ts';
 import { carryManifestRows, chooseBase } from '../backup/backup-chain.ts';
 import type { TarSnapshots } from '../backup/tar-snapshots.ts';
+import type { Repositories } from '../backup/repositories.ts';
+import type { AgentRepositoryBridge } from './agent-repository-bridge.ts';
+import type { StorageTarget } from '../db/entities/storage-target.ts';
 import { recordedUsage } from '../storage/target-usage.ts';
 import { taskTargets } from '../backup/task-targets.ts';
 import { DB_PASSWORD_AAD } from '../backup/task-spec.ts';
@@ -63,6 +66,8 @@ interface Deps {
   ageRecipient: string;
   logger: FastifyBaseLogger;
   tarSnapshots: TarSnapshots;
+  repositories: Repositories;
+  agentRepositoryBridge: AgentRepositoryBridge;
 }
 
 const isTerminal = (r: BackupRecord): boolean => TERMINAL_STATUSES.includes(r.status);
@@ -84,6 +89,13 @@ function refusedEntry(manifest: ReadonlyArray<{ path: string }>): string | undef
 /** A success must name what was stored; refused (400) before the update touches anything. */
 function refuseIncompleteSuccess(u: RecordUpdate): void {
   if (u.status !== 'success') return;
+  if (u.repositoryResults !== undefined) {
+    if (u.fileSize === undefined || u.rawSize === undefined || u.repositoryResults.length === 0)
+      throw new AppError('INVALID_INPUT', {
+        message: 'A repository success needs fileSize, rawSize and repositoryResults.',
+      });
+    return;
+  }
   if (!u.checksum || !/^[0-9a-f]{64}$/.test(u.checksum) || u.fileSize === undefined || u.rawSize === undefined) {
     throw new AppError('INVALID_INPUT', { message: 'A success needs checksum (64 hex), fileSize and rawSize.' });
   }
@@ -188,7 +200,38 @@ export class RemoteBackups {
       ),
       bandwidthLimit: node.bandwidthLimit,
       differential: await this.#differential(em, record, task),
+      repository: await this.#repository(em, record, task, targets),
     };
+  }
+
+  /**
+   * Repository mode on a node: for each target, the path of the master's append-only bridge
+   * to the task's repository there, and the repository's password (restic on the node encrypts
+   * with it; it reaches only the node that runs the task, like a database password).
+   */
+  async #repository(
+    em: EntityManager,
+    record: BackupRecord,
+    task: BackupTask,
+    targets: StorageTarget[],
+  ): Promise<TaskSpec['repository']> {
+    if (task.backupMode !== 'repository' || task.type !== 'file') return null;
+    const { repositories, agentRepositoryBridge } = this.#deps;
+    if (record.backupKind !== 'repository') {
+      record.backupKind = 'repository';
+      await em.flush();
+    }
+    const out: NonNullable<TaskSpec['repository']>['targets'] = [];
+    for (const t of targets) {
+      const repository = await repositories.of(task.id, t.id);
+      out.push({
+        id: t.id,
+        name: t.name,
+        path: agentRepositoryBridge.path(repository, 'backup', record.id, t.id),
+        password: repositories.password(repository),
+      });
+    }
+    return { targets: out };
   }
 
   /**
@@ -343,9 +386,12 @@ export class RemoteBackups {
       record.compression as Compression,
       record.encrypted,
     );
+    // A repository run stores a snapshot in the repository's folder on each target, not an object.
+    const repository = record.backupKind === 'repository';
+    const prefix = `repositories/task-${task.id}`;
     record.status = 'running';
-    record.storagePath = key;
-    record.fileName = fileNameOf(key);
+    record.storagePath = repository ? prefix : key;
+    record.fileName = repository ? `${task.name}-${record.id}.restic` : fileNameOf(key);
     task.lastRunAt = now;
     task.lastStatus = 'running';
     for (const t of await taskTargets(em, task.id)) {
@@ -353,7 +399,7 @@ export class RemoteBackups {
         recordId: record.id,
         storageTargetId: t.id,
         storageTargetName: t.name,
-        storagePath: key,
+        storagePath: repository ? prefix : key,
         status: t.enabled ? 'pending' : 'failed',
         error: t.enabled ? '' : 'the storage target is disabled',
         transferMode: t.agentDirectUpload ? 'direct' : 'master_relay',
@@ -491,6 +537,7 @@ export class RemoteBackups {
     record: BackupRecord,
     u: RecordUpdate & { checksum: string; fileSize: number; rawSize: number },
   ): Promise<void> {
+    if (record.backupKind === 'repository') return this.#finishRepository(em, record, u);
     const copies = await em.find(BackupRecordCopyEntity, { recordId: record.id });
     const reported = new Map((u.targets ?? []).map((t) => [t.targetId, t]));
     const targets = new Map(
@@ -573,6 +620,74 @@ export class RemoteBackups {
       `stored ${humanBytes(u.fileSize)} (from ${humanBytes(u.rawSize)}), sha256 ${u.checksum}${entries ? `, ${entries} entries` : ''}`,
     );
     await this.#settle(em, record, status);
+  }
+
+  /**
+   * A repository run's success: each snapshot the agent reports is looked up in the repository
+   * by the master itself (the agent's word is not enough), then the record settles as any run.
+   */
+  async #finishRepository(em: EntityManager, record: BackupRecord, u: RecordUpdate): Promise<void> {
+    const copies = await em.find(BackupRecordCopyEntity, { recordId: record.id });
+    const reported = new Map((u.repositoryResults ?? []).map((r) => [r.targetId, r]));
+    for (const copy of copies) {
+      if (copy.status !== 'pending') continue;
+      const claim = reported.get(copy.storageTargetId);
+      if (claim?.status !== 'success' || !claim.snapshotId) {
+        copy.status = 'failed';
+        copy.error = (claim?.error ?? 'the agent did not report this target').slice(0, 2000);
+        continue;
+      }
+      const target = await em.findOne(StorageTargetEntity, { id: copy.storageTargetId }, { populate: ['secrets'] });
+      const seen = target
+        ? await this.#snapshotThere(record.taskId, target, claim.snapshotId).catch((err: unknown) => errorText(err))
+        : 'the storage target is gone';
+      if (seen !== true) {
+        copy.status = 'failed';
+        copy.error = (seen === false ? 'the reported snapshot is not in the repository' : seen).slice(0, 2000);
+        continue;
+      }
+      copy.status = 'success';
+      copy.snapshotId = claim.snapshotId;
+      copy.fileSize = claim.dataAdded ?? 0;
+    }
+    for (const c of copies)
+      if (c.status === 'failed')
+        void this.#deps.recordLogs.line(record.id, 'error', `target "${c.storageTargetName}" failed: ${c.error}`);
+    const stored = copies.filter((c) => c.status === 'success');
+    if (stored.length === 0) {
+      await this.#finishFailed(em, record, copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; '));
+      return;
+    }
+    record.fileSize = u.fileSize ?? 0;
+    record.rawSize = u.rawSize ?? 0;
+    const entries = await em.count(BackupRecordEntryEntity, { recordId: record.id });
+    if (entries > 0) {
+      record.hasManifest = true;
+      record.sourceStats = JSON.stringify({ entries });
+    }
+    const status = stored.length === copies.length ? 'success' : 'partial';
+    const failed = copies
+      .filter((c) => c.status === 'failed')
+      .map((c) => `${c.storageTargetName}: ${c.error}`)
+      .join('; ');
+    record.errorMessage = withWarnings(failed, (u.errorMessage ?? '').trim());
+    void this.#deps.recordLogs.line(
+      record.id,
+      'info',
+      `snapshots checked in ${stored.length} repositor${stored.length === 1 ? 'y' : 'ies'}; ${humanBytes(record.fileSize)} added`,
+    );
+    await this.#settle(em, record, status);
+  }
+
+  /** Whether the task's repository on `target` holds the snapshot. */
+  async #snapshotThere(taskId: number, target: StorageTarget, snapshotId: string): Promise<boolean> {
+    const { repositories } = this.#deps;
+    const opened = await repositories.open(await repositories.of(taskId, target.id), target);
+    try {
+      return (await opened.restic.snapshots([snapshotId])).some((s) => s.id === snapshotId);
+    } finally {
+      await opened.close();
+    }
   }
 
   async #finishFailed(em: EntityManager, record: BackupRecord, reason: string): Promise<void> {

@@ -1,6 +1,13 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
-import { BackupRecordEntity, TERMINAL_STATUSES } from '../db/entities/backup-record.ts';
+import {
+  BackupRecordCopyEntity,
+  BackupRecordEntity,
+  TERMINAL_STATUSES,
+  type BackupRecord,
+} from '../db/entities/backup-record.ts';
+import type { Repositories } from '../backup/repositories.ts';
+import type { AgentRepositoryBridge } from './agent-repository-bridge.ts';
 import { BackupTaskEntity } from '../db/entities/backup-task.ts';
 import { RestoreRecordEntity, type RestoreRecord } from '../db/entities/recovery-records.ts';
 import { AppError } from '../http/app-error.ts';
@@ -39,6 +46,8 @@ interface Deps {
   secretBox: SecretBox;
   databaseDrivers: ProviderRegistry<DatabaseDriverType>;
   ageKeys: AgeKeyPair;
+  repositories: Repositories;
+  agentRepositoryBridge: AgentRepositoryBridge;
 }
 
 const isTerminal = (r: RestoreRecord): boolean => TERMINAL_STATUSES.includes(r.status);
@@ -104,6 +113,7 @@ export class RemoteRestores {
       restoreId: record.id,
       backupRecordId: backup.id,
       base: base && { backupRecordId: base.id, fileName: base.fileName, rawSize: base.rawSize },
+      repository: backup.backupKind === 'repository' ? await this.#repository(em, backup, record.id) : null,
       type: backup.type,
       fileName: backup.fileName,
       rawSize: backup.rawSize,
@@ -111,6 +121,23 @@ export class RemoteRestores {
       targetPath: record.targetPath,
       selectedPaths: backup.type === 'file' ? (JSON.parse(record.selectedPaths) as string[]) : [],
       database,
+    };
+  }
+
+  /** A repository record's snapshot for restic on the node: the first target holding it, through the bridge. */
+  async #repository(em: EntityManager, backup: BackupRecord, restoreId: number): Promise<RestoreSpec['repository']> {
+    const copy = await em.findOne(
+      BackupRecordCopyEntity,
+      { recordId: backup.id, status: 'success', snapshotId: { $ne: '' } },
+      { orderBy: { id: 'asc' } },
+    );
+    if (!copy) throw new AppError('RESTORE_SOURCE_INVALID', { message: 'No repository holds this snapshot any more.' });
+    const repository = await this.#deps.repositories.of(backup.taskId, copy.storageTargetId);
+    return {
+      path: this.#deps.agentRepositoryBridge.path(repository, 'restore', restoreId, copy.storageTargetId),
+      password: this.#deps.repositories.password(repository),
+      snapshotId: copy.snapshotId,
+      targetName: copy.storageTargetName,
     };
   }
 

@@ -178,12 +178,6 @@ async function checkPlacement(em: EntityManager, d: Draft, fail: Fail): Promise<
     fail('nodeLabel', 'must be a node label (letters, digits, _ . : -)');
   if (d.nodeLabel !== '' && d.nodeId !== 0)
     fail('nodeLabel', 'a task runs on one node (nodeId) or on a label pool (nodeLabel), not both');
-  // Repository mode runs restic on the master only so far (docs/repositories.md says what is missing).
-  if (d.type === 'file' && d.backupMode === 'repository') {
-    const node = d.nodeId === 0 ? undefined : await em.findOne(NodeEntity, { id: d.nodeId }, { fields: ['isLocal'] });
-    if (d.nodeLabel !== '' || (node && !node.isLocal))
-      fail('backupMode', 'repository mode runs on the master only for now: place the task on the master');
-  }
 }
 
 async function checkDependencies(

@@ -1,0 +1,168 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
+import { diskTarget, createTask } from '../backup/helpers.ts';
+import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
+import { filesUnder } from '../engine/helpers.ts';
+
+interface Master {
+  app: FastifyInstance;
+  url: string;
+  token: string;
+}
+
+async function master(t: import('node:test').TestContext): Promise<Master> {
+  const { app } = await build(t, { config: { nodeOfflineSeconds: 5 } });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url, token: await setupAdmin(app) };
+}
+
+async function finished(m: Master, path: string, agent: AgentProcess): Promise<any> {
+  return waitFor(
+    `${path} to end`,
+    async () => {
+      const res = await call(m.app, 'GET', path, { token: m.token });
+      return ['success', 'partial', 'failed', 'cancelled'].includes(res.json.data.status) ? res.json.data : undefined;
+    },
+    60_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${agent.logs.slice(-30).join('\n')}`);
+  });
+}
+
+async function runToEnd(m: Master, taskId: number, agent: AgentProcess): Promise<any> {
+  const res = await call(m.app, 'POST', `/api/backup/tasks/${taskId}/run`, { token: m.token });
+  assert.equal(res.status, 200, res.body);
+  return finished(m, `/api/backup/records/${res.json.data.recordId}`, agent);
+}
+
+test("repository mode on an agent: restic on the node through the master's append-only bridge; the master checks the snapshots, forgets and prunes", async (t) => {
+  const m = await master(t);
+  const created = await call(m.app, 'POST', '/api/nodes', { token: m.token, body: { name: 'edge-repo' } });
+  const n = { id: created.json.data.node.id as number, token: created.json.data.token as string };
+  const dir = await tempDir(t, 'backplane-agent-');
+  const agent = await startAgent({ master: m.url, dir, token: n.token });
+  t.after(() => agent.kill());
+  await waitFor(
+    'the node online',
+    async () =>
+      (await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token })).json.data.status === 'online'
+        ? true
+        : undefined,
+    20_000,
+  );
+  const src = await tempDir(t);
+  await mkdir(join(src, 'docs'), { recursive: true });
+  await writeFile(join(src, 'docs/a.txt'), 'first');
+  await writeFile(join(src, 'big.bin'), randomBytes(2 * 1024 * 1024));
+  const target = await diskTarget(t, m.app, m.token);
+  const task = await createTask(m.app, m.token, {
+    name: 'node-repo',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeId: n.id,
+    backupMode: 'repository',
+  });
+  const first = await runToEnd(m, task.id, agent);
+  assert.equal(first.status, 'success', first.errorMessage);
+  assert.equal(first.backupKind, 'repository');
+  await writeFile(join(src, 'docs/a.txt'), 'second, longer');
+  await rename(join(src, 'docs'), join(src, 'papers'));
+  const second = await runToEnd(m, task.id, agent);
+  assert.equal(second.status, 'success', second.errorMessage);
+  assert.ok(second.fileSize < 256 * 1024, `only what changed is added (${second.fileSize})`);
+  const listing = await call(m.app, 'GET', `/api/backup/records/${second.id}/contents?limit=1000`, { token: m.token });
+  const under = `${src.slice(1)}/`;
+  const paths = listing.json.data.entries
+    .map((e: { path: string }) => e.path)
+    .filter((p: string) => p.startsWith(under))
+    .map((p: string) => p.slice(under.length))
+    .sort();
+  assert.deepEqual(paths, ['big.bin', 'papers', 'papers/a.txt']);
+
+  // The bridge is append-only for agents, and closed once the run ended.
+  const detail = await call(m.app, 'GET', `/api/backup/records/${second.id}`, { token: m.token });
+  const snapshot = detail.json.data.storageUploadResults[0];
+  assert.equal(snapshot.status, 'success');
+  // Deleting on the master forgets the snapshot; the leader prunes.
+  const del = await call(m.app, 'DELETE', `/api/backup/records/${first.id}`, { token: m.token });
+  assert.equal(del.status, 200, del.body);
+  assert.equal(await m.app.diContainer.cradle.recordDeleter.pruneRepositories(), 1);
+
+  // The node restores the newest snapshot (read through the same bridge).
+  const into = await tempDir(t);
+  const restore = await call(m.app, 'POST', `/api/backup/records/${second.id}/restore`, {
+    token: m.token,
+    body: { targetPath: into },
+  });
+  assert.equal(restore.status, 200, restore.body);
+  const done = await finished(m, `/api/restore/records/${restore.json.data.id}`, agent);
+  assert.equal(done.status, 'success', done.errorMessage);
+  assert.deepEqual((await filesUnder(join(into, src))).sort(), ['big.bin', 'papers/a.txt']);
+  assert.equal(await readFile(join(into, src, 'papers/a.txt'), 'utf8'), 'second, longer');
+});
+
+test("the agents' repository bridge: append-only, open only with the capability of a run running on its node", async (t) => {
+  const { app } = await build(t);
+  const admin = await setupAdmin(app);
+  const created = await call(app, 'POST', '/api/nodes', { token: admin, body: { name: 'edge-bridge' } });
+  const node = { id: created.json.data.node.id as number, token: created.json.data.token as string };
+  const target = await diskTarget(t, app, admin);
+  const src = await tempDir(t);
+  const task = await createTask(app, admin, {
+    name: 'bridge',
+    type: 'file',
+    sourcePaths: [src],
+    storageTargetIds: [target.id],
+    nodeId: node.id,
+    backupMode: 'repository',
+  });
+  const asNode = { headers: { authorization: `Bearer ${node.token}` } };
+  const beat = await call(app, 'POST', '/api/agent/heartbeat', { ...asNode, body: { hostname: 'edge' } });
+  assert.equal(beat.status, 200, beat.body);
+  const run = await call(app, 'POST', `/api/backup/tasks/${task.id}/run`, { token: admin });
+  assert.equal(run.status, 200, run.body);
+  const recordId = run.json.data.recordId as number;
+  const claimed = await call(app, 'POST', '/api/agent/commands/poll', { ...asNode, body: {} });
+  assert.equal(claimed.status, 200, claimed.body);
+  const spec = await call(app, 'GET', `/api/agent/tasks/${task.id}?recordId=${recordId}`, asNode);
+  assert.equal(spec.status, 200, spec.body);
+  const { path, password } = spec.json.data.repository.targets[0];
+  assert.ok(password.length >= 32, 'the node gets the repository password in its spec');
+  const send = (method: string, rest: string, body?: Buffer, base = path) =>
+    app.inject({
+      method: method as 'GET',
+      url: `${base}${rest}`,
+      ...(body ? { payload: body, headers: { 'content-type': 'application/octet-stream' } } : {}),
+    });
+  assert.equal((await send('GET', 'config')).statusCode, 404, 'closed until the run is running');
+  const running = await call(app, 'POST', `/api/agent/records/${recordId}`, { ...asNode, body: { status: 'running' } });
+  assert.equal(running.json?.data?.accepted, true, running.body);
+
+  const blob = Buffer.from('a key file');
+  const id = createHash('sha256').update(blob).digest('hex');
+  assert.equal((await send('POST', `keys/${id}`, blob)).statusCode, 200);
+  assert.equal((await send('POST', `keys/${id}`, blob)).statusCode, 403, 'nothing is replaced');
+  assert.equal((await send('DELETE', `keys/${id}`)).statusCode, 403, 'nothing is deleted');
+  assert.equal((await send('POST', `locks/${id}`, blob)).statusCode, 200);
+  assert.equal((await send('DELETE', `locks/${id}`)).statusCode, 200, 'but locks');
+  const wrong = path.replace(/\/[A-Za-z0-9_-]{43}\/$/, `/${'A'.repeat(43)}/`);
+  assert.notEqual(wrong, path);
+  assert.equal((await send('GET', `keys/${id}`, undefined, wrong)).statusCode, 404, 'a wrong capability');
+  const read = await send('GET', `keys/${id}`);
+  assert.equal(read.statusCode, 200);
+  assert.deepEqual(read.rawPayload, blob);
+
+  // Once the run ended, the capability opens nothing (after the short cache of checked capabilities).
+  await call(app, 'POST', `/api/agent/records/${recordId}`, {
+    ...asNode,
+    body: { status: 'failed', errorMessage: 'test' },
+  });
+  await new Promise((r) => setTimeout(r, 5_100));
+  assert.equal((await send('GET', `keys/${id}`)).statusCode, 404);
+});
