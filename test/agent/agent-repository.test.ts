@@ -40,7 +40,7 @@ async function runToEnd(m: Master, taskId: number, agent: AgentProcess): Promise
   return finished(m, `/api/backup/records/${res.json.data.recordId}`, agent);
 }
 
-test("repository mode on an agent: restic on the node through the master's append-only bridge; the master checks the snapshots, forgets and prunes", async (t) => {
+test("repository mode on an agent: restic on the node through the master's bridge; the master checks, forgets and prunes", async (t) => {
   const m = await master(t);
   const created = await call(m.app, 'POST', '/api/nodes', { token: m.token, body: { name: 'edge-repo' } });
   const n = { id: created.json.data.node.id as number, token: created.json.data.token as string };

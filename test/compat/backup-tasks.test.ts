@@ -327,12 +327,9 @@ test("nodePoolTag is nodeLabel under BackupX's name, both ways; different values
   assert.equal(moved.json.data.nodeLabel, 'core', "a partial update under BackupX's name moves the pool");
 });
 
-test("backupMode: full and differential are accepted (database tasks run full); repository is refused with the reference's code", async (t) => {
+test('backupMode: full, differential and repository are accepted (database tasks run full); anything else is invalid', async (t) => {
   const { app, admin, disk } = await setup(t);
-  for (const [backupMode, code] of [
-    ['repository', 'BACKUP_TASK_REPOSITORY_UNSUPPORTED'],
-    ['incremental', 'BACKUP_TASK_INVALID'],
-  ]) {
+  for (const [backupMode, code] of [['incremental', 'BACKUP_TASK_INVALID']]) {
     const res = await call(app, 'POST', '/api/backup/tasks', {
       token: admin,
       body: consoleCreateDraft(disk.id, '/srv/a', { backupMode }),
@@ -360,11 +357,16 @@ test("backupMode: full and differential are accepted (database tasks run full); 
   });
   assert.equal(diff.status, 200, diff.body);
   assert.deepEqual([diff.json.data.backupMode, diff.json.data.diffFullIntervalDays], ['differential', 3]);
+  const repository = await call(app, 'PUT', `/api/backup/tasks/${task.id}`, {
+    token: admin,
+    body: { backupMode: 'REPOSITORY' },
+  });
+  assert.equal(repository.json.data.backupMode, 'repository');
   const refused = await call(app, 'PUT', `/api/backup/tasks/${task.id}`, {
     token: admin,
-    body: { backupMode: 'repository', diffFullIntervalDays: 5 },
+    body: { backupMode: 'incremental', diffFullIntervalDays: 5 },
   });
-  assert.equal(refused.json.code, 'BACKUP_TASK_REPOSITORY_UNSUPPORTED');
+  assert.equal(refused.json.code, 'BACKUP_TASK_INVALID');
   assert.equal(
     (await call(app, 'GET', `/api/backup/tasks/${task.id}`, { token: admin })).json.data.diffFullIntervalDays,
     3,

@@ -168,7 +168,7 @@ test("PUT /api/task-templates/:id: BackupX's full body replaces the template; th
     ['mysql-fleet-2', 'changed', 'db-2.internal', 'zstd', '********'],
   );
 
-  // A template's payload takes the task options the same way: a differential mode is kept, an unsupported one refused.
+  // A template's payload takes the task options the same way: a differential mode is kept, an unknown one refused.
   const diff = await call(app, 'PUT', `/api/task-templates/${created.id}`, {
     token: admin,
     body: referenceTemplate(disk.id, { type: 'file', sourcePath: '/srv', backupMode: 'differential' }),
@@ -177,10 +177,10 @@ test("PUT /api/task-templates/:id: BackupX's full body replaces the template; th
   assert.equal(diff.json.data.payload.backupMode, 'differential');
   const repo = await call(app, 'PUT', `/api/task-templates/${created.id}`, {
     token: admin,
-    body: referenceTemplate(disk.id, { type: 'file', sourcePath: '/srv', backupMode: 'repository' }),
+    body: referenceTemplate(disk.id, { type: 'file', sourcePath: '/srv', backupMode: 'mirror' }),
   });
   assert.equal(repo.status, 400, repo.body);
-  assert.equal(repo.json.code, 'BACKUP_TASK_REPOSITORY_UNSUPPORTED');
+  assert.equal(repo.json.code, 'BACKUP_TASK_INVALID');
 });
 
 test('DELETE /api/task-templates/:id: {deleted: true}', async (t) => {

@@ -287,6 +287,13 @@ export interface paths {
                             speedBps: number;
                         };
                         rawSize?: number;
+                        repositoryResults?: {
+                            dataAdded?: number;
+                            error?: string;
+                            snapshotId?: string;
+                            status: "success" | "failed";
+                            targetId: number;
+                        }[];
                         status?: "running" | "success" | "failed";
                         tableStats?: {
                             [key: string]: number;
@@ -721,6 +728,12 @@ export interface paths {
                                 fileName: string;
                                 rawExtension: string;
                                 rawSize: number;
+                                repository: null | {
+                                    password: string;
+                                    path: string;
+                                    snapshotId: string;
+                                    targetName: string;
+                                };
                                 restoreId: number;
                                 selectedPaths: string[];
                                 targetPath: string;
@@ -801,6 +814,14 @@ export interface paths {
                                 rawExtension: string;
                                 recipient: string | null;
                                 recordId: number;
+                                repository: null | {
+                                    targets: {
+                                        id: number;
+                                        name: string;
+                                        password: string;
+                                        path: string;
+                                    }[];
+                                };
                                 source: {
                                     dbHost: string;
                                     dbName: string;
@@ -2855,7 +2876,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                backupKind: "full" | "differential";
+                                backupKind: "full" | "differential" | "repository";
                                 baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
@@ -3028,7 +3049,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                backupKind: "full" | "differential";
+                                backupKind: "full" | "differential" | "repository";
                                 baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
@@ -3198,7 +3219,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                backupKind: "full" | "differential";
+                                backupKind: "full" | "differential" | "repository";
                                 baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
@@ -3446,7 +3467,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                backupKind: "full" | "differential";
+                                backupKind: "full" | "differential" | "repository";
                                 baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
@@ -3917,7 +3938,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                backupMode: "full" | "differential";
+                                backupMode: "full" | "differential" | "repository";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4050,7 +4071,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                backupMode: "full" | "differential";
+                                backupMode: "full" | "differential" | "repository";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4653,7 +4674,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                backupMode: "full" | "differential";
+                                backupMode: "full" | "differential" | "repository";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4798,7 +4819,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                backupMode: "full" | "differential";
+                                backupMode: "full" | "differential" | "repository";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4958,7 +4979,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
-                                backupKind: "full" | "differential";
+                                backupKind: "full" | "differential" | "repository";
                                 baseRecordId: number;
                                 checksum: string;
                                 completedAt: string | null;
@@ -5085,7 +5106,7 @@ export interface paths {
                             code: "OK";
                             data: {
                                 alertOnConsecutiveFails: number;
-                                backupMode: "full" | "differential";
+                                backupMode: "full" | "differential" | "repository";
                                 compression: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -5610,7 +5631,7 @@ export interface paths {
                                 /** Format: date-time */
                                 lastBackupAt?: string;
                                 recentRecords: {
-                                    backupKind: "full" | "differential";
+                                    backupKind: "full" | "differential" | "repository";
                                     baseRecordId: number;
                                     checksum: string;
                                     completedAt: string | null;
