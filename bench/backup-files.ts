@@ -375,7 +375,7 @@ const SYLLABLES = [
 const LEVELS = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARN', 'ERROR'];
 
 /** Text in three styles (log, CSV, prose) from a 3000-word vocabulary with random numbers and ids: compresses about 3-4x with zstd -3. */
-function textGenerator(seed: number): (bytes: number) => string {
+export function textGenerator(seed: number): (bytes: number) => string {
   const rnd = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
   const words: string[] = [];
@@ -761,7 +761,7 @@ function report(r: SizeResult): void {
   console.log(`    gzip: master CPU by thread      ${g.threads}`);
 }
 
-function verdict(met: boolean): string {
+export function verdict(met: boolean): string {
   return met ? 'met' : 'NOT met';
 }
 

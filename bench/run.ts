@@ -3,6 +3,7 @@ import { benchStorageLocal } from './storage-local.ts';
 import { benchStorageRclone } from './storage-rclone.ts';
 import { benchBackupFiles } from './backup-files.ts';
 import { benchBackupPostgres } from './backup-postgres.ts';
+import { benchBackupChanges } from './backup-changes.ts';
 import { benchAgents } from './agents.ts';
 import { benchAge } from './age.ts';
 import { benchInsight } from './insight.ts';
@@ -11,9 +12,9 @@ import { benchMasters } from './masters.ts';
 
 /**
  * `npm run bench`: every benchmark prints its figures; none asserts timings.
- * Sizes: BACKPLANE_BENCH_LOCAL_MB, BACKPLANE_BENCH_RCLONE_MB, BACKPLANE_BENCH_BACKUP_MB and
- * BACKPLANE_BENCH_PG_MB (1024 each by default); agents: BACKPLANE_BENCH_AGENTS (10000) and
- * BACKPLANE_BENCH_AGENTS_SECONDS (60); age: BACKPLANE_BENCH_AGE_MB (256); insight:
+ * Sizes: BACKPLANE_BENCH_LOCAL_MB, BACKPLANE_BENCH_RCLONE_MB, BACKPLANE_BENCH_BACKUP_MB,
+ * BACKPLANE_BENCH_CHANGES_MB and BACKPLANE_BENCH_PG_MB (1024 each by default); agents:
+ * BACKPLANE_BENCH_AGENTS (10000) and BACKPLANE_BENCH_AGENTS_SECONDS (60); age: BACKPLANE_BENCH_AGE_MB (256); insight:
  * BACKPLANE_BENCH_INSIGHT_RECORDS (100000); api: BACKPLANE_BENCH_API_SECONDS (10); masters:
  * BACKPLANE_BENCH_MASTERS_NODES (1000), BACKPLANE_BENCH_MASTERS_CLIENTS (32),
  * BACKPLANE_BENCH_MASTERS_SECONDS (10).
@@ -26,6 +27,7 @@ const sections: { name: string; title: string; run: () => Promise<void> }[] = [
   { name: 'storage-local', title: 'local_disk throughput', run: () => benchStorageLocal() },
   { name: 'storage-rclone', title: 'rclone throughput', run: () => benchStorageRclone() },
   { name: 'backup-files', title: 'file backup end to end', run: () => benchBackupFiles() },
+  { name: 'backup-changes', title: 'backups that store only what changed', run: () => benchBackupChanges() },
   { name: 'backup-postgres', title: 'PostgreSQL backup end to end', run: () => benchBackupPostgres() },
   { name: 'api', title: 'hot API routes against a bare Fastify route', run: () => benchApi() },
   { name: 'agents', title: 'agent protocol at scale', run: () => benchAgents() },
