@@ -20,6 +20,8 @@ import { Restic, startLoopbackBridge } from '../engine/index.ts';
 export interface OpenRepository {
   restic: Restic;
   repository: Repository;
+  /** A snapshot's full id from its short one, read from the storage (no restic process). */
+  resolveSnapshotId(shortId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,8 @@ export class Repositories {
   readonly #secretBox: SecretBox;
   readonly #opener: StorageTargetOpener;
   readonly #cacheDir: string;
+  /** Repositories this process saw initialised: the check (a restic process) is paid once per repository. */
+  readonly #initialised = new Set<number>();
 
   constructor(deps: { orm: MikroORM; secretBox: SecretBox; storageOpener: StorageTargetOpener; config: Config }) {
     this.#orm = deps.orm;
@@ -85,11 +89,23 @@ export class Repositories {
         cacheDir: this.#cacheDir,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      if (options.init && !(await restic.isInitialised())) await restic.init();
+      if (options.init && !this.#initialised.has(repository.id)) {
+        if (!(await restic.isInitialised())) await restic.init();
+        this.#initialised.add(repository.id);
+      }
       const opened = bridge;
       return {
         restic,
         repository,
+        resolveSnapshotId: async (shortId) => {
+          const found: string[] = [];
+          for await (const object of storage.list(`${repository.prefix}/snapshots/`)) {
+            const id = object.key.slice(object.key.lastIndexOf('/') + 1);
+            if (/^[0-9a-f]{64}$/.test(id) && id.startsWith(shortId)) found.push(id);
+          }
+          // Two snapshots sharing the short id: restic is asked instead.
+          return found.length === 1 ? found[0] : undefined;
+        },
         close: async () => {
           await opened.close();
           await storage.close?.();

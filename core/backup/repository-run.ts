@@ -79,6 +79,7 @@ export async function runRepositoryBackup(
           excludes: JSON.parse(task.excludePatterns) as string[],
           tags: [`backplane-record-${record.id}`, `backplane-task-${task.id}`],
           host: 'backplane',
+          resolveSnapshotId: opened.resolveSnapshotId,
           onProgress: (p) =>
             i === 0 &&
             deps.recordLogs.progress(

@@ -19,6 +19,12 @@ export interface ResticBackupOptions {
   onProgress?: (status: ResticBackupStatus) => void;
   /** An item left out of the snapshot, with why; the backup still succeeds. */
   onWarning?: (message: string, path: string) => void;
+  /**
+   * The full id of the new snapshot from its short id, where the caller can tell without a restic
+   * process (the master lists the repository's `snapshots/` on the storage); otherwise, or when it
+   * answers undefined, `restic snapshots` is asked (one more repository opening).
+   */
+  resolveSnapshotId?: (shortId: string) => Promise<string | undefined>;
 }
 
 export interface ResticBackupStatus {

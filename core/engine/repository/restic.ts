@@ -121,6 +121,8 @@ export class Restic {
     );
     if (!summary) throw new ResticError('backup', exit.kind, exit.code, `${exit.stderr}\n(no summary line)`);
     const shortId = String(summary.snapshot_id);
+    const known = await options.resolveSnapshotId?.(shortId).catch(() => undefined);
+    if (known) return summaryOf(summary, known, warnings);
     const [snapshot] = await this.snapshots([shortId]);
     if (!snapshot)
       throw new ResticError('backup', 'other', exit.code, `snapshot ${shortId} was not found after the backup`);
