@@ -47,7 +47,11 @@ export async function settleBackup(
   await recordLogs.close(record.id, status);
   backupMetrics.runs.inc({ type: record.type, status, trigger: record.trigger });
   backupMetrics.duration.observe({ type: record.type, status }, record.durationMs / 1000);
-  if (ARTIFACT_STATUSES.includes(status)) backupMetrics.bytes.inc({ type: record.type }, record.fileSize);
+  if (ARTIFACT_STATUSES.includes(status)) {
+    backupMetrics.bytes.inc({ type: record.type }, record.fileSize);
+    backupMetrics.bytesRead.inc({ type: record.type, kind: record.backupKind }, record.rawSize);
+    backupMetrics.bytesAdded.inc({ type: record.type, kind: record.backupKind }, record.fileSize);
+  }
   publishOutcome(deps.events, record);
 }
 

@@ -5,6 +5,8 @@ export class BackupMetrics {
   readonly runs: Counter<'type' | 'status' | 'trigger'>;
   readonly duration: Histogram<'type' | 'status'>;
   readonly bytes: Counter<'type'>;
+  readonly bytesRead: Counter<'type' | 'kind'>;
+  readonly bytesAdded: Counter<'type' | 'kind'>;
   readonly running: Gauge;
   readonly queued: Gauge;
   readonly skipped: Counter<'reason'>;
@@ -30,6 +32,20 @@ export class BackupMetrics {
       name: 'backplane_backup_bytes_total',
       help: 'Stored bytes written by successful or partial runs (once per artifact)',
       labelNames: ['type'],
+      registers,
+    });
+    // What a run read against what it added to storage: the ratio is what differentials and
+    // repositories save (rate(read) / rate(added) per kind; docs/repositories.md).
+    this.bytesRead = new Counter({
+      name: 'backplane_backup_source_bytes_total',
+      help: 'Bytes successful or partial runs read from their source, by backup kind (full, differential, repository)',
+      labelNames: ['type', 'kind'],
+      registers,
+    });
+    this.bytesAdded = new Counter({
+      name: 'backplane_backup_added_bytes_total',
+      help: 'Bytes successful or partial runs added to storage (a repository run: after deduplication), by backup kind',
+      labelNames: ['type', 'kind'],
       registers,
     });
     this.running = new Gauge({

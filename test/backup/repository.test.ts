@@ -89,6 +89,13 @@ test('repository mode: restic snapshots on a disk and on WebDAV; restore, browse
   const copies = second.storageUploadResults.map((c: any) => c.status);
   assert.deepEqual(copies, ['success', 'success'], "a snapshot in each target's repository");
 
+  // Metrics: what the runs read against what they added, by kind (the deduplication ratio).
+  const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const added = Number(/backplane_backup_added_bytes_total\{type="file",kind="repository"\} (\d+)/.exec(metrics)?.[1]);
+  const read = Number(/backplane_backup_source_bytes_total\{type="file",kind="repository"\} (\d+)/.exec(metrics)?.[1]);
+  assert.equal(added, first.fileSize + second.fileSize);
+  assert.ok(read > added, `two runs read the tree twice and added it about once (${read} read, ${added} added)`);
+
   // Browsing shows the snapshot's tree.
   const listing = await call(app, 'GET', `/api/backup/records/${second.id}/contents?limit=1000`, { token: admin });
   const paths = listing.json.data.entries
