@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { StorageInstance } from '@backplane/plugin-api';
 import { startLoopbackBridge, type LoopbackBridge } from '../../core/engine/index.ts';
 import { httpUrl, send } from './bridge-http.ts';
-import { sha256 } from './bridge-storages.ts';
+import { sha256, wrapStorage } from './bridge-storages.ts';
 import { filesUnder, tempDir } from './helpers.ts';
 import { restic, resticOk, snapshotIds } from './restic-cli.ts';
 import { assertSameTree, backupSummary, noise, PASSWORD, PREFIX, writeSourceTree } from './restic-fixtures.ts';
@@ -152,18 +152,36 @@ export function resticScenario(name: string, open: () => Promise<ScenarioTarget>
     });
 
     it('append-only: a backup works, forgetting a snapshot fails and keeps it', async () => {
-      const appendOnly = await startLoopbackBridge({ storage: target.storage, prefix: PREFIX, appendOnly: true });
+      // Every key the append-only bridge deletes: only restic's locks may go.
+      const deleted: string[] = [];
+      const storage = wrapStorage(target.storage, {
+        delete: (key) => {
+          deleted.push(key);
+          return target.storage.delete(key);
+        },
+      });
+      const appendOnly = await startLoopbackBridge({ storage, prefix: PREFIX, appendOnly: true });
       try {
         const [oldest] = await snapshotIds(bridge.url, PASSWORD);
         await resticOk(appendOnly.url, PASSWORD, ['backup', src]);
-        const forget = await restic(appendOnly.url, PASSWORD, ['forget', oldest!]);
+        // restic 0.14 retries a refused DELETE ten times (about 45 s) before it gives up, and
+        // reports each refusal as it comes: once it reports the bridge's 403 for this snapshot,
+        // restic is stopped (SIGINT, so it removes its lock) and the repository is looked at.
+        const refused = new RegExp(`Remove\\(<snapshot/${oldest!.slice(0, 10)}>\\) returned error.*\\(403\\)`);
+        const forget = await restic(appendOnly.url, PASSWORD, ['forget', oldest!], {
+          interruptWhen: (stderr) => refused.test(stderr),
+        });
         assert.notEqual(forget.code, 0, 'restic forget must fail');
         assert.match(forget.stderr, /403/);
+        assert.match(forget.stderr, refused, 'the bridge refused to delete that very snapshot');
         const ids = await snapshotIds(bridge.url, PASSWORD);
         assert.ok(ids.includes(oldest!), 'the snapshot is still there');
         assert.equal(ids.length, 3);
         // restic's own locks are deleted even so: an append-only repository does not fill with them.
         assert.deepEqual(await filesUnder(join(repoFolder, 'locks')).catch(() => []), []);
+        assert.ok(deleted.length > 0, 'restic deleted its locks');
+        for (const key of deleted)
+          assert.match(key, /\/locks\/[0-9a-f]{64}$/, 'nothing but a lock reached the storage');
       } finally {
         await appendOnly.close();
       }
