@@ -6,9 +6,9 @@ import { resticScenario } from './restic-scenario.ts';
 // The real restic through the bridge onto the rclone storage plugin's webdav backend, served by
 // `rclone serve webdav` on 127.0.0.1 from a local folder. Every storage operation is an rclone
 // process here, so only the steps whose outcome the storage decides are run (init, two backups,
-// a byte-identical restore, check --read-data-subset=100%, the refused uploads); listing,
-// append-only, forget and prune, and the stock restic opening the folder are the local disk's
-// (restic-bridge-local.test.ts), through the same bridge code.
+// a byte-identical restore, check --read-data-subset=100%, the refused uploads); the config's
+// version, listing, append-only, forget and prune, and the stock restic opening the folder are
+// the local disk's (restic-bridge-local.test.ts), through the same bridge code.
 resticScenario(
   'over the REST bridge on WebDAV (rclone serve webdav)',
   async () => {
