@@ -22,6 +22,12 @@ export interface ResticRun {
   cwd?: string;
   /** The run is killed after this long; default 120 s. */
   timeoutMs?: number;
+  /**
+   * Called with all of stderr so far whenever more arrives; once it returns true restic gets
+   * SIGINT (it removes its lock and exits 130), so a test need not sit through restic 0.14's ten
+   * retries of a refused request (about 45 s) to see the refusal.
+   */
+  interruptWhen?: (stderr: string) => boolean;
 }
 
 export async function restic(
@@ -53,7 +59,11 @@ export async function restic(
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    let interrupted = false;
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+      if (!interrupted && run.interruptWhen?.(stderr)) interrupted = child.kill('SIGINT');
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 120_000);
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);

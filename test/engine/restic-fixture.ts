@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Restic, type ResticOptions } from '../../core/engine/index.ts';
 import { tempDir } from './helpers.ts';
@@ -7,14 +8,35 @@ import { tempDir } from './helpers.ts';
 /** What the tests' repositories are encrypted with. */
 export const PASSWORD = 'correct horse battery staple 42';
 
-/** A temp dir with an initialised local-folder repository in `<dir>/repo`. */
+let template: Promise<string> | undefined;
+
+/**
+ * One repository, initialised by the driver once per test file (an init calibrates restic's key
+ * derivation: seconds of CPU) and removed when the file's process exits.
+ */
+function templateRepository(): Promise<string> {
+  template ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bp-restic-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const repository = join(dir, 'repo');
+    await new Restic({ repository, password: PASSWORD }).init();
+    return repository;
+  })();
+  return template;
+}
+
+/**
+ * A temp dir with an initialised local-folder repository in `<dir>/repo`, a test's own: a copy
+ * of the file's template repository (restic.test.ts tests init itself). Copies share the
+ * template's repository id, which nothing here tells apart: the driver runs without a cache.
+ */
 export async function repositoryFixture(
   options: Partial<ResticOptions> = {},
 ): Promise<{ dir: string; repoPath: string; restic: Restic; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = await tempDir('bp-restic-');
   const repoPath = join(dir, 'repo');
+  await cp(await templateRepository(), repoPath, { recursive: true });
   const restic = new Restic({ repository: repoPath, password: PASSWORD, ...options });
-  await restic.init();
   return { dir, repoPath, restic, cleanup };
 }
 

@@ -1,11 +1,17 @@
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Restic, ResticError, type ResticBackupStatus, type ResticNode } from '../../core/engine/index.ts';
+import {
+  Restic,
+  ResticError,
+  type ResticBackupStatus,
+  type ResticBackupSummary,
+  type ResticNode,
+} from '../../core/engine/index.ts';
 import { PASSWORD, repositoryFixture, writeTree } from './restic-fixture.ts';
 import { describeTree, q, sh, tempDir } from './helpers.ts';
 
@@ -37,16 +43,32 @@ test('init: a folder is no repository until init; a second init fails', async ()
   }
 });
 
-test('backup: progress and summary; a second backup with one changed file adds little', async () => {
-  const { dir, restic, cleanup } = await repositoryFixture();
-  try {
-    const src = join(dir, 'src');
+// One repository with two backups of one folder, made once: the backup test reads what they
+// returned, and the tests that only read the repository (copy's source, a wrong password) use it.
+describe('a repository with two backups of one folder', () => {
+  let fixture: Awaited<ReturnType<typeof repositoryFixture>>;
+  let src: string;
+  let first: ResticBackupSummary;
+  let second: ResticBackupSummary;
+  const progress: ResticBackupStatus[] = [];
+  before(async () => {
+    fixture = await repositoryFixture();
+    src = join(fixture.dir, 'src');
     const files: Record<string, string | Buffer> = { 'big.bin': randomBytes(3 * 1024 * 1024) };
     for (let i = 0; i < 20; i++) files[`docs/note-${i}.txt`] = `note ${i}\n`.repeat(100);
     await writeTree(src, files);
+    first = await fixture.restic.backup([src], {
+      tags: ['nightly'],
+      host: 'web-1',
+      onProgress: (s) => progress.push(s),
+    });
+    await writeFile(join(src, 'docs/note-7.txt'), 'changed\n');
+    second = await fixture.restic.backup([src], { host: 'web-1' });
+  });
+  after(() => fixture?.cleanup());
 
-    const progress: ResticBackupStatus[] = [];
-    const first = await restic.backup([src], { tags: ['nightly'], host: 'web-1', onProgress: (s) => progress.push(s) });
+  test('backup: progress and summary; a second backup with one changed file adds little', async () => {
+    const { restic } = fixture;
     assert.ok(progress.length > 0);
     assert.ok(progress.every((s) => s.percentDone >= 0 && s.percentDone <= 1));
     assert.match(first.snapshotId, /^[0-9a-f]{64}$/);
@@ -57,8 +79,6 @@ test('backup: progress and summary; a second backup with one changed file adds l
     assert.ok(first.dataAdded > 3 * 1024 * 1024 * 0.9, `first backup added ${first.dataAdded}`);
     assert.equal(first.warnings, 0);
 
-    await writeFile(join(src, 'docs/note-7.txt'), 'changed\n');
-    const second = await restic.backup([src], { host: 'web-1' });
     assert.equal(second.filesChanged, 1);
     assert.equal(second.filesUnmodified, 20);
     assert.equal(second.filesNew, 0);
@@ -74,9 +94,47 @@ test('backup: progress and summary; a second backup with one changed file adds l
     assert.equal(snapshots[0]!.hostname, 'web-1');
     assert.equal(snapshots[1]!.parent, first.snapshotId);
     assert.ok(snapshots[0]!.time instanceof Date && !Number.isNaN(snapshots[0]!.time.getTime()));
-  } finally {
-    await cleanup();
-  }
+  });
+
+  test('copy: one of the snapshots goes to a second repository once; the copy restores the same bytes', async () => {
+    const { dir, repoPath } = fixture;
+    // the latest snapshot: the folder as it is now
+    const { snapshotId, shortId } = second;
+    const targetPassword = 'another password';
+    const target = new Restic({ repository: join(dir, 'copy'), password: targetPassword });
+    await target.init({ copyChunkerParamsFrom: { repository: repoPath, password: PASSWORD } });
+    const from = { repository: repoPath, password: PASSWORD };
+    const copied = await target.copy(from, [snapshotId]);
+    assert.equal(copied.length, 1);
+    assert.equal(copied[0]!.source, shortId);
+    assert.equal(copied[0]!.alreadyCopied, false);
+    const again = await target.copy(from, [snapshotId]);
+    assert.deepEqual(again, [{ source: shortId, target: copied[0]!.target, alreadyCopied: true }]);
+
+    const [copy] = await target.snapshots();
+    assert.equal(copy!.shortId, copied[0]!.target);
+    const out = join(dir, 'out');
+    await target.restore(copy!.id, out);
+    assert.deepEqual(await describeTree(join(out, src)), await describeTree(src));
+
+    await assert.rejects(target.copy({ repository: repoPath, password: 'wrong' }, [snapshotId]), {
+      kind: 'wrong_password',
+    });
+  });
+
+  test('a wrong password is told apart', async () => {
+    const { repoPath } = fixture;
+    const wrong = new Restic({ repository: repoPath, password: 'not the password' });
+    await assert.rejects(wrong.snapshots(), (err: unknown) => {
+      assert.ok(err instanceof ResticError);
+      assert.equal(err.kind, 'wrong_password');
+      assert.equal(err.exitCode, 1);
+      assert.equal(err.message, 'restic snapshots exited with 1: Fatal: wrong password or no key found');
+      return true;
+    });
+    await assert.rejects(wrong.isInitialised(), { kind: 'wrong_password' });
+    assert.throws(() => new Restic({ repository: repoPath, password: ' \n' }), /empty password/);
+  });
 });
 
 test('backup: an unreadable file and a missing path are warnings, and the snapshot is made', async () => {
@@ -242,57 +300,6 @@ test('check: a sound repository passes; a flipped byte in a pack is damage, for 
       assert.equal(err.kind, 'damaged');
       assert.match(err.stderr, /ciphertext verification failed/);
       return true;
-    });
-  } finally {
-    await cleanup();
-  }
-});
-
-test('a wrong password is told apart', async () => {
-  const { repoPath, cleanup } = await repositoryFixture();
-  try {
-    const wrong = new Restic({ repository: repoPath, password: 'not the password' });
-    await assert.rejects(wrong.snapshots(), (err: unknown) => {
-      assert.ok(err instanceof ResticError);
-      assert.equal(err.kind, 'wrong_password');
-      assert.equal(err.exitCode, 1);
-      assert.equal(err.message, 'restic snapshots exited with 1: Fatal: wrong password or no key found');
-      return true;
-    });
-    await assert.rejects(wrong.isInitialised(), { kind: 'wrong_password' });
-    assert.throws(() => new Restic({ repository: repoPath, password: ' \n' }), /empty password/);
-  } finally {
-    await cleanup();
-  }
-});
-
-test('copy: snapshots go to a second repository once; the copy restores the same bytes', async () => {
-  const { dir, repoPath, restic, cleanup } = await repositoryFixture();
-  try {
-    const src = join(dir, 'src');
-    await writeTree(src, { 'a.txt': 'a\n', 'b/c.bin': randomBytes(100_000) });
-    const { snapshotId, shortId } = await restic.backup([src]);
-    await restic.backup([join(src, 'a.txt')]);
-
-    const targetPassword = 'another password';
-    const target = new Restic({ repository: join(dir, 'copy'), password: targetPassword });
-    await target.init({ copyChunkerParamsFrom: { repository: repoPath, password: PASSWORD } });
-    const from = { repository: repoPath, password: PASSWORD };
-    const copied = await target.copy(from, [snapshotId]);
-    assert.equal(copied.length, 1);
-    assert.equal(copied[0]!.source, shortId);
-    assert.equal(copied[0]!.alreadyCopied, false);
-    const again = await target.copy(from, [snapshotId]);
-    assert.deepEqual(again, [{ source: shortId, target: copied[0]!.target, alreadyCopied: true }]);
-
-    const [copy] = await target.snapshots();
-    assert.equal(copy!.shortId, copied[0]!.target);
-    const out = join(dir, 'out');
-    await target.restore(copy!.id, out);
-    assert.deepEqual(await describeTree(join(out, src)), await describeTree(src));
-
-    await assert.rejects(target.copy({ repository: repoPath, password: 'wrong' }, [snapshotId]), {
-      kind: 'wrong_password',
     });
   } finally {
     await cleanup();
