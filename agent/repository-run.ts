@@ -1,7 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordUpdateInput, TaskSpec } from '../core/agent-protocol/wire.ts';
-import { Restic, RunWarnings, errorText, humanBytes, type ResticBackupSummary } from '../core/engine/index.ts';
+import {
+  Restic,
+  RunWarnings,
+  errorText,
+  humanBytes,
+  manifestEntryOfNode,
+  type ResticBackupSummary,
+} from '../core/engine/index.ts';
 import type { MasterClient } from './master-client.ts';
 import type { UpdateReporter } from './update-reporter.ts';
 
@@ -61,25 +68,9 @@ export async function runRepositoryTask(
           if (!listed) {
             listed = true;
             first = summary;
-            const roots = spec.source.sourcePaths.map((r) => r.replace(/\/+$/, ''));
             for await (const node of restic.ls(summary.snapshotId, undefined, { recursive: true })) {
-              if (!roots.some((r) => node.path === r || node.path.startsWith(`${r}/`))) continue;
-              const type =
-                node.type === 'file'
-                  ? 'file'
-                  : node.type === 'dir'
-                    ? 'directory'
-                    : node.type === 'symlink'
-                      ? 'symlink'
-                      : undefined;
-              if (!type) continue;
-              reporter.manifest({
-                path: node.path.replace(/^\/+/, ''),
-                size: node.size,
-                mtime: node.mtime,
-                mode: node.mode & 0o7777,
-                type,
-              });
+              const entry = manifestEntryOfNode(node, spec.source.sourcePaths);
+              if (entry) reporter.manifest(entry);
             }
           }
           log('info', `"${target.name}": snapshot ${summary.shortId}, ${humanBytes(summary.dataAdded)} added`);

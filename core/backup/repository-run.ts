@@ -11,7 +11,7 @@ import {
   errorText,
   humanBytes,
   type ResticBackupSummary,
-  type ResticNode,
+  manifestEntryOfNode,
   withWarnings,
   RunWarnings,
 } from '../engine/index.ts';
@@ -98,7 +98,7 @@ export async function runRepositoryBackup(
         if (!listed) {
           listed = true;
           for await (const node of opened.restic.ls(summary.snapshotId, undefined, { recursive: true })) {
-            const entry = manifestEntry(node, JSON.parse(task.sourcePaths) as string[]);
+            const entry = manifestEntryOfNode(node, JSON.parse(task.sourcePaths) as string[]);
             if (entry) manifest.add(entry);
           }
         }
@@ -161,20 +161,4 @@ export async function runRepositoryBackup(
   );
   await em.flush();
   return status;
-}
-
-/** A snapshot node as the record's manifest lists it (tar's names: no leading `/`); only the task's own paths. */
-function manifestEntry(node: ResticNode, roots: string[]) {
-  const inside = roots.some((r) => node.path === r || node.path.startsWith(`${r.replace(/\/+$/, '')}/`));
-  if (!inside) return undefined;
-  const type =
-    node.type === 'file' ? 'file' : node.type === 'dir' ? 'directory' : node.type === 'symlink' ? 'symlink' : undefined;
-  if (!type) return undefined;
-  return {
-    path: node.path.replace(/^\/+/, ''),
-    size: node.size,
-    mtime: node.mtime,
-    mode: node.mode & 0o7777,
-    type,
-  } as const;
 }

@@ -6,25 +6,13 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import type { FastifyInstance } from 'fastify';
-import { build, call, setupAdmin, tempDir, userWithRole } from '../helpers/build.ts';
+import { call, tempDir, userWithRole } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
+import { master, finished, runToEnd, type Master } from '../helpers/agent-master.ts';
 import { requireOrSkip } from '../helpers/databases.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 import { startWebdavServer, startSftpServer } from '../helpers/rclone-servers.ts';
-
-interface Master {
-  app: FastifyInstance;
-  url: string;
-  token: string;
-}
-
-async function master(t: import('node:test').TestContext, config: Record<string, unknown> = {}): Promise<Master> {
-  const { app } = await build(t, { config: { nodeOfflineSeconds: 5, ...config } });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, url, token: await setupAdmin(app) };
-}
 
 async function node(m: Master, name: string, labels: string[] = []): Promise<{ id: number; token: string }> {
   const res = await call(m.app, 'POST', '/api/nodes', { token: m.token, body: { name, labels } });
@@ -52,25 +40,6 @@ async function agentFor(
     throw new Error(`${err.message}\n${agent.logs.join('\n')}`);
   });
   return agent;
-}
-
-async function runToEnd(m: Master, taskId: number, agent?: AgentProcess): Promise<any> {
-  const res = await call(m.app, 'POST', `/api/backup/tasks/${taskId}/run`, { token: m.token });
-  assert.equal(res.status, 200, res.body);
-  return finished(m, `/api/backup/records/${res.json.data.recordId}`, agent);
-}
-
-async function finished(m: Master, path: string, agent?: AgentProcess): Promise<any> {
-  return waitFor(
-    `${path} to end`,
-    async () => {
-      const res = await call(m.app, 'GET', path, { token: m.token });
-      return ['success', 'partial', 'failed', 'cancelled'].includes(res.json.data.status) ? res.json.data : undefined;
-    },
-    60_000,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n${agent?.logs.slice(-30).join('\n') ?? ''}`);
-  });
 }
 
 const run = promisify(execFile);

@@ -1,44 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
-import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
+import { startAgent, waitFor } from '../helpers/agent-process.ts';
+import { master, finished, runToEnd } from '../helpers/agent-master.ts';
 import { filesUnder } from '../engine/helpers.ts';
-
-interface Master {
-  app: FastifyInstance;
-  url: string;
-  token: string;
-}
-
-async function master(t: import('node:test').TestContext): Promise<Master> {
-  const { app } = await build(t, { config: { nodeOfflineSeconds: 5 } });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, url, token: await setupAdmin(app) };
-}
-
-async function finished(m: Master, path: string, agent: AgentProcess): Promise<any> {
-  return waitFor(
-    `${path} to end`,
-    async () => {
-      const res = await call(m.app, 'GET', path, { token: m.token });
-      return ['success', 'partial', 'failed', 'cancelled'].includes(res.json.data.status) ? res.json.data : undefined;
-    },
-    60_000,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n${agent.logs.slice(-30).join('\n')}`);
-  });
-}
-
-async function runToEnd(m: Master, taskId: number, agent: AgentProcess): Promise<any> {
-  const res = await call(m.app, 'POST', `/api/backup/tasks/${taskId}/run`, { token: m.token });
-  assert.equal(res.status, 200, res.body);
-  return finished(m, `/api/backup/records/${res.json.data.recordId}`, agent);
-}
 
 test("repository mode on an agent: restic on the node through the master's bridge; the master checks, forgets and prunes", async (t) => {
   const m = await master(t);

@@ -1,3 +1,4 @@
+import type { ManifestEntry } from '../archive/manifest-entry.ts';
 /**
  * restic's JSON documents as typed values: the snapshots (`snapshots --json`, and the first line
  * of `ls --json`), the nodes of a snapshot's tree (`ls --json`) and a repository's statistics
@@ -99,3 +100,25 @@ export function posixMode(goMode: number): number {
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.map(String) : [];
 }
+
+/**
+ * A snapshot node as a record's manifest lists it (tar's names: no leading `/`), when it lies at
+ * or below one of the task's source paths (`restic ls` also lists the folders above them) and is a
+ * file, folder or link; undefined otherwise.
+ */
+export function manifestEntryOfNode(node: ResticNode, roots: readonly string[]): ManifestEntry | undefined {
+  const inside = roots.some((r) => {
+    const root = r.replace(/\/+$/, '');
+    return node.path === root || node.path.startsWith(`${root}/`);
+  });
+  if (!inside) return undefined;
+  const type = NODE_TYPES[node.type];
+  if (!type) return undefined;
+  return { path: node.path.replace(/^\/+/, ''), size: node.size, mtime: node.mtime, mode: node.mode & 0o7777, type };
+}
+
+const NODE_TYPES: Partial<Record<ResticNodeType, ManifestEntry['type']>> = {
+  file: 'file',
+  dir: 'directory',
+  symlink: 'symlink',
+};
