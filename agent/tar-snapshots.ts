@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { TaskSpec } from '../core/agent-protocol/wire.ts';
-import { errorText, type TarIncremental } from '../core/engine/index.ts';
+import { errorText, snapshotChecksum, type TarIncremental } from '../core/engine/index.ts';
 import type { MasterClient } from './master-client.ts';
 
 /**
@@ -58,13 +57,14 @@ export async function prepareNodeChain(
   }
   const base = local(d.baseRecordId);
   const held = await readFile(base).catch(() => undefined);
-  if (!held || sha256(held) !== d.checksum) {
+  if (!held || snapshotChecksum(held) !== d.checksum) {
     try {
       const download = await ctx.client.download(`/api/agent/records/${spec.recordId}/base-snapshot`, {
         signal: ctx.signal,
       });
       await pipeline(download.stream, createWriteStream(`${base}.part`, { mode: 0o600 }));
-      if (sha256(await readFile(`${base}.part`)) !== d.checksum) throw new Error('its SHA-256 differs from the record');
+      if (snapshotChecksum(await readFile(`${base}.part`)) !== d.checksum)
+        throw new Error('its SHA-256 differs from the record');
       await rename(`${base}.part`, base);
       log('info', `the snapshot file of full ${d.baseRecordId} was fetched from the master`);
     } catch (err) {
@@ -87,8 +87,4 @@ export async function prepareNodeChain(
       discard: () => rm(run, { force: true }),
     },
   };
-}
-
-function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
 }

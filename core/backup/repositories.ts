@@ -48,7 +48,7 @@ export class Repositories {
     const repository = em.create(RepositoryEntity, {
       taskId,
       storageTargetId,
-      prefix: `repositories/task-${taskId}`,
+      prefix: repositoryFolder(taskId),
       sealedPassword: '',
     });
     await em.flush();
@@ -143,6 +143,11 @@ export class Repositories {
   async requestPrune(repositoryId: number): Promise<void> {
     await this.#orm.em.fork().nativeUpdate(RepositoryEntity, { id: repositoryId }, { pruneRequestedAt: new Date() });
   }
+}
+
+/** The folder of a task's repository on each of its targets. */
+export function repositoryFolder(taskId: number): string {
+  return `repositories/task-${taskId}`;
 }
 
 /** What a repository's sealed password is bound to (SecretBox's associated data). */

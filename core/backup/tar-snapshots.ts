@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Config } from '../config/config.ts';
 import { BackupRecordSnapshotEntity } from '../db/entities/backup-record.ts';
+import { snapshotChecksum } from '../engine/index.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 
 /**
@@ -42,7 +42,7 @@ export class TarSnapshots {
     if (!row) return { missing: `full ${recordId} has no stored snapshot file` };
     const path = this.#localPath(recordId);
     const local = await readFile(path).catch(() => undefined);
-    if (local && sha256(local) === row.checksum) return { path };
+    if (local && snapshotChecksum(local) === row.checksum) return { path };
     const data = this.#unsealed(row);
     if (typeof data === 'string') return { missing: data };
     await writeFile(`${path}.part`, data, { mode: 0o600 });
@@ -69,7 +69,9 @@ export class TarSnapshots {
     } catch (err) {
       return `the stored snapshot file of full ${row.recordId} cannot be opened (${(err as Error).message})`;
     }
-    return sha256(data) === row.checksum ? data : `the stored snapshot file of full ${row.recordId} is damaged`;
+    return snapshotChecksum(data) === row.checksum
+      ? data
+      : `the stored snapshot file of full ${row.recordId} is damaged`;
   }
 
   /** Seals a snapshot file into the database (an agent's full sends its own this way). */
@@ -77,7 +79,7 @@ export class TarSnapshots {
     const sealed = this.#secretBox.seal(deflateRawSync(data).toString('base64'), aad(recordId));
     await this.#orm.em
       .fork()
-      .upsert(BackupRecordSnapshotEntity, { recordId, checksum: sha256(data), size: data.length, sealed });
+      .upsert(BackupRecordSnapshotEntity, { recordId, checksum: snapshotChecksum(data), size: data.length, sealed });
   }
 
   /** Seals a full's snapshot file into the database and keeps it here. */
@@ -111,10 +113,6 @@ export class TarSnapshots {
   #localPath(recordId: number): string {
     return join(this.#dir, `record-${recordId}.snar`);
   }
-}
-
-function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 function aad(recordId: number): string {

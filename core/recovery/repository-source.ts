@@ -4,7 +4,7 @@ import { BackupRecordCopyEntity, type BackupRecord, type BackupRecordCopy } from
 import { RepositoryEntity } from '../db/entities/repository.ts';
 import { StorageTargetEntity } from '../db/entities/storage-target.ts';
 import type { OpenRepository, Repositories } from '../backup/repositories.ts';
-import { errorText, restoreResticSnapshot, type ExtractResult } from '../engine/index.ts';
+import { errorText } from '../engine/index.ts';
 import type { CopyDeps } from './artifact-source.ts';
 
 /**
@@ -54,17 +54,6 @@ export async function withRepositorySnapshot<T>(
     }
   }
   throw new Error(`no repository could serve the snapshot (${reasons.join('; ') || 'no copy'})`.slice(0, 2000));
-}
-
-/** `restic restore` of a record's snapshot into an empty folder (the kernel's restoreResticSnapshot). */
-export function restoreSnapshot(
-  opened: OpenRepository,
-  snapshotId: string,
-  into: string,
-  include: string[],
-  manifest: Map<string, number> | undefined,
-): Promise<ExtractResult & { folders: Set<string> }> {
-  return restoreResticSnapshot(opened.restic, snapshotId, into, include, manifest);
 }
 
 /**

@@ -24,10 +24,11 @@ import {
   restoreDumpArchive,
   type RunLog,
   type RunStop,
+  restoreResticSnapshot,
 } from '../engine/index.ts';
 import { openStoredCopy, rawStream, withHealthyCopy, type OpenedCopy } from './artifact-source.ts';
 import { baseOf, withHealthyChain } from './chain-source.ts';
-import { restoreSnapshot, withRepositorySnapshot } from './repository-source.ts';
+import { withRepositorySnapshot } from './repository-source.ts';
 import { loadManifest } from './stored-manifest.ts';
 import { JobQueue } from './job-queue.ts';
 import { placeRun } from '../agent-protocol/placement.ts';
@@ -307,7 +308,7 @@ export class RestoreService {
             root,
             selectedPaths: selected,
             signal,
-            extract: (staging) => restoreSnapshot(opened, c.snapshotId, staging, wanted, manifest),
+            extract: (staging) => restoreResticSnapshot(opened.restic, c.snapshotId, staging, wanted, manifest),
           }),
         { signal },
       );

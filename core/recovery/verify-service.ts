@@ -21,10 +21,11 @@ import {
   forEachDump,
   type RunLog,
   type RunStop,
+  restoreResticSnapshot,
 } from '../engine/index.ts';
 import { rawStream, withHealthyCopy } from './artifact-source.ts';
 import { baseOf, withHealthyChain } from './chain-source.ts';
-import { restoreSnapshot, withRepositorySnapshot } from './repository-source.ts';
+import { withRepositorySnapshot } from './repository-source.ts';
 import { loadManifest } from './stored-manifest.ts';
 import { JobQueue } from './job-queue.ts';
 import { runLifecycle, failStale, stopQueuedJob } from './run-lifecycle.ts';
@@ -305,7 +306,7 @@ export class VerifyService {
           await mkdir(sandbox, { recursive: true });
           const manifest = backup.hasManifest ? await loadManifest(this.#deps.orm, backup.id) : undefined;
           const started = Date.now();
-          const restored = await restoreSnapshot(opened, c.snapshotId, sandbox, [], manifest);
+          const restored = await restoreResticSnapshot(opened.restic, c.snapshotId, sandbox, [], manifest);
           record.restoreMs = Date.now() - started;
           const mismatch = manifest ? await this.#compareTree(sandbox, manifest) : [];
           if (mismatch.length > 0)

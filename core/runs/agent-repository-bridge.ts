@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { BackupRecordEntity } from '../db/entities/backup-record.ts';
 import { RestoreRecordEntity } from '../db/entities/recovery-records.ts';
 import { RepositoryEntity, type Repository } from '../db/entities/repository.ts';
-import { StorageTargetEntity } from '../db/entities/storage-target.ts';
+import { StorageTargetEntity, type StorageTarget } from '../db/entities/storage-target.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Repositories } from '../backup/repositories.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
@@ -27,12 +27,19 @@ type RunKind = 'backup' | 'restore';
 
 const CACHE_MS = 5_000;
 
+/** A checked capability: the repository and its target, kept briefly for the run's next requests. */
+interface Opened {
+  at: number;
+  repository: Repository;
+  target: StorageTarget;
+}
+
 export class AgentRepositoryBridge {
   readonly #orm: MikroORM;
   readonly #repositories: Repositories;
   readonly #opener: StorageTargetOpener;
   /** Recently checked capabilities: restic makes a request per file, the run's state changes slowly. */
-  readonly #checked = new Map<string, { at: number; repository: Repository; targetId: number }>();
+  readonly #checked = new Map<string, Opened>();
 
   readonly #log: FastifyBaseLogger;
 
@@ -67,10 +74,7 @@ export class AgentRepositoryBridge {
     signal: AbortSignal,
   ): Promise<ResticResponse> {
     const opened = await this.#open(params.run, params.targetId, params.capability);
-    const target = await this.#orm.em
-      .fork()
-      .findOneOrFail(StorageTargetEntity, { id: opened.targetId }, { populate: ['secrets'] });
-    const storage = await this.#opener.open(target);
+    const storage = await this.#opener.open(opened.target);
     const response = await handleResticRequest(
       {
         method: request.method,
@@ -97,11 +101,7 @@ export class AgentRepositoryBridge {
     return response;
   }
 
-  async #open(
-    run: string,
-    targetId: number,
-    capability: string,
-  ): Promise<{ repository: Repository; targetId: number }> {
+  async #open(run: string, targetId: number, capability: string): Promise<Opened> {
     const key = `${run}/${targetId}/${capability}`;
     const cached = this.#checked.get(key);
     if (cached && Date.now() - cached.at < CACHE_MS) return cached;
@@ -131,7 +131,9 @@ export class AgentRepositoryBridge {
     const expected = Buffer.from(this.#capability(repository, run, targetId));
     const given = Buffer.from(capability);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused;
-    const checked = { at: Date.now(), repository, targetId };
+    const target = await em.findOne(StorageTargetEntity, { id: targetId }, { populate: ['secrets'] });
+    if (!target) throw refused;
+    const checked = { at: Date.now(), repository, target };
     this.#checked.set(key, checked);
     if (this.#checked.size > 1000) this.#checked.delete(this.#checked.keys().next().value!);
     return checked;

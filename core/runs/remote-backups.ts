@@ -40,7 +40,7 @@ import { settleBackup } from '../backup/record-outcome.ts';
 import { sourceSpecOf } from '../backup/task-spec.ts';
 import { carryManifestRows, chooseBase } from '../backup/backup-chain.ts';
 import type { TarSnapshots } from '../backup/tar-snapshots.ts';
-import type { Repositories } from '../backup/repositories.ts';
+import { repositoryFolder, type Repositories } from '../backup/repositories.ts';
 import type { AgentRepositoryBridge } from './agent-repository-bridge.ts';
 import type { StorageTarget } from '../db/entities/storage-target.ts';
 import { recordedUsage } from '../storage/target-usage.ts';
@@ -388,7 +388,7 @@ export class RemoteBackups {
     );
     // A repository run stores a snapshot in the repository's folder on each target, not an object.
     const repository = record.backupKind === 'repository';
-    const prefix = `repositories/task-${task.id}`;
+    const prefix = repositoryFolder(task.id);
     record.status = 'running';
     record.storagePath = repository ? prefix : key;
     record.fileName = repository ? `${task.name}-${record.id}.restic` : fileNameOf(key);

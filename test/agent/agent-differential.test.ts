@@ -5,25 +5,14 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { call, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
-import { startAgent, waitFor } from '../helpers/agent-process.ts';
-import { master, finished, runToEnd } from '../helpers/agent-master.ts';
+import { agentFor, master, finished, node, runToEnd } from '../helpers/agent-master.ts';
 import { filesUnder } from '../engine/helpers.ts';
 
 test('differential mode on an agent: a full, then what changed; a lost local snapshot file comes from the master; the node restores the chain', async (t) => {
   const m = await master(t);
-  const created = await call(m.app, 'POST', '/api/nodes', { token: m.token, body: { name: 'edge-diff' } });
-  const n = { id: created.json.data.node.id as number, token: created.json.data.token as string };
+  const n = await node(m, 'edge-diff');
   const dir = await tempDir(t, 'backplane-agent-');
-  const agent = await startAgent({ master: m.url, dir, token: n.token });
-  t.after(() => agent.kill());
-  await waitFor(
-    'the node online',
-    async () =>
-      (await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token })).json.data.status === 'online'
-        ? true
-        : undefined,
-    20_000,
-  );
+  const agent = await agentFor(t, m, n, { dir });
   const src = await tempDir(t);
   await mkdir(join(src, 'docs/old'), { recursive: true });
   await writeFile(join(src, 'docs/a.txt'), 'first');

@@ -8,39 +8,11 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { call, tempDir, userWithRole } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
-import { startAgent, waitFor, type AgentProcess } from '../helpers/agent-process.ts';
-import { master, finished, runToEnd, type Master } from '../helpers/agent-master.ts';
+import { waitFor } from '../helpers/agent-process.ts';
+import { agentFor, master, finished, node, runToEnd } from '../helpers/agent-master.ts';
 import { requireOrSkip } from '../helpers/databases.ts';
 import { AgentCommandEntity } from '../../core/db/entities/agent-command.ts';
 import { startWebdavServer, startSftpServer } from '../helpers/rclone-servers.ts';
-
-async function node(m: Master, name: string, labels: string[] = []): Promise<{ id: number; token: string }> {
-  const res = await call(m.app, 'POST', '/api/nodes', { token: m.token, body: { name, labels } });
-  assert.equal(res.status, 200, res.body);
-  return { id: res.json.data.node.id, token: res.json.data.token };
-}
-
-async function agentFor(
-  t: import('node:test').TestContext,
-  m: Master,
-  n: { id: number; token?: string },
-  options: { env?: Record<string, string>; tokenFile?: string; args?: string[] } = {},
-): Promise<AgentProcess> {
-  const dir = await tempDir(t, 'backplane-agent-');
-  const agent = await startAgent({ master: m.url, dir, ...(n.token ? { token: n.token } : {}), ...options });
-  t.after(() => agent.kill());
-  await waitFor(
-    `node ${n.id} online`,
-    async () => {
-      const res = await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token });
-      return res.json.data.status === 'online' ? true : undefined;
-    },
-    20_000,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n${agent.logs.join('\n')}`);
-  });
-  return agent;
-}
 
 const run = promisify(execFile);
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');

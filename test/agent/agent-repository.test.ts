@@ -5,25 +5,13 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
-import { startAgent, waitFor } from '../helpers/agent-process.ts';
-import { master, finished, runToEnd } from '../helpers/agent-master.ts';
+import { agentFor, master, finished, node, runToEnd } from '../helpers/agent-master.ts';
 import { filesUnder } from '../engine/helpers.ts';
 
 test("repository mode on an agent: restic on the node through the master's bridge; the master checks, forgets and prunes", async (t) => {
   const m = await master(t);
-  const created = await call(m.app, 'POST', '/api/nodes', { token: m.token, body: { name: 'edge-repo' } });
-  const n = { id: created.json.data.node.id as number, token: created.json.data.token as string };
-  const dir = await tempDir(t, 'backplane-agent-');
-  const agent = await startAgent({ master: m.url, dir, token: n.token });
-  t.after(() => agent.kill());
-  await waitFor(
-    'the node online',
-    async () =>
-      (await call(m.app, 'GET', `/api/nodes/${n.id}`, { token: m.token })).json.data.status === 'online'
-        ? true
-        : undefined,
-    20_000,
-  );
+  const n = await node(m, 'edge-repo');
+  const agent = await agentFor(t, m, n);
   const src = await tempDir(t);
   await mkdir(join(src, 'docs'), { recursive: true });
   await writeFile(join(src, 'docs/a.txt'), 'first');

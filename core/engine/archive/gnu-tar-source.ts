@@ -74,17 +74,21 @@ export function gnuTarProgram(env: NodeJS.ProcessEnv = process.env): string | un
   return found;
 }
 
-function tarArgs(): string[] {
+/**
+ * tar's arguments; `members` says how it reads its member list from stdin (a list not descended
+ * into, or the roots of a `--listed-incremental` walk).
+ */
+function tarArgs(members: string[] = ['--no-recursion']): string[] {
   return [
     '--create',
     '--file=-',
     '--directory=/',
     '--format=gnu',
-    // the member list: NUL-separated, taken literally (a name may start with '-'), not descended
-    // into; these options are positional and must come before --files-from
+    ...members,
+    // the member list: NUL-separated, taken literally (a name may start with '-'); these options
+    // are positional and must come before --files-from
     '--null',
     '--verbatim-files-from',
-    '--no-recursion',
     '--files-from=-',
     '--hard-dereference',
     // a file that vanished or cannot be read is a warning, as in the in-process tar
@@ -327,24 +331,11 @@ async function incrementalArgs(
   const dir = await mkdtemp(join(tmpdir(), 'backplane-tar-'));
   const file = join(dir, 'exclude');
   await writeFile(file, left.map((name) => `${name}\n`).join(''), { mode: 0o600 });
-  const args = [
-    '--create',
-    '--file=-',
-    '--directory=/',
-    '--format=gnu',
+  const args = tarArgs([
     `--listed-incremental=${incremental.snapshot}`,
     '--no-wildcards',
     '--anchored',
     `--exclude-from=${file}`,
-    '--null',
-    '--verbatim-files-from',
-    '--files-from=-',
-    '--hard-dereference',
-    '--ignore-failed-read',
-    '-vv',
-    '--full-time',
-    '--quoting-style=c',
-    '--totals',
-  ];
+  ]);
   return { args, excluded: new Set(left), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
 /**
@@ -88,4 +89,9 @@ export async function* carriedEntries(updated: string, base: string, batchSize =
 
 function join(folder: string, name: string): string {
   return folder === '' ? name : `${folder}/${name}`;
+}
+
+/** A snapshot file's SHA-256 (hex): how the master and an agent tell that a copy is the one stored. */
+export function snapshotChecksum(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
 }
