@@ -265,6 +265,7 @@ export interface paths {
                                 [key: string]: number;
                             };
                         };
+                        errorCode?: string;
                         errorMessage?: string;
                         fileSize?: number;
                         logs?: {
@@ -290,6 +291,7 @@ export interface paths {
                         repositoryResults?: {
                             dataAdded?: number;
                             error?: string;
+                            errorCode?: string;
                             snapshotId?: string;
                             status: "success" | "failed";
                             targetId: number;
@@ -815,6 +817,7 @@ export interface paths {
                                 recipient: string | null;
                                 recordId: number;
                                 repository: null | {
+                                    lockWaitSeconds?: number;
                                     targets: {
                                         id: number;
                                         name: string;
@@ -2884,6 +2887,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3057,6 +3061,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3095,7 +3100,9 @@ export interface paths {
                                     attempts: number;
                                     corruptAt: string | null;
                                     error: string;
+                                    errorCode: string | null;
                                     fileSize: number;
+                                    snapshotId: string | null;
                                     status: string;
                                     storagePath: string;
                                     storageTargetId: number;
@@ -3227,6 +3234,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3475,6 +3483,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3513,7 +3522,9 @@ export interface paths {
                                     attempts: number;
                                     corruptAt: string | null;
                                     error: string;
+                                    errorCode: string | null;
                                     fileSize: number;
+                                    snapshotId: string | null;
                                     status: string;
                                     storagePath: string;
                                     storageTargetId: number;
@@ -4987,6 +4998,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -5026,7 +5038,9 @@ export interface paths {
                                     attempts: number;
                                     corruptAt: string | null;
                                     error: string;
+                                    errorCode: string | null;
                                     fileSize: number;
+                                    snapshotId: string | null;
                                     status: string;
                                     storagePath: string;
                                     storageTargetId: number;
@@ -5639,6 +5653,7 @@ export interface paths {
                                     deletePending: boolean;
                                     durationSeconds: number;
                                     encrypted: boolean;
+                                    errorCode: string | null;
                                     errorMessage: string;
                                     fileName: string;
                                     fileSize: number;
