@@ -95,6 +95,14 @@ test('repository mode: restic snapshots on a disk and on WebDAV; restore, browse
   const read = Number(/backplane_backup_source_bytes_total\{type="file",kind="repository"\} (\d+)/.exec(metrics)?.[1]);
   assert.equal(added, first.fileSize + second.fileSize);
   assert.ok(read > added, `two runs read the tree twice and added it about once (${read} read, ${added} added)`);
+  const stats = (await call(app, 'GET', '/api/dashboard/stats', { token: admin })).json.data;
+  assert.deepEqual(stats.deduplication, {
+    records: 2,
+    bytesRead: first.rawSize + second.rawSize,
+    bytesAdded: first.fileSize + second.fileSize,
+    ratio: Math.round(((first.rawSize + second.rawSize) / (first.fileSize + second.fileSize)) * 100) / 100,
+  });
+  assert.ok(stats.deduplication.ratio > 1.5, 'the second run added little of what it read');
 
   // Browsing shows the snapshot's tree.
   const listing = await call(app, 'GET', `/api/backup/records/${second.id}/contents?limit=1000`, { token: admin });

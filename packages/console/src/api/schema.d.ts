@@ -5641,6 +5641,12 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                deduplication: {
+                                    bytesAdded: number;
+                                    bytesRead: number;
+                                    ratio: number;
+                                    records: number;
+                                };
                                 enabledTasks: number;
                                 /** Format: date-time */
                                 lastBackupAt?: string;
