@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
-import { diskTarget, createTask, runAndWait } from './helpers.ts';
+import { diskTarget, createTask, runAndWait, stockRestic } from './helpers.ts';
 import { repositoryPassword } from '../../core/features/repositories/repository-password.ts';
 import { RepositoryEntity } from '../../core/db/entities/repository.ts';
 import { startLoopbackBridge } from '../../core/engine/index.ts';
@@ -69,10 +69,8 @@ async function holdExclusiveLock(t: TestContext, dir: string, prefix: string, pa
   };
 }
 
-async function snapshotCount(t: TestContext, repo: string, password: string): Promise<number> {
-  const file = await passwordFile(t, password);
-  const { stdout } = await run('restic', ['--no-cache', '-r', repo, '--password-file', file, 'snapshots', '--json']);
-  return (JSON.parse(stdout) as unknown[]).length;
+async function snapshotCount(repo: string, password: string): Promise<number> {
+  return (JSON.parse(await stockRestic(password, repo, ['snapshots', '--json'])) as unknown[]).length;
 }
 
 async function repositoryTask(t: TestContext, app: FastifyInstance, admin: string) {
@@ -118,7 +116,7 @@ test('repository mode: a run waits for a lock another restic holds, and goes on 
     record = await recordOf(app, admin, id);
   }
   assert.equal(record.status, 'success', record.errorMessage);
-  assert.equal(await snapshotCount(t, repo, password), 2);
+  assert.equal(await snapshotCount(repo, password), 2);
 });
 
 test('repository mode: a lock held past the wait, a wrong password and a damaged index fail the run with a code', async (t) => {
@@ -133,7 +131,7 @@ test('repository mode: a lock held past the wait, a wrong password and a damaged
   assert.equal(locked.errorCode, 'REPOSITORY_LOCKED');
   assert.equal(locked.storageUploadResults[0].errorCode, 'REPOSITORY_LOCKED');
   assert.match(locked.errorMessage, /already locked exclusively/);
-  assert.equal(await snapshotCount(t, repo, password), 1, 'no snapshot from the refused run');
+  assert.equal(await snapshotCount(repo, password), 1, 'no snapshot from the refused run');
 
   // An index file of the repository damaged on the storage, with no cached copy to hide it.
   await rm(join(dataDir, 'restic-cache'), { recursive: true, force: true });
@@ -158,5 +156,5 @@ test('repository mode: a lock held past the wait, a wrong password and a damaged
   assert.equal(wrong.status, 'failed');
   assert.equal(wrong.errorCode, 'REPOSITORY_WRONG_PASSWORD');
   assert.match(wrong.errorMessage, /wrong password/);
-  assert.equal(await snapshotCount(t, repo, password), 1);
+  assert.equal(await snapshotCount(repo, password), 1);
 });

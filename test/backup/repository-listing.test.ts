@@ -1,48 +1,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
-import { diskTarget, createTask, runAndWait } from './helpers.ts';
+import { diskTarget, createTask, runAndWait, stockRestic } from './helpers.ts';
 import { repositoryPassword } from '../../core/features/repositories/repository-password.ts';
 
 // A repository run's file list is walked beside restic (one restic process per run) and kept
 // only when it counts what restic stored; otherwise it is read from the snapshot. Both must
 // give the snapshot's own listing.
 
-const run = promisify(execFile);
 const FROM_SNAPSHOT = 'the file list is read from snapshot';
 
 /** The snapshot's nodes under `src` as the stock `restic ls` lists them: path, type and size. */
 async function stockListing(password: string, repo: string, snapshot: string, src: string): Promise<string[]> {
-  const dir = await mkdtemp(join(tmpdir(), 'bp-restic-pw-'));
-  const file = join(dir, 'password');
-  await writeFile(file, password, { mode: 0o600 });
-  try {
-    const { stdout } = await run('restic', [
-      '--no-cache',
-      '-r',
-      repo,
-      '--password-file',
-      file,
-      'ls',
-      '--json',
-      snapshot,
-    ]);
-    return stdout
-      .split('\n')
-      .filter((l) => l.includes('"struct_type":"node"'))
-      .map((l) => JSON.parse(l) as { path: string; type: string; size?: number })
-      .filter((n) => n.path === src || n.path.startsWith(`${src}/`))
-      .map((n) => `${n.path.slice(1)} ${n.type === 'dir' ? 'directory' : n.type} ${n.type === 'file' ? n.size : 0}`)
-      .sort();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return (await stockRestic(password, repo, ['ls', '--json', snapshot]))
+    .split('\n')
+    .filter((l) => l.includes('"struct_type":"node"'))
+    .map((l) => JSON.parse(l) as { path: string; type: string; size?: number })
+    .filter((n) => n.path === src || n.path.startsWith(`${src}/`))
+    .map((n) => `${n.path.slice(1)} ${n.type === 'dir' ? 'directory' : n.type} ${n.type === 'file' ? n.size : 0}`)
+    .sort();
 }
 
 async function recordListing(app: FastifyInstance, token: string, recordId: number): Promise<string[]> {
