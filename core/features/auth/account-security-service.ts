@@ -20,7 +20,7 @@ import { newTotpSecret, totpUri, qrCodeDataUrl, totpStep } from '../../auth/mfa/
 import { issueRecoveryCodes } from '../../auth/mfa/recovery-codes.ts';
 import { sendLoginOtp, type OtpChannel } from '../../auth/mfa/login-otp.ts';
 import { registrationOptions, finishRegistration, loginOptions } from '../../auth/mfa/passkeys.ts';
-import { relyingParty } from '../../auth/mfa/webauthn-party.ts';
+import { relyingParty, type ServerAddress } from '../../auth/mfa/webauthn-party.ts';
 import { listTrustedDevices } from '../../auth/mfa/trusted-devices.ts';
 import { sealTotpSecret, readTotpSecret, recordTotpStep } from './totp-secret.ts';
 import type { AuthService } from './auth-service.ts';
@@ -39,6 +39,7 @@ export class AccountSecurityService {
   readonly #limiter: LoginLimiter;
   readonly #sender: NotificationSender;
   readonly #auth: AuthService;
+  readonly #serverAddresses: () => ServerAddress[];
 
   constructor(deps: {
     em: EntityManager;
@@ -47,6 +48,7 @@ export class AccountSecurityService {
     loginLimiter: LoginLimiter;
     notificationSender: NotificationSender;
     auth: AuthService;
+    serverAddresses: () => ServerAddress[];
   }) {
     this.#em = deps.em;
     this.#box = deps.secretBox;
@@ -54,6 +56,7 @@ export class AccountSecurityService {
     this.#limiter = deps.loginLimiter;
     this.#sender = deps.notificationSender;
     this.#auth = deps.auth;
+    this.#serverAddresses = deps.serverAddresses;
   }
 
   async user(userId: number): Promise<User> {
@@ -184,7 +187,7 @@ export class AccountSecurityService {
   // --- passkeys ----------------------------------------------------------------------------
 
   async passkeyRegistrationOptions(userId: number, currentPassword: string, ip: string) {
-    const rp = relyingParty(this.#config);
+    const rp = relyingParty(this.#config, this.#serverAddresses());
     const user = await this.user(userId);
     await this.#requirePassword(user, currentPassword, ip);
     return registrationOptions(this.#em, rp, user);
@@ -196,7 +199,13 @@ export class AccountSecurityService {
     name: string | undefined,
   ): Promise<{ user: User; passkey: Passkey }> {
     const user = await this.user(userId);
-    const passkey = await finishRegistration(this.#em, relyingParty(this.#config), user, credential, name ?? '');
+    const passkey = await finishRegistration(
+      this.#em,
+      relyingParty(this.#config, this.#serverAddresses()),
+      user,
+      credential,
+      name ?? '',
+    );
     return { user, passkey };
   }
 
@@ -224,7 +233,7 @@ export class AccountSecurityService {
    * as its second factor; with neither, a passwordless login (when the setting allows it).
    */
   async passkeyLoginOptions(input: { username?: string; password?: string }, ip: string, passwordless: boolean) {
-    const rp = relyingParty(this.#config);
+    const rp = relyingParty(this.#config, this.#serverAddresses());
     if (input.password === undefined) {
       if (!passwordless) throw new AppError('AUTH_PASSWORDLESS_DISABLED');
       await this.#limiter.attempt(ip, undefined);

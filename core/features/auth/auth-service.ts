@@ -14,7 +14,7 @@ import { factorSummary, type FactorSummary } from '../../auth/mfa/factor-summary
 import { revokeDevicesAndPendingCodes } from '../../auth/mfa/factor-reset.ts';
 import { issueTrustedDevice } from '../../auth/mfa/trusted-devices.ts';
 import { verifyAssertion } from '../../auth/mfa/passkeys.ts';
-import { relyingParty } from '../../auth/mfa/webauthn-party.ts';
+import { relyingParty, type ServerAddress } from '../../auth/mfa/webauthn-party.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import { checkSecondFactor, type SecondFactorInput, type SecondFactorMethod } from './second-factor.ts';
 
@@ -55,6 +55,7 @@ export class AuthService {
   readonly #config: Config;
   readonly #box: SecretBox;
   readonly #settings: SettingsService;
+  readonly #serverAddresses: () => ServerAddress[];
 
   constructor({
     em,
@@ -63,6 +64,7 @@ export class AuthService {
     config,
     secretBox,
     settings,
+    serverAddresses,
   }: {
     em: EntityManager;
     sessionTokens: SessionTokens;
@@ -70,6 +72,7 @@ export class AuthService {
     config: Config;
     secretBox: SecretBox;
     settings: SettingsService;
+    serverAddresses: () => ServerAddress[];
   }) {
     this.#em = em;
     this.#tokens = sessionTokens;
@@ -77,6 +80,7 @@ export class AuthService {
     this.#config = config;
     this.#box = secretBox;
     this.#settings = settings;
+    this.#serverAddresses = serverAddresses;
   }
 
   async initialized(): Promise<boolean> {
@@ -142,7 +146,7 @@ export class AuthService {
       return this.#session(user, factors, gate);
     }
     const { method } = await checkSecondFactor(
-      { em: this.#em, config: this.#config, secretBox: this.#box },
+      { em: this.#em, config: this.#config, secretBox: this.#box, serverAddresses: this.#serverAddresses },
       user,
       factors,
       input,
@@ -171,7 +175,12 @@ export class AuthService {
     if ((await this.#settings.values()).passkey_passwordless_login !== 'true')
       throw new AppError('AUTH_PASSWORDLESS_DISABLED');
     await this.#limiter.attempt(client.ip, input.username || undefined);
-    const passkey = await verifyAssertion(this.#em, relyingParty(this.#config), null, input.webAuthnAssertion);
+    const passkey = await verifyAssertion(
+      this.#em,
+      relyingParty(this.#config, this.#serverAddresses()),
+      null,
+      input.webAuthnAssertion,
+    );
     const user = passkey ? await this.#em.findOne(UserEntity, { id: passkey.userId }) : null;
     if (!user || (input.username && input.username !== user.username)) throw new AppError('AUTH_2FA_INVALID');
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
