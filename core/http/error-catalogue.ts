@@ -58,7 +58,7 @@ export const ERROR_CATALOGUE = {
   AUTH_WEBAUTHN_NOT_CONFIGURED: [
     409,
     'Passkeys need BACKPLANE_EXTERNAL_URL (or BACKPLANE_WEBAUTHN_RP_ID and BACKPLANE_WEBAUTHN_ORIGINS), ' +
-      'unless the master listens on a loopback address only (then they belong to localhost).',
+      'unless the master listens on loopback or on every address (then they belong to localhost).',
   ],
   AUTH_WEBAUTHN_INVALID: [400, 'The passkey response is invalid, expired or does not match its challenge.'],
   AUTH_WEBAUTHN_NOT_FOUND: [404, 'Passkey not found.'],

@@ -17,26 +17,36 @@ export function isLoopback(address: string): boolean {
   return isIPv4(v4) ? v4.startsWith('127.') : address === '::1';
 }
 
+/** Every address of this machine: 0.0.0.0 and `::` (a browser here reaches them as localhost too). */
+function isWildcard(address: string): boolean {
+  return address === '0.0.0.0' || address === '::';
+}
+
 /**
- * The party of a master that only this machine can reach: every address it listens on is a
- * loopback one, so every browser that can open it opens http://localhost:<port>, which browsers
- * treat as a secure context (WebAuthn works there without TLS). Undefined when not listening, or
- * listening where other machines can connect (0.0.0.0 included): their browsers would reach it
- * under another name, which only a configured party can state. A Unix socket (behind a proxy)
- * is no loopback address either.
+ * The party a browser on this machine uses: http://localhost:<port>, which browsers treat as a
+ * secure context (WebAuthn works there without TLS), when the master listens on loopback or on
+ * every address (the default 0.0.0.0) at one port. A browser on another machine reaches it under
+ * another name and origin, which this party refuses: passkeys then work from this machine only,
+ * until a configured party names the master's public origin. Undefined when not listening, when
+ * listening on another address only, or on a Unix socket (behind a proxy, whose name only a
+ * configured party can state).
  */
 function loopbackParty(listening: readonly ServerAddress[]): Omit<RelyingParty, 'name'> | undefined {
   const first = listening[0];
   const port = typeof first === 'object' ? first.port : undefined;
-  const same = (a: ServerAddress) => typeof a === 'object' && isLoopback(a.address) && a.port === port;
-  if (port === undefined || !listening.every(same)) return undefined;
+  const local = (a: ServerAddress) =>
+    typeof a === 'object' && (isLoopback(a.address) || isWildcard(a.address)) && a.port === port;
+  // Fastify lists a wildcard bind as each interface's address: one loopback or wildcard among them is enough
+  if (port === undefined || !listening.some(local)) return undefined;
+  if (!listening.every((a) => typeof a === 'object' && a.port === port)) return undefined;
   return { id: 'localhost', origins: [`http://localhost:${port}`] };
 }
 
 /**
  * Who passkeys are bound to: from configuration (`webauthnRpId`, `webauthnOrigins`, both
  * defaulting from `externalUrl`), else, with none of the three set, `localhost` and this master's
- * own origin when it listens on loopback only (`listening`: the addresses it listens on now).
+ * own origin when a browser on this machine can reach it as localhost (`listening`: the addresses
+ * it listens on now).
  * Never from the request: the reference takes the RP ID and origin from the Host and Origin
  * headers, which lets a look-alike site relaying to the server pass its own origin off as valid.
  */

@@ -17,24 +17,24 @@ test('loopback addresses: 127.0.0.0/8, ::1 and IPv4-mapped 127.x; nothing else',
     assert.ok(!isLoopback(address), address);
 });
 
-test('nothing configured: localhost with the port it listens on, only when every address it listens on is loopback', () => {
-  for (const addresses of [at('127.0.0.1'), at('::1'), at('127.0.0.1', '::1')])
-    assert.deepEqual(relyingParty(config(), addresses), {
-      id: 'localhost',
-      name: 'Backplane',
-      origins: ['http://localhost:8340'],
-    });
-  const otherPorts: ServerAddress[] = [...at('127.0.0.1'), { address: '::1', port: 9000, family: 'IPv6' }];
-  const unixSocket = ['/run/backplane.sock'];
+test('nothing configured: localhost with the port it listens on, when a browser on this machine reaches it so', () => {
+  // loopback, or every address (the default 0.0.0.0): a browser here opens http://localhost:<port>
   for (const addresses of [
-    [],
+    at('127.0.0.1'),
+    at('::1'),
+    at('127.0.0.1', '::1'),
     at('0.0.0.0'),
     at('::'),
-    at('192.168.1.2'),
-    at('127.0.0.1', '0.0.0.0'),
-    otherPorts,
-    unixSocket,
+    at('127.0.0.1', '192.168.1.2'),
   ])
+    assert.deepEqual(
+      relyingParty(config(), addresses),
+      { id: 'localhost', name: 'Backplane', origins: ['http://localhost:8340'] },
+      JSON.stringify(addresses),
+    );
+  const otherPorts: ServerAddress[] = [...at('127.0.0.1'), { address: '::1', port: 9000, family: 'IPv6' }];
+  const unixSocket = ['/run/backplane.sock'];
+  for (const addresses of [[], at('192.168.1.2'), at('10.0.0.5', 'fe80::1'), otherPorts, unixSocket])
     assert.throws(() => relyingParty(config(), addresses), notConfigured, JSON.stringify(addresses));
 });
 
