@@ -74,7 +74,8 @@ export class OidcClients {
     if (cached && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached;
     try {
       const found = await client.discovery(new URL(provider.issuer), provider.clientId, undefined, undefined, {
-        execute: [(c: client.Configuration) => prepare(c, provider)],
+        // openid-client looks for this very function here to let the discovery request itself use http.
+        execute: plainHttp(provider) ? [client.allowInsecureRequests] : [],
         timeout: REQUEST_TIMEOUT_SECONDS,
       });
       const discovered: Discovered = { at: Date.now(), server: { ...found.serverMetadata() } };
@@ -90,10 +91,14 @@ export class OidcClients {
 
 function prepare(config: client.Configuration, provider: OidcProviderConfig): void {
   config.timeout = REQUEST_TIMEOUT_SECONDS;
-  // The config check allows plain http for an issuer on this machine only (oidc-providers.ts).
-  if (isLoopbackHost(new URL(provider.issuer).hostname) && provider.issuer.startsWith('http:'))
-    client.allowInsecureRequests(config);
+  if (plainHttp(provider)) client.allowInsecureRequests(config);
   client.enableNonRepudiationChecks(config);
+}
+
+/** The config check allows plain http for an issuer on this machine only (oidc-providers.ts). */
+function plainHttp(provider: OidcProviderConfig): boolean {
+  const url = new URL(provider.issuer);
+  return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }
 
 /** client_secret_basic (the default of the specification) unless the provider lists only client_secret_post. */
