@@ -300,8 +300,18 @@ test('the one-time code opens one session, within 60 seconds', async (t) => {
   assert.equal((await exchange(sso.app, { code: 'not-a-code' })).json.code, 'AUTH_OIDC_CODE_INVALID');
 });
 
-test('an unknown provider is 404 on every route of a provider', async (t) => {
+test('the single sign-on routes are public; an unknown provider is 404 on every route of a provider', async (t) => {
   const sso = await ssoApp(t);
+  const labels = sso.app.accessTable
+    .filter((r) => r.url.startsWith('/api/auth/oidc/'))
+    .map((r) => `${r.method} ${r.url} ${r.access}`)
+    .sort();
+  assert.deepEqual(labels, [
+    'GET /api/auth/oidc/:name/callback public',
+    'GET /api/auth/oidc/:name/login public',
+    'GET /api/auth/oidc/providers public',
+    'POST /api/auth/oidc/exchange public',
+  ]);
   for (const url of ['/api/auth/oidc/nope/login', '/api/auth/oidc/nope/callback?code=x&state=y']) {
     const res = await call(sso.app, 'GET', url);
     assert.equal(res.status, 404, url);
