@@ -1,5 +1,11 @@
 import type { TestContext } from 'node:test';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
@@ -38,6 +44,12 @@ export interface TestProvider {
   idTokens: string[];
   /** Seconds an ID token lives (oidc-provider's default: an hour). */
   idTokenTtl: number;
+  /**
+   * Starts the provider itself with its clients (`startProvider` does when given them): the
+   * issuer is known before, so a master can be configured with it before its own address, which a
+   * client's redirect URI names, is known.
+   */
+  serve(clients: TestClient[]): Promise<void>;
 }
 
 async function listen(server: Server): Promise<number> {
@@ -45,14 +57,16 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** Starts the provider and its proxy; both close when the test ends. */
-export async function startProvider(t: TestContext, clients: TestClient[]): Promise<TestProvider> {
+/** Starts the proxy and, given its clients, the provider; both close when the test ends. */
+export async function startProvider(t: TestContext, clients?: TestClient[]): Promise<TestProvider> {
   const proxy = createServer();
   const proxyPort = await listen(proxy);
   const issuer = `http://127.0.0.1:${proxyPort}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
 
+  let providerPort = 0;
+  let providerServer: Server | undefined;
   const state: TestProvider = {
     issuer,
     accounts: new Map(),
@@ -60,72 +74,82 @@ export async function startProvider(t: TestContext, clients: TestClient[]): Prom
     tamperToken: null,
     idTokens: [],
     idTokenTtl: 3600,
+    async serve(list) {
+      providerServer = serveProvider(list);
+      providerPort = await listen(providerServer);
+    },
   };
 
-  const provider = new Provider(issuer, {
-    clients: clients.map((c) => ({
-      ...c,
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic',
-    })),
-    jwks: { keys: [jwk as never] },
-    cookies: { keys: ['test-cookie-key-0123456789'] },
-    claims: {
-      // With `openid`: how the user signed in (`amr`, RFC 8176), as Authentik or Entra ID send it.
-      openid: ['sub', 'acr', 'amr', 'auth_time'],
-      email: ['email', 'email_verified'],
-      profile: ['name', 'preferred_username'],
-      groups: ['groups'],
-    },
-    scopes: ['openid', 'email', 'profile', 'groups'],
-    features: { devInteractions: { enabled: false } },
-    // Every client must send PKCE: a sign-in without it fails here instead of passing unnoticed.
-    pkce: { required: () => true },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    ttl: {
-      IdToken: () => state.idTokenTtl,
-      AccessToken: 600,
-      Grant: 600,
-      Interaction: 600,
-      Session: 600,
-    },
-    async findAccount(_ctx, id) {
-      const account = state.accounts.get(id);
-      if (!account) return undefined;
-      return { accountId: id, claims: async () => ({ sub: id, ...account }) };
-    },
-  });
+  const serveProvider = (list: TestClient[]): Server => {
+    const provider = new Provider(issuer, {
+      clients: list.map((c) => ({
+        ...c,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      })),
+      jwks: { keys: [jwk as never] },
+      cookies: { keys: ['test-cookie-key-0123456789'] },
+      claims: {
+        // With `openid`: how the user signed in (`amr`, RFC 8176), as Authentik or Entra ID send it.
+        openid: ['sub', 'acr', 'amr', 'auth_time'],
+        email: ['email', 'email_verified'],
+        profile: ['name', 'preferred_username'],
+        groups: ['groups'],
+      },
+      scopes: ['openid', 'email', 'profile', 'groups'],
+      features: { devInteractions: { enabled: false } },
+      // Every client must send PKCE: a sign-in without it fails here instead of passing unnoticed.
+      pkce: { required: () => true },
+      interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+      ttl: {
+        IdToken: () => state.idTokenTtl,
+        AccessToken: 600,
+        Grant: 600,
+        Interaction: 600,
+        Session: 600,
+      },
+      async findAccount(_ctx, id) {
+        const account = state.accounts.get(id);
+        if (!account) return undefined;
+        return { accountId: id, claims: async () => ({ sub: id, ...account }) };
+      },
+    });
 
-  // The sign-in page and the consent, answered at once for `state.signIn`: a user who typed the
-  // right password (and, when `amr` says so, a second factor) and agreed to share the claims.
-  const providerServer = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (!req.url?.startsWith('/interaction/')) {
-      provider.callback()(req, res);
-      return;
-    }
-    void (async () => {
-      try {
-        const details = await provider.interactionDetails(req, res);
-        const { accountId, amr } = state.signIn;
-        const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
-        grant.addOIDCScope(String(details.params.scope));
-        const grantId = await grant.save();
-        await provider.interactionFinished(
-          req,
-          res,
-          { login: { accountId, amr }, consent: { grantId } },
-          { mergeWithLastSubmission: false },
-        );
-      } catch (err) {
-        res.statusCode = 500;
-        res.end(String(err));
+    // The sign-in page and the consent, answered at once for `state.signIn`: a user who typed the
+    // right password (and, when `amr` says so, a second factor) and agreed to share the claims.
+    return createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (!req.url?.startsWith('/interaction/')) {
+        provider.callback()(req, res);
+        return;
       }
-    })();
-  });
-  const providerPort = await listen(providerServer);
+      void (async () => {
+        try {
+          const details = await provider.interactionDetails(req, res);
+          const { accountId, amr } = state.signIn;
+          const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+          grant.addOIDCScope(String(details.params.scope));
+          const grantId = await grant.save();
+          await provider.interactionFinished(
+            req,
+            res,
+            { login: { accountId, amr }, consent: { grantId } },
+            { mergeWithLastSubmission: false },
+          );
+        } catch (err) {
+          res.statusCode = 500;
+          res.end(String(err));
+        }
+      })();
+    });
+  };
 
   proxy.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!providerPort) {
+      res.statusCode = 503;
+      res.end();
+      return;
+    }
     const upstream = httpRequest(
       { host: '127.0.0.1', port: providerPort, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -158,13 +182,13 @@ export async function startProvider(t: TestContext, clients: TestClient[]): Prom
   });
 
   t.after(async () => {
-    proxy.closeAllConnections();
-    providerServer.closeAllConnections();
-    await Promise.all([
-      new Promise((resolve) => proxy.close(resolve)),
-      new Promise((resolve) => providerServer.close(resolve)),
-    ]);
+    for (const server of [proxy, providerServer]) {
+      if (!server) continue;
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
+  if (clients) await state.serve(clients);
   return state;
 }
 
