@@ -269,7 +269,10 @@ test('a state is used once, and only by the browser that started it', async (t) 
   const late = await start(sso.app);
   const lateUrl = await browse(late.location, REDIRECT);
   await sso.clock.advance(10 * 60_000 + 1000);
-  assert.equal((await callback(sso.app, lateUrl, late.stateCookie)).searchParams.get('error'), 'AUTH_OIDC_STATE_INVALID');
+  assert.equal(
+    (await callback(sso.app, lateUrl, late.stateCookie)).searchParams.get('error'),
+    'AUTH_OIDC_STATE_INVALID',
+  );
 });
 
 test('an ID token replayed from an earlier sign-in is refused (nonce)', async (t) => {
@@ -364,7 +367,11 @@ test("the account's second factor is asked for unless the provider asserted one 
 });
 
 test('break-glass: passwords open only the named accounts, single sign-on still opens the others', async (t) => {
-  const sso = await ssoApp(t, { allowEmailLinking: true }, { localLogin: 'break-glass', breakGlassUsers: [ADMIN.username] });
+  const sso = await ssoApp(
+    t,
+    { allowEmailLinking: true },
+    { localLogin: 'break-glass', breakGlassUsers: [ADMIN.username] },
+  );
   await addAlice(sso);
   const refused = await call(sso.app, 'POST', '/api/auth/login', { body: ALICE });
   assert.equal(refused.status, 403);

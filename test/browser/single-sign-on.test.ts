@@ -52,7 +52,10 @@ test('the console signs in with a provider: "Sign in with <name>", the provider,
   assert.equal(stored?.user?.role, 'operator');
   await screenshot(page, 'sso-signed-in');
   const users = await apiOk(server.url, 'GET', admin, '/api/users');
-  assert.ok(users.some((u: { username: string }) => u.username === 'olga'), 'the account was provisioned');
+  assert.ok(
+    users.some((u: { username: string }) => u.username === 'olga'),
+    'the account was provisioned',
+  );
 
   // A failed sign-in comes back to the same page with the reason.
   idp.accounts.set('olga-sub', { preferred_username: 'olga', groups: ['staff'] });

@@ -136,14 +136,20 @@ test('single sign-on: a bad provider or break-glass setting stops the start with
   const providers = (list: unknown[]) => () =>
     loadConfig({ env: { BACKPLANE_OIDC_PROVIDERS: JSON.stringify(list) }, cwd });
   const ok = { name: 'corp', displayName: 'Corp', issuer: 'https://id.example.com', clientId: 'c' };
-  assert.throws(() => loadConfig({ env: { BACKPLANE_OIDC_PROVIDERS: '{' }, cwd }), /BACKPLANE_OIDC_PROVIDERS: must be a JSON/);
+  assert.throws(
+    () => loadConfig({ env: { BACKPLANE_OIDC_PROVIDERS: '{' }, cwd }),
+    /BACKPLANE_OIDC_PROVIDERS: must be a JSON/,
+  );
   assert.throws(providers([{ ...ok, issuer: 'http://id.example.com' }]), /\[0\]\.issuer must use https/);
   assert.throws(providers([{ ...ok, clientId: undefined }]), /\[0\]\.clientId is required/);
   assert.throws(providers([{ ...ok, name: 'Corp ID' }]), /\[0\]\.name must be/);
   assert.throws(providers([ok, ok]), /\[1\]\.name: "corp" is used twice/);
   assert.throws(providers([{ ...ok, clientSecert: 'x' }]), /unknown field "clientSecert"/);
   assert.throws(providers([{ ...ok, roleMap: { ops: 'operator' } }]), /roleMap needs roleClaim/);
-  assert.throws(providers([{ ...ok, roleClaim: 'groups', roleMap: { ops: 'root' } }]), /must be admin, operator or viewer/);
+  assert.throws(
+    providers([{ ...ok, roleClaim: 'groups', roleMap: { ops: 'root' } }]),
+    /must be admin, operator or viewer/,
+  );
   assert.throws(
     () => loadConfig({ env: { BACKPLANE_LOCAL_LOGIN: 'break-glass' }, cwd }),
     /needs BACKPLANE_BREAK_GLASS_USERS/,

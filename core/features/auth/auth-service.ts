@@ -195,7 +195,8 @@ export class AuthService {
         client.ip,
       ));
     } catch (err) {
-      if (err instanceof AppError && err.code === 'AUTH_2FA_REQUIRED') throw await this.#ssoFactorsRequired(user, factors);
+      if (err instanceof AppError && err.code === 'AUTH_2FA_REQUIRED')
+        throw await this.#ssoFactorsRequired(user, factors);
       throw err;
     }
     await consume();

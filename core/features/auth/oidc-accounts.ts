@@ -60,10 +60,16 @@ export async function accountFor(
  * The one account with this address (compared without case), unless several share it (which
  * one would be a guess) or it is already linked to another subject of the same issuer.
  */
-async function accountWithAddress(em: EntityManager, provider: OidcProviderConfig, email: string): Promise<User | null> {
+async function accountWithAddress(
+  em: EntityManager,
+  provider: OidcProviderConfig,
+  email: string,
+): Promise<User | null> {
   const wanted = email.toLowerCase();
   // Accounts are few (people who run backups): reading their addresses beats a dialect-specific lower().
-  const candidates = (await em.find(UserEntity, { email: { $ne: '' } })).filter((u) => u.email.toLowerCase() === wanted);
+  const candidates = (await em.find(UserEntity, { email: { $ne: '' } })).filter(
+    (u) => u.email.toLowerCase() === wanted,
+  );
   if (candidates.length !== 1) return null;
   const user = candidates[0]!;
   const taken = await em.count(UserIdentityEntity, { userId: user.id, issuer: provider.issuer });

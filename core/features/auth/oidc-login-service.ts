@@ -90,7 +90,11 @@ export class OidcLoginService {
     const now = this.#clock.now();
     await this.#purge(now);
     const state = client.randomState();
-    const pending: Pending = { nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier(), redirectUri };
+    const pending: Pending = {
+      nonce: client.randomNonce(),
+      codeVerifier: client.randomPKCECodeVerifier(),
+      redirectUri,
+    };
     this.#em.create(OidcLoginEntity, {
       stateHash: hashToken(state),
       provider: provider.name,

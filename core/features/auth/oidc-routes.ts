@@ -83,7 +83,12 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
         if (!(err instanceof AppError)) throw err;
         await audit.record(
           { principal: null, clientIp: request.ip, username: '' },
-          { category: 'auth', action: 'login_failed', targetType: 'user', detail: `sso=${provider.name}: ${err.code}: ${err.message}` },
+          {
+            category: 'auth',
+            action: 'login_failed',
+            targetType: 'user',
+            detail: `sso=${provider.name}: ${err.code}: ${err.message}`,
+          },
         );
         return toConsole(request, reply, { error: err.code });
       }
@@ -110,7 +115,9 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
             targetType: 'user',
             targetId: user.id,
             targetName: user.username,
-            detail: [`sso=${provider.name}`, `match=${match}`, mfaAsserted ? 'provider_mfa' : ''].filter(Boolean).join(', '),
+            detail: [`sso=${provider.name}`, `match=${match}`, mfaAsserted ? 'provider_mfa' : '']
+              .filter(Boolean)
+              .join(', '),
           },
         );
         if (match === 'provisioned')
@@ -130,7 +137,12 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
         if (!(err instanceof AppError)) throw err;
         await audit.record(
           { principal: null, clientIp: request.ip, username: '' },
-          { category: 'auth', action: 'login_failed', targetType: 'user', detail: `sso=${provider.name}: ${err.code}: ${err.message}` },
+          {
+            category: 'auth',
+            action: 'login_failed',
+            targetType: 'user',
+            detail: `sso=${provider.name}: ${err.code}: ${err.message}`,
+          },
         );
         return toConsole(request, reply, { error: err.code });
       }
