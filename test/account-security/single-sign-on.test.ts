@@ -1,5 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import * as client from 'openid-client';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, ADMIN } from '../helpers/build.ts';
@@ -7,6 +9,7 @@ import { TestClock } from '../helpers/test-clock.ts';
 import { startProvider, browse, type TestProvider } from '../helpers/oidc-provider.ts';
 import { parseOidcProviders } from '../../core/config/oidc-providers.ts';
 import type { Config } from '../../core/config/config.ts';
+import { scratchPostgres } from '../helpers/databases.ts';
 import { ALICE, enrolTotp, passwordLogin, totpCode } from './helpers.ts';
 
 /**
@@ -27,21 +30,18 @@ interface Sso {
   clock: TestClock;
 }
 
-async function ssoApp(
-  t: TestContext,
-  provider: Record<string, unknown> = {},
-  config: Partial<Config> = {},
-): Promise<Sso> {
-  const idp = await startProvider(t, [
-    { client_id: 'backplane', client_secret: 'backplane-client-secret', redirect_uris: [REDIRECT] },
-    { client_id: 'other-app', client_secret: 'other-app-client-secret', redirect_uris: [OTHER_REDIRECT] },
-  ]);
-  const oidcProviders = parseOidcProviders(
+const CLIENTS = [
+  { client_id: 'backplane', client_secret: 'backplane-client-secret', redirect_uris: [REDIRECT] },
+  { client_id: 'other-app', client_secret: 'other-app-client-secret', redirect_uris: [OTHER_REDIRECT] },
+];
+
+function corpProvider(issuer: string, provider: Record<string, unknown> = {}) {
+  return parseOidcProviders(
     [
       {
         name: 'corp',
         displayName: 'Corp ID',
-        issuer: idp.issuer,
+        issuer,
         clientId: 'backplane',
         clientSecret: 'backplane-client-secret',
         scopes: ['openid', 'email', 'profile', 'groups'],
@@ -50,6 +50,15 @@ async function ssoApp(
     ],
     (why) => new Error(why),
   );
+}
+
+async function ssoApp(
+  t: TestContext,
+  provider: Record<string, unknown> = {},
+  config: Partial<Config> = {},
+): Promise<Sso> {
+  const idp = await startProvider(t, CLIENTS);
+  const oidcProviders = corpProvider(idp.issuer, provider);
   const clock = new TestClock();
   const { app } = await build(t, { config: { externalUrl: EXTERNAL, oidcProviders, ...config }, build: { clock } });
   const admin = await setupAdmin(app);
@@ -386,4 +395,57 @@ test('break-glass: passwords open only the named accounts, single sign-on still 
 
   sso.idp.accounts.set('alice-sub', { email: 'alice@example.com', email_verified: true });
   assert.equal((await ssoSession(sso, 'alice-sub')).user.username, 'alice');
+});
+
+test('a provider that cannot be reached, and one that did not sign the user in, come back to the console coded', async (t) => {
+  const sso = await ssoApp(t, { autoProvision: true });
+  // The user cancels at the provider: it sends the browser back with an error instead of a code.
+  const { location, stateCookie } = await start(sso.app);
+  const state = new URL(location).searchParams.get('state')!;
+  const denied = await callback(
+    sso.app,
+    new URL(`${REDIRECT}?error=access_denied&error_description=cancelled&state=${state}`),
+    stateCookie,
+  );
+  assert.equal(denied.searchParams.get('error'), 'AUTH_OIDC_DENIED');
+  assert.match((await lastAudit(sso, 'login_failed')).detail, /AUTH_OIDC_DENIED: The provider answered access_denied/);
+
+  const { app } = await build(t, {
+    config: { externalUrl: EXTERNAL, oidcProviders: corpProvider('http://127.0.0.1:1') },
+  });
+  const res = await app.inject({ method: 'GET', url: '/api/auth/oidc/corp/login' });
+  assert.equal(res.statusCode, 302);
+  assert.equal(String(res.headers.location), `${EXTERNAL}/login/sso?error=AUTH_OIDC_PROVIDER_UNAVAILABLE`);
+});
+
+test('several masters on PostgreSQL: a sign-in started on one finishes on another, its code exchanged on a third', {
+  timeout: 120_000,
+}, async (t) => {
+  const url = await scratchPostgres(t, 'bp_sso_cluster');
+  if (!url) return;
+  const idp = await startProvider(t, CLIENTS);
+  idp.accounts.set('ivan-sub', { preferred_username: 'ivan' });
+  idp.signIn = { accountId: 'ivan-sub', amr: ['pwd'] };
+  const secretKey = randomBytes(32).toString('hex');
+  const config = {
+    databaseUrl: url,
+    secretKey,
+    externalUrl: EXTERNAL,
+    oidcProviders: corpProvider(idp.issuer, { autoProvision: true }),
+  };
+  const first = await build(t, { config });
+  const shared = { ...config, ageIdentityFile: join(first.dataDir, 'backup.agekey') };
+  const second = (await build(t, { config: shared })).app;
+  const third = (await build(t, { config: shared })).app;
+  await setupAdmin(first.app);
+
+  const { location, stateCookie } = await start(first.app);
+  const back = await callback(second, await browse(location, REDIRECT), stateCookie);
+  const code = back.searchParams.get('code');
+  assert.ok(code, `a code, not ${back.searchParams.get('error')}`);
+  const session = await exchange(third, { code });
+  assert.equal(session.status, 200, session.body);
+  assert.equal(session.json.data.user.username, 'ivan');
+  assert.equal((await exchange(first.app, { code })).json.code, 'AUTH_OIDC_CODE_INVALID', 'used up on every master');
+  assert.equal((await call(first.app, 'GET', '/api/auth/profile', { token: session.json.data.token })).status, 200);
 });
