@@ -180,6 +180,7 @@ test('the role comes from the claims at every sign-in; no mapped value is refuse
   const second = await ssoSession(sso, 'bob-sub');
   assert.equal(second.user.id, first.user.id);
   assert.equal(second.user.role, 'admin', 'the highest mapped role');
+  assert.match((await lastAudit(sso, 'update')).detail, /role operator -> admin by sso=corp/);
   const before = await call(sso.app, 'GET', '/api/auth/profile', { token: first.token });
   assert.equal(before.status, 401, 'the change of role ended the older session');
 

@@ -125,7 +125,7 @@ export class OidcLoginService {
     provider: OidcProviderConfig,
     query: string,
     browserState: string | undefined,
-  ): Promise<{ code: string; user: User; match: AccountMatch; mfaAsserted: boolean }> {
+  ): Promise<{ code: string; user: User; match: AccountMatch; mfaAsserted: boolean; roleFrom?: string }> {
     const params = new URLSearchParams(query);
     const state = params.get('state') ?? '';
     // The cookie binds the sign-in to the browser that started it: a callback URL planted in another
@@ -181,7 +181,8 @@ export class OidcLoginService {
     // Checked at every sign-in: the provider's groups are the authority once it maps roles. A
     // change revokes the account's other sessions, like an admin's change of role; the last
     // enabled admin cannot lose the role this way either (400 USER_LAST_ADMIN).
-    if (role !== undefined && role !== user.role) await this.#users.update(user.id, { role }, { userId: null });
+    const roleFrom = role !== undefined && role !== user.role ? user.role : undefined;
+    if (roleFrom !== undefined) await this.#users.update(user.id, { role }, { userId: null });
 
     const code = randomBytes(32).toString('base64url');
     const mfaAsserted = secondFactorAsserted(claims);
@@ -196,7 +197,7 @@ export class OidcLoginService {
       createdAt: now,
     });
     await this.#em.flush();
-    return { code, user, match, mfaAsserted };
+    return { code, user, match, mfaAsserted, ...(roleFrom !== undefined ? { roleFrom } : {}) };
   }
 
   /**

@@ -106,7 +106,7 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
       // Used or not, the state is spent: the cookie goes.
       if (browserState !== undefined) void reply.clearCookie(STATE_COOKIE, { path: STATE_COOKIE_PATH });
       try {
-        const { code, user, match, mfaAsserted } = await oidcLogins.finish(provider, query, browserState);
+        const { code, user, match, mfaAsserted, roleFrom } = await oidcLogins.finish(provider, query, browserState);
         await audit.record(
           { principal: null, clientIp: request.ip, username: user.username },
           {
@@ -130,6 +130,18 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
               targetId: user.id,
               targetName: user.username,
               detail: `provisioned by sso=${provider.name}, role=${user.role}`,
+            },
+          );
+        if (roleFrom !== undefined)
+          await audit.record(
+            { principal: null, clientIp: request.ip, username: user.username },
+            {
+              category: 'user',
+              action: 'update',
+              targetType: 'user',
+              targetId: user.id,
+              targetName: user.username,
+              detail: `role ${roleFrom} -> ${user.role} by sso=${provider.name}`,
             },
           );
         return toConsole(request, reply, { code });
