@@ -1,3 +1,5 @@
+import type { OidcProviderConfig } from './oidc-providers.ts';
+
 /** The typed configuration every part of the master and the agent reads. */
 export interface Config {
   host: string;
@@ -62,4 +64,10 @@ export interface Config {
   consoleDir: string | undefined;
   /** Root of the Backplane installation: where `plugins/` and the root package.json live. */
   projectRoot: string;
+  /** Single sign-on: the OpenID Connect providers (`oidc.providers`; docs/account-security.md). */
+  oidcProviders: OidcProviderConfig[];
+  /** `all`: every account may sign in with its password; `break-glass`: only `breakGlassUsers` (the rest use SSO). */
+  localLogin: 'all' | 'break-glass';
+  /** The accounts that keep password sign-in when `localLogin` is `break-glass` (`auth.breakGlassUsers`). */
+  breakGlassUsers: string[];
 }

@@ -3,17 +3,20 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve, join, isAbsolute } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from './config.ts';
+import { parseOidcProviders } from './oidc-providers.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-type Kind = 'string' | 'int' | 'list' | 'duration' | 'switch';
+type Kind = 'string' | 'int' | 'list' | 'duration' | 'switch' | 'oidc-providers';
 interface Entry {
   key: keyof Config;
   env: string;
   kind: Kind;
   min?: number;
+  /** Where the key sits in the YAML file when not at the top: `section.key`. */
+  yaml?: string;
 }
 
 /** One table: the environment variable, the YAML key (the config key) and how to parse it. */
@@ -54,7 +57,13 @@ const ENTRIES: Entry[] = [
   { key: 'googleApiUrl', env: 'BACKPLANE_GOOGLE_API_URL', kind: 'string' },
   { key: 'console', env: 'BACKPLANE_CONSOLE', kind: 'switch' },
   { key: 'consoleDir', env: 'BACKPLANE_CONSOLE_DIR', kind: 'string' },
+  { key: 'oidcProviders', env: 'BACKPLANE_OIDC_PROVIDERS', kind: 'oidc-providers', yaml: 'oidc.providers' },
+  { key: 'localLogin', env: 'BACKPLANE_LOCAL_LOGIN', kind: 'string', yaml: 'auth.localLogin' },
+  { key: 'breakGlassUsers', env: 'BACKPLANE_BREAK_GLASS_USERS', kind: 'list', yaml: 'auth.breakGlassUsers' },
 ];
+
+/** The YAML path of an entry: its own key at the top, or `section.key`. */
+const yamlPath = (e: Entry): string[] => (e.yaml ?? e.key).split('.');
 
 function defaults(): Config {
   return {
@@ -104,6 +113,9 @@ function defaults(): Config {
     console: true,
     consoleDir: undefined,
     projectRoot: PROJECT_ROOT,
+    oidcProviders: [],
+    localLogin: 'all',
+    breakGlassUsers: [],
   };
 }
 
@@ -156,6 +168,8 @@ function parseValue(entry: Entry, raw: unknown, source: string): unknown {
       if (value === undefined) throw fail('must be on or off (also true/false, 1/0, yes/no)');
       return value;
     }
+    case 'oidc-providers':
+      return parseOidcProviders(raw, fail);
   }
 }
 
@@ -170,6 +184,33 @@ function readFileConfig(env: NodeJS.ProcessEnv, cwd: string): { values: Record<s
   if (parsed === null || parsed === undefined) return { values: {}, path };
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${path}: must be a mapping of keys`);
   return { values: parsed as Record<string, unknown>, path };
+}
+
+/** Unknown YAML keys are an error, at the top and inside the sections some keys live in (`oidc`, `auth`). */
+function checkKnownKeys(values: Record<string, unknown>, path: string | undefined): void {
+  const paths = ENTRIES.map(yamlPath);
+  for (const key of Object.keys(values)) {
+    const inSection = paths.filter((p) => p.length === 2 && p[0] === key).map((p) => p[1]);
+    if (inSection.length === 0) {
+      if (!paths.some((p) => p.length === 1 && p[0] === key)) throw new ConfigError(`${path}: unknown key "${key}"`);
+      continue;
+    }
+    const section = values[key];
+    if (section === null || section === undefined) continue;
+    if (typeof section !== 'object' || Array.isArray(section))
+      throw new ConfigError(`${path}: ${key} must be a mapping of keys (${inSection.join(', ')})`);
+    for (const sub of Object.keys(section))
+      if (!inSection.includes(sub)) throw new ConfigError(`${path}: unknown key "${key}.${sub}"`);
+  }
+}
+
+function yamlValue(values: Record<string, unknown>, path: string[]): unknown {
+  let value: unknown = values;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
 }
 
 /**
@@ -196,14 +237,11 @@ export function loadConfig(
   const cwd = options.cwd ?? process.cwd();
   const config = defaults() as unknown as Record<string, unknown>;
   const file = readFileConfig(env, cwd);
-  const known = new Set(ENTRIES.map((e) => e.key as string));
-  for (const key of Object.keys(file.values)) {
-    if (!known.has(key)) throw new ConfigError(`${file.path}: unknown key "${key}"`);
-  }
+  checkKnownKeys(file.values, file.path);
   for (const entry of ENTRIES) {
-    const fromFile = file.values[entry.key];
+    const fromFile = yamlValue(file.values, yamlPath(entry));
     if (fromFile !== undefined && fromFile !== null)
-      config[entry.key] = parseValue(entry, fromFile, `${file.path}: ${entry.key}`);
+      config[entry.key] = parseValue(entry, fromFile, `${file.path}: ${yamlPath(entry).join('.')}`);
     const fromEnv = env[entry.env];
     if (fromEnv !== undefined && fromEnv !== '') config[entry.key] = parseValue(entry, fromEnv, entry.env);
   }
@@ -228,6 +266,14 @@ export function loadConfig(
         (fixed ? `; as browsers send it: ${fixed}` : ''),
     );
   }
+  if (result.localLogin !== 'all' && result.localLogin !== 'break-glass')
+    throw new ConfigError('BACKPLANE_LOCAL_LOGIN (auth.localLogin): must be all or break-glass');
+  // Without a named account, a provider that is down or misconfigured would lock everyone out.
+  if (result.localLogin === 'break-glass' && result.breakGlassUsers.length === 0)
+    throw new ConfigError(
+      'BACKPLANE_LOCAL_LOGIN=break-glass needs BACKPLANE_BREAK_GLASS_USERS (auth.breakGlassUsers): ' +
+        'the accounts that may still sign in with a password',
+    );
   if (result.externalUrl) result.externalUrl = result.externalUrl.replace(/\/+$/, '');
   result.webauthnOrigins = result.webauthnOrigins.map((o) => o.replace(/\/+$/, ''));
   return result;

@@ -64,6 +64,25 @@ export const ERROR_CATALOGUE = {
   AUTH_WEBAUTHN_NOT_FOUND: [404, 'Passkey not found.'],
   AUTH_PASSWORDLESS_DISABLED: [400, 'Passwordless passkey login is turned off (setting passkey_passwordless_login).'],
   AUTH_TRUSTED_DEVICE_NOT_FOUND: [404, 'Trusted device not found.'],
+  AUTH_LOCAL_LOGIN_DISABLED: [
+    403,
+    'Password sign-in is turned off for this account (auth.localLogin is break-glass): use single sign-on.',
+  ],
+  // single sign-on (OpenID Connect)
+  AUTH_OIDC_UNKNOWN_PROVIDER: [404, 'No single sign-on provider of this name is configured.'],
+  AUTH_OIDC_PROVIDER_UNAVAILABLE: [502, 'The single sign-on provider could not be reached or answered wrongly.'],
+  AUTH_OIDC_DENIED: [401, 'The single sign-on provider did not sign you in.'],
+  AUTH_OIDC_STATE_INVALID: [
+    400,
+    'This sign-in is unknown, expired, already finished or was started in another browser; start it again.',
+  ],
+  AUTH_OIDC_TOKEN_INVALID: [
+    401,
+    "The provider's answer failed validation (code, ID token signature, issuer, audience, expiry or nonce).",
+  ],
+  AUTH_OIDC_NO_ACCOUNT: [403, 'No account is linked to this identity, and this provider may not create one.'],
+  AUTH_OIDC_NO_ROLE: [403, "The provider's claims give this identity no role on this installation."],
+  AUTH_OIDC_CODE_INVALID: [401, 'The sign-in code is unknown, expired or already used; sign in again.'],
   // users
   USER_NOT_FOUND: [404, 'User not found.'],
   USER_USERNAME_EXISTS: [409, 'A user with this username already exists.'],

@@ -78,3 +78,84 @@ test('sealed secrets round-trip, are bound to their place, and are not plaintext
   assert.throws(() => other.open(sealed, 'settings:x'));
   assert.notDeepEqual(deriveKey(Buffer.alloc(32, 7), 'jwt'), deriveKey(Buffer.alloc(32, 7), 'secrets'));
 });
+
+test('single sign-on: oidc.providers and auth.* in the YAML file, BACKPLANE_OIDC_PROVIDERS as JSON', async (t) => {
+  const cwd = await tempDir(t);
+  await mkdir(join(cwd, 'config'));
+  await writeFile(
+    join(cwd, 'config', 'backplane.yaml'),
+    [
+      'oidc:',
+      '  providers:',
+      '    - name: keycloak',
+      '      displayName: Company login',
+      '      issuer: https://sso.example.com/realms/ops',
+      '      clientId: backplane',
+      '      clientSecret: s3cret',
+      '      roleClaim: groups',
+      '      roleMap: { backup-admins: admin, ops: operator }',
+      '      autoProvision: true',
+      'auth:',
+      '  localLogin: break-glass',
+      '  breakGlassUsers: [admin]',
+      '',
+    ].join('\n'),
+  );
+  const c = loadConfig({ env: {}, cwd });
+  assert.equal(c.oidcProviders.length, 1);
+  const p = c.oidcProviders[0]!;
+  assert.equal(p.name, 'keycloak');
+  assert.equal(p.issuer, 'https://sso.example.com/realms/ops');
+  assert.deepEqual(p.scopes, ['openid', 'email', 'profile'], 'the default scopes');
+  assert.deepEqual(p.roleMap, { 'backup-admins': 'admin', ops: 'operator' });
+  assert.equal(p.autoProvision, true);
+  assert.equal(p.allowEmailLinking, false, 'linking by address is opt-in');
+  assert.equal(c.localLogin, 'break-glass');
+  assert.deepEqual(c.breakGlassUsers, ['admin']);
+
+  const fromEnv = loadConfig({
+    env: {
+      BACKPLANE_OIDC_PROVIDERS: JSON.stringify([
+        { name: 'pocket', displayName: 'Pocket ID', issuer: 'http://localhost:1411', clientId: 'c', scopes: ['email'] },
+      ]),
+      BACKPLANE_LOCAL_LOGIN: 'all',
+    },
+    cwd,
+  });
+  assert.deepEqual(
+    fromEnv.oidcProviders.map((x) => [x.name, x.clientSecret, x.scopes]),
+    [['pocket', undefined, ['openid', 'email']]],
+    'the environment wins; openid is always asked for; no secret is a public client',
+  );
+  assert.equal(fromEnv.localLogin, 'all');
+  assert.deepEqual(loadConfig({ env: {}, cwd: await tempDir(t) }).oidcProviders, [], 'none by default');
+});
+
+test('single sign-on: a bad provider or break-glass setting stops the start with the field named', async (t) => {
+  const cwd = await tempDir(t);
+  const providers = (list: unknown[]) => () =>
+    loadConfig({ env: { BACKPLANE_OIDC_PROVIDERS: JSON.stringify(list) }, cwd });
+  const ok = { name: 'corp', displayName: 'Corp', issuer: 'https://id.example.com', clientId: 'c' };
+  assert.throws(
+    () => loadConfig({ env: { BACKPLANE_OIDC_PROVIDERS: '{' }, cwd }),
+    /BACKPLANE_OIDC_PROVIDERS: must be a JSON/,
+  );
+  assert.throws(providers([{ ...ok, issuer: 'http://id.example.com' }]), /\[0\]\.issuer must use https/);
+  assert.throws(providers([{ ...ok, clientId: undefined }]), /\[0\]\.clientId is required/);
+  assert.throws(providers([{ ...ok, name: 'Corp ID' }]), /\[0\]\.name must be/);
+  assert.throws(providers([ok, ok]), /\[1\]\.name: "corp" is used twice/);
+  assert.throws(providers([{ ...ok, clientSecert: 'x' }]), /unknown field "clientSecert"/);
+  assert.throws(providers([{ ...ok, roleMap: { ops: 'operator' } }]), /roleMap needs roleClaim/);
+  assert.throws(
+    providers([{ ...ok, roleClaim: 'groups', roleMap: { ops: 'root' } }]),
+    /must be admin, operator or viewer/,
+  );
+  assert.throws(
+    () => loadConfig({ env: { BACKPLANE_LOCAL_LOGIN: 'break-glass' }, cwd }),
+    /needs BACKPLANE_BREAK_GLASS_USERS/,
+  );
+  assert.throws(() => loadConfig({ env: { BACKPLANE_LOCAL_LOGIN: 'none' }, cwd }), /must be all or break-glass/);
+  await mkdir(join(cwd, 'config'));
+  await writeFile(join(cwd, 'config', 'backplane.yaml'), 'oidc:\n  provider: []\n');
+  assert.throws(() => loadConfig({ env: {}, cwd }), /unknown key "oidc.provider"/);
+});

@@ -31,6 +31,7 @@ import {
   BackupRecordSnapshotEntity,
 } from './backup-record.ts';
 import { RepositoryEntity } from './repository.ts';
+import { UserIdentityEntity, OidcLoginEntity, OidcLoginCodeEntity } from './single-sign-on.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
 export const ENTITIES = [
@@ -64,4 +65,7 @@ export const ENTITIES = [
   PasskeyEntity,
   WebAuthnChallengeEntity,
   TrustedDeviceEntity,
+  UserIdentityEntity,
+  OidcLoginEntity,
+  OidcLoginCodeEntity,
 ];

@@ -10,10 +10,10 @@ import { revokeSessions } from '../../auth/session-revocation.ts';
 import type { SessionTokens } from '../../auth/jwt.ts';
 import type { LoginLimiter } from '../../auth/login-limiter.ts';
 import { AppError } from '../../http/app-error.ts';
-import { factorSummary, type FactorSummary } from '../../auth/mfa/factor-summary.ts';
+import { factorSummary, factorMethods, type FactorSummary } from '../../auth/mfa/factor-summary.ts';
 import { revokeDevicesAndPendingCodes } from '../../auth/mfa/factor-reset.ts';
 import { issueTrustedDevice } from '../../auth/mfa/trusted-devices.ts';
-import { verifyAssertion } from '../../auth/mfa/passkeys.ts';
+import { verifyAssertion, loginOptions } from '../../auth/mfa/passkeys.ts';
 import { relyingParty, type ServerAddress } from '../../auth/mfa/webauthn-party.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import { checkSecondFactor, type SecondFactorInput, type SecondFactorMethod } from './second-factor.ts';
@@ -39,6 +39,11 @@ export interface Session {
 export interface LoginInput extends SecondFactorInput {
   username?: string;
   password?: string;
+  rememberDevice?: boolean;
+  trustedDeviceName?: string;
+}
+
+export interface SsoLoginInput extends SecondFactorInput {
   rememberDevice?: boolean;
   trustedDeviceName?: string;
 }
@@ -117,6 +122,7 @@ export class AuthService {
    * answers down (every attempt counts as a failure until a login succeeds). See LoginLimiter.
    */
   async checkPassword(username: string, password: string, ip: string): Promise<User> {
+    this.#assertLocalLogin(username);
     await this.#limiter.attempt(ip, username);
     const user = await this.#em.findOne(UserEntity, { username }, { populate: ['passwordHash'] });
     if (!user) {
@@ -153,18 +159,94 @@ export class AuthService {
       client.ip,
     );
     await this.#limiter.succeeded(client.ip, input.username);
-    const trustedDevice =
-      input.rememberDevice && method !== 'trusted_device'
-        ? await issueTrustedDevice(this.#em, user.id, {
-            name: input.trustedDeviceName ?? deviceName(client.userAgent),
-            ip: client.ip,
-            userAgent: client.userAgent,
-          })
-        : undefined;
+    const trustedDevice = await this.#rememberDevice(user, input, method, client);
     return this.#session(user, await factorSummary(this.#em, user), {
       secondFactor: method,
       ...(trustedDevice ? { trustedDevice } : {}),
     });
+  }
+
+  /**
+   * Single sign-on (docs/account-security.md): the provider proved who `user` is. The account's
+   * second factor is still asked for, as at a password login, unless the provider asserted one
+   * (`amr`); the answer is the login's. `consume` runs once every check has passed, just before
+   * the session is issued: it uses up the one-time code, so a retry after AUTH_2FA_REQUIRED can
+   * still present it and two racing exchanges cannot both open a session.
+   */
+  async ssoLogin(
+    user: User,
+    proof: { mfaAsserted: boolean },
+    input: SsoLoginInput,
+    client: ClientInfo,
+    consume: () => Promise<void>,
+  ): Promise<Session> {
+    if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
+    const factors = await factorSummary(this.#em, user);
+    if (proof.mfaAsserted || !factors.mfaEnabled) {
+      // A provider that asserted a second factor stands in for one: no enrolment is asked for either.
+      const gate = proof.mfaAsserted ? {} : await this.#enrolmentGate(user);
+      await consume();
+      return this.#session(user, factors, gate);
+    }
+    await this.#limiter.attempt(client.ip, user.username);
+    let method: SecondFactorMethod;
+    try {
+      ({ method } = await checkSecondFactor(
+        { em: this.#em, config: this.#config, secretBox: this.#box, serverAddresses: this.#serverAddresses },
+        user,
+        factors,
+        input,
+        client.ip,
+      ));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'AUTH_2FA_REQUIRED')
+        throw await this.#ssoFactorsRequired(user, factors);
+      throw err;
+    }
+    await consume();
+    await this.#limiter.succeeded(client.ip, user.username);
+    const trustedDevice = await this.#rememberDevice(user, input, method, client);
+    return this.#session(user, await factorSummary(this.#em, user), {
+      secondFactor: method,
+      ...(trustedDevice ? { trustedDevice } : {}),
+    });
+  }
+
+  /**
+   * AUTH_2FA_REQUIRED for a single sign-on: email and SMS codes are sent only after a password, so
+   * they are not offered; a passkey's options come along, as nothing else would hand them out.
+   */
+  async #ssoFactorsRequired(user: User, factors: FactorSummary): Promise<AppError> {
+    const methods = factorMethods(factors).filter((m) => m !== 'email_otp' && m !== 'sms_otp');
+    const webAuthnOptions = methods.includes('webauthn')
+      ? await loginOptions(this.#em, relyingParty(this.#config, this.#serverAddresses()), user)
+      : undefined;
+    return new AppError('AUTH_2FA_REQUIRED', { details: { methods, ...(webAuthnOptions ? { webAuthnOptions } : {}) } });
+  }
+
+  /** `rememberDevice` after a second factor (not when a trusted device was that factor). */
+  async #rememberDevice(
+    user: User,
+    input: { rememberDevice?: boolean; trustedDeviceName?: string },
+    method: SecondFactorMethod,
+    client: ClientInfo,
+  ): Promise<Session['trustedDevice']> {
+    if (!input.rememberDevice || method === 'trusted_device') return undefined;
+    return issueTrustedDevice(this.#em, user.id, {
+      name: input.trustedDeviceName ?? deviceName(client.userAgent),
+      ip: client.ip,
+      userAgent: client.userAgent,
+    });
+  }
+
+  /**
+   * `auth.localLogin: break-glass`: passwords (and passwordless passkeys) open only the named
+   * accounts; everyone else signs in through a provider. Checked before the password, the same
+   * for every other name, so it tells nothing about which accounts exist.
+   */
+  #assertLocalLogin(username: string): void {
+    if (this.#config.localLogin === 'break-glass' && !this.#config.breakGlassUsers.includes(username))
+      throw new AppError('AUTH_LOCAL_LOGIN_DISABLED');
   }
 
   async #passwordless(input: LoginInput, client: ClientInfo): Promise<Session> {
@@ -183,6 +265,7 @@ export class AuthService {
     );
     const user = passkey ? await this.#em.findOne(UserEntity, { id: passkey.userId }) : null;
     if (!user || (input.username && input.username !== user.username)) throw new AppError('AUTH_2FA_INVALID');
+    this.#assertLocalLogin(user.username);
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
     await this.#limiter.succeeded(client.ip, user.username);
     return this.#session(user, await factorSummary(this.#em, user), { secondFactor: 'passkey_passwordless' });

@@ -9,6 +9,7 @@ import type { UserFields } from './user-view.ts';
 import type { FactorFlags } from '../../auth/mfa/factor-summary.ts';
 import { revokeDevicesAndPendingCodes, wipeFactors } from '../../auth/mfa/factor-reset.ts';
 import { LoginOtpEntity } from '../../db/entities/account-security.ts';
+import { UserIdentityEntity, OidcLoginCodeEntity } from '../../db/entities/single-sign-on.ts';
 import { AppError } from '../../http/app-error.ts';
 import { rowLimit } from '../../http/schemas.ts';
 import type { CreateUserInput, UpdateUserInput } from './user-schemas.ts';
@@ -146,6 +147,9 @@ export class UserService {
       if (actingUserId === user.id) throw new AppError('USER_SELF_DELETE');
       if (user.role === 'admin' && !user.disabled) await this.#assertAnotherAdmin(em, user.id);
       await wipeFactors(em, user);
+      // Its single sign-on links go too: the subject may then match (or create) another account.
+      await em.nativeDelete(UserIdentityEntity, { userId: user.id });
+      await em.nativeDelete(OidcLoginCodeEntity, { userId: user.id });
       em.remove(user);
       return user;
     });

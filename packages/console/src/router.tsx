@@ -6,6 +6,7 @@ import { RequireSession } from './app/RequireSession.tsx';
 import { NotFoundPage } from './app/NotFoundPage.tsx';
 import { SetupPage } from './features/auth/SetupPage.tsx';
 import { LoginPage } from './features/auth/LoginPage.tsx';
+import { SsoPage } from './features/auth/SsoPage.tsx';
 import { dashboardRoutes } from './features/dashboard/routes.tsx';
 import { tasksRoutes } from './features/tasks/routes.tsx';
 import { recordsRoutes } from './features/records/routes.tsx';
@@ -23,6 +24,7 @@ import { reportsRoutes } from './features/reports/routes.tsx';
 export const router = createBrowserRouter([
   { path: '/setup', element: <SetupPage /> },
   { path: '/login', element: <LoginPage /> },
+  { path: '/login/sso', element: <SsoPage /> },
   {
     element: <RequireSession />,
     // Shown while the first page's code loads (pages load on first visit: see each feature's routes.tsx).

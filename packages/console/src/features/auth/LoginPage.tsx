@@ -21,6 +21,7 @@ import { ApiError } from '../../api/api-error.ts';
 import { writeSession } from '../../api/session.ts';
 import type { RequestBody } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { SsoButtons } from './SsoButtons.tsx';
 
 type Method = 'totp' | 'recovery_code' | 'webauthn' | 'email_otp' | 'sms_otp';
 
@@ -132,6 +133,7 @@ export function LoginPage() {
                     </Button>
                   </>
                 )}
+                <SsoButtons />
               </>
             )}
             {methods && (
