@@ -31,6 +31,7 @@ import {
   BackupRecordSnapshotEntity,
 } from './backup-record.ts';
 import { RepositoryEntity } from './repository.ts';
+import { LoginDeviceEntity, LoginLeaseEntity, UserSessionEntity } from './login.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
 export const ENTITIES = [
@@ -64,4 +65,7 @@ export const ENTITIES = [
   PasskeyEntity,
   WebAuthnChallengeEntity,
   TrustedDeviceEntity,
+  LoginDeviceEntity,
+  LoginLeaseEntity,
+  UserSessionEntity,
 ];
