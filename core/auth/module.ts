@@ -1,10 +1,15 @@
 import { asFunction } from 'awilix';
+import type { MikroORM } from '@mikro-orm/core';
+import type { Clock } from '../lib/clock.ts';
 import { defineModule, type Registered } from '../lib/app-module.ts';
 import { AgentTokenCache } from './agent-token-cache.ts';
+import { LoginLanes } from './login-lanes.ts';
 
 const services = {
   // Built here, not by awilix: its constructor takes a size, not the container.
   agentTokens: asFunction(() => new AgentTokenCache()).singleton(),
+  // One per master: its queues are what serialises this master's sign-in attempts per account.
+  loginLanes: asFunction(({ orm, clock }: { orm: MikroORM; clock: Clock }) => new LoginLanes({ orm, clock })).singleton(),
 };
 
 declare module '../lib/app-module.ts' {

@@ -4,15 +4,18 @@ import { authRoutes } from './auth-routes.ts';
 import { accountSecurityRoutes } from './account-security-routes.ts';
 import { AuthService } from './auth-service.ts';
 import { AccountSecurityService } from './account-security-service.ts';
+import { AccountLockout } from './account-lockout.ts';
+import { sessionRoutes } from './session-routes.ts';
 
 /** Per request: bound to the request's EntityManager. */
 const services = {
   auth: asClass(AuthService).scoped(),
   accountSecurity: asClass(AccountSecurityService).scoped(),
+  accountLockout: asClass(AccountLockout).scoped(),
 };
 
 declare module '../../lib/app-module.ts' {
   interface Services extends Registered<typeof services> {}
 }
 
-export default defineModule({ name: 'features/auth', services, routes: [authRoutes, accountSecurityRoutes] });
+export default defineModule({ name: 'features/auth', services, routes: [authRoutes, accountSecurityRoutes, sessionRoutes] });

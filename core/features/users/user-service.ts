@@ -9,6 +9,7 @@ import type { UserFields } from './user-view.ts';
 import type { FactorFlags } from '../../auth/mfa/factor-summary.ts';
 import { revokeDevicesAndPendingCodes, wipeFactors } from '../../auth/mfa/factor-reset.ts';
 import { LoginOtpEntity } from '../../db/entities/account-security.ts';
+import { LoginDeviceEntity, UserSessionEntity } from '../../db/entities/login.ts';
 import { AppError } from '../../http/app-error.ts';
 import { rowLimit } from '../../http/schemas.ts';
 import type { CreateUserInput, UpdateUserInput } from './user-schemas.ts';
@@ -28,7 +29,7 @@ export class UserService {
     const sql = new AggregateSql(this.#em);
     const [r] = await sql.rows(
       'select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled,' +
-        ' created_at, updated_at from users where id = ?',
+        ' failed_login_count, locked_until, created_at, updated_at from users where id = ?',
       [id],
     );
     if (!r) throw new AppError('USER_NOT_FOUND');
@@ -43,6 +44,8 @@ export class UserService {
       totpEnabled: bool(r.totp_enabled),
       emailOtpEnabled: bool(r.email_otp_enabled),
       smsOtpEnabled: bool(r.sms_otp_enabled),
+      failedLoginCount: Number(r.failed_login_count),
+      lockedUntil: timeOf(r.locked_until),
       createdAt: timeOf(r.created_at)!,
       updatedAt: timeOf(r.updated_at)!,
     };
@@ -127,9 +130,9 @@ export class UserService {
         if (passwordHash !== undefined) {
           user.passwordHash = passwordHash;
           await revokeDevicesAndPendingCodes(em, user.id);
-          revokeSessions(user, !revokeAll && acting.userId === user.id ? acting.sessionId : undefined);
+          await revokeSessions(em, user, !revokeAll && acting.userId === user.id ? acting.sessionId : undefined);
         } else if (revokeAll) {
-          revokeSessions(user);
+          await revokeSessions(em, user);
         }
         return user;
       });
@@ -146,6 +149,8 @@ export class UserService {
       if (actingUserId === user.id) throw new AppError('USER_SELF_DELETE');
       if (user.role === 'admin' && !user.disabled) await this.#assertAnotherAdmin(em, user.id);
       await wipeFactors(em, user);
+      await em.nativeDelete(UserSessionEntity, { userId: user.id });
+      await em.nativeDelete(LoginDeviceEntity, { userId: user.id });
       em.remove(user);
       return user;
     });
