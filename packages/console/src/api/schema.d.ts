@@ -1356,7 +1356,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -1442,7 +1444,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -1531,7 +1535,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -1667,6 +1673,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        deviceToken?: string;
                         password?: string;
                         rememberDevice?: boolean;
                         trustedDeviceName?: string;
@@ -1703,6 +1710,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                deviceToken?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
                                 /** Format: date-time */
@@ -1729,7 +1737,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -1879,7 +1889,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -2094,7 +2106,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -2141,6 +2155,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                address: string;
+                                client: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                current: boolean;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                id: number;
+                                /** Format: date-time */
+                                lastUsedAt: string;
+                                userAgent: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/revoke-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                revoked: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                revoked: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/setup": {
         parameters: {
             query?: never;
@@ -2177,6 +2386,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                deviceToken?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
                                 /** Format: date-time */
@@ -2203,7 +2413,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -2559,7 +2771,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -2728,7 +2942,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -10764,7 +10980,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -10841,7 +11059,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -10933,7 +11153,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -11062,7 +11284,92 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                failedLoginCount: number;
+                                id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";

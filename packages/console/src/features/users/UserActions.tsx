@@ -10,7 +10,7 @@ import type { User } from './UserFormModal.tsx';
 
 type Pending = 'disable' | 'reset2fa' | 'delete' | null;
 
-/** Edit, enable/disable, reset second factors, delete: each destructive one confirmed first. */
+/** Edit, enable/disable, unlock sign-in, reset second factors, delete: each destructive one confirmed first. */
 export function UserActions({ user, self, onEdit }: { user: User; self: boolean; onEdit: () => void }) {
   const { t } = useTranslation('users');
   const queryClient = useQueryClient();
@@ -21,9 +21,10 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
     setPending(null);
   };
   const action = useMutation({
-    mutationFn: async (what: 'disable' | 'enable' | 'reset2fa' | 'delete') => {
+    mutationFn: async (what: 'disable' | 'enable' | 'reset2fa' | 'delete' | 'unlock') => {
       const path = { params: { path: { id: user.id } } };
       if (what === 'delete') await unwrap(api.DELETE('/api/users/{id}', path));
+      else if (what === 'unlock') await unwrap(api.POST('/api/users/{id}/unlock', path));
       else if (what === 'reset2fa') await unwrap(api.POST('/api/users/{id}/2fa/reset', path));
       else await unwrap(api.PUT('/api/users/{id}', { ...path, body: { disabled: what === 'disable' } }));
       return what;
@@ -31,7 +32,7 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
     onSuccess: (what) =>
       done(
         t(
-          `done.${what === 'disable' ? 'disabled' : what === 'enable' ? 'enabled' : what === 'delete' ? 'deleted' : 'reset2fa'}`,
+          `done.${what === 'disable' ? 'disabled' : what === 'enable' ? 'enabled' : what === 'delete' ? 'deleted' : what === 'unlock' ? 'unlocked' : 'reset2fa'}`,
           { name: user.username },
         ),
       ),
@@ -61,6 +62,9 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
             <Menu.Item disabled={self} onClick={() => confirm('disable')}>
               {t('actions.disable')}
             </Menu.Item>
+          )}
+          {user.lockedUntil && (
+            <Menu.Item onClick={() => action.mutate('unlock')}>{t('actions.unlock')}</Menu.Item>
           )}
           {/* One's own factors are removed on the account page, with the password and a code. */}
           <Menu.Item disabled={self || !user.mfaEnabled} onClick={() => confirm('reset2fa')}>
