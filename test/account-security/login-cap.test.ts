@@ -10,7 +10,7 @@ import { LoginDeviceEntity } from '../../core/db/entities/login.ts';
 import { ALICE, enrolTotp, totpCode, cookieFrom } from './helpers.ts';
 
 /**
- * The cap on failed sign-ins per account (docs/account-security.md#the-cap): counted in the
+ * The cap on failed sign-ins per account (docs/account-security.md#the-cap-on-failed-sign-ins): counted in the
  * database, attempts one at a time, a lock for unknown clients only, undone by the cool-down or
  * an admin.
  */

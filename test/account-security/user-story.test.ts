@@ -190,7 +190,7 @@ test('a user enables TOTP, uses a code, a recovery code, a remembered device and
   );
   for (const expected of [
     'two_factor_enable',
-    // A counted failure names its place in the account's run of failures (docs/account-security.md#the-cap).
+    // A counted failure names its place in the account's run of failures (docs/account-security.md#the-cap-on-failed-sign-ins).
     'two_factor_required AUTH_2FA_REQUIRED, failure=1',
     'login_success factor=totp',
     'login_success factor=recovery_code',

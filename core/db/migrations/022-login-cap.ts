@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { addDialectSql } from './dialect.ts';
 
 /**
- * The cap on failed sign-ins (docs/account-security.md#the-cap): the account's failures in a row
+ * The cap on failed sign-ins (docs/account-security.md#the-cap-on-failed-sign-ins): the account's failures in a row
  * and its lock on the user row, the clients that signed in before (`login_devices`), the failures
  * of each trusted device, and the leases that serialise attempts across masters (`login_leases`).
  */

@@ -23,7 +23,7 @@ const LoginBody = Type.Object({
   trustedDeviceToken: Type.Optional(Type.String({ maxLength: 256 })),
   rememberDevice: Type.Optional(Type.Boolean()),
   trustedDeviceName: Type.Optional(Type.String({ maxLength: 128 })),
-  /** The login-device token of an earlier login, for clients without cookies (docs/account-security.md#the-cap). */
+  /** The login-device token of an earlier login, for clients without cookies (docs/account-security.md#the-cap-on-failed-sign-ins). */
   deviceToken: Type.Optional(Type.String({ maxLength: 256 })),
 });
 

@@ -19,7 +19,7 @@ export const UserView = Type.Object({
   trustedDeviceCount: Type.Integer(),
   emailOtpEnabled: Type.Boolean(),
   smsOtpEnabled: Type.Boolean(),
-  /** Failed sign-ins in a row (docs/account-security.md#the-cap). */
+  /** Failed sign-ins in a row (docs/account-security.md#the-cap-on-failed-sign-ins). */
   failedLoginCount: Type.Integer(),
   /** While set, only the account's trusted clients may sign in; `POST /api/users/:id/unlock` clears it. */
   lockedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
