@@ -49,7 +49,9 @@ export class SessionTokens {
   }
 
   /** A new token; `sessionId` is its `jti`, the key of its row in `user_sessions` (core/auth/sessions.ts). */
-  async issue(claims: Omit<SessionClaims, 'sessionId'>): Promise<{ token: string; expiresAt: Date; sessionId: string }> {
+  async issue(
+    claims: Omit<SessionClaims, 'sessionId'>,
+  ): Promise<{ token: string; expiresAt: Date; sessionId: string }> {
     const expiresAt = new Date(Date.now() + this.#ttlSeconds * 1000);
     const sessionId = randomBytes(16).toString('base64url');
     const token = await new SignJWT({

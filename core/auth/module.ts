@@ -9,7 +9,9 @@ const services = {
   // Built here, not by awilix: its constructor takes a size, not the container.
   agentTokens: asFunction(() => new AgentTokenCache()).singleton(),
   // One per master: its queues are what serialises this master's sign-in attempts per account.
-  loginLanes: asFunction(({ orm, clock }: { orm: MikroORM; clock: Clock }) => new LoginLanes({ orm, clock })).singleton(),
+  loginLanes: asFunction(
+    ({ orm, clock }: { orm: MikroORM; clock: Clock }) => new LoginLanes({ orm, clock }),
+  ).singleton(),
 };
 
 declare module '../lib/app-module.ts' {

@@ -155,7 +155,10 @@ test('wrong passwords count too; the cool-down ends the lock; a trusted client t
   const device: string = laptop.json.data.deviceToken;
 
   for (let i = 0; i < 3; i++)
-    assert.equal((await signIn(app, { password: `guess-${i}` }, `198.51.100.${i + 1}`)).json.code, 'AUTH_INVALID_CREDENTIALS');
+    assert.equal(
+      (await signIn(app, { password: `guess-${i}` }, `198.51.100.${i + 1}`)).json.code,
+      'AUTH_INVALID_CREDENTIALS',
+    );
   assertLocked(await signIn(app, {}, '198.51.100.9'), 1);
   // A password step of a code login (otp/send) is refused to a stranger too.
   const otp = await call(app, 'POST', '/api/auth/otp/send', {

@@ -263,7 +263,10 @@ test('login: success returns a session; unknown user and wrong password fail ali
   const failed = audit.filter((r) => r.action === 'login_failed');
   assert.deepEqual(failed.map((r) => r.targetName).sort(), [ADMIN.username, 'nobody-here']);
   // An existing account's failure also says which in its run of failures it was.
-  assert.deepEqual(failed.map((r) => r.detail).sort(), ['AUTH_INVALID_CREDENTIALS', 'AUTH_INVALID_CREDENTIALS, failure=1']);
+  assert.deepEqual(failed.map((r) => r.detail).sort(), [
+    'AUTH_INVALID_CREDENTIALS',
+    'AUTH_INVALID_CREDENTIALS, failure=1',
+  ]);
   assert.ok(
     !JSON.stringify(audit).includes('not-the-password') && !JSON.stringify(audit).includes(ADMIN.password),
     'passwords never reach the audit log',
@@ -592,7 +595,13 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
   const flip = (s: string) => s.slice(0, -2) + (s.at(-2) === 'A' ? 'B' : 'A') + s.at(-1);
   const bad: Record<string, string> = {
-    expired: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 1, role: 'viewer', exp: now - 60, jti }),
+    expired: await forge(dataDir, config.secretKey, {
+      sub: String(viewer.id),
+      tv: 1,
+      role: 'viewer',
+      exp: now - 60,
+      jti,
+    }),
     wrongIssuer: await forge(dataDir, config.secretKey, {
       sub: String(viewer.id),
       tv: 1,
@@ -617,7 +626,12 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
     algNone: `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`,
     noSignature: `${header}.${payload}`,
     // Sessions are rows: a token naming no session, or none at all, opens nothing.
-    noSession: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 1, role: 'viewer', exp: now + 600 }),
+    noSession: await forge(dataDir, config.secretKey, {
+      sub: String(viewer.id),
+      tv: 1,
+      role: 'viewer',
+      exp: now + 600,
+    }),
     unknownSession: await forge(dataDir, config.secretKey, {
       sub: String(viewer.id),
       tv: 1,

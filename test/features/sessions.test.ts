@@ -11,7 +11,8 @@ import { UserSessionEntity } from '../../core/db/entities/login.ts';
 /** Sessions (docs/account-security.md#sessions): one row per token, checked per request, listed and ended by their owner. */
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
 
 async function signIn(app: FastifyInstance, who: { username: string; password: string }, ua: string, ip: string) {
   const res = await call(app, 'POST', '/api/auth/login', {
@@ -52,7 +53,11 @@ test('sessions: the caller sees their live sessions, ends one or all others; oth
   assert.equal(list.status, 200, list.body);
   assert.equal(list.headers['x-total-count'], '3');
   const rows = list.json.data as any[];
-  assert.deepEqual(rows.map((r) => r.address).sort(), ['198.51.100.7', '203.0.113.10', '203.0.113.9'], 'no ended session');
+  assert.deepEqual(
+    rows.map((r) => r.address).sort(),
+    ['198.51.100.7', '203.0.113.10', '203.0.113.9'],
+    'no ended session',
+  );
   const mine = rows.find((r) => r.current);
   assert.deepEqual([mine.client, mine.address, mine.userAgent], ['Firefox on Linux', '198.51.100.7', FIREFOX]);
   assert.equal(rows.filter((r) => r.current).length, 1);
@@ -154,7 +159,10 @@ test('sessions: a password change ends the others, an admin disable ends all; la
   });
   assert.equal(disabled.status, 200, disabled.body);
   assert.equal((await profile(app, one)).status, 401);
-  const enabled = await call(app, 'PUT', `/api/users/${created.json.data.id}`, { token: admin, body: { disabled: false } });
+  const enabled = await call(app, 'PUT', `/api/users/${created.json.data.id}`, {
+    token: admin,
+    body: { disabled: false },
+  });
   assert.equal(enabled.status, 200);
   assert.equal((await profile(app, one)).status, 401, 'enabling again revives no session');
   const revokedRows = await em.fork().count(UserSessionEntity, { userId: created.json.data.id, revokedAt: null });

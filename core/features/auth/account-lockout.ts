@@ -85,7 +85,8 @@ export class AccountLockout {
     work: () => Promise<T>,
   ): Promise<T> {
     const trusted = await trustedClientOf(this.#em, user.id, client, this.#clock.now());
-    if (!trusted) return this.#lanes.run(`account:${user.id}`, () => this.#inLane(user, client, undefined, completes, work));
+    if (!trusted)
+      return this.#lanes.run(`account:${user.id}`, () => this.#inLane(user, client, undefined, completes, work));
     return this.#lanes.run(`${trusted.kind}:${trusted.id}`, async () => {
       const failures = await this.#deviceFailures(trusted);
       // Revoked while this attempt waited (its own failures): it is an unknown client again, in the account's lane.
@@ -265,7 +266,13 @@ export class AccountLockout {
       },
     );
     await this.#alerts.raise(
-      accountAttackAlert({ userId: user.id, username: user.username, failures, lockedUntil: until, clientIp: client.ip }),
+      accountAttackAlert({
+        userId: user.id,
+        username: user.username,
+        failures,
+        lockedUntil: until,
+        clientIp: client.ip,
+      }),
     );
   }
 }

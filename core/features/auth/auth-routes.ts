@@ -85,7 +85,10 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       try {
         // The trusted-device token from the body, else its cookie: a second factor, and a mark of a trusted client.
         const client = clientOf(request, body);
-        const input = { ...body, ...(client.trustedDeviceToken ? { trustedDeviceToken: client.trustedDeviceToken } : {}) };
+        const input = {
+          ...body,
+          ...(client.trustedDeviceToken ? { trustedDeviceToken: client.trustedDeviceToken } : {}),
+        };
         return await answerLogin(request, reply, await auth.login(input, client));
       } catch (err) {
         // A malformed request is not a login attempt (the schema refuses most before they get here).

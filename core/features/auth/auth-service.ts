@@ -92,7 +92,10 @@ export class AuthService {
     return (await this.#em.count(UserEntity, {})) > 0;
   }
 
-  async setup(input: { username: string; password: string; displayName?: string }, client: ClientInfo): Promise<Session> {
+  async setup(
+    input: { username: string; password: string; displayName?: string },
+    client: ClientInfo,
+  ): Promise<Session> {
     if (await this.initialized()) throw new AppError('AUTH_SETUP_DISABLED');
     const passwordHash = await hashPassword(input.password);
     let user: User;

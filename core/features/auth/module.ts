@@ -18,4 +18,8 @@ declare module '../../lib/app-module.ts' {
   interface Services extends Registered<typeof services> {}
 }
 
-export default defineModule({ name: 'features/auth', services, routes: [authRoutes, accountSecurityRoutes, sessionRoutes] });
+export default defineModule({
+  name: 'features/auth',
+  services,
+  routes: [authRoutes, accountSecurityRoutes, sessionRoutes],
+});

@@ -10,6 +10,15 @@ import type { User } from './UserFormModal.tsx';
 
 type Pending = 'disable' | 'reset2fa' | 'delete' | null;
 
+/** The message key of each action once done. */
+const DONE = {
+  disable: 'disabled',
+  enable: 'enabled',
+  delete: 'deleted',
+  unlock: 'unlocked',
+  reset2fa: 'reset2fa',
+} as const;
+
 /** Edit, enable/disable, unlock sign-in, reset second factors, delete: each destructive one confirmed first. */
 export function UserActions({ user, self, onEdit }: { user: User; self: boolean; onEdit: () => void }) {
   const { t } = useTranslation('users');
@@ -29,13 +38,7 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
       else await unwrap(api.PUT('/api/users/{id}', { ...path, body: { disabled: what === 'disable' } }));
       return what;
     },
-    onSuccess: (what) =>
-      done(
-        t(
-          `done.${what === 'disable' ? 'disabled' : what === 'enable' ? 'enabled' : what === 'delete' ? 'deleted' : what === 'unlock' ? 'unlocked' : 'reset2fa'}`,
-          { name: user.username },
-        ),
-      ),
+    onSuccess: (what) => done(t(`done.${DONE[what]}`, { name: user.username })),
   });
   const confirm = (what: Exclude<Pending, null>) => {
     action.reset();
@@ -63,9 +66,7 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
               {t('actions.disable')}
             </Menu.Item>
           )}
-          {user.lockedUntil && (
-            <Menu.Item onClick={() => action.mutate('unlock')}>{t('actions.unlock')}</Menu.Item>
-          )}
+          {user.lockedUntil && <Menu.Item onClick={() => action.mutate('unlock')}>{t('actions.unlock')}</Menu.Item>}
           {/* One's own factors are removed on the account page, with the password and a code. */}
           <Menu.Item disabled={self || !user.mfaEnabled} onClick={() => confirm('reset2fa')}>
             {t('actions.reset2fa')}
