@@ -1,7 +1,7 @@
 /** English text of the console's account pages (i18next namespace `account`). */
 export default {
   title: 'Account security',
-  description: 'Your profile, password, second factors and the browsers you trust.',
+  description: 'Your profile, password, second factors, the browsers you trust and where you are signed in.',
   enrolment: {
     requiredTitle: 'Set up a second factor first',
     required:
