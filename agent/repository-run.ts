@@ -7,6 +7,7 @@ import {
   errorText,
   humanBytes,
   manifestEntryOfNode,
+  resticErrorCode,
   type ResticBackupSummary,
 } from '../core/engine/index.ts';
 import type { MasterClient } from './master-client.ts';
@@ -48,6 +49,10 @@ export async function runRepositoryTask(
             password: target.password,
             signal,
             cacheDir: join(ctx.tempDir, 'restic-cache'),
+            // a master that does not say: its default
+            lockWaitMs: (spec.repository.lockWaitSeconds ?? 600) * 1000,
+            onLockWait: (err, waitMs) =>
+              log('warn', `"${target.name}": the repository is locked; trying again in ${Math.round(waitMs / 1000)} s`),
             ...(cacert ? { cacert } : {}),
             ...(proxy ? { env: { HTTP_PROXY: proxy, HTTPS_PROXY: proxy } } : {}),
           });
@@ -83,7 +88,13 @@ export async function runRepositoryTask(
         } catch (err) {
           if (signal.aborted) throw signal.reason;
           log('error', `target "${target.name}": ${errorText(err)}`);
-          results.push({ targetId: target.id, status: 'failed', error: errorText(err).slice(0, 2000) });
+          const code = resticErrorCode(err);
+          results.push({
+            targetId: target.id,
+            status: 'failed',
+            error: errorText(err).slice(0, 2000),
+            ...(code ? { errorCode: code } : {}),
+          });
         }
       }),
     );

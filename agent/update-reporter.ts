@@ -1,4 +1,4 @@
-import { type CarriedEntry, type ManifestEntry, errorText } from '../core/engine/index.ts';
+import { type CarriedEntry, type ManifestEntry, errorText, resticErrorCode } from '../core/engine/index.ts';
 import type {
   LogLine,
   Progress,
@@ -203,6 +203,16 @@ export class UpdateReporter {
   }
 }
 
+/** A run's failure with the stable code the record shows (docs/repositories.md#why-a-run-failed). */
+export class RunFailure extends Error {
+  readonly errorCode: string;
+
+  constructor(message: string, errorCode = '') {
+    super(message);
+    this.errorCode = errorCode;
+  }
+}
+
 /**
  * Ends a run that failed: unless the master already ended it (then it knows), the reason is
  * logged and sent as the final `failed` update. Returns the reason for the command result.
@@ -216,8 +226,12 @@ export async function reportFailure(
   const reason = signal.aborted ? errorText(signal.reason) : errorText(err);
   if (reporter.rejected) return reason;
   reporter.log('error', reason);
+  const code = signal.aborted ? '' : err instanceof RunFailure ? err.errorCode : resticErrorCode(err);
   await reporter
-    .send({ status: 'failed', errorMessage: reason.slice(0, 2000) }, { final: true })
+    .send(
+      { status: 'failed', errorMessage: reason.slice(0, 2000), ...(code ? { errorCode: code } : {}) },
+      { final: true },
+    )
     .catch((e: unknown) => warn(`the failure could not be reported: ${errorText(e)}`));
   return reason;
 }

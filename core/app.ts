@@ -112,7 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     container.register({ plugins: asValue(plugins) });
     const instance: FastifyInstance = Fastify(serverOptions(config, options.logLevel ?? config.logLevel));
     instance.setValidatorCompiler(createValidatorCompiler());
-    container.register({ logger: asValue(instance.log) });
+    container.register({ logger: asValue(instance.log), serverAddresses: asValue(() => instance.addresses()) });
     container.register({
       cluster: asValue(
         openCluster(config.databaseUrl, { masterId: bootEpoch, numberFloor: bootEpoch * BOOT_ID_STRIDE }, instance.log),

@@ -12,6 +12,7 @@ import type { Cluster } from './db/cluster.ts';
 import type { LoadedPlugin } from './plugin-host/load.ts';
 import type { AppModule, Services } from './lib/app-module.ts';
 import type { RunInJobScope } from './lib/job-scope.ts';
+import type { ServerAddress } from './auth/mfa/webauthn-party.ts';
 
 /**
  * What the root provides before any module (core/lib/app-module.ts): the configuration, the
@@ -37,6 +38,8 @@ export interface Platform {
   logger: FastifyBaseLogger;
   /** The masters sharing the database, as this one sees them (registered by app.ts once the logger exists). */
   cluster: Cluster;
+  /** The addresses this master listens on now; none before it listens (registered by app.ts, read per request). */
+  serverAddresses: () => ServerAddress[];
   /** Per request or background job: its own EntityManager fork. */
   em: EntityManager;
 }

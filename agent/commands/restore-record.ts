@@ -18,7 +18,7 @@ import {
   humanBytes,
 } from '../../core/engine/index.ts';
 import type { RestoreSpec } from '../../core/agent-protocol/wire.ts';
-import { removeSpool, spoolPath } from '../spool.ts';
+import { removeSpool, spoolDir, spoolPath } from '../spool.ts';
 import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 
@@ -151,7 +151,8 @@ export async function restoreRecordCommand(
       if (!driver) throw new Error(`no database driver is installed on this node for "${db.type}"`);
       const instance = await driver.create(
         driverConfig(driver, { dbHost: db.host, dbPort: db.port, dbUser: db.user, dbPath: db.path }, db.password ?? ''),
-        providerDeps(ctx, log),
+        // The driver's scratch files (the password file psql or mysql reads) go where a restarted agent clears leftovers.
+        { ...providerDeps(ctx, log), tempDir: spoolDir(ctx.tempDir) },
       );
       if (signal.aborted) throw signal.reason;
       if (db.archive) {

@@ -12,7 +12,7 @@ import { Backoff, retryWithBackoff } from '../backoff.ts';
 import { isRetryable } from '../master-client.ts';
 import { pacedStorage, parseBandwidth } from '../throttle.ts';
 import { removeSpool, SpoolStorage, spoolDir, spoolPath } from '../spool.ts';
-import { UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
+import { RunFailure, UpdateReporter, reportFailure, type LogLevel } from '../update-reporter.ts';
 import { payloadId, providerDeps, type CommandContext, type CommandOutcome } from './command-types.ts';
 import { prepareNodeChain, type NodeChain } from '../tar-snapshots.ts';
 import { runRepositoryTask } from '../repository-run.ts';
@@ -71,7 +71,10 @@ export async function runTaskCommand(payload: Record<string, unknown>, ctx: Comm
         log,
       );
       if (!done.first)
-        throw new Error(done.results.map((r) => r.error ?? 'failed').join('; ') || 'no repository took the snapshot');
+        throw new RunFailure(
+          done.results.map((r) => r.error ?? 'failed').join('; ') || 'no repository took the snapshot',
+          done.results.find((r) => r.errorCode)?.errorCode,
+        );
       const final = await reporter.send(
         {
           status: 'success',

@@ -193,6 +193,8 @@ export const TaskSpec = Type.Object({
       targets: Type.Array(
         Type.Object({ id: Type.Integer(), name: Type.String(), path: Type.String(), password: Type.String() }),
       ),
+      /** How long restic waits for a repository another restic holds locked (the master's BACKPLANE_REPOSITORY_LOCK_WAIT). */
+      lockWaitSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
     }),
   ]),
 });
@@ -231,6 +233,9 @@ export const CarriedEntry = Type.Object({
 });
 
 /** `POST /api/agent/records/:id`. */
+/** A run's failure as a stable code (docs/repositories.md#why-a-run-failed). */
+const ErrorCode = Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' });
+
 export const RecordUpdateInput = Type.Object({
   status: Type.Optional(RunStatus),
   logs: Type.Optional(LogLines),
@@ -249,6 +254,7 @@ export const RecordUpdateInput = Type.Object({
         snapshotId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
         dataAdded: Type.Optional(Count),
         error: Type.Optional(Type.String({ maxLength: 2000 })),
+        errorCode: Type.Optional(ErrorCode),
       }),
       { maxItems: 100 },
     ),
@@ -262,6 +268,8 @@ export const RecordUpdateInput = Type.Object({
   ),
   targets: Type.Optional(Type.Array(TargetOutcome, { maxItems: 100 })),
   errorMessage: Type.Optional(Type.String({ maxLength: 4000 })),
+  /** With `failed`: why, as a stable code when known (docs/repositories.md#why-a-run-failed). */
+  errorCode: Type.Optional(ErrorCode),
 });
 export type RecordUpdateInput = Static<typeof RecordUpdateInput>;
 

@@ -131,11 +131,17 @@ export class ManifestWriter {
     if (this.#error !== undefined) throw this.#error;
   }
 
-  /** Waits for pending inserts and drops whatever was stored (a failed run keeps no listing). */
+  /**
+   * Waits for pending inserts and drops whatever was stored (a failed run keeps no listing). The
+   * writer starts again empty: a repository run whose walk did not match its snapshot lists the
+   * snapshot instead (repository-run.ts).
+   */
   async discard(): Promise<void> {
     this.#batch.length = 0;
     this.#batch.rows = 0;
     await this.#chain;
     await this.#orm.em.fork().nativeDelete(BackupRecordEntryEntity, { recordId: this.#recordId });
+    this.count = 0;
+    this.#error = undefined;
   }
 }

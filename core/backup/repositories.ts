@@ -6,7 +6,7 @@ import { RepositoryEntity, type Repository } from '../db/entities/repository.ts'
 import type { StorageTarget } from '../db/entities/storage-target.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { StorageTargetOpener } from '../storage/target-opener.ts';
-import { Restic, startLoopbackBridge } from '../engine/index.ts';
+import { Restic, type ResticError, startLoopbackBridge } from '../engine/index.ts';
 
 /**
  * The restic repositories of repository-mode tasks (docs/repositories.md): one per task and
@@ -30,6 +30,7 @@ export class Repositories {
   readonly #secretBox: SecretBox;
   readonly #opener: StorageTargetOpener;
   readonly #cacheDir: string;
+  readonly #lockWaitMs: number;
   /** Repositories this process saw initialised: the check (a restic process) is paid once per repository. */
   readonly #initialised = new Set<number>();
 
@@ -38,6 +39,12 @@ export class Repositories {
     this.#secretBox = deps.secretBox;
     this.#opener = deps.storageOpener;
     this.#cacheDir = join(deps.config.dataDir, 'restic-cache');
+    this.#lockWaitMs = deps.config.repositoryLockWaitSeconds * 1000;
+  }
+
+  /** How long an operation waits for a repository another restic holds locked (nodes are told it too). */
+  get lockWaitSeconds(): number {
+    return this.#lockWaitMs / 1000;
   }
 
   /** The repository of a task on a target, made (row and password) on first use. */
@@ -67,12 +74,14 @@ export class Repositories {
 
   /**
    * Opens a repository for restic: the target's storage behind a bridge on loopback with a
-   * random token. `init` creates the repository when the target holds none yet.
+   * random token. `init` creates the repository when the target holds none yet. An operation
+   * that finds the repository locked by another restic waits up to `repositoryLockWaitSeconds`,
+   * telling `onLockWait`.
    */
   async open(
     repository: Repository,
     target: StorageTarget,
-    options: { signal?: AbortSignal; init?: boolean } = {},
+    options: { signal?: AbortSignal; init?: boolean; onLockWait?: (err: ResticError, waitMs: number) => void } = {},
   ): Promise<OpenRepository> {
     const storage = await this.#opener.open(target);
     let bridge: Awaited<ReturnType<typeof startLoopbackBridge>> | undefined;
@@ -87,7 +96,9 @@ export class Repositories {
         repository: bridge.url,
         password: this.password(repository),
         cacheDir: this.#cacheDir,
+        lockWaitMs: this.#lockWaitMs,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onLockWait ? { onLockWait: options.onLockWait } : {}),
       });
       if (options.init && !this.#initialised.has(repository.id)) {
         if (!(await restic.isInitialised())) await restic.init();

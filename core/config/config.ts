@@ -44,6 +44,8 @@ export interface Config {
   notifyMaxAttempts: number;
   /** The same event for the same subject within this many seconds is folded into the first message; 0 = never. */
   notifyCoalesceSeconds: number;
+  /** How long restic waits for a repository another restic holds locked (seconds; restic 0.14 itself does not wait). */
+  repositoryLockWaitSeconds: number;
   /** Seconds between scans for tasks past their RPO (`slaHoursRpo`); 0 disables them. */
   slaScanIntervalSeconds: number;
   /** A deep verification older than this no longer proves a task's RTO: it shows as `unmeasured` (seconds). */

@@ -38,6 +38,7 @@ const ENTRIES: Entry[] = [
   { key: 'tokenRotationGraceSeconds', env: 'BACKPLANE_TOKEN_ROTATION_GRACE', kind: 'duration', min: 0 },
   { key: 'localFsRoots', env: 'BACKPLANE_LOCAL_FS_ROOTS', kind: 'list' },
   { key: 'storageHealthIntervalSeconds', env: 'BACKPLANE_STORAGE_HEALTH_INTERVAL', kind: 'int', min: 0 },
+  { key: 'repositoryLockWaitSeconds', env: 'BACKPLANE_REPOSITORY_LOCK_WAIT', kind: 'int', min: 0 },
   { key: 'tempSweepIntervalSeconds', env: 'BACKPLANE_TEMP_SWEEP_INTERVAL', kind: 'int', min: 0 },
   { key: 'notifyTimeoutSeconds', env: 'BACKPLANE_NOTIFY_TIMEOUT', kind: 'duration', min: 1 },
   { key: 'notifyRetryBaseSeconds', env: 'BACKPLANE_NOTIFY_RETRY_BASE', kind: 'duration', min: 1 },
@@ -86,6 +87,8 @@ function defaults(): Config {
     runLimitCheckMs: 15_000,
     runLimitMinuteMs: 60_000,
     storageHealthIntervalSeconds: 300,
+    // a prune of a large repository holds its exclusive lock for minutes
+    repositoryLockWaitSeconds: 600,
     tempSweepIntervalSeconds: 6 * 3600,
     notifyTimeoutSeconds: 15,
     // 30 s, 1 min, 2 min ... capped at 1 h: ten attempts span about three hours.

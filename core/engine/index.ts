@@ -59,6 +59,7 @@ export * from './repository/restic-program.ts';
 export * from './repository/restic-records.ts';
 export * from './repository/restic-restore.ts';
 export * from './repository/restic.ts';
+export * from './repository/source-listing.ts';
 
 // This machine and installation: text, host facts, folder listings, provider registries.
 export * from './host/dir-listing.ts';

@@ -62,7 +62,8 @@ export const ERROR_CATALOGUE = {
   AUTH_OTP_DELIVERY_FAILED: [400, 'The login code could not be delivered; no code is pending.'],
   AUTH_WEBAUTHN_NOT_CONFIGURED: [
     409,
-    'Passkeys need BACKPLANE_EXTERNAL_URL (or BACKPLANE_WEBAUTHN_RP_ID and BACKPLANE_WEBAUTHN_ORIGINS).',
+    'Passkeys need BACKPLANE_EXTERNAL_URL (or BACKPLANE_WEBAUTHN_RP_ID and BACKPLANE_WEBAUTHN_ORIGINS), ' +
+      'unless the master listens on a loopback address only (then they belong to localhost).',
   ],
   AUTH_WEBAUTHN_INVALID: [400, 'The passkey response is invalid, expired or does not match its challenge.'],
   AUTH_WEBAUTHN_NOT_FOUND: [404, 'Passkey not found.'],

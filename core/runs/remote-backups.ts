@@ -231,7 +231,7 @@ export class RemoteBackups {
         password: repositories.password(repository),
       });
     }
-    return { targets: out };
+    return { targets: out, lockWaitSeconds: repositories.lockWaitSeconds };
   }
 
   /**
@@ -371,6 +371,7 @@ export class RemoteBackups {
         em,
         record,
         (u.errorMessage ?? '').trim() || 'the agent reported a failure without a reason',
+        u.errorCode,
       );
     return { accepted: true, status: record.status };
   }
@@ -635,6 +636,7 @@ export class RemoteBackups {
       if (claim?.status !== 'success' || !claim.snapshotId) {
         copy.status = 'failed';
         copy.error = (claim?.error ?? 'the agent did not report this target').slice(0, 2000);
+        copy.errorCode = claim?.errorCode ?? '';
         continue;
       }
       const target = await em.findOne(StorageTargetEntity, { id: copy.storageTargetId }, { populate: ['secrets'] });
@@ -654,10 +656,12 @@ export class RemoteBackups {
       if (c.status === 'failed')
         void this.#deps.recordLogs.line(record.id, 'error', `target "${c.storageTargetName}" failed: ${c.error}`);
     const stored = copies.filter((c) => c.status === 'success');
+    const code = copies.find((c) => c.errorCode !== '')?.errorCode ?? '';
     if (stored.length === 0) {
-      await this.#finishFailed(em, record, copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; '));
+      await this.#finishFailed(em, record, copies.map((c) => `${c.storageTargetName}: ${c.error}`).join('; '), code);
       return;
     }
+    record.errorCode = code;
     record.fileSize = u.fileSize ?? 0;
     record.rawSize = u.rawSize ?? 0;
     const entries = await em.count(BackupRecordEntryEntity, { recordId: record.id });
@@ -690,8 +694,9 @@ export class RemoteBackups {
     }
   }
 
-  async #finishFailed(em: EntityManager, record: BackupRecord, reason: string): Promise<void> {
+  async #finishFailed(em: EntityManager, record: BackupRecord, reason: string, code = ''): Promise<void> {
     record.errorMessage = reason.slice(0, 2000);
+    record.errorCode = code;
     void this.#deps.recordLogs.line(record.id, 'error', record.errorMessage);
     await em.flush();
     // A failed run keeps nothing: relayed or direct objects and the partial listing go.

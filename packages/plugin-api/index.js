@@ -33,6 +33,8 @@ export const {
   toolStream,
   toolAvailable,
   cleanEnv,
+  toolEnv,
+  writeSecretFile,
   diskUsage,
   UNSET_OPTION,
   SECRET_MASK,

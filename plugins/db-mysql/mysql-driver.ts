@@ -16,8 +16,9 @@ import {
   runDump,
   runRestore,
   type ToolRun,
+  writeSecretFile,
 } from '@backplane/plugin-api';
-import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from './mysql-argv.ts';
+import { checkedDatabaseName, mysqldumpArgs, mysqlEnv, mysqlOptionFile, mysqlRestoreArgs } from './mysql-argv.ts';
 import { mysqlConfigSchema, parseMysqlConfig, type MysqlConfig } from './mysql-config.ts';
 import { classifyMysqlStderr, mysqlError } from './mysql-errors.ts';
 import { checkMysqlDump, quoteIdent } from './mysql-sql.ts';
@@ -108,24 +109,41 @@ export class MysqlDriver implements DatabaseDriverInstance {
     });
   }
 
-  #tool(command: string, args: string[]): ToolRun {
-    return {
-      command,
-      args,
-      env: mysqlEnv(this.#deps.env ?? process.env, this.#config),
-      secrets: [this.#config.password],
-      classify: classifyMysqlStderr,
-    };
+  /**
+   * mysqldump or mysql, given the password in an option file of its own (in a private folder
+   * under the provider's scratch space), removed once the program exited (runDump and
+   * runRestore call `release`). `args` builds the command line for the file's path. The
+   * connections this driver opens itself (test, discovery, row counts) use the `mysql2` library
+   * in this process and start no program.
+   */
+  async #tool(command: string, args: (optionFile: string | undefined) => string[]): Promise<ToolRun> {
+    const run = { command, env: mysqlEnv(this.#deps.env ?? process.env), secrets: [this.#config.password] };
+    if (!this.#config.password) return { ...run, args: args(undefined), classify: classifyMysqlStderr };
+    const file = await writeSecretFile(this.#deps.tempDir, 'client.cnf', mysqlOptionFile(this.#config.password));
+    const release = (): Promise<void> =>
+      file.remove().catch((err: unknown) => {
+        this.#deps.log.warn(`mysql: the option file ${file.path} could not be removed: ${(err as Error).message}`);
+      });
+    try {
+      return { ...run, args: args(file.path), classify: classifyMysqlStderr, release };
+    } catch (err) {
+      await release(); // a database name the tools would misread: nothing runs
+      throw err;
+    }
   }
 
   async dump(options: DumpOptions): Promise<DumpStream> {
-    const args = mysqldumpArgs(this.#config, oneDatabase('mysql', options.databases));
-    return runDump(this.#tool(this.#deps.env?.BACKPLANE_MYSQLDUMP_BINARY ?? 'mysqldump', args), options.compressor);
+    const database = oneDatabase('mysql', options.databases);
+    const binary = this.#deps.env?.BACKPLANE_MYSQLDUMP_BINARY ?? 'mysqldump';
+    return runDump(await this.#tool(binary, (file) => mysqldumpArgs(this.#config, database, file)), options.compressor);
   }
 
   async restore(stream: Readable, options: { database: string }): Promise<void> {
-    const args = mysqlRestoreArgs(this.#config, options.database);
-    await runRestore(this.#tool(this.#deps.env?.BACKPLANE_MYSQL_BINARY ?? 'mysql', args), stream);
+    const binary = this.#deps.env?.BACKPLANE_MYSQL_BINARY ?? 'mysql';
+    await runRestore(
+      await this.#tool(binary, (file) => mysqlRestoreArgs(this.#config, options.database, file)),
+      stream,
+    );
   }
 
   async #exists(conn: mysql.Connection, database: string): Promise<boolean> {

@@ -1,8 +1,11 @@
+import { ProviderError, toolEnv } from '@backplane/plugin-api';
 import type { PostgresConfig } from './postgres-config.ts';
 
 /**
- * Command lines for pg_dump and psql: pure functions, so tests can assert that no secret ever
- * reaches argv (visible to every local user in `ps`). The password travels in PGPASSWORD only.
+ * Command lines and environments for pg_dump and psql: pure functions, so tests can assert that
+ * no secret ever reaches argv (visible to every local user in `ps`) or an environment (inherited
+ * by every program the tool starts, and readable in /proc while it runs). The password travels
+ * in a pgpass file named by PGPASSFILE, read by libpq in the one process that connects.
  */
 
 /**
@@ -36,15 +39,33 @@ export function psqlRestoreArgs(config: PostgresConfig, database: string): strin
   return [...connectionArgs(config, database), '-X', '-q', '-v', 'ON_ERROR_STOP=1', '--single-transaction', '-f', '-'];
 }
 
-/** The child's environment: the parent's without PG* variables, plus the password and a connect timeout. */
+/**
+ * The child's environment: the few variables tools get from this process (no PG* of ours, which
+ * would redirect the tool), a connect timeout, and the pgpass file when there is a password.
+ * Without one, libpq falls back to the service user's ~/.pgpass, as it always did.
+ */
 export function pgEnv(
   base: Record<string, string | undefined>,
   config: PostgresConfig,
-): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(base)) if (!key.startsWith('PG')) env[key] = value;
-  env.PGCONNECT_TIMEOUT = String(config.connectTimeoutSeconds);
-  env.PGCLIENTENCODING = 'UTF8';
-  if (config.password) env.PGPASSWORD = config.password;
-  return env;
+  passFile?: string,
+): Record<string, string> {
+  return toolEnv(base, {
+    PGCONNECT_TIMEOUT: String(config.connectTimeoutSeconds),
+    PGCLIENTENCODING: 'UTF8',
+    PGPASSFILE: passFile,
+  });
+}
+
+/**
+ * The pgpass file for one connection: one line that matches any host, port, database and user
+ * (the file is made for this one command), with `:` and `\` escaped as libpq reads them. A line
+ * break cannot be written in the format; such a password is refused rather than cut short.
+ */
+export function pgpassContent(password: string): string {
+  if (/[\r\n\0]/.test(password))
+    throw new ProviderError(
+      'permanent',
+      'postgresql: the password holds a line break or NUL, which pg_dump and psql cannot be given',
+    );
+  return `*:*:*:*:${password.replace(/[\\:]/g, '\\$&')}\n`;
 }

@@ -19,8 +19,9 @@ import {
   runDump,
   runRestore,
   type ToolRun,
+  writeSecretFile,
 } from '@backplane/plugin-api';
-import { pgDumpArgs, pgEnv, psqlRestoreArgs } from './postgres-argv.ts';
+import { pgDumpArgs, pgEnv, pgpassContent, psqlRestoreArgs } from './postgres-argv.ts';
 import { parsePostgresConfig, postgresConfigSchema, type PostgresConfig } from './postgres-config.ts';
 import { classifyPgStderr, pgError } from './postgres-errors.ts';
 import { checkedPgDatabaseName, checkPgDump, oldDatabaseName, quoteIdent } from './postgres-sql.ts';
@@ -125,27 +126,37 @@ export class PostgresDriver implements DatabaseDriverInstance {
     });
   }
 
-  #tool(command: string, args: string[]): ToolRun {
-    return {
-      command,
-      args,
-      env: pgEnv(this.#deps.env ?? process.env, this.#config),
-      secrets: [this.#config.password],
-      classify: classifyPgStderr,
-    };
+  /**
+   * pg_dump or psql, given the password in a pgpass file of its own (in a private folder under
+   * the provider's scratch space), removed once the program exited (runDump and runRestore call
+   * `release`). The connections this driver opens itself (test, discovery, row counts) use the
+   * `pg` library in this process and start no program.
+   */
+  async #tool(command: string, args: string[]): Promise<ToolRun> {
+    const base = this.#deps.env ?? process.env;
+    const run = { command, args, secrets: [this.#config.password], classify: classifyPgStderr };
+    if (!this.#config.password) return { ...run, env: pgEnv(base, this.#config) };
+    const file = await writeSecretFile(this.#deps.tempDir, 'pgpass', pgpassContent(this.#config.password));
+    const release = (): Promise<void> =>
+      file.remove().catch((err: unknown) => {
+        this.#deps.log.warn(
+          `postgresql: the password file ${file.path} could not be removed: ${(err as Error).message}`,
+        );
+      });
+    return { ...run, env: pgEnv(base, this.#config, file.path), release };
   }
 
   async dump(options: DumpOptions): Promise<DumpStream> {
     const database = oneDatabase('postgresql', options.databases);
     const binary = this.#deps.env?.BACKPLANE_PG_DUMP_BINARY ?? 'pg_dump';
     this.#deps.log.info(`postgresql: dumping database ${database} with ${basename(binary)}`);
-    return runDump(this.#tool(binary, pgDumpArgs(this.#config, database)), options.compressor);
+    return runDump(await this.#tool(binary, pgDumpArgs(this.#config, database)), options.compressor);
   }
 
   async restore(stream: Readable, options: { database: string }): Promise<void> {
     const database = oneDatabase('postgresql', [options.database]);
     const binary = this.#deps.env?.BACKPLANE_PSQL_BINARY ?? 'psql';
-    await runRestore(this.#tool(binary, psqlRestoreArgs(this.#config, database)), stream);
+    await runRestore(await this.#tool(binary, psqlRestoreArgs(this.#config, database)), stream);
   }
 
   /**

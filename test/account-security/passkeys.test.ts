@@ -1,6 +1,7 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
+import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { call, build, setupAdmin } from '../helpers/build.ts';
+import { ADMIN, call, build, setupAdmin } from '../helpers/build.ts';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.ts';
 import { accountApp, login, ORIGIN, ALICE } from './helpers.ts';
 import type { FastifyInstance } from 'fastify';
@@ -167,7 +168,8 @@ test('passwordless: off by default; when on, a user-verifying passkey logs in al
   assert.equal((await call(app, 'POST', '/api/auth/login', { body: {} })).json.code, 'INVALID_INPUT');
 });
 
-test('passkeys need a configured relying party: without an external URL the routes say so', async (t) => {
+test('passkeys need a relying party: a master not listening on loopback only, with nothing configured, says so', async (t) => {
+  // Built but not listening (as a master on 0.0.0.0 is not loopback only): no address makes a default.
   const { app } = await build(t);
   const admin = await setupAdmin(app);
   const res = await call(app, 'POST', '/api/auth/webauthn/register/options', {
@@ -175,4 +177,73 @@ test('passkeys need a configured relying party: without an external URL the rout
     body: { currentPassword: 'admin-password-1' },
   });
   assert.deepEqual([res.status, res.json.code], [409, 'AUTH_WEBAUTHN_NOT_CONFIGURED']);
+});
+
+/** A master with the given config listening on 127.0.0.1 (port chosen by the system), its admin's token and its port. */
+async function loopbackMaster(t: TestContext, config: Record<string, unknown> = {}) {
+  const { app } = await build(t, { config });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as AddressInfo).port;
+  return { app, port, admin: await setupAdmin(app) };
+}
+
+const adminOptions = (app: FastifyInstance, token: string) =>
+  call(app, 'POST', '/api/auth/webauthn/register/options', { token, body: { currentPassword: ADMIN.password } });
+
+test('on loopback with nothing configured, passkeys belong to localhost and the port it listens on: register and log in', async (t) => {
+  const { app, port, admin } = await loopbackMaster(t);
+  const origin = `http://localhost:${port}`;
+  const options = await adminOptions(app, admin);
+  assert.equal(options.status, 200, options.body);
+  assert.equal(options.json.data.rp.id, 'localhost');
+  const authenticator = new SoftAuthenticator(origin);
+  const registered = await call(app, 'POST', '/api/auth/webauthn/register/finish', {
+    token: admin,
+    body: { name: 'Laptop', credential: authenticator.create(options.json.data) },
+  });
+  assert.equal(registered.status, 200, registered.body);
+
+  // The passkey is now the admin's second factor: a password alone is not enough, the passkey is.
+  const loginOptions = await call(app, 'POST', '/api/auth/webauthn/login/options', { body: ADMIN });
+  assert.equal(loginOptions.status, 200, loginOptions.body);
+  assert.equal(loginOptions.json.data.rpId, 'localhost');
+  assert.equal((await call(app, 'POST', '/api/auth/login', { body: ADMIN })).json.code, 'AUTH_2FA_REQUIRED');
+  const loggedIn = await call(app, 'POST', '/api/auth/login', {
+    body: { ...ADMIN, webAuthnAssertion: authenticator.get(loginOptions.json.data) },
+  });
+  assert.equal(loggedIn.status, 200, loggedIn.body);
+  assert.equal(loggedIn.json.data.user.username, ADMIN.username);
+
+  // Only the master's own origin: the same machine under another name or port is another origin.
+  for (const other of [`http://127.0.0.1:${port}`, `http://localhost:${port + 1}`]) {
+    const again = await call(app, 'POST', '/api/auth/webauthn/login/options', { body: ADMIN });
+    const assertion = authenticator.get(again.json.data, { origin: other });
+    const refused = await call(app, 'POST', '/api/auth/login', { body: { ...ADMIN, webAuthnAssertion: assertion } });
+    assert.equal(refused.json.code, 'AUTH_2FA_INVALID', other);
+  }
+});
+
+test('on loopback, a configured relying party still wins over the localhost default', async (t) => {
+  const external = await loopbackMaster(t, { externalUrl: ORIGIN });
+  const fromUrl = await adminOptions(external.app, external.admin);
+  assert.equal(fromUrl.status, 200, fromUrl.body);
+  assert.equal(fromUrl.json.data.rp.id, 'backplane.example.test');
+  const credential = new SoftAuthenticator(`http://localhost:${external.port}`).create(fromUrl.json.data);
+  const refused = await call(external.app, 'POST', '/api/auth/webauthn/register/finish', {
+    token: external.admin,
+    body: { credential },
+  });
+  assert.equal(refused.json.code, 'AUTH_WEBAUTHN_INVALID', 'the localhost origin is not the configured one');
+
+  const explicit = await loopbackMaster(t, {
+    webauthnRpId: 'example.test',
+    webauthnOrigins: ['https://console.example.test'],
+  });
+  const options = await adminOptions(explicit.app, explicit.admin);
+  assert.equal(options.json.data.rp.id, 'example.test');
+  const finished = await call(explicit.app, 'POST', '/api/auth/webauthn/register/finish', {
+    token: explicit.admin,
+    body: { credential: new SoftAuthenticator('https://console.example.test').create(options.json.data) },
+  });
+  assert.equal(finished.status, 200, finished.body);
 });

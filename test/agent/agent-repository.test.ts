@@ -7,6 +7,8 @@ import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { diskTarget, createTask } from '../backup/helpers.ts';
 import { agentFor, master, finished, node, runToEnd } from '../helpers/agent-master.ts';
 import { filesUnder } from '../engine/helpers.ts';
+import { RepositoryEntity } from '../../core/db/entities/repository.ts';
+import { repositoryPasswordAad } from '../../core/backup/repositories.ts';
 
 test("repository mode on an agent: restic on the node through the master's bridge; the master checks, forgets and prunes", async (t) => {
   const m = await master(t);
@@ -46,6 +48,19 @@ test("repository mode on an agent: restic on the node through the master's bridg
   const detail = await call(m.app, 'GET', `/api/backup/records/${second.id}`, { token: m.token });
   const snapshot = detail.json.data.storageUploadResults[0];
   assert.equal(snapshot.status, 'success');
+  assert.match(snapshot.snapshotId, /^[0-9a-f]{64}$/);
+
+  // A repository the sealed password no longer opens: the node's run fails with the code.
+  const em = m.app.diContainer.cradle.orm.em.fork();
+  const row = await em.findOneOrFail(RepositoryEntity, { taskId: task.id }, { populate: ['sealedPassword'] });
+  const sealed = row.sealedPassword;
+  row.sealedPassword = m.app.diContainer.cradle.secretBox.seal('not-the-password', repositoryPasswordAad(row.id));
+  await em.flush();
+  const wrong = await runToEnd(m, task.id, agent);
+  assert.equal(wrong.status, 'failed');
+  assert.equal(wrong.errorCode, 'REPOSITORY_WRONG_PASSWORD', wrong.errorMessage);
+  row.sealedPassword = sealed;
+  await em.flush();
   // Deleting on the master forgets the snapshot; the leader prunes.
   const del = await call(m.app, 'DELETE', `/api/backup/records/${first.id}`, { token: m.token });
   assert.equal(del.status, 200, del.body);

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { call, tempDir } from '../helpers/build.ts';
 
@@ -37,4 +42,21 @@ export async function runAndWait(app: FastifyInstance, token: string, taskId: nu
   const record = await call(app, 'GET', `/api/backup/records/${res.json.data.recordId}`, { token });
   assert.equal(record.status, 200, record.body);
   return record.json.data;
+}
+
+/** The stock restic on a repository folder, with the password the master's CLI prints, in a 0600 file removed after. */
+export async function stockRestic(password: string, repo: string, args: string[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'bp-restic-pw-'));
+  const file = join(dir, 'pw');
+  await writeFile(file, password, { mode: 0o600 });
+  try {
+    const { stdout } = await promisify(execFile)(
+      'restic',
+      ['--no-cache', '-r', repo, '--password-file', file, ...args],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+    return stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

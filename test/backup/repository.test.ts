@@ -2,15 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, tempDir } from '../helpers/build.ts';
 import { filesUnder } from '../engine/helpers.ts';
 import { startWebdavServer } from '../helpers/rclone-servers.ts';
-import { diskTarget, createTask, runAndWait } from './helpers.ts';
+import { diskTarget, createTask, runAndWait, stockRestic } from './helpers.ts';
 import { repositoryPassword } from '../../core/features/repositories/repository-password.ts';
 
 const run = promisify(execFile);
@@ -21,21 +20,6 @@ async function settled(app: FastifyInstance, token: string, url: string): Promis
   const res = await call(app, 'GET', url, { token });
   assert.equal(res.status, 200, res.body);
   return res.json.data;
-}
-
-/** The stock restic on a repository folder, with the password the master's CLI prints, in a 0600 file removed after. */
-async function stockRestic(password: string, repo: string, args: string[]): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'bp-restic-pw-'));
-  const file = join(dir, 'pw');
-  await writeFile(file, password, { mode: 0o600 });
-  try {
-    const { stdout } = await run('restic', ['--no-cache', '-r', repo, '--password-file', file, ...args], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return stdout;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 test('repository mode: restic snapshots on a disk and on WebDAV; restore, browse, verify, download, stock restic, forget, prune', async (t) => {
@@ -95,6 +79,14 @@ test('repository mode: restic snapshots on a disk and on WebDAV; restore, browse
   const read = Number(/backplane_backup_source_bytes_total\{type="file",kind="repository"\} (\d+)/.exec(metrics)?.[1]);
   assert.equal(added, first.fileSize + second.fileSize);
   assert.ok(read > added, `two runs read the tree twice and added it about once (${read} read, ${added} added)`);
+  const stats = (await call(app, 'GET', '/api/dashboard/stats', { token: admin })).json.data;
+  assert.deepEqual(stats.deduplication, {
+    records: 2,
+    bytesRead: first.rawSize + second.rawSize,
+    bytesAdded: first.fileSize + second.fileSize,
+    ratio: Math.round(((first.rawSize + second.rawSize) / (first.fileSize + second.fileSize)) * 100) / 100,
+  });
+  assert.ok(stats.deduplication.ratio > 1.5, 'the second run added little of what it read');
 
   // Browsing shows the snapshot's tree.
   const listing = await call(app, 'GET', `/api/backup/records/${second.id}/contents?limit=1000`, { token: admin });

@@ -27,6 +27,12 @@ function everyPage(d: ConsoleData): ConsolePage[] {
     { name: 'tasks-edit', path: `/tasks/${d.taskId}/edit`, h1: 'Edit Home folder', shows: 'Source paths' },
     { name: 'records-list', path: '/records', h1: 'Backup records', shows: 'Home folder' },
     { name: 'records-detail', path: `/records/${d.recordId}`, h1: `Backup record #${d.recordId}`, shows: 'a.txt' },
+    {
+      name: 'records-detail-repository',
+      path: `/records/${d.repositoryRecordId}`,
+      h1: `Backup record #${d.repositoryRecordId}`,
+      shows: /restic snapshot [0-9a-f]{8}/,
+    },
     { name: 'restores-list', path: '/restores', h1: 'Restores', shows: 'Home folder' },
     { name: 'restores-detail', path: `/restores/${d.restoreId}`, h1: `Restore #${d.restoreId}`, shows: 'Finished' },
     { name: 'verifications-list', path: '/verifications', h1: 'Verifications', shows: 'Home folder' },

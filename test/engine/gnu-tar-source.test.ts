@@ -4,7 +4,12 @@ import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createGnuTarSource, gnuTarProgram, tarCompressor } from '../../core/engine/archive/gnu-tar-source.ts';
+import {
+  createGnuTarSource,
+  gnuTarProgram,
+  spawnTar,
+  tarCompressor,
+} from '../../core/engine/archive/gnu-tar-source.ts';
 import { modeBits, parseIndexLine, unquoteC } from '../../core/engine/archive/tar-index.ts';
 import { q, sh, tempDir } from './helpers.ts';
 
@@ -45,6 +50,24 @@ test('GNU tar is found when installed, and BACKPLANE_TAR_BINARY=none turns it of
   assert.equal(gnuTarProgram({ BACKPLANE_TAR_BINARY: '/nonexistent/tar' }), undefined);
   assert.deepEqual(tarCompressor({ command: 'zstd', args: ['-3', '-c'] }), { command: 'zstd', args: ['-3', '-c'] });
   assert.equal(tarCompressor({ command: '/opt/my tools/zstd', args: ['-3'] }), undefined);
+});
+
+test('tar (and the compressor it starts) runs in a tool environment: its locale and zone, nothing of Backplane’s', async (t) => {
+  process.env.BACKPLANE_TEST_CANARY = 'canary-value';
+  process.env.TAR_OPTIONS = '--exclude=*';
+  t.after(() => {
+    delete process.env.BACKPLANE_TEST_CANARY;
+    delete process.env.TAR_OPTIONS;
+  });
+  // `env` in tar's place prints the environment tar would get.
+  const child = spawnTar('env', []);
+  child.stdin!.end();
+  let out = '';
+  for await (const chunk of child.stdout!) out += String(chunk);
+  const names = out.split('\n').map((line) => line.slice(0, line.indexOf('=')));
+  assert.ok(out.includes('LC_ALL=C\n') && out.includes('TZ=UTC\n'), out);
+  assert.ok(names.includes('PATH'));
+  assert.ok(!names.includes('BACKPLANE_TEST_CANARY') && !names.includes('TAR_OPTIONS'), out);
 });
 
 test('compressed by the program tar starts: stock zstd and tar read it back; raw size is the tar length', async () => {

@@ -10,6 +10,8 @@ export interface ConsoleData {
   secondTargetId: number;
   taskId: number;
   recordId: number;
+  /** A repository-mode (restic) record of a second task. */
+  repositoryRecordId: number;
   restoreId: number;
   verificationId: number;
   replicationId: number;
@@ -35,7 +37,7 @@ async function settled(url: string, token: string, path: string): Promise<void> 
 
 /**
  * Something on every console page, made over the API as the admin: two local_disk targets, a file
- * task with a successful record, a restore, a verification and a replication of it, a node, a
+ * task with a successful record, a repository-mode task with one, a restore, a verification and a replication of it, a node, a
  * webhook channel pointed at a receiver on 127.0.0.1 (stopped when the test ends), a template, a
  * viewer user and an API key. `work` is a temp dir the targets and the task's folder go in.
  */
@@ -80,6 +82,15 @@ export async function seedConsoleData(t: TestContext, url: string, token: string
     destTargetId: second.id,
   });
   await settled(url, token, `/api/replication/records/${replication.id}`);
+  const repositoryTask = await apiOk(url, 'POST', token, '/api/backup/tasks', {
+    name: 'Project repository',
+    type: 'file',
+    sourcePaths: [source],
+    storageTargetIds: [target.id],
+    backupMode: 'repository',
+  });
+  const repositoryRun = await apiOk(url, 'POST', token, `/api/backup/tasks/${repositoryTask.id}/run`);
+  await settled(url, token, `/api/backup/records/${repositoryRun.recordId}`);
 
   const node = await apiOk(url, 'POST', token, '/api/nodes', { name: 'db-02', labels: 'eu,db' });
   const receiver = await startWebhookReceiver();
@@ -106,6 +117,7 @@ export async function seedConsoleData(t: TestContext, url: string, token: string
     secondTargetId: second.id,
     taskId: task.id,
     recordId,
+    repositoryRecordId: repositoryRun.recordId as number,
     restoreId: restore.id,
     verificationId: verification.id,
     replicationId: replication.id,

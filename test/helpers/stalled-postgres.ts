@@ -13,12 +13,14 @@ export interface StalledDatabase {
   user: string;
   /** Ids of the pg_dump processes (on this machine) dumping this database. */
   dumpPids(): Promise<number[]>;
+  /** Ends the lock: a waiting pg_dump goes on. */
+  release(): Promise<void>;
 }
 
 /**
  * A real PostgreSQL database whose only table is held under an ACCESS EXCLUSIVE lock by an open
  * transaction, so any pg_dump of it waits on the lock for as long as the test keeps it. The
- * lock is released and the database dropped when the test ends.
+ * lock is released (if `release` did not already) and the database dropped when the test ends.
  */
 export async function stalledDatabase(t: TestContext, url: string): Promise<StalledDatabase> {
   const u = new URL(url);
@@ -46,6 +48,9 @@ export async function stalledDatabase(t: TestContext, url: string): Promise<Stal
     host,
     port,
     user,
+    async release() {
+      await locker.query('COMMIT');
+    },
     async dumpPids() {
       const { stdout } = await run('ps', ['-eo', 'pid=,comm=,args=']);
       return stdout

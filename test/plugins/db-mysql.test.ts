@@ -3,14 +3,17 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import mysql from 'mysql2/promise';
 import { closedPort, runDatabaseContract, type Dataset } from '@backplane/plugin-testkit';
 import { requireOrSkip } from '../helpers/databases.ts';
 import { ProviderError, providerErrorKind, type ProviderDeps, isPlugin } from '@backplane/plugin-api';
 import dbMysqlPlugin from '../../plugins/db-mysql/index.ts';
 import { MysqlDriver, mysqlType } from '../../plugins/db-mysql/mysql-driver.ts';
-import { mysqldumpArgs, mysqlEnv, mysqlRestoreArgs } from '../../plugins/db-mysql/mysql-argv.ts';
+import { mysqldumpArgs, mysqlEnv, mysqlOptionFile, mysqlRestoreArgs } from '../../plugins/db-mysql/mysql-argv.ts';
 import { parseMysqlConfig } from '../../plugins/db-mysql/mysql-config.ts';
 import { classifyMysqlStderr } from '../../plugins/db-mysql/mysql-errors.ts';
 import { checkMysqlDump, quoteIdent } from '../../plugins/db-mysql/mysql-sql.ts';
@@ -128,7 +131,7 @@ runDatabaseContract('mysql', async (t) => {
   };
 });
 
-test('mysql: argv and environment carry the password only in MYSQL_PWD', () => {
+test('mysql: no password in argv or environment; an option file, named first, holds it', () => {
   const config = parseMysqlConfig({ host: 'db.example', user: 'backup', password: 'hunter2-secret' });
   const dump = mysqldumpArgs(config, 'app');
   assert.equal(dump[0], '--no-defaults', 'no option file adds options');
@@ -137,14 +140,73 @@ test('mysql: argv and environment carry the password only in MYSQL_PWD', () => {
   assert.equal(dump.at(-1), 'app');
   assert.ok(!dump.includes('--databases'), 'no CREATE DATABASE/USE: restores into any database');
   assert.ok(mysqlRestoreArgs(config, 'app').includes('--database=app'));
-  for (const argv of [dump, mysqlRestoreArgs(config, 'app')]) assert.ok(!argv.join(' ').includes('hunter2'));
-  const env = mysqlEnv({ PATH: '/bin', MYSQL_HOST: 'elsewhere' }, config);
-  assert.equal(env.MYSQL_PWD, 'hunter2-secret');
-  assert.equal(env.MYSQL_HOST, undefined);
+  // With a password: its file is the first argument (the clients take it nowhere else), and the only one read.
+  const file = '/data/tmp/secret-abc/client.cnf';
+  for (const argv of [mysqldumpArgs(config, 'app', file), mysqlRestoreArgs(config, 'app', file)]) {
+    assert.equal(argv[0], `--defaults-file=${file}`);
+    assert.ok(!argv.includes('--no-defaults'));
+    assert.ok(!argv.join(' ').includes('hunter2'));
+  }
+  assert.deepEqual(
+    mysqlEnv({ PATH: '/bin', MYSQL_HOST: 'elsewhere', MYSQL_PWD: 'inherited', BACKPLANE_SECRET_KEY: 'k', LANG: 'C' }),
+    { PATH: '/bin', LANG: 'C' },
+  );
+  assert.equal(mysqlOptionFile('plain'), '[client]\npassword="plain"\n');
+  assert.equal(mysqlOptionFile(' a#b"c\\d\'e\n '), '[client]\npassword=" a#b\\"c\\\\d\'e\\n "\n');
+  assert.throws(
+    () => mysqlOptionFile('nul\0byte'),
+    (err) => providerErrorKind(err) === 'permanent',
+  );
   assert.throws(
     () => mysqldumpArgs(config, '--all-databases'),
     (err) => err instanceof ProviderError && err.kind === 'permanent',
   );
+});
+
+test('mysql: a password with quotes, #, backslashes and outer blanks logs in from the option file; the file is gone after', async (t) => {
+  const url = await requireOrSkip(t, 'mysql');
+  if (!url) return;
+  const parsed = new URL(url);
+  const admin = await mysql.createConnection({ uri: url, charset: 'utf8mb4' });
+  const user = unique('pw').slice(0, 32);
+  const database = unique('pwdb');
+  const password = ` p#a"s's\\w\tö:rd;${randomBytes(4).toString('hex')} `;
+  t.after(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await admin.query('DROP USER IF EXISTS ?@?', [user, '%']);
+    await admin.end();
+  });
+  await admin.query('CREATE USER ?@? IDENTIFIED BY ?', [user, '%', password]);
+  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+  await admin.query(`GRANT ALL PRIVILEGES ON \`${database}\`.* TO ?@?`, [user, '%']);
+  await admin.query('GRANT SELECT ON mysql.proc TO ?@?', [user, '%']);
+  await admin.query(`CREATE TABLE \`${database}\`.t (id int PRIMARY KEY) ENGINE=InnoDB`);
+  await admin.query(`INSERT INTO \`${database}\`.t VALUES (1), (2), (3)`);
+  const scratch = await mkdtemp(join(tmpdir(), 'bp-mycnf-'));
+  t.after(() => rm(scratch, { recursive: true, force: true }));
+  const config = { host: parsed.hostname, port: Number(parsed.port || 3306), user, password, connectTimeoutSeconds: 5 };
+  const driver = await mysqlType.create(config, { ...deps, tempDir: scratch });
+
+  const dump = await driver.dump({ databases: [database] });
+  const chunks: Buffer[] = [];
+  for await (const chunk of dump.stream) chunks.push(chunk as Buffer);
+  await dump.done;
+  assert.match(Buffer.concat(chunks).toString(), /INSERT INTO `t` VALUES/);
+  await admin.query(`DROP TABLE \`${database}\`.t`);
+  await driver.restore(Readable.from(chunks), { database });
+  const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.t`);
+  assert.equal(Number((rows as Array<{ n: number }>)[0]!.n), 3, 'mysql restored with the same file');
+  assert.deepEqual(await readdir(scratch), [], 'both option files were removed');
+
+  const wrong = await mysqlType.create({ ...config, password: `${password}x` }, { ...deps, tempDir: scratch });
+  const refused = await wrong.dump({ databases: [database] });
+  refused.stream.on('error', () => undefined).resume();
+  await assert.rejects(
+    refused.done,
+    (err) => providerErrorKind(err) === 'auth',
+    'the server checked the file’s password',
+  );
+  assert.deepEqual(await readdir(scratch), [], 'removed after a failure too');
 });
 
 test('mysql: stderr maps onto kinds', () => {

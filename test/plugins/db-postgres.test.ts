@@ -2,15 +2,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { closedPort, runDatabaseContract, type Dataset } from '@backplane/plugin-testkit';
 import { requireOrSkip } from '../helpers/databases.ts';
+import { passwordStandIn } from '../helpers/pg-password-stand-in.ts';
 import { ProviderError, providerErrorKind, type ProviderDeps, isPlugin } from '@backplane/plugin-api';
 import dbPostgresPlugin from '../../plugins/db-postgres/index.ts';
 import { PostgresDriver, postgresType } from '../../plugins/db-postgres/postgres-driver.ts';
-import { dbnameArg, pgDumpArgs, pgEnv, psqlRestoreArgs } from '../../plugins/db-postgres/postgres-argv.ts';
+import {
+  dbnameArg,
+  pgDumpArgs,
+  pgEnv,
+  pgpassContent,
+  psqlRestoreArgs,
+} from '../../plugins/db-postgres/postgres-argv.ts';
 import { parsePostgresConfig } from '../../plugins/db-postgres/postgres-config.ts';
 import { classifyPgStderr } from '../../plugins/db-postgres/postgres-errors.ts';
 import {
@@ -36,7 +46,7 @@ runDatabaseContract('postgresql', async (t) => {
   const port = Number(parsed.port || 5432);
   const user = decodeURIComponent(parsed.username);
   // The test server trusts every connection, so this password is never checked; it is here so
-  // that the argv checks have a secret to look for (it reaches pg_dump through PGPASSWORD).
+  // that the argv checks have a secret to look for (it reaches pg_dump through a pgpass file).
   const secret = `bp-secret-${randomBytes(8).toString('hex')}`;
   const config = {
     host,
@@ -115,7 +125,7 @@ runDatabaseContract('postgresql', async (t) => {
   };
 });
 
-test('postgresql: argv and environment carry the password only in PGPASSWORD', () => {
+test('postgresql: no password in argv or environment; the environment names a pgpass file, and holds nothing else of ours', () => {
   const config = parsePostgresConfig({
     host: 'db.example',
     user: 'backup',
@@ -139,11 +149,56 @@ test('postgresql: argv and environment carry the password only in PGPASSWORD', (
     '--encoding=UTF8',
   ]);
   assert.ok(psqlRestoreArgs(config, 'app').includes('ON_ERROR_STOP=1'));
-  const env = pgEnv({ PATH: '/bin', PGHOST: 'elsewhere', PGPASSWORD: 'inherited' }, config);
-  assert.equal(env.PGPASSWORD, 'hunter2-secret');
-  assert.equal(env.PGHOST, undefined, 'inherited PG* variables never redirect the tools');
-  assert.equal(env.PATH, '/bin');
+  const parent = {
+    PATH: '/bin',
+    HOME: '/var/lib/backplane',
+    LC_ALL: 'C.UTF-8',
+    PGHOST: 'elsewhere',
+    PGPASSWORD: 'inherited',
+    BACKPLANE_SECRET_KEY: 'the-master-key',
+    BACKPLANE_DATABASE_URL: 'postgres://backplane:pw@db/backplane',
+    NODE_OPTIONS: '--require /tmp/x.js',
+  };
+  assert.deepEqual(pgEnv(parent, config, '/data/tmp/secret-abc/pgpass'), {
+    PATH: '/bin',
+    HOME: '/var/lib/backplane',
+    LC_ALL: 'C.UTF-8',
+    PGCONNECT_TIMEOUT: String(config.connectTimeoutSeconds),
+    PGCLIENTENCODING: 'UTF8',
+    PGPASSFILE: '/data/tmp/secret-abc/pgpass',
+  });
+  assert.equal(pgEnv(parent, config).PGPASSFILE, undefined, 'no password: no file (libpq may use ~/.pgpass)');
   assert.equal(dbnameArg("host=evil' x\\"), "dbname='host=evil\\' x\\\\'", 'a name never becomes a connection string');
+  // libpq reads `:` as the field separator and `\` as the escape, anywhere in the line.
+  assert.equal(pgpassContent('a:b\\c#d e'), '*:*:*:*:a\\:b\\\\c#d e\n');
+  for (const broken of ['two\nlines', 'carriage\rreturn', 'nul\0byte'])
+    assert.throws(
+      () => pgpassContent(broken),
+      (err) => providerErrorKind(err) === 'permanent' && !(err as Error).message.includes(broken),
+    );
+});
+
+test('postgresql: pg_dump and psql send the password the pgpass file holds, and the file is gone once they exited', async (t) => {
+  const standIn = await passwordStandIn(t);
+  const scratch = await mkdtemp(join(tmpdir(), 'bp-pgpass-'));
+  t.after(() => rm(scratch, { recursive: true, force: true }));
+  // Every character pgpass treats specially, and some a shell or an option file would.
+  const password = `p:a\\ss:#w"o'rd ünï ${randomBytes(4).toString('hex')} `;
+  const driver = await postgresType.create(
+    { host: '127.0.0.1', port: standIn.port, user: 'backup', password, database: 'app', connectTimeoutSeconds: 5 },
+    { ...deps, tempDir: scratch },
+  );
+  const dump = await driver.dump({ databases: ['app'] });
+  dump.stream.on('error', () => undefined).resume(); // the same failure as `done`'s
+  await assert.rejects(
+    dump.done,
+    (err) => providerErrorKind(err) === 'auth' && !(err as Error).message.includes(password),
+  );
+  await assert.rejects(driver.restore(Readable.from(['SELECT 1;\n']), { database: 'app' }), (err) => {
+    return providerErrorKind(err) === 'auth';
+  });
+  assert.deepEqual(standIn.received, [password, password], 'pg_dump, then psql, sent exactly the stored password');
+  assert.deepEqual(await readdir(scratch), [], 'both password files were removed');
 });
 
 test('postgresql: stderr and config errors map onto kinds', () => {

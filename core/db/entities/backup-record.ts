@@ -56,6 +56,8 @@ export const BackupRecordEntity = defineEntity({
      */
     sourceStats: p.text().default(''),
     errorMessage: p.text().default(''),
+    /** Why the run failed, as a stable code when it is known ('' otherwise): docs/repositories.md#why-a-run-failed. */
+    errorCode: p.string().length(64).default(''),
     /** `full`, or `differential`: only what changed since its base full (`baseRecordId`), which a restore applies first. */
     backupKind: p.string().length(16).$type<BackupKind>().default('full'),
     baseRecordId: p.integer().default(0),
@@ -95,6 +97,8 @@ export const BackupRecordCopyEntity = defineEntity({
     fileSize: p.bigint('number').default(0),
     attempts: p.integer().default(0),
     error: p.text().default(''),
+    /** `error` as a stable code when it is known ('' otherwise), as the record's `errorCode`. */
+    errorCode: p.string().length(64).default(''),
     /**
      * Set when a read found the stored bytes differ from the record (length or SHA-256); `error`
      * then says how. Readers try such a copy last; a later read that checks out clears it.

@@ -20,6 +20,7 @@ import { Migration020RunOwner } from './020-run-owner.ts';
 import { Migration021BackupChains } from './021-backup-chains.ts';
 import { Migration022LoginCap } from './022-login-cap.ts';
 import { Migration023UserSessions } from './023-user-sessions.ts';
+import { Migration025RecordErrorCode } from './025-record-error-code.ts';
 
 /** Applied in this order; a name once shipped never changes. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: 'Migration021BackupChains', class: Migration021BackupChains },
   { name: 'Migration022LoginCap', class: Migration022LoginCap },
   { name: 'Migration023UserSessions', class: Migration023UserSessions },
+  { name: 'Migration025RecordErrorCode', class: Migration025RecordErrorCode },
 ];

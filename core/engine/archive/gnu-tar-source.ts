@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
+import { toolEnv } from '@backplane/plugin-api';
 import type { CompressorProgram } from '../stream/compression.ts';
 import type { ManifestEntry } from './manifest-entry.ts';
 import { describe, entryName } from './tar-entries.ts';
@@ -67,7 +68,7 @@ export function gnuTarProgram(env: NodeJS.ProcessEnv = process.env): string | un
   const probe = spawnSync(command, ['--version'], {
     encoding: 'utf8',
     timeout: 5000,
-    env: { ...process.env, LC_ALL: 'C' },
+    env: toolEnv(process.env, { LC_ALL: 'C' }),
   });
   const found = probe.status === 0 && /GNU tar/.test(probe.stdout) ? command : undefined;
   if (command === 'tar') gnuTarChecked = found;
@@ -111,9 +112,16 @@ function warningOf(line: string): { message: string; path: string } {
   return { message: `${path}: ${m[2]!}`, path };
 }
 
-/** A tar process, started with the locale and zone its listing is parsed in; stdin a new pipe or the given stream. */
+/**
+ * A tar process, started with the locale and zone its listing is parsed in; stdin a new pipe or
+ * the given stream. Its environment is a tool's (no TAR_OPTIONS, nothing of Backplane's own),
+ * which the compressor it starts inherits.
+ */
 export function spawnTar(program: string, args: string[], stdin: 'pipe' | Readable = 'pipe'): ChildProcess {
-  return spawn(program, args, { env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' }, stdio: [stdin, 'pipe', 'pipe'] });
+  return spawn(program, args, {
+    env: toolEnv(process.env, { LC_ALL: 'C', TZ: 'UTC' }),
+    stdio: [stdin, 'pipe', 'pipe'],
+  });
 }
 
 /**

@@ -56,3 +56,20 @@ export class ResticError extends Error {
     this.stderr = text;
   }
 }
+
+/**
+ * The stable code a run's record shows for a restic failure of this kind
+ * (docs/repositories.md#why-a-run-failed); '' for any other failure, whose text says why.
+ */
+const CODES: Record<ResticErrorKind, string> = {
+  wrong_password: 'REPOSITORY_WRONG_PASSWORD',
+  // a backup creates a missing repository; restores and verifications have no code yet
+  not_initialised: '',
+  locked: 'REPOSITORY_LOCKED',
+  damaged: 'REPOSITORY_DAMAGED',
+  other: '',
+};
+
+export function resticErrorCode(err: unknown): string {
+  return err instanceof ResticError ? CODES[err.kind] : '';
+}

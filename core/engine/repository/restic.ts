@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   backupArgs,
   backupWarningOf,
@@ -12,6 +13,7 @@ import { CopyReport, type ResticCopied } from './restic-copy.ts';
 import { ResticError } from './restic-error.ts';
 import { findRestic, type ResticProgram } from './restic-program.ts';
 import {
+  abortReason,
   resticFailure,
   runRestic,
   startRestic,
@@ -52,6 +54,13 @@ export interface ResticOptions {
   /** The binary to run; found and version-checked by findRestic() when not given. */
   program?: ResticProgram;
   killGraceMs?: number;
+  /**
+   * How long an operation that finds the repository locked by another restic (a prune, say) tries
+   * again before it fails with kind 'locked': restic 0.14 has no `--retry-lock`. 0: no wait.
+   */
+  lockWaitMs?: number;
+  /** Told each time an operation waits for a lock, with restic's error (it names the holder). */
+  onLockWait?: (err: ResticError, waitMs: number) => void;
 }
 
 export interface ResticCheckOptions {
@@ -65,6 +74,9 @@ export type ResticCheckResult = { ok: true; output: string } | { ok: false; outp
 export type ResticStatsMode = 'raw-data' | 'restore-size';
 
 const CHECK_OUTPUT = 64 * 1024;
+/** The first pause before a locked operation tries again; it doubles up to LOCK_RETRY_MAX_MS. */
+const LOCK_RETRY_MS = 1000;
+const LOCK_RETRY_MAX_MS = 30_000;
 
 type Json = Record<string, unknown>;
 
@@ -269,8 +281,30 @@ export class Restic {
     return this.#connection;
   }
 
+  /**
+   * One restic process to its end. A lock held by another restic is waited out (up to
+   * `lockWaitMs`): restic fails at once when it cannot take its lock, before it reads or writes
+   * anything, so the same call can simply run again.
+   */
   async #run(call: ResticCall, okCodes?: readonly number[]): Promise<{ stdout: string; exit: ResticExit }> {
-    return runRestic(await this.#connect(), call, okCodes);
+    const connection = await this.#connect();
+    const { lockWaitMs = 0, onLockWait, signal } = this.#options;
+    const deadline = Date.now() + lockWaitMs;
+    for (let pause = LOCK_RETRY_MS; ; pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS)) {
+      try {
+        return await runRestic(connection, call, okCodes);
+      } catch (err) {
+        const left = deadline - Date.now();
+        if (!(err instanceof ResticError) || err.kind !== 'locked' || left <= 0) throw err;
+        const wait = Math.min(pause, left);
+        onLockWait?.(err, wait);
+        try {
+          await sleep(wait, undefined, signal ? { signal } : {});
+        } catch {
+          throw signal ? abortReason(signal) : err;
+        }
+      }
+    }
   }
 }
 

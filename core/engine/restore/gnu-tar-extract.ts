@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Writable } from 'node:stream';
+import { toolEnv } from '@backplane/plugin-api';
 import { zstdProgram } from '../stream/compression.ts';
 import { killChild, spawnTar, tarExited } from '../archive/gnu-tar-source.ts';
 import { listedMember, parseIndexLine } from '../archive/tar-index.ts';
@@ -131,7 +132,8 @@ export async function gnuTarExtract(
 function spawnZstdDecompress(): ChildProcess & { command: string } {
   const command = zstdProgram();
   if (!command) throw new Error('gnuTarExtract: no zstd program');
-  return Object.assign(spawn(command, ['-d', '-q', '-c'], { stdio: ['pipe', 'pipe', 'pipe'] }), { command });
+  const env = toolEnv(process.env);
+  return Object.assign(spawn(command, ['-d', '-q', '-c'], { env, stdio: ['pipe', 'pipe', 'pipe'] }), { command });
 }
 
 /**

@@ -20,7 +20,7 @@ import { newTotpSecret, totpUri, qrCodeDataUrl, totpStep } from '../../auth/mfa/
 import { issueRecoveryCodes } from '../../auth/mfa/recovery-codes.ts';
 import { sendLoginOtp, type OtpChannel } from '../../auth/mfa/login-otp.ts';
 import { registrationOptions, finishRegistration, loginOptions } from '../../auth/mfa/passkeys.ts';
-import { relyingParty } from '../../auth/mfa/webauthn-party.ts';
+import { relyingParty, type ServerAddress } from '../../auth/mfa/webauthn-party.ts';
 import { listTrustedDevices } from '../../auth/mfa/trusted-devices.ts';
 import { sealTotpSecret, readTotpSecret, recordTotpStep } from './totp-secret.ts';
 import type { AuthService, ClientInfo } from './auth-service.ts';
@@ -41,6 +41,7 @@ export class AccountSecurityService {
   readonly #sender: NotificationSender;
   readonly #auth: AuthService;
   readonly #lockout: AccountLockout;
+  readonly #serverAddresses: () => ServerAddress[];
 
   constructor(deps: {
     em: EntityManager;
@@ -50,6 +51,7 @@ export class AccountSecurityService {
     notificationSender: NotificationSender;
     auth: AuthService;
     accountLockout: AccountLockout;
+    serverAddresses: () => ServerAddress[];
   }) {
     this.#em = deps.em;
     this.#box = deps.secretBox;
@@ -58,6 +60,7 @@ export class AccountSecurityService {
     this.#sender = deps.notificationSender;
     this.#auth = deps.auth;
     this.#lockout = deps.accountLockout;
+    this.#serverAddresses = deps.serverAddresses;
   }
 
   async user(userId: number): Promise<User> {
@@ -194,7 +197,7 @@ export class AccountSecurityService {
   // --- passkeys ----------------------------------------------------------------------------
 
   async passkeyRegistrationOptions(userId: number, currentPassword: string, ip: string) {
-    const rp = relyingParty(this.#config);
+    const rp = relyingParty(this.#config, this.#serverAddresses());
     const user = await this.user(userId);
     await this.#requirePassword(user, currentPassword, ip);
     return registrationOptions(this.#em, rp, user);
@@ -206,7 +209,13 @@ export class AccountSecurityService {
     name: string | undefined,
   ): Promise<{ user: User; passkey: Passkey }> {
     const user = await this.user(userId);
-    const passkey = await finishRegistration(this.#em, relyingParty(this.#config), user, credential, name ?? '');
+    const passkey = await finishRegistration(
+      this.#em,
+      relyingParty(this.#config, this.#serverAddresses()),
+      user,
+      credential,
+      name ?? '',
+    );
     return { user, passkey };
   }
 
@@ -238,7 +247,7 @@ export class AccountSecurityService {
     client: ClientInfo,
     passwordless: boolean,
   ) {
-    const rp = relyingParty(this.#config);
+    const rp = relyingParty(this.#config, this.#serverAddresses());
     if (input.password === undefined) {
       if (!passwordless) throw new AppError('AUTH_PASSWORDLESS_DISABLED');
       await this.#limiter.attempt(client.ip, undefined);

@@ -19,7 +19,7 @@ import { factorSummary, type FactorSummary } from '../../auth/mfa/factor-summary
 import { revokeDevicesAndPendingCodes } from '../../auth/mfa/factor-reset.ts';
 import { issueTrustedDevice } from '../../auth/mfa/trusted-devices.ts';
 import { verifyAssertion } from '../../auth/mfa/passkeys.ts';
-import { relyingParty } from '../../auth/mfa/webauthn-party.ts';
+import { relyingParty, type ServerAddress } from '../../auth/mfa/webauthn-party.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import { checkSecondFactor, type SecondFactorInput, type SecondFactorMethod } from './second-factor.ts';
 
@@ -65,6 +65,7 @@ export class AuthService {
   readonly #lockout: AccountLockout;
   readonly #lanes: LoginLanes;
   readonly #clock: Clock;
+  readonly #serverAddresses: () => ServerAddress[];
 
   constructor(deps: {
     em: EntityManager;
@@ -76,6 +77,7 @@ export class AuthService {
     accountLockout: AccountLockout;
     loginLanes: LoginLanes;
     clock: Clock;
+    serverAddresses: () => ServerAddress[];
   }) {
     this.#em = deps.em;
     this.#tokens = deps.sessionTokens;
@@ -86,6 +88,7 @@ export class AuthService {
     this.#lockout = deps.accountLockout;
     this.#lanes = deps.loginLanes;
     this.#clock = deps.clock;
+    this.#serverAddresses = deps.serverAddresses;
   }
 
   async initialized(): Promise<boolean> {
@@ -174,7 +177,7 @@ export class AuthService {
       const factors = await factorSummary(this.#em, user);
       if (!factors.mfaEnabled) return { user, method: undefined };
       const { method } = await checkSecondFactor(
-        { em: this.#em, config: this.#config, secretBox: this.#box },
+        { em: this.#em, config: this.#config, secretBox: this.#box, serverAddresses: this.#serverAddresses },
         user,
         factors,
         input,
@@ -203,7 +206,12 @@ export class AuthService {
     if ((await this.#settings.values()).passkey_passwordless_login !== 'true')
       throw new AppError('AUTH_PASSWORDLESS_DISABLED');
     await this.#limiter.attempt(client.ip, input.username || undefined);
-    const passkey = await verifyAssertion(this.#em, relyingParty(this.#config), null, input.webAuthnAssertion);
+    const passkey = await verifyAssertion(
+      this.#em,
+      relyingParty(this.#config, this.#serverAddresses()),
+      null,
+      input.webAuthnAssertion,
+    );
     const user = passkey ? await this.#em.findOne(UserEntity, { id: passkey.userId }) : null;
     if (!user || (input.username && input.username !== user.username)) throw new AppError('AUTH_2FA_INVALID');
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');

@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.ts';
 import { type FactorSummary, factorMethods } from '../../auth/mfa/factor-summary.ts';
 import { useTrustedDevice } from '../../auth/mfa/trusted-devices.ts';
 import { verifyAssertion } from '../../auth/mfa/passkeys.ts';
-import { relyingParty } from '../../auth/mfa/webauthn-party.ts';
+import { relyingParty, type ServerAddress } from '../../auth/mfa/webauthn-party.ts';
 import { totpStep } from '../../auth/mfa/totp.ts';
 import { consumeRecoveryCode } from '../../auth/mfa/recovery-codes.ts';
 import { consumeLoginOtp } from '../../auth/mfa/login-otp.ts';
@@ -28,7 +28,7 @@ export interface SecondFactorInput {
  * 401 AUTH_2FA_INVALID. Returns how the factor was given, and the trusted device if one was used.
  */
 export async function checkSecondFactor(
-  deps: { em: EntityManager; config: Config; secretBox: SecretBox },
+  deps: { em: EntityManager; config: Config; secretBox: SecretBox; serverAddresses: () => ServerAddress[] },
   user: User,
   factors: FactorSummary,
   input: SecondFactorInput,
@@ -42,7 +42,7 @@ export async function checkSecondFactor(
   if (input.webAuthnAssertion && Object.keys(input.webAuthnAssertion).length > 0) {
     if (
       factors.webAuthnEnabled &&
-      (await verifyAssertion(em, relyingParty(deps.config), user, input.webAuthnAssertion))
+      (await verifyAssertion(em, relyingParty(deps.config, deps.serverAddresses()), user, input.webAuthnAssertion))
     )
       return { method: 'webauthn' };
     throw new AppError('AUTH_2FA_INVALID');

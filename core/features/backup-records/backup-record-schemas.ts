@@ -31,6 +31,10 @@ export const CopyResult = Type.Object({
   transferMode: Type.String(),
   attempts: Type.Integer(),
   error: Type.String(),
+  /** `error` as a stable code when known (docs/repositories.md#why-a-run-failed); null otherwise. */
+  errorCode: Type.Union([Type.String(), Type.Null()]),
+  /** A repository record's restic snapshot in this target's repository (full id); null for an artifact. */
+  snapshotId: Type.Union([Type.String(), Type.Null()]),
 });
 
 export const RecordSummary = Type.Object({
@@ -58,6 +62,8 @@ export const RecordSummary = Type.Object({
   encrypted: Type.Boolean(),
   durationSeconds: Type.Number(),
   errorMessage: Type.String(),
+  /** Why the run failed as a stable code, when known (docs/repositories.md#why-a-run-failed); null otherwise. */
+  errorCode: Type.Union([Type.String(), Type.Null()]),
   queuedAt: Timestamp,
   startedAt: NullableTimestamp,
   completedAt: NullableTimestamp,

@@ -19,7 +19,7 @@ type ListQuery = Static<typeof RecordListQuery>;
 
 const RECORD_COLUMNS =
   'id, task_id, task_name, type, node_id, status, trigger, triggered_by, file_name, file_size, raw_size, checksum, ' +
-  'storage_path, compression, encrypted, has_manifest, error_message, locked, delete_requested_at, ' +
+  'storage_path, compression, encrypted, has_manifest, error_message, error_code, locked, delete_requested_at, ' +
   'queued_at, started_at, completed_at, duration_ms, backup_kind, base_record_id';
 
 function recordRow(r: Record<string, unknown>): RecordRow {
@@ -41,6 +41,7 @@ function recordRow(r: Record<string, unknown>): RecordRow {
     encrypted: bool(r.encrypted),
     hasManifest: bool(r.has_manifest),
     errorMessage: String(r.error_message),
+    errorCode: String(r.error_code),
     locked: bool(r.locked),
     deleteRequestedAt: timeOf(r.delete_requested_at),
     queuedAt: timeOf(r.queued_at)!,

@@ -22,6 +22,7 @@ export type RecordRow = Pick<
   | 'encrypted'
   | 'hasManifest'
   | 'errorMessage'
+  | 'errorCode'
   | 'locked'
   | 'deleteRequestedAt'
   | 'queuedAt'
@@ -70,6 +71,7 @@ export function recordSummary(r: RecordRow, copies: CopyRow[], progress?: Progre
     encrypted: r.encrypted,
     durationSeconds: Math.round(r.durationMs / 100) / 10,
     errorMessage: r.errorMessage,
+    errorCode: r.errorCode || null,
     queuedAt: r.queuedAt.toISOString(),
     startedAt: r.startedAt?.toISOString() ?? null,
     completedAt: r.completedAt?.toISOString() ?? null,
@@ -94,5 +96,7 @@ export function copyResult(c: BackupRecordCopy) {
     transferMode: c.transferMode,
     attempts: c.attempts,
     error: c.error,
+    errorCode: c.errorCode || null,
+    snapshotId: c.snapshotId || null,
   };
 }

@@ -16,6 +16,8 @@ export const DashboardStats = Type.Object({
   totalBackupBytes: Int,
   lastBackupAt: Type.Optional(Timestamp),
   recentRecords: Type.Array(RecordSummary),
+  /** Repository-mode runs started in the last 30 days: bytes read, bytes added after deduplication, and read/added. */
+  deduplication: Type.Object({ records: Int, bytesRead: Int, bytesAdded: Int, ratio: Num }),
   storageUsage: Type.Array(Type.Object({ storageTargetId: Int, targetName: Type.String(), totalSize: Int })),
 });
 

@@ -35,15 +35,22 @@ export class DashboardService {
 
   async stats(now = new Date()) {
     const sql = this.#sql;
-    const [[tasks], [records], [recent30], storage] = await Promise.all([
+    const since30 = sql.time(new Date(now.getTime() - 30 * DAY_MS));
+    const [[tasks], [records], [recent30], storage, [dedup]] = await Promise.all([
       sql.rows('select count(*) as total, sum(case when enabled then 1 else 0 end) as enabled from backup_tasks'),
       sql.rows('select count(*) as total, sum(file_size) as bytes, max(started_at) as last from backup_records'),
       sql.rows(
         "select count(*) as total, sum(case when status = 'success' then 1 else 0 end) as success from backup_records where started_at >= ?",
-        [sql.time(new Date(now.getTime() - 30 * DAY_MS))],
+        [since30],
       ),
       sql.rows(
         "select storage_target_id, sum(file_size) as total from backup_record_copies where status = 'success' group by storage_target_id order by total desc",
+      ),
+      // What repository runs read against what they added after deduplication (docs/repositories.md).
+      sql.rows(
+        `select count(*) as n, sum(raw_size) as bytes_read, sum(file_size) as bytes_added from backup_records
+        where backup_kind = 'repository' and status in ('success', 'partial') and started_at >= ?`,
+        [since30],
       ),
     ]);
     const latest = await this.#em.find(BackupRecordEntity, {}, { orderBy: { id: 'desc' }, limit: 10 });
@@ -71,6 +78,7 @@ export class DashboardService {
           this.#recordLogs.lastProgress(r.id),
         ),
       ),
+      deduplication: deduplication(num(dedup!.n), num(dedup!.bytes_read), num(dedup!.bytes_added)),
       // Bytes stored per target: the copies there that hold an artifact (a replica counts where it lives).
       storageUsage: storage.map((s) => ({
         storageTargetId: num(s.storage_target_id),
@@ -319,4 +327,18 @@ function countByPlace(pairs: [number, number][]): Map<number, number> {
   const out = new Map<number, number>();
   for (const [id, n] of pairs) out.set(id, (out.get(id) ?? 0) + n);
   return out;
+}
+
+/**
+ * Repository runs of the last 30 days: the bytes they read, the bytes they added to their
+ * repositories, and the ratio of the two (2 = half of what was read was already stored; 0 without
+ * runs or without bytes added).
+ */
+function deduplication(records: number, bytesRead: number, bytesAdded: number) {
+  return {
+    records,
+    bytesRead,
+    bytesAdded,
+    ratio: bytesAdded === 0 ? 0 : Math.round((bytesRead / bytesAdded) * 100) / 100,
+  };
 }

@@ -4,6 +4,8 @@ export * from './define-plugin.ts';
 export * from './config-fields.ts';
 export * from './object-keys.ts';
 export * from './tool-process.ts';
+export * from './tool-env.ts';
+export * from './secret-file.ts';
 export * from './disk-usage.ts';
 export * from './config-aliases.ts';
 export * from './notify-http.ts';

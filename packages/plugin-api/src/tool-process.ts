@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Duplex, PassThrough, type Readable } from 'node:stream';
 import { ProviderError, type DumpCompressor, type DumpStream, type ProviderErrorKind } from './contracts.ts';
+import { toolEnv } from './tool-env.ts';
 
 /** How much of a tool's stderr is kept for the error message. */
 const STDERR_LIMIT = 16 * 1024;
@@ -19,6 +20,13 @@ export interface ToolRun {
   secrets: string[];
   /** Maps the tool's stderr onto an error kind. */
   classify(stderr: string): ProviderErrorKind;
+  /**
+   * Called once, after the program (and a dump's compressor) exited, whatever the outcome
+   * (success, failure, a program that did not start, a reader that stopped early): removes what
+   * the program needed only while it ran, such as the file holding its password. It must not
+   * reject (report its own failure, for instance in the provider's log).
+   */
+  release?(): Promise<void>;
 }
 
 /** Trims a message, removes every secret from it and caps its length. */
@@ -113,9 +121,28 @@ function startTool(
  * error. Destroying the stream early kills the tool.
  */
 export function runDump(run: ToolRun, compressor?: DumpCompressor): DumpStream {
-  if (compressor) return runCompressedDump(run, compressor);
-  const { out, done } = startTool(run, 'ignore', 'SIGTERM');
-  return { stream: out, done };
+  let dump: DumpStream;
+  try {
+    if (compressor) dump = runCompressedDump(run, compressor);
+    else {
+      const { out, done } = startTool(run, 'ignore', 'SIGTERM');
+      dump = { stream: out, done };
+    }
+  } catch (err) {
+    // spawn() throws at once for arguments it refuses (a NUL byte): nothing runs, so release now.
+    void run.release?.();
+    throw err;
+  }
+  if (!run.release) return dump;
+  const release = run.release.bind(run);
+  // `done` settles once every program of the dump exited, so the release waits for that; the
+  // returned `done` settles after the release, with the dump's outcome.
+  const done = dump.done.then(release, async (err: unknown) => {
+    await release();
+    throw err;
+  });
+  done.catch(() => undefined); // as startTool's: a caller that only reads the stream must not crash the process
+  return { ...dump, done };
 }
 
 /**
@@ -127,14 +154,16 @@ export function runDump(run: ToolRun, compressor?: DumpCompressor): DumpStream {
  * input, so the compressor's own success proves nothing).
  */
 function runCompressedDump(run: ToolRun, compressor: DumpCompressor): DumpStream {
+  // The compressor gets an environment of its own: what the dump tool was given for its
+  // connection (a password file, the server's settings) is none of its business.
   const filterRun: ToolRun = {
     command: compressor.command,
     args: compressor.args,
-    env: run.env,
+    env: toolEnv(run.env),
     secrets: run.secrets,
     classify: () => 'permanent',
   };
-  const filter = spawn(compressor.command, compressor.args, { env: run.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const filter = spawn(compressor.command, compressor.args, { env: filterRun.env, stdio: ['pipe', 'pipe', 'pipe'] });
   const filterStderr = collect(filter.stderr);
   const filterDone = successOf(filter, filterRun, filterStderr);
   // A compressor that did not start has no descriptor to share; its error ends the run.
@@ -169,12 +198,13 @@ function runCompressedDump(run: ToolRun, compressor: DumpCompressor): DumpStream
 /**
  * A filter program as a Duplex: bytes written go to its stdin, its stdout comes out. The
  * output ends only once the program exited 0; any other exit errors the stream instead.
- * Destroying the duplex kills the program.
+ * Destroying the duplex kills the program. It runs in `env`, by default the few variables of
+ * this process's environment that tools get (see tool-env.ts).
  */
 export function toolStream(
   command: string,
   args: string[],
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined> = toolEnv(process.env),
 ): Duplex {
   const { child, out } = startTool({ command, args, env, secrets: [], classify: () => 'permanent' }, 'pipe', 'SIGKILL');
   child.stdin!.on('error', () => undefined); // EPIPE when the program stops early: its exit status tells why
@@ -194,7 +224,7 @@ const available = new Map<string, boolean>();
 export function toolAvailable(command: string): boolean {
   let ok = available.get(command);
   if (ok === undefined) {
-    ok = spawnSync(command, ['--version'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+    ok = spawnSync(command, ['--version'], { env: toolEnv(process.env), stdio: 'ignore', timeout: 5000 }).status === 0;
     available.set(command, ok);
   }
   return ok;
@@ -205,6 +235,14 @@ export function toolAvailable(command: string): boolean {
  * reading everything; rejects with the tool's error (or the input's, if the input failed first).
  */
 export async function runRestore(run: ToolRun, input: Readable): Promise<void> {
+  try {
+    await restoreWith(run, input);
+  } finally {
+    await run.release?.();
+  }
+}
+
+async function restoreWith(run: ToolRun, input: Readable): Promise<void> {
   // An input that already failed or closed would never end: refuse it before the tool starts.
   if (input.errored) throw input.errored;
   if (input.destroyed) throw new Error('the input closed before the restore started');

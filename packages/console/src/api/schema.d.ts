@@ -265,6 +265,7 @@ export interface paths {
                                 [key: string]: number;
                             };
                         };
+                        errorCode?: string;
                         errorMessage?: string;
                         fileSize?: number;
                         logs?: {
@@ -290,6 +291,7 @@ export interface paths {
                         repositoryResults?: {
                             dataAdded?: number;
                             error?: string;
+                            errorCode?: string;
                             snapshotId?: string;
                             status: "success" | "failed";
                             targetId: number;
@@ -815,6 +817,7 @@ export interface paths {
                                 recipient: string | null;
                                 recordId: number;
                                 repository: null | {
+                                    lockWaitSeconds?: number;
                                     targets: {
                                         id: number;
                                         name: string;
@@ -3100,6 +3103,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3273,6 +3277,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3311,7 +3316,9 @@ export interface paths {
                                     attempts: number;
                                     corruptAt: string | null;
                                     error: string;
+                                    errorCode: string | null;
                                     fileSize: number;
+                                    snapshotId: string | null;
                                     status: string;
                                     storagePath: string;
                                     storageTargetId: number;
@@ -3443,6 +3450,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3691,6 +3699,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -3729,7 +3738,9 @@ export interface paths {
                                     attempts: number;
                                     corruptAt: string | null;
                                     error: string;
+                                    errorCode: string | null;
                                     fileSize: number;
+                                    snapshotId: string | null;
                                     status: string;
                                     storagePath: string;
                                     storageTargetId: number;
@@ -5203,6 +5214,7 @@ export interface paths {
                                 deletePending: boolean;
                                 durationSeconds: number;
                                 encrypted: boolean;
+                                errorCode: string | null;
                                 errorMessage: string;
                                 fileName: string;
                                 fileSize: number;
@@ -5242,7 +5254,9 @@ export interface paths {
                                     attempts: number;
                                     corruptAt: string | null;
                                     error: string;
+                                    errorCode: string | null;
                                     fileSize: number;
+                                    snapshotId: string | null;
                                     status: string;
                                     storagePath: string;
                                     storageTargetId: number;
@@ -5843,6 +5857,12 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                deduplication: {
+                                    bytesAdded: number;
+                                    bytesRead: number;
+                                    ratio: number;
+                                    records: number;
+                                };
                                 enabledTasks: number;
                                 /** Format: date-time */
                                 lastBackupAt?: string;
@@ -5855,6 +5875,7 @@ export interface paths {
                                     deletePending: boolean;
                                     durationSeconds: number;
                                     encrypted: boolean;
+                                    errorCode: string | null;
                                     errorMessage: string;
                                     fileName: string;
                                     fileSize: number;

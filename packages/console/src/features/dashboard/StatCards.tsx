@@ -40,7 +40,18 @@ export function StatCards({ stats }: { stats: Stats }) {
         value={`${(stats.successRate * 100).toFixed(1)} %`}
         hint={t('stats.successRateHint')}
       />
-      <Card label={t('stats.stored')} value={formatBytes(stats.totalBackupBytes)} />
+      <Card
+        label={t('stats.stored')}
+        value={formatBytes(stats.totalBackupBytes)}
+        hint={
+          stats.deduplication.records > 0 &&
+          t('stats.deduplication', {
+            ratio: stats.deduplication.ratio.toFixed(1),
+            read: formatBytes(stats.deduplication.bytesRead),
+            added: formatBytes(stats.deduplication.bytesAdded),
+          })
+        }
+      />
       <Card
         label={t('stats.lastBackup')}
         value={stats.lastBackupAt ? <RelativeTime value={stats.lastBackupAt} size="lg" /> : t('stats.noneYet')}

@@ -65,13 +65,18 @@ export function CopiesTable({ recordId, fileName, copies }: { recordId: number; 
                     )}
                     {c.error && (
                       <Text size="xs" c={c.status === 'success' ? 'dimmed' : 'red'}>
-                        {c.error}
+                        {c.errorCode && <Code>{c.errorCode}</Code>} {c.error}
                       </Text>
                     )}
                   </Table.Td>
                   <Table.Td>{formatBytes(c.fileSize)}</Table.Td>
                   <Table.Td>
                     <Code style={{ wordBreak: 'break-all' }}>{c.storagePath || '—'}</Code>
+                    {c.snapshotId && (
+                      <Text size="xs" data-testid="copy-snapshot">
+                        {t('detail.snapshot')} <Code title={c.snapshotId}>{c.snapshotId.slice(0, 8)}</Code>
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm">{c.transferMode}</Text>

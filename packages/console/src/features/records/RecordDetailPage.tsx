@@ -56,7 +56,12 @@ export function RecordDetailPage() {
               <RecordFacts record={r} />
             </Paper>
             {r.errorMessage && (
-              <Alert color={r.state === 'partial' ? 'orange' : 'red'} title={t('detail.error')} mt="md" role="alert">
+              <Alert
+                color={r.state === 'partial' ? 'orange' : 'red'}
+                title={r.errorCode ? `${t('detail.error')}: ${r.errorCode}` : t('detail.error')}
+                mt="md"
+                role="alert"
+              >
                 {r.errorMessage}
               </Alert>
             )}

@@ -11,6 +11,7 @@ export default {
     successRate: 'Success rate',
     successRateHint: 'Runs started in the last 30 days',
     stored: 'Stored',
+    deduplication: 'Repository runs (30 days): {{read}} read, {{added}} added, {{ratio}}× deduplication',
     lastBackup: 'Last backup',
     noneYet: 'none yet',
   },

@@ -99,6 +99,7 @@ export default {
     transfer: 'Transfer',
     path: 'Path',
     corruptAt: 'Found corrupt',
+    snapshot: 'restic snapshot',
     log: 'Log',
     liveLog: 'Live log',
     related: 'Related runs',
