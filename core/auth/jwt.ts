@@ -21,12 +21,12 @@ const ISSUER = 'backplane';
 const VERIFIED_MAX = 10_000;
 
 /**
- * Stateless HS256 session tokens; revocation comes from the token version checked per request.
+ * HS256 session tokens; revocation comes from the session's row and the token version, both read per request.
  * A token whose signature was checked is remembered with its claims until it expires: every
  * request presents one, and verifying it again (an HMAC through WebCrypto, a job on the thread
  * pool) was the largest item of the profile route after the database (bench/api.ts). What can
- * revoke a session (disabled user, new role or password, token version) is read per request
- * from the user's row, not from this memory.
+ * revoke a session (logout, a revoked session, disabled user, new role or password, token
+ * version) is read per request from the database, not from this memory.
  */
 export class SessionTokens {
   readonly #key: Uint8Array;
@@ -48,8 +48,12 @@ export class SessionTokens {
     return this.#cryptoKey;
   }
 
-  async issue(claims: Omit<SessionClaims, 'sessionId'>): Promise<{ token: string; expiresAt: Date }> {
+  /** A new token; `sessionId` is its `jti`, the key of its row in `user_sessions` (core/auth/sessions.ts). */
+  async issue(
+    claims: Omit<SessionClaims, 'sessionId'>,
+  ): Promise<{ token: string; expiresAt: Date; sessionId: string }> {
     const expiresAt = new Date(Date.now() + this.#ttlSeconds * 1000);
+    const sessionId = randomBytes(16).toString('base64url');
     const token = await new SignJWT({
       role: claims.role,
       tv: claims.tokenVersion,
@@ -58,11 +62,11 @@ export class SessionTokens {
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(String(claims.userId))
       .setIssuer(ISSUER)
-      .setJti(randomBytes(16).toString('base64url'))
+      .setJti(sessionId)
       .setIssuedAt()
       .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
       .sign(await this.#signingKey());
-    return { token, expiresAt };
+    return { token, expiresAt, sessionId };
   }
 
   /** Returns the claims, or undefined for any invalid, expired or foreign token. */

@@ -71,10 +71,22 @@ export class LoginLimiter {
    * guesses all pass the check before any failure was recorded.
    */
   async attempt(ip: string, account: string | undefined): Promise<number> {
+    await this.admit(ip, account);
+    return account === undefined ? 0 : this.slowDown(account);
+  }
+
+  /**
+   * The refusals scoped to the client alone: the IP's budget and, with an account, this account's
+   * failures from this IP (counted up front, as in `attempt`). Sign-ins to an existing account take
+   * their slow-down from the account's failures in the database instead (AccountLockout).
+   */
+  async admit(ip: string, account: string | undefined): Promise<void> {
     await consumeOrRefuse(this.#ip, ip);
-    if (account === undefined) return 0;
-    const pair = pairKey(account, ip);
-    await consumeOrRefuse(this.#accountIp, pair);
+    if (account !== undefined) await consumeOrRefuse(this.#accountIp, pairKey(account, ip));
+  }
+
+  /** Counts a failure against the account in this process's memory and waits the delay it earns; returns it (ms). */
+  async slowDown(account: string): Promise<number> {
     const counted = await this.#account.consume(account.toLowerCase());
     const delay = this.delayAfter(counted.consumedPoints - 1);
     if (delay > 0) await sleep(delay);

@@ -53,6 +53,12 @@ export interface Config {
   /** A deep verification older than this no longer proves a task's RTO: it shows as `unmeasured` (seconds). */
   rtoEvidenceMaxAgeSeconds: number;
   jwtTtlSeconds: number;
+  /** Failed sign-ins in a row after which an account refuses every client but its trusted ones (docs/account-security.md#the-cap-on-failed-sign-ins). */
+  loginLockoutThreshold: number;
+  /** How long such a lock lasts unless an admin lifts it first (seconds). */
+  loginLockoutSeconds: number;
+  /** Failed sign-ins in a row from one trusted client after which it stops being trusted. */
+  loginDeviceMaxFailures: number;
   updateFeedUrl: string;
   updateCheckTimeoutMs: number;
   googleAuthUrl: string;

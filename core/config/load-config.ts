@@ -50,6 +50,9 @@ const ENTRIES: Entry[] = [
   { key: 'slaScanIntervalSeconds', env: 'BACKPLANE_SLA_SCAN_INTERVAL', kind: 'duration', min: 0 },
   { key: 'rtoEvidenceMaxAgeSeconds', env: 'BACKPLANE_RTO_EVIDENCE_MAX_AGE', kind: 'duration', min: 3600 },
   { key: 'jwtTtlSeconds', env: 'BACKPLANE_JWT_TTL', kind: 'duration', min: 60 },
+  { key: 'loginLockoutThreshold', env: 'BACKPLANE_LOGIN_LOCKOUT_THRESHOLD', kind: 'int', min: 1 },
+  { key: 'loginLockoutSeconds', env: 'BACKPLANE_LOGIN_LOCKOUT_DURATION', kind: 'duration', min: 1 },
+  { key: 'loginDeviceMaxFailures', env: 'BACKPLANE_LOGIN_DEVICE_MAX_FAILURES', kind: 'int', min: 1 },
   { key: 'updateFeedUrl', env: 'BACKPLANE_UPDATE_FEED_URL', kind: 'string' },
   { key: 'updateCheckTimeoutMs', env: 'BACKPLANE_UPDATE_CHECK_TIMEOUT_MS', kind: 'int', min: 1 },
   { key: 'googleAuthUrl', env: 'BACKPLANE_GOOGLE_AUTH_URL', kind: 'string' },
@@ -105,6 +108,11 @@ function defaults(): Config {
     slaScanIntervalSeconds: 900,
     rtoEvidenceMaxAgeSeconds: 30 * 86400,
     jwtTtlSeconds: 24 * 3600,
+    // NIST SP 800-63B 5.2.2: at most 100 consecutive failed attempts on one account.
+    loginLockoutThreshold: 100,
+    loginLockoutSeconds: 3600,
+    // OWASP's device cookies: a trusted client that keeps failing is an attacker holding a stolen cookie.
+    loginDeviceMaxFailures: 10,
     updateFeedUrl: 'https://api.github.com/repos/backplane-dev/backplane/releases/latest',
     updateCheckTimeoutMs: 5000,
     googleAuthUrl: 'https://accounts.google.com/o/oauth2/v2/auth',

@@ -32,6 +32,11 @@ export const ERROR_CATALOGUE = {
   AUTH_INVALID_CREDENTIALS: [401, 'Invalid username or password.'],
   AUTH_USER_DISABLED: [401, 'This account is disabled.'],
   AUTH_RATE_LIMITED: [429, 'Too many attempts; try again later.'],
+  AUTH_ACCOUNT_LOCKED: [
+    429,
+    'Too many failed sign-ins: this account is locked for clients it has not signed in on; try again later or ask an admin.',
+  ],
+  AUTH_SESSION_NOT_FOUND: [404, 'Session not found.'],
   AUTH_KEY_DISABLED: [401, 'This API key is disabled.'],
   AUTH_KEY_EXPIRED: [401, 'This API key has expired.'],
   AUTH_KEY_CREATOR_DISABLED: [401, 'The user who created this API key is disabled.'],

@@ -36,6 +36,7 @@ const SEVERITIES: Record<string, NotificationSeverity> = {
   replication_failed: 'error',
   storage_unhealthy: 'error',
   node_offline: 'error',
+  account_attack: 'error',
 };
 
 export function severityOf(alert: Pick<Alert, 'type' | 'severity'>): NotificationSeverity {

@@ -26,4 +26,5 @@ export const EVENT_DESCRIPTIONS: Record<(typeof EVENT_TYPES)[number], string> = 
   agent_outdated: 'An agent runs an older version than the master.',
   sla_violation: 'A task has had no successful backup within its RPO.',
   rto_exceeded: "A deep verification measured a restore time above the task's RTO.",
+  account_attack: 'An account reached the cap of failed sign-ins in a row and is locked against unknown clients.',
 };

@@ -55,4 +55,5 @@ export const EVENT_TYPES = [
   'agent_outdated',
   'sla_violation',
   'rto_exceeded',
+  'account_attack',
 ] as const;

@@ -1,8 +1,15 @@
 import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
 
 /** Prefixes from the contract: API keys, node tokens and install tokens are told apart at a glance. */
-export const TOKEN_PREFIX = { apiKey: 'bpk', node: 'bpn', install: 'bpi', trustedDevice: 'bpd' } as const;
-const HEX_LENGTH = { apiKey: 48, node: 64, install: 64, trustedDevice: 64 } as const;
+export const TOKEN_PREFIX = {
+  apiKey: 'bpk',
+  node: 'bpn',
+  install: 'bpi',
+  trustedDevice: 'bpd',
+  /** A client that signed in before (core/auth/login-devices.ts). */
+  loginDevice: 'bpc',
+} as const;
+const HEX_LENGTH = { apiKey: 48, node: 64, install: 64, trustedDevice: 64, loginDevice: 64 } as const;
 
 export type TokenKind = keyof typeof TOKEN_PREFIX;
 

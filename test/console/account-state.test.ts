@@ -10,6 +10,11 @@ import {
 test('an enrolment-only session is offered the enrolment cards only', () => {
   assert.deepEqual(accountCards({ mfaEnrollmentRequired: true }), ['profile', 'totp', 'otp', 'passkeys']);
   assert.ok(accountCards({}).includes('devices'));
+  assert.ok(accountCards({}).includes('sessions'));
+  assert.ok(
+    !accountCards({ mfaEnrollmentRequired: true }).includes('sessions'),
+    'the sessions routes are not enrolment routes',
+  );
   assert.ok(
     accountCards({ mfaEnrollmentRequired: false, mfaEnrollmentDeadline: '2026-03-01T00:00:00Z' }).includes('password'),
   );

@@ -12,7 +12,9 @@ const USER_VIEW_KEYS = [
   'displayName',
   'email',
   'emailOtpEnabled',
+  'failedLoginCount',
   'id',
+  'lockedUntil',
   'mfaEnabled',
   'phone',
   'role',
@@ -69,10 +71,12 @@ function assertRateLimited(res: Awaited<ReturnType<typeof call>>, maxSeconds: nu
 async function forge(
   dataDir: string,
   secretKey: string | undefined,
-  claims: { sub: string; tv: unknown; role?: string; iss?: string; exp: number },
+  claims: { sub: string; tv: unknown; role?: string; iss?: string; exp: number; jti?: string },
 ): Promise<string> {
   const key = new Uint8Array(deriveKey(loadMasterKey(dataDir, secretKey), 'jwt'));
-  return new SignJWT({ role: claims.role ?? 'admin', tv: claims.tv })
+  const jwt = new SignJWT({ role: claims.role ?? 'admin', tv: claims.tv });
+  if (claims.jti) jwt.setJti(claims.jti);
+  return jwt
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuer(claims.iss ?? 'backplane')
@@ -98,7 +102,7 @@ test('setup: status flips, the first admin is created once and gets a session', 
   assert.equal(res.json.code, 'OK');
   assert.equal(res.json.message, 'success');
   const data = res.json.data;
-  assert.deepEqual(Object.keys(data).sort(), ['expiresAt', 'token', 'user']);
+  assert.deepEqual(Object.keys(data).sort(), ['deviceToken', 'expiresAt', 'token', 'user']);
   assert.match(data.token, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'a compact JWT');
   assert.deepEqual(Object.keys(data.user).sort(), USER_VIEW_KEYS);
   assert.equal(data.user.username, 'root');
@@ -217,7 +221,7 @@ test('login: success returns a session; unknown user and wrong password fail ali
 
   const ok = await login(app, ADMIN.username, ADMIN.password);
   assert.equal(ok.status, 200, ok.body);
-  assert.deepEqual(Object.keys(ok.json.data).sort(), ['expiresAt', 'token', 'user']);
+  assert.deepEqual(Object.keys(ok.json.data).sort(), ['deviceToken', 'expiresAt', 'token', 'user']);
   assert.equal(ok.json.data.user.username, ADMIN.username);
   assert.equal(ok.json.data.user.role, 'admin');
   assert.ok(Date.parse(ok.json.data.expiresAt) > Date.now());
@@ -258,7 +262,11 @@ test('login: success returns a session; unknown user and wrong password fail ali
   assert.equal(success[0].clientIp, '127.0.0.1');
   const failed = audit.filter((r) => r.action === 'login_failed');
   assert.deepEqual(failed.map((r) => r.targetName).sort(), [ADMIN.username, 'nobody-here']);
-  assert.ok(failed.every((r) => r.detail === 'AUTH_INVALID_CREDENTIALS'));
+  // An existing account's failure also says which in its run of failures it was.
+  assert.deepEqual(failed.map((r) => r.detail).sort(), [
+    'AUTH_INVALID_CREDENTIALS',
+    'AUTH_INVALID_CREDENTIALS, failure=1',
+  ]);
   assert.ok(
     !JSON.stringify(audit).includes('not-the-password') && !JSON.stringify(audit).includes(ADMIN.password),
     'passwords never reach the audit log',
@@ -570,6 +578,8 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
   const admin = await setupAdmin(app);
   const viewer = await userWithRole(app, admin, 'viewer', 'vic');
   const now = Math.floor(Date.now() / 1000);
+  // The viewer's real session: a forged token names it, so that each one differs from a good token in one way only.
+  const jti = JSON.parse(Buffer.from(viewer.token.split('.')[1]!, 'base64url').toString()).jti as string;
 
   // The forging helper is right: a well-formed token with the real key is accepted...
   const control = await forge(dataDir, config.secretKey, {
@@ -577,6 +587,7 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
     tv: 1,
     role: 'viewer',
     exp: now + 600,
+    jti,
   });
   assert.equal((await profile(app, control)).status, 200, 'control token accepted');
 
@@ -584,18 +595,25 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
   const flip = (s: string) => s.slice(0, -2) + (s.at(-2) === 'A' ? 'B' : 'A') + s.at(-1);
   const bad: Record<string, string> = {
-    expired: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 1, role: 'viewer', exp: now - 60 }),
+    expired: await forge(dataDir, config.secretKey, {
+      sub: String(viewer.id),
+      tv: 1,
+      role: 'viewer',
+      exp: now - 60,
+      jti,
+    }),
     wrongIssuer: await forge(dataDir, config.secretKey, {
       sub: String(viewer.id),
       tv: 1,
       iss: 'someone-else',
       exp: now + 600,
+      jti,
     }),
-    staleVersion: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 0, exp: now + 600 }),
-    futureVersion: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 2, exp: now + 600 }),
-    versionAsString: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: '1', exp: now + 600 }),
-    unknownUser: await forge(dataDir, config.secretKey, { sub: '424242', tv: 1, exp: now + 600 }),
-    nonNumericSubject: await forge(dataDir, config.secretKey, { sub: 'admin', tv: 1, exp: now + 600 }),
+    staleVersion: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 0, exp: now + 600, jti }),
+    futureVersion: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: 2, exp: now + 600, jti }),
+    versionAsString: await forge(dataDir, config.secretKey, { sub: String(viewer.id), tv: '1', exp: now + 600, jti }),
+    unknownUser: await forge(dataDir, config.secretKey, { sub: '424242', tv: 1, exp: now + 600, jti }),
+    nonNumericSubject: await forge(dataDir, config.secretKey, { sub: 'admin', tv: 1, exp: now + 600, jti }),
     foreignKey: await new SignJWT({ role: 'admin', tv: 1 })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('1')
@@ -607,6 +625,20 @@ test('tampered, forged, expired and garbage JWTs get 401', async (t) => {
     tamperedSignature: `${header}.${payload}.${flip(signature)}`,
     algNone: `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`,
     noSignature: `${header}.${payload}`,
+    // Sessions are rows: a token naming no session, or none at all, opens nothing.
+    noSession: await forge(dataDir, config.secretKey, {
+      sub: String(viewer.id),
+      tv: 1,
+      role: 'viewer',
+      exp: now + 600,
+    }),
+    unknownSession: await forge(dataDir, config.secretKey, {
+      sub: String(viewer.id),
+      tv: 1,
+      role: 'viewer',
+      exp: now + 600,
+      jti: 'AAAAAAAAAAAAAAAAAAAAAA',
+    }),
     garbage: 'not-a-jwt',
     dots: 'a.b.c',
   };

@@ -90,6 +90,8 @@ export const TrustedDeviceEntity = defineEntity({
     name: p.string().length(128),
     lastIp: p.string().length(64).default(''),
     userAgent: p.string().length(255).default(''),
+    /** Failed sign-ins from this device in a row: at the cap the device is revoked (it also lets its holder past a lockout). */
+    failures: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastUsedAt: p.datetime(),
     expiresAt: p.datetime(),

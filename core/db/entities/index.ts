@@ -32,6 +32,7 @@ import {
 } from './backup-record.ts';
 import { RepositoryEntity } from './repository.ts';
 import { UserIdentityEntity, OidcLoginEntity, OidcLoginCodeEntity } from './single-sign-on.ts';
+import { LoginDeviceEntity, LoginLeaseEntity, UserSessionEntity } from './login.ts';
 
 /** Every entity core persists; plugins define none (their settings live in core rows). */
 export const ENTITIES = [
@@ -68,4 +69,7 @@ export const ENTITIES = [
   UserIdentityEntity,
   OidcLoginEntity,
   OidcLoginCodeEntity,
+  LoginDeviceEntity,
+  LoginLeaseEntity,
+  UserSessionEntity,
 ];

@@ -28,6 +28,10 @@ export const UserEntity = defineEntity({
     smsOtpEnabled: p.boolean().default(false),
     /** When an admin without a second factor was first told to enrol one (`mfa_required_for_admins`). */
     mfaGraceStartedAt: p.datetime().nullable(),
+    /** Failed sign-in attempts in a row, counted on every master (docs/account-security.md#the-cap-on-failed-sign-ins); a full sign-in clears it. */
+    failedLoginCount: p.integer().default(0),
+    /** Set when `failedLoginCount` reached the cap: until then only the account's trusted clients may sign in. */
+    lockedUntil: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

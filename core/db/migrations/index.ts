@@ -18,6 +18,8 @@ import { Migration018InsightIndexes } from './018-insight-indexes.ts';
 import { Migration019OneActiveBackup } from './019-one-active-backup.ts';
 import { Migration020RunOwner } from './020-run-owner.ts';
 import { Migration021BackupChains } from './021-backup-chains.ts';
+import { Migration022LoginCap } from './022-login-cap.ts';
+import { Migration023UserSessions } from './023-user-sessions.ts';
 import { Migration024SingleSignOn } from './024-single-sign-on.ts';
 import { Migration025RecordErrorCode } from './025-record-error-code.ts';
 
@@ -43,6 +45,8 @@ export const MIGRATIONS = [
   { name: 'Migration019OneActiveBackup', class: Migration019OneActiveBackup },
   { name: 'Migration020RunOwner', class: Migration020RunOwner },
   { name: 'Migration021BackupChains', class: Migration021BackupChains },
+  { name: 'Migration022LoginCap', class: Migration022LoginCap },
+  { name: 'Migration023UserSessions', class: Migration023UserSessions },
   { name: 'Migration024SingleSignOn', class: Migration024SingleSignOn },
   { name: 'Migration025RecordErrorCode', class: Migration025RecordErrorCode },
 ];

@@ -28,6 +28,7 @@ import {
   toTrustedDeviceView,
   isCurrentDevice,
   clearTrustedDeviceCookie,
+  clientOf,
 } from './auth-views.ts';
 
 /** Account-security routes: interactive sessions only (API keys get 403 AUTH_INTERACTIVE_ONLY). */
@@ -141,7 +142,7 @@ export async function accountSecurityRoutes(fastify: FastifyInstance): Promise<v
       const { accountSecurity, audit: writer } = request.diScope.cradle;
       const who = { principal: null, clientIp: request.ip, username: request.body.username };
       try {
-        const user = await accountSecurity.sendOtp(request.body, request.ip);
+        const user = await accountSecurity.sendOtp(request.body, clientOf(request));
         await writer.record(who, {
           category: 'auth',
           action: 'otp_send',
@@ -227,7 +228,7 @@ export async function accountSecurityRoutes(fastify: FastifyInstance): Promise<v
       const { accountSecurity, settings, audit: writer } = request.diScope.cradle;
       const passwordless = (await settings.values()).passkey_passwordless_login === 'true';
       try {
-        return ok(await accountSecurity.passkeyLoginOptions(request.body, request.ip, passwordless));
+        return ok(await accountSecurity.passkeyLoginOptions(request.body, clientOf(request), passwordless));
       } catch (err) {
         if (err instanceof AppError && request.body.password !== undefined) {
           await writer.record(

@@ -23,7 +23,8 @@ import { registrationOptions, finishRegistration, loginOptions } from '../../aut
 import { relyingParty, type ServerAddress } from '../../auth/mfa/webauthn-party.ts';
 import { listTrustedDevices } from '../../auth/mfa/trusted-devices.ts';
 import { sealTotpSecret, readTotpSecret, recordTotpStep } from './totp-secret.ts';
-import type { AuthService } from './auth-service.ts';
+import type { AuthService, ClientInfo } from './auth-service.ts';
+import type { AccountLockout } from './account-lockout.ts';
 
 const ISSUER = 'Backplane';
 
@@ -39,6 +40,7 @@ export class AccountSecurityService {
   readonly #limiter: LoginLimiter;
   readonly #sender: NotificationSender;
   readonly #auth: AuthService;
+  readonly #lockout: AccountLockout;
   readonly #serverAddresses: () => ServerAddress[];
 
   constructor(deps: {
@@ -48,6 +50,7 @@ export class AccountSecurityService {
     loginLimiter: LoginLimiter;
     notificationSender: NotificationSender;
     auth: AuthService;
+    accountLockout: AccountLockout;
     serverAddresses: () => ServerAddress[];
   }) {
     this.#em = deps.em;
@@ -56,6 +59,7 @@ export class AccountSecurityService {
     this.#limiter = deps.loginLimiter;
     this.#sender = deps.notificationSender;
     this.#auth = deps.auth;
+    this.#lockout = deps.accountLockout;
     this.#serverAddresses = deps.serverAddresses;
   }
 
@@ -65,11 +69,17 @@ export class AccountSecurityService {
     return user;
   }
 
-  /** The current password, checked under the login limits (a stolen session must not become a password oracle). */
+  /**
+   * The current password, checked under the login limits (a stolen session must not become a
+   * password oracle): a wrong one also counts against the account's cap of failed sign-ins.
+   */
   async #requirePassword(user: User, password: string, ip: string): Promise<void> {
     await this.#limiter.attempt(ip, user.username);
     const row = await this.#em.findOne(UserEntity, { id: user.id }, { populate: ['passwordHash'], refresh: false });
-    if (!row || !(await verifyPassword(row.passwordHash, password))) throw new AppError('AUTH_WRONG_PASSWORD');
+    if (!row || !(await verifyPassword(row.passwordHash, password))) {
+      await this.#lockout.countFailure(user, { ip, userAgent: '' });
+      throw new AppError('AUTH_WRONG_PASSWORD');
+    }
     await this.#limiter.succeeded(ip, user.username);
   }
 
@@ -174,8 +184,8 @@ export class AccountSecurityService {
   }
 
   /** Public: sends a login code after the password is proven (the first half of an OTP login). */
-  async sendOtp(input: { username: string; password: string; channel: OtpChannel }, ip: string): Promise<User> {
-    const user = await this.#auth.checkPassword(input.username, input.password, ip);
+  async sendOtp(input: { username: string; password: string; channel: OtpChannel }, client: ClientInfo): Promise<User> {
+    const user = await this.#auth.checkPassword(input.username, input.password, client);
     const summary = await factorSummary(this.#em, user);
     if (!summary.mfaEnabled) throw new AppError('AUTH_MFA_NOT_ENABLED');
     if (input.channel === 'email' && !user.emailOtpEnabled) throw new AppError('AUTH_EMAIL_OTP_DISABLED');
@@ -232,14 +242,18 @@ export class AccountSecurityService {
    * Public: options for a passkey login. With a username and password, the account's passkeys
    * as its second factor; with neither, a passwordless login (when the setting allows it).
    */
-  async passkeyLoginOptions(input: { username?: string; password?: string }, ip: string, passwordless: boolean) {
+  async passkeyLoginOptions(
+    input: { username?: string; password?: string },
+    client: ClientInfo,
+    passwordless: boolean,
+  ) {
     const rp = relyingParty(this.#config, this.#serverAddresses());
     if (input.password === undefined) {
       if (!passwordless) throw new AppError('AUTH_PASSWORDLESS_DISABLED');
-      await this.#limiter.attempt(ip, undefined);
+      await this.#limiter.attempt(client.ip, undefined);
       return loginOptions(this.#em, rp, null);
     }
-    const user = await this.#auth.checkPassword(input.username ?? '', input.password, ip);
+    const user = await this.#auth.checkPassword(input.username ?? '', input.password, client);
     if (!(await factorSummary(this.#em, user)).webAuthnEnabled)
       throw new AppError('AUTH_MFA_NOT_ENABLED', { message: 'This account has no passkey.' });
     return loginOptions(this.#em, rp, user);

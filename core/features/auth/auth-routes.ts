@@ -9,9 +9,9 @@ import { auditActor } from '../../events/audit-actor.ts';
 import { Username, Password } from '../users/user-schemas.ts';
 import { UserView, toUserView } from '../users/user-view.ts';
 import { factorSummary } from '../../auth/mfa/factor-summary.ts';
-import { TRUSTED_DEVICE_COOKIE } from '../../auth/mfa/trusted-devices.ts';
+import { revokeSessionOfToken } from '../../auth/sessions.ts';
 import type { Session } from './auth-service.ts';
-import { SessionView, sessionView, setTrustedDeviceCookie, clearTrustedDeviceCookie } from './auth-views.ts';
+import { SessionView, answerLogin, clientOf, clearTrustedDeviceCookie } from './auth-views.ts';
 import { WebAuthnAssertion } from './account-security-schemas.ts';
 
 const LoginBody = Type.Object({
@@ -23,6 +23,8 @@ const LoginBody = Type.Object({
   trustedDeviceToken: Type.Optional(Type.String({ maxLength: 256 })),
   rememberDevice: Type.Optional(Type.Boolean()),
   trustedDeviceName: Type.Optional(Type.String({ maxLength: 128 })),
+  /** The login-device token of an earlier login, for clients without cookies (docs/account-security.md#the-cap-on-failed-sign-ins). */
+  deviceToken: Type.Optional(Type.String({ maxLength: 256 })),
 });
 
 export async function authRoutes(fastify: FastifyInstance): Promise<void> {
@@ -50,12 +52,12 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: envelopeOf(SessionView) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { auth, loginLimiter, audit } = request.diScope.cradle;
       let session: Session;
       try {
         await loginLimiter.attempt(request.ip, undefined);
-        session = await auth.setup(request.body);
+        session = await auth.setup(request.body, clientOf(request));
       } catch (err) {
         // A setup attempt on an initialised installation is a probe worth recording, like a failed login.
         if (err instanceof AppError) {
@@ -67,17 +69,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
         }
         throw err;
       }
-      await audit.record(
-        { principal: null, clientIp: request.ip, username: session.user.username },
-        {
-          category: 'auth',
-          action: 'setup',
-          targetType: 'user',
-          targetId: session.user.id,
-          targetName: session.user.username,
-        },
-      );
-      return ok(sessionView(session));
+      return answerLogin(request, reply, session, 'setup');
     },
   );
 
@@ -88,47 +80,31 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       schema: { body: LoginBody, response: { 200: envelopeOf(SessionView) } },
     },
     async (request, reply) => {
-      const { auth, audit } = request.diScope.cradle;
+      const { auth, audit, accountLockout } = request.diScope.cradle;
       const body = request.body;
-      const trustedDeviceToken = body.trustedDeviceToken || request.cookies[TRUSTED_DEVICE_COOKIE];
       try {
-        const session = await auth.login(
-          { ...body, ...(trustedDeviceToken ? { trustedDeviceToken } : {}) },
-          { ip: request.ip, userAgent: request.headers['user-agent'] ?? '' },
-        );
-        if (session.trustedDevice) setTrustedDeviceCookie(request, reply, session.trustedDevice.token);
-        // How the login was made: the second factor used, whether a device was remembered.
-        const detail = [
-          session.secondFactor ? `factor=${session.secondFactor}` : '',
-          session.trustedDevice ? 'remembered_device' : '',
-          session.enrolmentOnly ? 'enrolment_only' : '',
-        ]
-          .filter(Boolean)
-          .join(', ');
-        await audit.record(
-          { principal: null, clientIp: request.ip, username: session.user.username },
-          {
-            category: 'auth',
-            action: 'login_success',
-            targetType: 'user',
-            targetId: session.user.id,
-            targetName: session.user.username,
-            ...(detail ? { detail } : {}),
-          },
-        );
-        return ok(sessionView(session));
+        // The trusted-device token from the body, else its cookie: a second factor, and a mark of a trusted client.
+        const client = clientOf(request, body);
+        const input = {
+          ...body,
+          ...(client.trustedDeviceToken ? { trustedDeviceToken: client.trustedDeviceToken } : {}),
+        };
+        return await answerLogin(request, reply, await auth.login(input, client));
       } catch (err) {
         // A malformed request is not a login attempt (the schema refuses most before they get here).
         if (err instanceof AppError && err.code !== 'INVALID_INPUT') {
           const action =
-            err.code === 'AUTH_RATE_LIMITED'
+            err.code === 'AUTH_RATE_LIMITED' || err.code === 'AUTH_ACCOUNT_LOCKED'
               ? 'login_rejected'
               : err.code === 'AUTH_2FA_REQUIRED'
                 ? 'two_factor_required'
                 : 'login_failed';
+          // A counted failure says which in its run of failures it was (AccountLockout.lastFailure).
+          const failure = accountLockout.lastFailure;
+          const detail = failure === undefined ? err.code : `${err.code}, failure=${failure}`;
           await audit.record(
             { principal: null, clientIp: request.ip, username: body.username ?? '' },
-            { category: 'auth', action, targetType: 'user', targetName: body.username ?? '', detail: err.code },
+            { category: 'auth', action, targetType: 'user', targetName: body.username ?? '', detail },
           );
         }
         throw err;
@@ -143,7 +119,11 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       schema: { response: { 200: envelopeOf(Type.Object({ loggedOut: Type.Boolean() })) } },
     },
     async (request) => {
-      await request.diScope.cradle.audit.record(auditActor(request), { category: 'auth', action: 'logout' });
+      const { em, audit, clock } = request.diScope.cradle;
+      // The session of this token ends on every master: the guard reads its row on every request.
+      const sessionId = sessionIdOf(request);
+      if (sessionId) await revokeSessionOfToken(em, sessionId, clock.now());
+      await audit.record(auditActor(request), { category: 'auth', action: 'logout' });
       return ok({ loggedOut: true });
     },
   );

@@ -7,6 +7,11 @@ import type { Config } from '../../config/config.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { hashPassword, verifyPassword, burnPasswordCheck } from '../../auth/passwords.ts';
 import { revokeSessions } from '../../auth/session-revocation.ts';
+import { recordSession } from '../../auth/sessions.ts';
+import { renewLoginDevice } from '../../auth/login-devices.ts';
+import type { LoginLanes } from '../../auth/login-lanes.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { AccountLockout, AttemptClient } from './account-lockout.ts';
 import type { SessionTokens } from '../../auth/jwt.ts';
 import type { LoginLimiter } from '../../auth/login-limiter.ts';
 import { AppError } from '../../http/app-error.ts';
@@ -24,6 +29,10 @@ const SETUP_MARKER = 'system.setup_completed_at';
 export interface Session {
   token: string;
   expiresAt: Date;
+  /** The token's id (`jti`), the key of its `user_sessions` row. */
+  sessionId: string;
+  /** A new login-device token for this client (none when it presented one of this account, which was renewed). */
+  deviceToken?: string;
   user: User;
   factors: FactorSummary;
   /** How the second factor was given (absent: the account has none, or a passwordless passkey). */
@@ -43,14 +52,12 @@ export interface LoginInput extends SecondFactorInput {
   trustedDeviceName?: string;
 }
 
+/** The client a login comes from: its address and user agent, and what may make it a trusted client. */
+export type ClientInfo = AttemptClient;
+
 export interface SsoLoginInput extends SecondFactorInput {
   rememberDevice?: boolean;
   trustedDeviceName?: string;
-}
-
-export interface ClientInfo {
-  ip: string;
-  userAgent: string;
 }
 
 export class AuthService {
@@ -60,39 +67,43 @@ export class AuthService {
   readonly #config: Config;
   readonly #box: SecretBox;
   readonly #settings: SettingsService;
+  readonly #lockout: AccountLockout;
+  readonly #lanes: LoginLanes;
+  readonly #clock: Clock;
   readonly #serverAddresses: () => ServerAddress[];
 
-  constructor({
-    em,
-    sessionTokens,
-    loginLimiter,
-    config,
-    secretBox,
-    settings,
-    serverAddresses,
-  }: {
+  constructor(deps: {
     em: EntityManager;
     sessionTokens: SessionTokens;
     loginLimiter: LoginLimiter;
     config: Config;
     secretBox: SecretBox;
     settings: SettingsService;
+    accountLockout: AccountLockout;
+    loginLanes: LoginLanes;
+    clock: Clock;
     serverAddresses: () => ServerAddress[];
   }) {
-    this.#em = em;
-    this.#tokens = sessionTokens;
-    this.#limiter = loginLimiter;
-    this.#config = config;
-    this.#box = secretBox;
-    this.#settings = settings;
-    this.#serverAddresses = serverAddresses;
+    this.#em = deps.em;
+    this.#tokens = deps.sessionTokens;
+    this.#limiter = deps.loginLimiter;
+    this.#config = deps.config;
+    this.#box = deps.secretBox;
+    this.#settings = deps.settings;
+    this.#lockout = deps.accountLockout;
+    this.#lanes = deps.loginLanes;
+    this.#clock = deps.clock;
+    this.#serverAddresses = deps.serverAddresses;
   }
 
   async initialized(): Promise<boolean> {
     return (await this.#em.count(UserEntity, {})) > 0;
   }
 
-  async setup(input: { username: string; password: string; displayName?: string }): Promise<Session> {
+  async setup(
+    input: { username: string; password: string; displayName?: string },
+    client: ClientInfo,
+  ): Promise<Session> {
     if (await this.initialized()) throw new AppError('AUTH_SETUP_DISABLED');
     const passwordHash = await hashPassword(input.password);
     let user: User;
@@ -112,58 +123,78 @@ export class AuthService {
       if (err instanceof UniqueConstraintViolationException) throw new AppError('AUTH_SETUP_DISABLED');
       throw err;
     }
-    return this.#session(user, await factorSummary(this.#em, user), {});
+    return this.openSession(user, client, {});
   }
 
   /**
-   * Proves the password of an account before any second step (login, sending a code, passkey
-   * options). Unknown user and wrong password answer alike (and take as long); attempts are
-   * limited per IP, failures per account and IP, and failures per account from anywhere slow its
-   * answers down (every attempt counts as a failure until a login succeeds). See LoginLimiter.
+   * Proves the password of an account before a second step that follows in another request
+   * (sending a code, passkey options). Unknown user and wrong password answer alike (and take as
+   * long). Limited like a login (see #attempt); a right password here clears no failures: only a
+   * whole sign-in does.
    */
-  async checkPassword(username: string, password: string, ip: string): Promise<User> {
+  async checkPassword(username: string, password: string, client: ClientInfo): Promise<User> {
+    return this.#attempt(username, password, client, false, async (user) => user);
+  }
+
+  /**
+   * One attempt on an account by name: the client's limits (LoginLimiter.admit: per IP, per account
+   * and IP), then the password and `afterPassword` (the second factor) in the account's lane
+   * (AccountLockout: serialised across masters, slowed down, capped). A name that is no account is
+   * slowed down in this process's memory and answers as a wrong password would.
+   */
+  async #attempt<T>(
+    username: string,
+    password: string,
+    client: ClientInfo,
+    completes: boolean,
+    afterPassword: (user: User) => Promise<T>,
+  ): Promise<T> {
     this.#assertLocalLogin(username);
-    await this.#limiter.attempt(ip, username);
+    await this.#limiter.admit(client.ip, username);
     const user = await this.#em.findOne(UserEntity, { username }, { populate: ['passwordHash'] });
     if (!user) {
-      await burnPasswordCheck(password);
-      throw new AppError('AUTH_INVALID_CREDENTIALS');
+      return this.#lanes.run(
+        `name:${username.toLowerCase()}`,
+        async () => {
+          await this.#limiter.slowDown(username);
+          await burnPasswordCheck(password);
+          throw new AppError('AUTH_INVALID_CREDENTIALS');
+        },
+        { local: true },
+      );
     }
-    // A failure needs no further bookkeeping: attempt() already counted it.
-    if (!(await verifyPassword(user.passwordHash, password))) throw new AppError('AUTH_INVALID_CREDENTIALS');
-    // Only after the password is proven do we say the account is disabled.
-    if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
-    return user;
+    return this.#lockout.attempt(user, client, completes, async () => {
+      if (!(await verifyPassword(user.passwordHash, password))) throw new AppError('AUTH_INVALID_CREDENTIALS');
+      // Only after the password is proven do we say the account is disabled.
+      if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
+      return afterPassword(user);
+    });
   }
 
   /**
    * Login: the password, then the second factor when the account has one (see checkSecondFactor),
    * or a passkey alone (passwordless, when the setting allows it). A wrong or missing second
-   * factor counts as a failed attempt for the limiter like a wrong password.
+   * factor counts as a failed attempt like a wrong password.
    */
   async login(input: LoginInput, client: ClientInfo): Promise<Session> {
     if (input.password === undefined) return this.#passwordless(input, client);
     if (!input.username) throw new AppError('INVALID_INPUT', { message: 'A username is required with a password.' });
-    const user = await this.checkPassword(input.username, input.password, client.ip);
-    const factors = await factorSummary(this.#em, user);
-    if (!factors.mfaEnabled) {
-      const gate = await this.#enrolmentGate(user);
-      await this.#limiter.succeeded(client.ip, input.username);
-      return this.#session(user, factors, gate);
-    }
-    const { method } = await checkSecondFactor(
-      { em: this.#em, config: this.#config, secretBox: this.#box, serverAddresses: this.#serverAddresses },
-      user,
-      factors,
-      input,
-      client.ip,
-    );
-    await this.#limiter.succeeded(client.ip, input.username);
-    const trustedDevice = await this.#rememberDevice(user, input, method, client);
-    return this.#session(user, await factorSummary(this.#em, user), {
-      secondFactor: method,
-      ...(trustedDevice ? { trustedDevice } : {}),
+    const { user, method } = await this.#attempt(input.username, input.password, client, true, async (user) => {
+      const factors = await factorSummary(this.#em, user);
+      if (!factors.mfaEnabled) return { user, method: undefined };
+      const { method } = await checkSecondFactor(
+        { em: this.#em, config: this.#config, secretBox: this.#box, serverAddresses: this.#serverAddresses },
+        user,
+        factors,
+        input,
+        client.ip,
+      );
+      return { user, method };
     });
+    await this.#limiter.succeeded(client.ip, input.username);
+    if (!method) return this.openSession(user, client, await this.#enrolmentGate(user));
+    const trustedDevice = await this.#rememberDevice(user, input, method, client);
+    return this.openSession(user, client, { secondFactor: method, ...(trustedDevice ? { trustedDevice } : {}) });
   }
 
   /**
@@ -171,7 +202,9 @@ export class AuthService {
    * second factor is still asked for, as at a password login, unless the provider asserted one
    * (`amr`); the answer is the login's. `consume` runs once every check has passed, just before
    * the session is issued: it uses up the one-time code, so a retry after AUTH_2FA_REQUIRED can
-   * still present it and two racing exchanges cannot both open a session.
+   * still present it and two racing exchanges cannot both open a session. A code guessed here
+   * counts against the account's cap like one at a password login (AccountLockout); a locked
+   * account opens to its trusted clients only, as with a passwordless passkey.
    */
   async ssoLogin(
     user: User,
@@ -183,33 +216,33 @@ export class AuthService {
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
     const factors = await factorSummary(this.#em, user);
     if (proof.mfaAsserted || !factors.mfaEnabled) {
+      await this.#lockout.refuseIfLocked(user, client);
       // A provider that asserted a second factor stands in for one: no enrolment is asked for either.
       const gate = proof.mfaAsserted ? {} : await this.#enrolmentGate(user);
       await consume();
-      return this.#session(user, factors, gate);
+      return this.openSession(user, client, gate);
     }
-    await this.#limiter.attempt(client.ip, user.username);
-    let method: SecondFactorMethod;
-    try {
-      ({ method } = await checkSecondFactor(
-        { em: this.#em, config: this.#config, secretBox: this.#box, serverAddresses: this.#serverAddresses },
-        user,
-        factors,
-        input,
-        client.ip,
-      ));
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'AUTH_2FA_REQUIRED')
-        throw await this.#ssoFactorsRequired(user, factors);
-      throw err;
-    }
+    await this.#limiter.admit(client.ip, user.username);
+    const method = await this.#lockout.attempt(user, client, true, async () => {
+      try {
+        const checked = await checkSecondFactor(
+          { em: this.#em, config: this.#config, secretBox: this.#box, serverAddresses: this.#serverAddresses },
+          user,
+          factors,
+          input,
+          client.ip,
+        );
+        return checked.method;
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'AUTH_2FA_REQUIRED')
+          throw await this.#ssoFactorsRequired(user, factors);
+        throw err;
+      }
+    });
     await consume();
     await this.#limiter.succeeded(client.ip, user.username);
     const trustedDevice = await this.#rememberDevice(user, input, method, client);
-    return this.#session(user, await factorSummary(this.#em, user), {
-      secondFactor: method,
-      ...(trustedDevice ? { trustedDevice } : {}),
-    });
+    return this.openSession(user, client, { secondFactor: method, ...(trustedDevice ? { trustedDevice } : {}) });
   }
 
   /**
@@ -267,8 +300,10 @@ export class AuthService {
     if (!user || (input.username && input.username !== user.username)) throw new AppError('AUTH_2FA_INVALID');
     this.#assertLocalLogin(user.username);
     if (user.disabled) throw new AppError('AUTH_USER_DISABLED');
+    // A signature cannot be guessed, so nothing is counted; a locked account still opens only to its trusted clients.
+    await this.#lockout.refuseIfLocked(user, client);
     await this.#limiter.succeeded(client.ip, user.username);
-    return this.#session(user, await factorSummary(this.#em, user), { secondFactor: 'passkey_passwordless' });
+    return this.openSession(user, client, { secondFactor: 'passkey_passwordless' });
   }
 
   /**
@@ -306,29 +341,54 @@ export class AuthService {
     if (!user) throw new AppError('AUTH_UNAUTHORIZED');
     if (!(await verifyPassword(user.passwordHash, oldPassword))) throw new AppError('AUTH_WRONG_PASSWORD');
     user.passwordHash = await hashPassword(newPassword);
-    revokeSessions(user, keepSession);
+    await revokeSessions(this.#em, user, keepSession);
     await revokeDevicesAndPendingCodes(this.#em, user.id);
     await this.#em.flush();
     return user;
   }
 
-  async #session(
+  /**
+   * The end of every successful sign-in (setup, login, and any later way of signing in): a new
+   * session token and its `user_sessions` row, and the client's login-device token renewed or
+   * issued (it makes the client a trusted client of the account: AccountLockout). Routes answer
+   * it with `answerLogin` (auth-views.ts).
+   */
+  async openSession(
     user: User,
-    factors: FactorSummary,
-    extra: Omit<Session, 'token' | 'expiresAt' | 'user' | 'factors'>,
+    client: ClientInfo,
+    extra: Omit<Session, 'token' | 'expiresAt' | 'sessionId' | 'user' | 'factors' | 'deviceToken'>,
   ): Promise<Session> {
-    const { token, expiresAt } = await this.#tokens.issue({
+    const { token, expiresAt, sessionId } = await this.#tokens.issue({
       userId: user.id,
       role: user.role,
       tokenVersion: user.tokenVersion,
       ...(extra.enrolmentOnly ? { enrolmentOnly: true } : {}),
     });
-    return { token, expiresAt, user, factors, ...extra };
+    const now = this.#clock.now();
+    await recordSession(this.#em, {
+      tokenId: sessionId,
+      userId: user.id,
+      userAgent: client.userAgent,
+      ip: client.ip,
+      expiresAt,
+      now,
+    });
+    const device = await renewLoginDevice(this.#em, user.id, client.deviceToken, now);
+    const factors = await factorSummary(this.#em, user);
+    return {
+      token,
+      expiresAt,
+      sessionId,
+      user,
+      factors,
+      ...(device.token ? { deviceToken: device.token } : {}),
+      ...extra,
+    };
   }
 }
 
 /** A readable default name for a remembered device: the browser and system from its user agent. */
-function deviceName(userAgent: string): string {
+export function deviceName(userAgent: string): string {
   const browser = /(Firefox|Edg|Chrome|Safari)\//.exec(userAgent)?.[1]?.replace('Edg', 'Edge');
   const system = /(Windows|Mac OS X|Android|iPhone|iPad|Linux)/.exec(userAgent)?.[1]?.replace('Mac OS X', 'macOS');
   return [browser, system].filter(Boolean).join(' on ') || 'Unnamed device';

@@ -4,8 +4,7 @@ import { Type } from 'typebox';
 import { envelopeOf } from '../../http/schemas.ts';
 import { ok } from '../../http/envelope.ts';
 import { AppError } from '../../http/app-error.ts';
-import { TRUSTED_DEVICE_COOKIE } from '../../auth/mfa/trusted-devices.ts';
-import { SessionView, sessionView, setTrustedDeviceCookie } from './auth-views.ts';
+import { SessionView, answerLogin, clientOf } from './auth-views.ts';
 import { WebAuthnAssertion } from './account-security-schemas.ts';
 
 /** Holds the `state` of the sign-in this browser started, so the callback can only finish that one. */
@@ -170,35 +169,15 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { oidcLogins, loginLimiter, audit } = request.diScope.cradle;
       const body = request.body;
-      const trustedDeviceToken = body.trustedDeviceToken || request.cookies[TRUSTED_DEVICE_COOKIE];
+      const client = clientOf(request, body);
       try {
         // The code carries 256 random bits; the budget per address keeps a flood of guesses cheap to refuse.
         await loginLimiter.attempt(request.ip, undefined);
         const { session, provider } = await oidcLogins.exchange(
-          { ...body, ...(trustedDeviceToken ? { trustedDeviceToken } : {}) },
-          { ip: request.ip, userAgent: request.headers['user-agent'] ?? '' },
+          { ...body, ...(client.trustedDeviceToken ? { trustedDeviceToken: client.trustedDeviceToken } : {}) },
+          client,
         );
-        if (session.trustedDevice) setTrustedDeviceCookie(request, reply, session.trustedDevice.token);
-        const detail = [
-          `sso=${provider}`,
-          session.secondFactor ? `factor=${session.secondFactor}` : '',
-          session.trustedDevice ? 'remembered_device' : '',
-          session.enrolmentOnly ? 'enrolment_only' : '',
-        ]
-          .filter(Boolean)
-          .join(', ');
-        await audit.record(
-          { principal: null, clientIp: request.ip, username: session.user.username },
-          {
-            category: 'auth',
-            action: 'login_success',
-            targetType: 'user',
-            targetId: session.user.id,
-            targetName: session.user.username,
-            detail,
-          },
-        );
-        return ok(sessionView(session));
+        return await answerLogin(request, reply, session, 'login_success', `sso=${provider}`);
       } catch (err) {
         if (err instanceof AppError) {
           const action =

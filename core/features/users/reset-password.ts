@@ -15,7 +15,7 @@ export async function resetPassword(config: Config, username: string, password: 
     const user = await em.findOne(UserEntity, { username });
     if (!user) throw new Error(`no user named "${username}"`);
     user.passwordHash = await hashPassword(password);
-    revokeSessions(user);
+    await revokeSessions(em, user);
     await revokeDevicesAndPendingCodes(em, user.id);
     await em.flush();
   } finally {

@@ -118,4 +118,27 @@ export async function userRoutes(fastify: FastifyInstance): Promise<void> {
       return ok(toUserView(user, await factorSummary(em, user)));
     },
   );
+
+  app.post(
+    '/api/users/:id/unlock',
+    {
+      config: { access: 'admin' },
+      schema: { params: IdParams, response: { 200: envelopeOf(UserView) } },
+    },
+    async (request) => {
+      const { users, accountLockout, audit, em } = request.diScope.cradle;
+      await users.get(request.params.id);
+      const wasLocked = await accountLockout.unlock(request.params.id);
+      const user = await users.viewFields(request.params.id);
+      await audit.record(auditActor(request), {
+        category: 'user',
+        action: 'account_unlocked',
+        targetType: 'user',
+        targetId: user.id,
+        targetName: user.username,
+        detail: wasLocked ? 'by admin' : 'by admin, was not locked',
+      });
+      return ok(toUserView(user, await factorSummary(em, user)));
+    },
+  );
 }

@@ -10,6 +10,7 @@ import type { FactorFlags } from '../../auth/mfa/factor-summary.ts';
 import { revokeDevicesAndPendingCodes, wipeFactors } from '../../auth/mfa/factor-reset.ts';
 import { LoginOtpEntity } from '../../db/entities/account-security.ts';
 import { UserIdentityEntity, OidcLoginCodeEntity } from '../../db/entities/single-sign-on.ts';
+import { LoginDeviceEntity, UserSessionEntity } from '../../db/entities/login.ts';
 import { AppError } from '../../http/app-error.ts';
 import { rowLimit } from '../../http/schemas.ts';
 import type { CreateUserInput, UpdateUserInput } from './user-schemas.ts';
@@ -29,7 +30,7 @@ export class UserService {
     const sql = new AggregateSql(this.#em);
     const [r] = await sql.rows(
       'select id, username, display_name, email, phone, role, disabled, totp_enabled, email_otp_enabled, sms_otp_enabled,' +
-        ' created_at, updated_at from users where id = ?',
+        ' failed_login_count, locked_until, created_at, updated_at from users where id = ?',
       [id],
     );
     if (!r) throw new AppError('USER_NOT_FOUND');
@@ -44,6 +45,8 @@ export class UserService {
       totpEnabled: bool(r.totp_enabled),
       emailOtpEnabled: bool(r.email_otp_enabled),
       smsOtpEnabled: bool(r.sms_otp_enabled),
+      failedLoginCount: Number(r.failed_login_count),
+      lockedUntil: timeOf(r.locked_until),
       createdAt: timeOf(r.created_at)!,
       updatedAt: timeOf(r.updated_at)!,
     };
@@ -128,9 +131,9 @@ export class UserService {
         if (passwordHash !== undefined) {
           user.passwordHash = passwordHash;
           await revokeDevicesAndPendingCodes(em, user.id);
-          revokeSessions(user, !revokeAll && acting.userId === user.id ? acting.sessionId : undefined);
+          await revokeSessions(em, user, !revokeAll && acting.userId === user.id ? acting.sessionId : undefined);
         } else if (revokeAll) {
-          revokeSessions(user);
+          await revokeSessions(em, user);
         }
         return user;
       });
@@ -150,6 +153,8 @@ export class UserService {
       // Its single sign-on links go too: the subject may then match (or create) another account.
       await em.nativeDelete(UserIdentityEntity, { userId: user.id });
       await em.nativeDelete(OidcLoginCodeEntity, { userId: user.id });
+      await em.nativeDelete(UserSessionEntity, { userId: user.id });
+      await em.nativeDelete(LoginDeviceEntity, { userId: user.id });
       em.remove(user);
       return user;
     });

@@ -19,6 +19,10 @@ export const UserView = Type.Object({
   trustedDeviceCount: Type.Integer(),
   emailOtpEnabled: Type.Boolean(),
   smsOtpEnabled: Type.Boolean(),
+  /** Failed sign-ins in a row (docs/account-security.md#the-cap-on-failed-sign-ins). */
+  failedLoginCount: Type.Integer(),
+  /** While set, only the account's trusted clients may sign in; `POST /api/users/:id/unlock` clears it. */
+  lockedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -27,7 +31,17 @@ export type UserView = Static<typeof UserView>;
 /** The only shape a user leaves the server in: no hash, no token version. */
 export type UserFields = Pick<
   User,
-  'id' | 'username' | 'displayName' | 'email' | 'phone' | 'role' | 'disabled' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'username'
+  | 'displayName'
+  | 'email'
+  | 'phone'
+  | 'role'
+  | 'disabled'
+  | 'failedLoginCount'
+  | 'lockedUntil'
+  | 'createdAt'
+  | 'updatedAt'
 >;
 
 export function toUserView(user: UserFields, factors: FactorSummary): UserView {
@@ -40,6 +54,9 @@ export function toUserView(user: UserFields, factors: FactorSummary): UserView {
     role: user.role,
     disabled: user.disabled,
     ...factors,
+    failedLoginCount: user.failedLoginCount,
+    // A lock whose cool-down is over is lifted by the next attempt; it no longer holds anyone back.
+    lockedUntil: user.lockedUntil && user.lockedUntil > new Date() ? user.lockedUntil.toISOString() : null,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };

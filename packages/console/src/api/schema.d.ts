@@ -1359,7 +1359,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -1445,7 +1447,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -1534,7 +1538,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -1670,6 +1676,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        deviceToken?: string;
                         password?: string;
                         rememberDevice?: boolean;
                         trustedDeviceName?: string;
@@ -1706,6 +1713,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                deviceToken?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
                                 /** Format: date-time */
@@ -1732,7 +1740,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -2162,7 +2172,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -2377,7 +2389,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -2424,6 +2438,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                address: string;
+                                client: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                current: boolean;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                id: number;
+                                /** Format: date-time */
+                                lastUsedAt: string;
+                                userAgent: string;
+                            }[];
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/revoke-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                revoked: number;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                revoked: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/setup": {
         parameters: {
             query?: never;
@@ -2460,6 +2669,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                deviceToken?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
                                 /** Format: date-time */
@@ -2486,7 +2696,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
@@ -2842,7 +3054,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -3011,7 +3225,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -11065,7 +11281,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -11142,7 +11360,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -11234,7 +11454,9 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";
@@ -11363,7 +11585,92 @@ export interface paths {
                                 displayName: string;
                                 email: string;
                                 emailOtpEnabled: boolean;
+                                failedLoginCount: number;
                                 id: number;
+                                lockedUntil: string | null;
+                                mfaEnabled: boolean;
+                                phone: string;
+                                role: "admin" | "operator" | "viewer";
+                                smsOtpEnabled: boolean;
+                                trustedDeviceCount: number;
+                                twoFactorEnabled: boolean;
+                                twoFactorRecoveryCodesRemaining: number;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                username: string;
+                                webAuthnCredentialCount: number;
+                                webAuthnEnabled: boolean;
+                            };
+                            /** @enum {string} */
+                            message: "success";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "OK";
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                disabled: boolean;
+                                displayName: string;
+                                email: string;
+                                emailOtpEnabled: boolean;
+                                failedLoginCount: number;
+                                id: number;
+                                lockedUntil: string | null;
                                 mfaEnabled: boolean;
                                 phone: string;
                                 role: "admin" | "operator" | "viewer";

@@ -13,10 +13,11 @@ import { TotpCard } from './TotpCard.tsx';
 import { OtpCard } from './OtpCard.tsx';
 import { PasskeysCard } from './PasskeysCard.tsx';
 import { DevicesCard } from './DevicesCard.tsx';
+import { SessionsCard } from './SessionsCard.tsx';
 
 /**
  * `/account`: profile, password, second factors (authenticator, email/SMS codes, passkeys),
- * trusted browsers. An enrolment-only session sees only what its token opens, under a banner.
+ * trusted browsers, sessions. An enrolment-only session sees only what its token opens, under a banner.
  */
 export function AccountPage() {
   const { t, i18n } = useTranslation('account');
@@ -58,6 +59,7 @@ export function AccountPage() {
               {cards.includes('passkeys') && <PasskeysCard enrolmentOnly={enrolmentOnly} />}
               {cards.includes('otp') && <OtpCard profile={p} />}
               {cards.includes('devices') && <DevicesCard />}
+              {cards.includes('sessions') && <SessionsCard />}
             </Stack>
           );
         }}

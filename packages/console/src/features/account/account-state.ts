@@ -9,12 +9,12 @@ export interface SessionFacts {
   mfaEnrollmentDeadline?: string | undefined;
 }
 
-export type Card = 'profile' | 'password' | 'totp' | 'otp' | 'passkeys' | 'devices';
+export type Card = 'profile' | 'password' | 'totp' | 'otp' | 'passkeys' | 'devices' | 'sessions';
 
 export function accountCards(s: SessionFacts): Card[] {
   return s.mfaEnrollmentRequired
     ? ['profile', 'totp', 'otp', 'passkeys']
-    : ['profile', 'password', 'totp', 'otp', 'passkeys', 'devices'];
+    : ['profile', 'password', 'totp', 'otp', 'passkeys', 'devices', 'sessions'];
 }
 
 /** `required`: nothing else opens until a factor is enrolled; `deadline`: enrol before the given time; null: nothing to say. */

@@ -10,7 +10,16 @@ import type { User } from './UserFormModal.tsx';
 
 type Pending = 'disable' | 'reset2fa' | 'delete' | null;
 
-/** Edit, enable/disable, reset second factors, delete: each destructive one confirmed first. */
+/** The message key of each action once done. */
+const DONE = {
+  disable: 'disabled',
+  enable: 'enabled',
+  delete: 'deleted',
+  unlock: 'unlocked',
+  reset2fa: 'reset2fa',
+} as const;
+
+/** Edit, enable/disable, unlock sign-in, reset second factors, delete: each destructive one confirmed first. */
 export function UserActions({ user, self, onEdit }: { user: User; self: boolean; onEdit: () => void }) {
   const { t } = useTranslation('users');
   const queryClient = useQueryClient();
@@ -21,20 +30,15 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
     setPending(null);
   };
   const action = useMutation({
-    mutationFn: async (what: 'disable' | 'enable' | 'reset2fa' | 'delete') => {
+    mutationFn: async (what: 'disable' | 'enable' | 'reset2fa' | 'delete' | 'unlock') => {
       const path = { params: { path: { id: user.id } } };
       if (what === 'delete') await unwrap(api.DELETE('/api/users/{id}', path));
+      else if (what === 'unlock') await unwrap(api.POST('/api/users/{id}/unlock', path));
       else if (what === 'reset2fa') await unwrap(api.POST('/api/users/{id}/2fa/reset', path));
       else await unwrap(api.PUT('/api/users/{id}', { ...path, body: { disabled: what === 'disable' } }));
       return what;
     },
-    onSuccess: (what) =>
-      done(
-        t(
-          `done.${what === 'disable' ? 'disabled' : what === 'enable' ? 'enabled' : what === 'delete' ? 'deleted' : 'reset2fa'}`,
-          { name: user.username },
-        ),
-      ),
+    onSuccess: (what) => done(t(`done.${DONE[what]}`, { name: user.username })),
   });
   const confirm = (what: Exclude<Pending, null>) => {
     action.reset();
@@ -62,6 +66,7 @@ export function UserActions({ user, self, onEdit }: { user: User; self: boolean;
               {t('actions.disable')}
             </Menu.Item>
           )}
+          {user.lockedUntil && <Menu.Item onClick={() => action.mutate('unlock')}>{t('actions.unlock')}</Menu.Item>}
           {/* One's own factors are removed on the account page, with the password and a code. */}
           <Menu.Item disabled={self || !user.mfaEnabled} onClick={() => confirm('reset2fa')}>
             {t('actions.reset2fa')}

@@ -122,9 +122,20 @@ export function UsersPage() {
                           </Badge>
                         </Table.Td>
                         <Table.Td>
-                          <Badge variant="light" color={u.disabled ? 'gray' : 'green'}>
-                            {u.disabled ? t('list.disabled') : t('list.active')}
-                          </Badge>
+                          <Group gap={4}>
+                            <Badge variant="light" color={u.disabled ? 'gray' : 'green'}>
+                              {u.disabled ? t('list.disabled') : t('list.active')}
+                            </Badge>
+                            {u.lockedUntil && (
+                              <Badge
+                                variant="light"
+                                color="red"
+                                title={t('list.lockedHint', { count: u.failedLoginCount })}
+                              >
+                                {t('list.locked')}
+                              </Badge>
+                            )}
+                          </Group>
                         </Table.Td>
                         <Table.Td>
                           <Factors user={u} />

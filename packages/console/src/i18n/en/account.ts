@@ -1,7 +1,7 @@
 /** English text of the console's account pages (i18next namespace `account`). */
 export default {
   title: 'Account security',
-  description: 'Your profile, password, second factors and the browsers you trust.',
+  description: 'Your profile, password, second factors, the browsers you trust and where you are signed in.',
   enrolment: {
     requiredTitle: 'Set up a second factor first',
     required:
@@ -117,5 +117,23 @@ export default {
     revokeLabel: 'Revoke {{name}}',
     revoked: 'Trusted browser revoked.',
     confirm: 'Revoke {{name}}? It will ask for a second factor again.',
+  },
+  sessions: {
+    title: 'Sessions',
+    intro: 'Where you are signed in. Signing a session out ends it at once, on every server.',
+    client: 'Client',
+    current: 'this session',
+    address: 'Address',
+    signedIn: 'Signed in',
+    lastUsed: 'Last used',
+    revoke: 'Sign out',
+    revokeLabel: 'Sign out the session of {{client}} from {{address}}',
+    revoked: 'Session signed out.',
+    confirm: 'Sign out the session of {{client}} from {{address}}?',
+    others: 'Sign out everywhere else',
+    othersConfirm: 'Sign out every other session of your account? This one stays signed in.',
+    othersDone_one: '{{count}} other session signed out.',
+    othersDone_other: '{{count}} other sessions signed out.',
+    noOthers: 'You are signed in nowhere else.',
   },
 } as const;

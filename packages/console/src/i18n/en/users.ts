@@ -16,6 +16,9 @@ export default {
     you: 'you',
     active: 'active',
     disabled: 'disabled',
+    locked: 'locked',
+    lockedHint_one: 'Locked after {{count}} failed sign-in: only browsers it signed in on before may sign in.',
+    lockedHint_other: 'Locked after {{count}} failed sign-ins: only browsers it signed in on before may sign in.',
     none: 'none',
     factors: {
       totp: 'authenticator',
@@ -31,6 +34,7 @@ export default {
     disable: 'Disable',
     enable: 'Enable',
     reset2fa: 'Reset second factor',
+    unlock: 'Unlock sign-in',
     delete: 'Delete',
     more: 'Actions for {{name}}',
   },
@@ -46,6 +50,7 @@ export default {
     disabled: '{{name}} disabled.',
     enabled: '{{name}} enabled.',
     reset2fa: 'Second factors of {{name}} removed.',
+    unlocked: '{{name}} can sign in from anywhere again.',
     deleted: 'User {{name}} deleted.',
   },
   form: {
