@@ -1903,6 +1903,7 @@ export interface paths {
                             /** @enum {string} */
                             code: "OK";
                             data: {
+                                deviceToken?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
                                 /** Format: date-time */
@@ -1929,7 +1930,9 @@ export interface paths {
                                     displayName: string;
                                     email: string;
                                     emailOtpEnabled: boolean;
+                                    failedLoginCount: number;
                                     id: number;
+                                    lockedUntil: string | null;
                                     mfaEnabled: boolean;
                                     phone: string;
                                     role: "admin" | "operator" | "viewer";
