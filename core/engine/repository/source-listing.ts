@@ -20,6 +20,9 @@ export interface SourceListing {
   bytes: number;
 }
 
+/** lstat calls in flight: one at a time costs a thread-pool round trip per file (about 0.25 ms, measured). */
+const STATS_IN_FLIGHT = 64;
+
 export async function listSources(
   sources: readonly string[],
   excludes: readonly string[],
@@ -27,22 +30,28 @@ export async function listSources(
   signal?: AbortSignal,
 ): Promise<SourceListing> {
   const seen: SourceListing = { files: 0, bytes: 0 };
+  const statOne = async (entry: string): Promise<void> => {
+    let st: Stats;
+    try {
+      st = await lstat(`/${entry}`);
+    } catch {
+      return; // gone since its folder was read: restic will not have it either, the counts tell
+    }
+    const type = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : undefined;
+    if (!type) return;
+    if (type === 'file') {
+      seen.files++;
+      seen.bytes += st.size;
+    }
+    // restic's nodes give links and folders no size and no link target; the fallback lists the same.
+    add({ path: entry, size: type === 'file' ? st.size : 0, mtime: st.mtime, mode: st.mode & 0o7777, type });
+  };
+  // oldest first: waiting for the oldest keeps the window full at a constant cost per file
+  const inFlight: Promise<void>[] = [];
   const sink = {
     async name(entry: string): Promise<void> {
-      let st: Stats;
-      try {
-        st = await lstat(`/${entry}`);
-      } catch {
-        return; // gone since its folder was read: restic will not have it either, the counts tell
-      }
-      const type = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : undefined;
-      if (!type) return;
-      if (type === 'file') {
-        seen.files++;
-        seen.bytes += st.size;
-      }
-      // restic's nodes give links and folders no size and no link target; the fallback lists the same.
-      add({ path: entry, size: type === 'file' ? st.size : 0, mtime: st.mtime, mode: st.mode & 0o7777, type });
+      inFlight.push(statOne(entry));
+      if (inFlight.length >= STATS_IN_FLIGHT) await inFlight.shift();
     },
     warn(): void {
       // restic reports what it could not read; a difference shows in the counts
@@ -51,15 +60,19 @@ export async function listSources(
       signal?.throwIfAborted();
     },
   };
-  for (const kept of sourcesKept(sources, excludes)) {
-    const source = kept.length > 1 ? kept.replace(/\/+$/, '') : kept;
-    let st: Stats;
-    try {
-      st = await lstat(source);
-    } catch {
-      continue; // restic fails or warns on a missing source
+  try {
+    for (const kept of sourcesKept(sources, excludes)) {
+      const source = kept.length > 1 ? kept.replace(/\/+$/, '') : kept;
+      let st: Stats;
+      try {
+        st = await lstat(source);
+      } catch {
+        continue; // restic fails or warns on a missing source
+      }
+      await walkNames(sink, source, st, excludes);
     }
-    await walkNames(sink, source, st, excludes);
+  } finally {
+    await Promise.all(inFlight);
   }
   return seen;
 }
