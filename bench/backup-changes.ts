@@ -45,6 +45,8 @@ interface Run {
   stored: number;
   /** Growth of the repository's files on disk (repository runs). */
   growth: number;
+  /** The master process's own CPU seconds, its children excluded (Backplane's runs). */
+  own?: number;
 }
 
 interface Round {
@@ -153,6 +155,7 @@ async function backplaneTask(
     return {
       ms: run.ms,
       cpu: cpu1.own - cpu0.own + cpu1.children - cpu0.children,
+      own: cpu1.own - cpu0.own,
       stored: run.record.fileSize,
       growth,
     };
@@ -183,7 +186,7 @@ function report(f: Figures): void {
     console.log(
       `  round ${i + 1}: stock restic ${secs(r.stock.ms)} (CPU ${r.stock.cpu.toFixed(2)} s, added ` +
         `${mib(r.stock.stored)}, grew ${mib(r.stock.growth)}); backplane repository ${secs(r.repository.ms)} ` +
-        `(CPU ${r.repository.cpu.toFixed(2)} s, added ${mib(r.repository.stored)}, grew ${mib(r.repository.growth)}); ` +
+        `(CPU ${r.repository.cpu.toFixed(2)} s, the master's own ${r.repository.own?.toFixed(2)} s, added ${mib(r.repository.stored)}, grew ${mib(r.repository.growth)}); ` +
         `ratio ${(r.repository.ms / r.stock.ms).toFixed(2)}`,
     );
   console.log(
