@@ -186,7 +186,8 @@ function report(f: Figures): void {
     console.log(
       `  round ${i + 1}: stock restic ${secs(r.stock.ms)} (CPU ${r.stock.cpu.toFixed(2)} s, added ` +
         `${mib(r.stock.stored)}, grew ${mib(r.stock.growth)}); backplane repository ${secs(r.repository.ms)} ` +
-        `(CPU ${r.repository.cpu.toFixed(2)} s, the master's own ${r.repository.own?.toFixed(2)} s, added ${mib(r.repository.stored)}, grew ${mib(r.repository.growth)}); ` +
+        `(CPU ${r.repository.cpu.toFixed(2)} s, the master's own ${r.repository.own?.toFixed(2)} s, ` +
+        `added ${mib(r.repository.stored)}, grew ${mib(r.repository.growth)}); ` +
         `ratio ${(r.repository.ms / r.stock.ms).toFixed(2)}`,
     );
   console.log(
