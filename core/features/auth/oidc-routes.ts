@@ -41,6 +41,20 @@ function toConsole(request: FastifyRequest, reply: FastifyReply, query: { code: 
   return reply.redirect(`${base}${CONSOLE_PAGE}?${new URLSearchParams(query).toString()}`, 302);
 }
 
+/** A sign-in that failed at the start or the callback: audited with why, and the console told the code. */
+async function refused(request: FastifyRequest, reply: FastifyReply, provider: string, err: AppError) {
+  await request.diScope.cradle.audit.record(
+    { principal: null, clientIp: request.ip, username: '' },
+    {
+      category: 'auth',
+      action: 'login_failed',
+      targetType: 'user',
+      detail: `sso=${provider}: ${err.code}: ${err.message}`,
+    },
+  );
+  return toConsole(request, reply, { error: err.code });
+}
+
 /**
  * Single sign-on with OpenID Connect (docs/account-security.md): the list of providers for the
  * login page, the start and the callback of a sign-in (browser navigations: failures go back
@@ -65,7 +79,7 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
     '/api/auth/oidc/:name/login',
     { config: { access: 'public', secret: true }, schema: { params: NameParams } },
     async (request, reply) => {
-      const { oidcLogins, audit } = request.diScope.cradle;
+      const { oidcLogins } = request.diScope.cradle;
       const provider = oidcLogins.provider(request.params.name);
       try {
         const { location, state } = await oidcLogins.start(provider, redirectUriOf(baseUrl(request), provider.name));
@@ -80,16 +94,7 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
         return reply.redirect(location, 302);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        await audit.record(
-          { principal: null, clientIp: request.ip, username: '' },
-          {
-            category: 'auth',
-            action: 'login_failed',
-            targetType: 'user',
-            detail: `sso=${provider.name}: ${err.code}: ${err.message}`,
-          },
-        );
-        return toConsole(request, reply, { error: err.code });
+        return refused(request, reply, provider.name, err);
       }
     },
   );
@@ -146,16 +151,7 @@ export async function oidcRoutes(fastify: FastifyInstance): Promise<void> {
         return toConsole(request, reply, { code });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        await audit.record(
-          { principal: null, clientIp: request.ip, username: '' },
-          {
-            category: 'auth',
-            action: 'login_failed',
-            targetType: 'user',
-            detail: `sso=${provider.name}: ${err.code}: ${err.message}`,
-          },
-        );
-        return toConsole(request, reply, { error: err.code });
+        return refused(request, reply, provider.name, err);
       }
     },
   );
