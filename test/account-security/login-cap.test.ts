@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { TestClock } from '../helpers/test-clock.ts';
 import type { FastifyInstance } from 'fastify';
 import { build, call, setupAdmin, BEHIND_PROXY } from '../helpers/build.ts';
 import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from '../../core/auth/login-limiter.ts';
@@ -25,8 +25,15 @@ function signIn(app: FastifyInstance, body: Record<string, unknown>, ip: string,
   });
 }
 
-async function aliceApp(t: import('node:test').TestContext, config: Record<string, unknown> = {}) {
-  const { app } = await build(t, { config: { ...BEHIND_PROXY, ...config }, build: { loginLimits: FAST } });
+async function aliceApp(
+  t: import('node:test').TestContext,
+  config: Record<string, unknown> = {},
+  clock: TestClock | undefined = undefined,
+) {
+  const { app } = await build(t, {
+    config: { ...BEHIND_PROXY, ...config },
+    build: { loginLimits: FAST, ...(clock ? { clock } : {}) },
+  });
   const admin = await setupAdmin(app);
   const created = await call(app, 'POST', '/api/users', { token: admin, body: { ...ALICE, role: 'operator' } });
   assert.equal(created.status, 200, created.body);
@@ -145,11 +152,13 @@ test('100 wrong codes sent at once from 100 addresses are tried one at a time; t
 });
 
 test('wrong passwords count too; the cool-down ends the lock; a trusted client that keeps failing is no longer trusted', async (t) => {
-  const { app, admin, aliceId } = await aliceApp(t, {
-    loginLockoutThreshold: 3,
-    loginLockoutSeconds: 1,
-    loginDeviceMaxFailures: 2,
-  });
+  // The lock's time is the test's clock: on a loaded machine a real second could pass mid-test.
+  const clock = new TestClock();
+  const { app, admin, aliceId } = await aliceApp(
+    t,
+    { loginLockoutThreshold: 3, loginLockoutSeconds: 60, loginDeviceMaxFailures: 2 },
+    clock,
+  );
   const laptop = await signIn(app, {}, '192.0.2.1');
   assert.equal(laptop.status, 200, laptop.body);
   const device: string = laptop.json.data.deviceToken;
@@ -159,7 +168,7 @@ test('wrong passwords count too; the cool-down ends the lock; a trusted client t
       (await signIn(app, { password: `guess-${i}` }, `198.51.100.${i + 1}`)).json.code,
       'AUTH_INVALID_CREDENTIALS',
     );
-  assertLocked(await signIn(app, {}, '198.51.100.9'), 1);
+  assertLocked(await signIn(app, {}, '198.51.100.9'), 60);
   // A password step of a code login (otp/send) is refused to a stranger too.
   const otp = await call(app, 'POST', '/api/auth/otp/send', {
     body: { ...ALICE, channel: 'email' },
@@ -175,15 +184,15 @@ test('wrong passwords count too; the cool-down ends the lock; a trusted client t
     );
   const em = app.diContainer.cradle.orm.em.fork();
   assert.equal(await em.count(LoginDeviceEntity, { userId: aliceId }), 0, 'its token is revoked');
-  assertLocked(await signIn(app, { deviceToken: device }, '192.0.2.1'), 1);
+  assertLocked(await signIn(app, { deviceToken: device }, '192.0.2.1'), 60);
   const revoked = await auditRows(app, admin, 'trusted_client_revoked');
   assert.deepEqual(
     revoked.map((r) => r.detail),
     ['login_device, failures=2'],
   );
 
-  // The cool-down (a second here) ends the lock: the account starts afresh.
-  await sleep(1100);
+  // The cool-down (a minute here) ends the lock: the account starts afresh.
+  await clock.advance(61_000);
   const after = await signIn(app, {}, '198.51.100.20');
   assert.equal(after.status, 200, after.body);
   const row = await userRow(app, aliceId);
