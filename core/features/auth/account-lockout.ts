@@ -202,16 +202,11 @@ export class AccountLockout {
       );
       if (device && num(device.failures) >= this.#config.loginDeviceMaxFailures) {
         await sql.run(`delete from ${table} where id = ?`, [trusted.id]);
-        await this.#audit.record(
-          { principal: null, clientIp: client.ip, username: user.username },
-          {
-            category: 'auth',
-            action: 'trusted_client_revoked',
-            targetType: 'user',
-            targetId: user.id,
-            targetName: user.username,
-            detail: `${trusted.kind === 'device' ? 'login_device' : 'trusted_device'}, failures=${num(device.failures)}`,
-          },
+        await this.#auditAccount(
+          user,
+          client,
+          'trusted_client_revoked',
+          `${trusted.kind === 'device' ? 'login_device' : 'trusted_device'}, failures=${num(device.failures)}`,
         );
       }
     }
@@ -227,6 +222,19 @@ export class AccountLockout {
       );
   }
 
+  /** An audit entry about the account a sign-in attempt was on, from the attempt's client. */
+  async #auditAccount(
+    user: { id: number; username: string },
+    client: AttemptClient,
+    action: string,
+    detail: string,
+  ): Promise<void> {
+    await this.#audit.record(
+      { principal: null, clientIp: client.ip, username: user.username },
+      { category: 'auth', action, targetType: 'user', targetId: user.id, targetName: user.username, detail },
+    );
+  }
+
   /** The first attempt after a lock's cool-down: the account starts afresh, and the audit says so. */
   async #coolDownEnded(user: { id: number; username: string }, client: AttemptClient, now: Date): Promise<void> {
     const sql = new AggregateSql(this.#em);
@@ -234,18 +242,7 @@ export class AccountLockout {
       'update users set failed_login_count = 0, locked_until = null where id = ? and locked_until <= ?',
       [user.id, sql.time(now)],
     );
-    if (ended > 0)
-      await this.#audit.record(
-        { principal: null, clientIp: client.ip, username: user.username },
-        {
-          category: 'auth',
-          action: 'account_unlocked',
-          targetType: 'user',
-          targetId: user.id,
-          targetName: user.username,
-          detail: 'cool-down over',
-        },
-      );
+    if (ended > 0) await this.#auditAccount(user, client, 'account_unlocked', 'cool-down over');
   }
 
   async #announceLock(
@@ -254,17 +251,7 @@ export class AccountLockout {
     failures: number,
     until: Date,
   ): Promise<void> {
-    await this.#audit.record(
-      { principal: null, clientIp: client.ip, username: user.username },
-      {
-        category: 'auth',
-        action: 'account_locked',
-        targetType: 'user',
-        targetId: user.id,
-        targetName: user.username,
-        detail: `failures=${failures}, until=${until.toISOString()}`,
-      },
-    );
+    await this.#auditAccount(user, client, 'account_locked', `failures=${failures}, until=${until.toISOString()}`);
     await this.#alerts.raise(
       accountAttackAlert({
         userId: user.id,
